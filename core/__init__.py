@@ -1,0 +1,1 @@
+"""The ground every stage stands on: settings, ids, time axes and the shared records."""

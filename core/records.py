@@ -1,0 +1,211 @@
+"""The shared record types: the one schema every stage reads and writes.
+
+Every record serialises to JSON carrying its `kind` and `schema_version`, so a consumer can tell a message
+written by a newer producer (rejected to the dead-letter topic) from a malformed one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, ClassVar, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+
+SCHEMA_VERSION = 1
+
+DayKey = Annotated[int, Field(ge=10000101, le=99991231, description="yyyymmdd day key")]
+NonEmpty = Annotated[str, StringConstraints(min_length=1)]
+Variant = Literal["M0", "M1", "M2"]
+
+
+class RecordError(ValueError):
+    """Bytes that are not a valid record of the expected kind and version."""
+
+
+class Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    KIND: ClassVar[str]
+
+    schema_version: int = SCHEMA_VERSION
+
+    @field_validator("schema_version")
+    @classmethod
+    def _known_version(cls, version: int) -> int:
+        if not 1 <= version <= SCHEMA_VERSION:
+            raise ValueError(f"schema_version {version} is not one this build reads (1..{SCHEMA_VERSION})")
+        return version
+
+    def to_json(self) -> str:
+        return json.dumps({"kind": self.KIND, **self.model_dump(mode="json")}, ensure_ascii=False)
+
+    def to_bytes(self) -> bytes:
+        return self.to_json().encode("utf-8")
+
+    @classmethod
+    def from_bytes(cls, data: bytes | str) -> Self:
+        """Decode and validate; raises RecordError with a reason a dead letter can carry."""
+        try:
+            text = data.decode("utf-8") if isinstance(data, bytes) else data
+        except UnicodeDecodeError as exc:
+            raise RecordError(f"undecodable bytes: {exc}") from exc
+        try:
+            payload = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"malformed JSON: {exc}") from exc
+        if not isinstance(payload, dict):
+            raise RecordError("malformed JSON: expected an object")
+        kind = payload.pop("kind", cls.KIND)
+        if kind != cls.KIND:
+            raise RecordError(f"expected a {cls.KIND} record, got {kind!r}")
+        try:
+            return cls.model_validate(payload)
+        except ValueError as exc:
+            raise RecordError(f"invalid {cls.KIND}: {exc}") from exc
+
+
+class RawArticle(Record):
+    """What a source saw: a page or a text, with whatever dates it offered (the process stage picks one)."""
+
+    KIND: ClassVar[str] = "RawArticle"
+    url: str | None = None
+    html: str | None = None
+    text: str | None = None
+    source: NonEmpty = "unknown"
+    fetched_at: str = Field(description="ISO instant the source fetched it")
+    published: str | None = Field(None, description="date given with the input (JSONL field, synthetic stream)")
+    feed_published: str | None = Field(None, description="date of the feed entry")
+    http_last_modified: str | None = None
+    fallback_date: str | None = Field(None, description="--date given on the command line")
+    title: str | None = None
+
+    @model_validator(mode="after")
+    def _has_content(self) -> Self:
+        if not (self.html or self.text):
+            raise ValueError("a RawArticle needs html or text")
+        return self
+
+
+class Article(Record):
+    KIND: ClassVar[str] = "Article"
+    id: NonEmpty
+    url: str | None = None
+    title: str | None = None
+    author: str | None = None
+    text: NonEmpty
+    published: str = Field(description="ISO instant, UTC")
+    published_day: DayKey
+    date_origin: Literal["page", "given", "feed", "http", "cli"] = "page"
+    source: NonEmpty
+    source_id: NonEmpty
+    lang: str | None = None
+    ingested_at: str
+    ingested_ms: int
+
+
+class Chunk(Record):
+    """m consecutive sentences of one article; the id is the hash of the normalised text."""
+
+    KIND: ClassVar[str] = "Chunk"
+    id: NonEmpty
+    text: NonEmpty
+    sentences: list[str]
+    article_id: NonEmpty
+    article_ids: list[str]
+    source: NonEmpty
+    source_id: NonEmpty
+    url: str | None = None
+    title: str | None = None
+    day: DayKey
+    published: str
+    ingested_at: str
+    ingested_ms: int
+    sentence_start: int = Field(ge=0, description="index of the first sentence in the article")
+    sentence_end: int = Field(ge=1, description="index after the last sentence")
+    entity_ids: list[str] = []
+
+
+class ChunkSighting(Record):
+    """A near-duplicate of a kept chunk seen in another article: recorded, never re-extracted."""
+
+    KIND: ClassVar[str] = "ChunkSighting"
+    chunk_id: NonEmpty
+    article_id: NonEmpty
+    source: NonEmpty
+    source_id: NonEmpty
+    url: str | None = None
+    title: str | None = None
+    day: DayKey
+    published: str
+    ingested_at: str
+    ingested_ms: int
+    similarity: float = Field(ge=0.0, le=1.0)
+
+
+class Mention(Record):
+    KIND: ClassVar[str] = "Mention"
+    text: NonEmpty
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    label: NonEmpty
+    entity_id: str | None = None
+
+
+class Entity(Record):
+    KIND: ClassVar[str] = "Entity"
+    id: NonEmpty
+    name: NonEmpty
+    type: NonEmpty
+    aliases: list[str] = []
+    description: str | None = None
+
+
+class Interaction(Record):
+    """One timestamped entity interaction, lexicalised as a short sentence."""
+
+    KIND: ClassVar[str] = "Interaction"
+    id: NonEmpty
+    subject_id: NonEmpty
+    subject_name: NonEmpty
+    object_id: str | None = None
+    object_name: str | None = None
+    text: NonEmpty
+    event_day: DayKey
+    published_day: DayKey
+    ingested_at: str
+    ingested_ms: int
+    variant: Variant
+    chunk_ids: list[str]
+    article_ids: list[str] = []
+    source_ids: list[str] = []
+
+
+class DeadLetter(Record):
+    """Input a stage could not use, with the reason and where it came from: nothing vanishes."""
+
+    KIND: ClassVar[str] = "DeadLetter"
+    reason: NonEmpty
+    detail: str = ""
+    stage: NonEmpty
+    topic: str
+    partition: int
+    offset: int
+    key: str | None = None
+    payload_excerpt: str = ""
+    payload_bytes: int = 0
+    at: str
+
+
+RECORD_TYPES: dict[str, type[Record]] = {
+    cls.KIND: cls for cls in (RawArticle, Article, Chunk, ChunkSighting, Mention, Entity, Interaction, DeadLetter)
+}
+
+
+def decode_any(data: bytes | str) -> Record:
+    """Decode a message whose kind is not known in advance (the chunks topic carries two kinds)."""
+    try:
+        kind = json.loads(data).get("kind")
+    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
+        raise RecordError(f"malformed JSON: {exc}") from exc
+    if kind not in RECORD_TYPES:
+        raise RecordError(f"unknown record kind {kind!r}")
+    return RECORD_TYPES[kind].from_bytes(data)

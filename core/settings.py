@@ -1,0 +1,86 @@
+"""All configuration, read from `NEWSKG_*` environment variables and an optional `.env` file.
+
+A setting left empty means "use the local server that `newskg services up` started"; a setting given
+points the same code at an external (production) server and nothing is started locally.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="NEWSKG_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    # --- where local state lives (service pids/ports, qdrant local storage, caches, reports)
+    data_dir: Path = Field(Path(".newskg"), description="Folder for local server data, state and caches.")
+
+    # --- Kafka
+    kafka_bootstrap: str | None = Field(
+        None, description="Kafka bootstrap servers (host:port,...). Empty: the local broker."
+    )
+    local_broker: Literal["noida", "tansu"] = Field(
+        "noida", description="Local Kafka-protocol broker that `services up` starts (noida keeps data)."
+    )
+    kafka_security_protocol: str = Field("PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.")
+    kafka_sasl_mechanism: str | None = Field(None, description="e.g. PLAIN or SCRAM-SHA-512.")
+    kafka_sasl_username: str | None = Field(None, description="SASL user name.")
+    kafka_sasl_password: SecretStr | None = Field(None, description="SASL password.")
+    topic_articles: str = Field("news.articles", description="Topic of raw articles.")
+    topic_chunks: str = Field("news.chunks", description="Topic of deduplicated chunks.")
+    topic_dlq: str = Field("news.dlq", description="Dead-letter topic.")
+    topic_partitions: int = Field(3, ge=1, description="Partitions when newskg creates a topic.")
+    topic_replication: int = Field(1, ge=1, description="Replication factor when newskg creates a topic.")
+
+    # --- graph store
+    graph_uri: str | None = Field(
+        None,
+        description="falkordb://host:port, bolt://, neo4j:// or neo4j+s:// URI. Empty: the local FalkorDB.",
+    )
+    graph_user: str | None = Field(None, description="Graph server user (Neo4j).")
+    graph_password: SecretStr | None = Field(None, description="Graph server password.")
+    graph_database: str | None = Field(
+        None, description="Neo4j database (default: the server's home database) / FalkorDB graph (default: newskg)."
+    )
+
+    # --- vector mirror
+    qdrant_url: str | None = Field(None, description="Qdrant server URL. Empty: local mode under data_dir.")
+    qdrant_path: Path | None = Field(None, description="Qdrant local-mode folder (default data_dir/qdrant).")
+    qdrant_api_key: SecretStr | None = Field(None, description="Qdrant server API key.")
+
+    # --- LLM (any OpenAI-compatible endpoint)
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible base URL. Empty: the local llama.cpp server if started, else none."
+    )
+    llm_model: str = Field("smollm2", description="Model name sent to the endpoint.")
+    llm_api_key: SecretStr | None = Field(None, description="API key for the endpoint.")
+
+    # --- embeddings
+    embedding_backend: Literal["minilm", "openai"] = Field(
+        "minilm", description="minilm: local all-MiniLM-L6-v2 on CPU; openai: the embeddings endpoint."
+    )
+    embedding_model: str = Field(
+        "text-embedding-3-small", description="Embedding model name when embedding_backend=openai."
+    )
+
+    log_level: str = Field("INFO", description="Python log level.")
+
+    @property
+    def services_dir(self) -> Path:
+        return self.data_dir / "services"
+
+    @property
+    def qdrant_local_path(self) -> Path:
+        return self.qdrant_path or self.data_dir / "qdrant"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

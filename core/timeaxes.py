@@ -1,0 +1,51 @@
+"""Day keys and instants: the three time axes are stored as `yyyymmdd` ints, epoch millis and ISO strings,
+never as database temporal types (FalkorDB and Neo4j disagree on those)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pendulum
+
+
+def parse_instant(value: str | dt.datetime | dt.date) -> pendulum.DateTime:
+    """Any ISO-ish date or datetime, as a UTC instant. A date alone is midnight UTC; naive times are UTC."""
+    if isinstance(value, dt.datetime):
+        parsed = pendulum.instance(value if value.tzinfo else value.replace(tzinfo=dt.UTC))
+    elif isinstance(value, dt.date):
+        parsed = pendulum.datetime(value.year, value.month, value.day, tz="UTC")
+    else:
+        parsed = pendulum.parse(value.strip(), strict=False, tz="UTC")
+        if not isinstance(parsed, pendulum.DateTime):
+            if isinstance(parsed, pendulum.Date):
+                parsed = pendulum.datetime(parsed.year, parsed.month, parsed.day, tz="UTC")
+            else:
+                raise ValueError(f"not a date or datetime: {value!r}")
+    return parsed.in_timezone("UTC")
+
+
+def day_key(value: str | dt.datetime | dt.date) -> int:
+    """`yyyymmdd` integer of the UTC day."""
+    instant = parse_instant(value)
+    return instant.year * 10000 + instant.month * 100 + instant.day
+
+
+def day_iso(key: int) -> str:
+    return f"{key // 10000:04d}-{key // 100 % 100:02d}-{key % 100:02d}"
+
+
+def day_from_key(key: int) -> dt.date:
+    return dt.date(key // 10000, key // 100 % 100, key % 100)
+
+
+def utc_now() -> pendulum.DateTime:
+    return pendulum.now("UTC")
+
+
+def epoch_ms(value: str | dt.datetime) -> int:
+    return int(parse_instant(value).timestamp() * 1000)
+
+
+def iso(value: str | dt.datetime | dt.date) -> str:
+    """ISO-8601 UTC string with a Z."""
+    return parse_instant(value).format("YYYY-MM-DD[T]HH:mm:ss[Z]")

@@ -1,0 +1,1 @@
+"""Spike replay, judges, synthetic timelines and NeoQA, FanOutQA, IRB."""

@@ -1,0 +1,1 @@
+"""Sources, Kafka I/O, main-text extraction, dates, sentences, chunks, MinHash dedup."""

@@ -1,0 +1,70 @@
+"""Topic creation and the topics/lag report (`newskg topics`)."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
+from kafka.errors import TopicAlreadyExistsError
+
+
+@dataclass
+class TopicReport:
+    name: str
+    partitions: int
+    messages: int  # sum of end offsets
+    lag: dict[str, int] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "partitions": self.partitions, "messages": self.messages, "lag": self.lag}
+
+
+class TopicAdmin:
+    def __init__(self, options: dict[str, Any]):
+        self._options = options
+        self._admin = KafkaAdminClient(**options, request_timeout_ms=10000)
+        self._offsets = KafkaConsumer(**options)
+
+    def ensure_topics(self, names: list[str], partitions: int, replication: int = 1) -> list[str]:
+        """Create the missing topics; returns the ones created. Safe to call from several processes."""
+        missing = [n for n in names if n not in set(self._admin.list_topics())]
+        if not missing:
+            return []
+        spec = {n: {"num_partitions": partitions, "replication_factor": replication} for n in missing}
+        with contextlib.suppress(TopicAlreadyExistsError):  # another process won the race
+            self._admin.create_topics(spec, raise_errors=True, wait_for_metadata=True)
+        return missing
+
+    def partitions(self, topic: str) -> list[TopicPartition]:
+        parts = self._offsets.partitions_for_topic(topic) or set()
+        return [TopicPartition(topic, p) for p in sorted(parts)]
+
+    def end_offsets(self, topic: str) -> dict[TopicPartition, int]:
+        tps = self.partitions(topic)
+        return self._offsets.end_offsets(tps) if tps else {}
+
+    def group_lag(self, group: str, topic: str) -> int | None:
+        """Messages the group has not committed yet on topic; None when the group never committed there."""
+        committed = self._admin.list_group_offsets({group: None}).get(group, {})
+        ends = self.end_offsets(topic)
+        mine = {tp: meta.offset for tp, meta in committed.items() if tp.topic == topic and meta.offset >= 0}
+        if not mine:
+            return None
+        starts = self._offsets.beginning_offsets(list(ends)) if ends else {}
+        return sum(end - mine.get(tp, starts.get(tp, 0)) for tp, end in ends.items())
+
+    def report(self, include_internal: bool = False) -> list[TopicReport]:
+        topics = sorted(t for t in self._admin.list_topics() if include_internal or not t.startswith("__"))
+        groups = [g["group_id"] if isinstance(g, dict) else g[0] for g in self._admin.list_groups()]
+        reports = []
+        for topic in topics:
+            ends = self.end_offsets(topic)
+            lag = {g: lag for g in groups if (lag := self.group_lag(g, topic)) is not None}
+            reports.append(TopicReport(topic, len(ends), sum(ends.values()), lag))
+        return reports
+
+    def close(self) -> None:
+        self._admin.close()
+        self._offsets.close()

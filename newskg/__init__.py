@@ -1,0 +1,1 @@
+"""The application on top: CLI, local services and the wiring of adapters by configuration."""

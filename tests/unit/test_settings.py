@@ -1,0 +1,37 @@
+from pathlib import Path
+
+from core.settings import Settings
+from newskg.services.manager import ServiceManager
+
+
+def test_env_prefix_and_defaults(monkeypatch, tmp_path):
+    monkeypatch.setenv("NEWSKG_KAFKA_BOOTSTRAP", "kafka-1:9092,kafka-2:9092")
+    monkeypatch.setenv("NEWSKG_TOPIC_PARTITIONS", "12")
+    s = Settings(_env_file=None)
+    assert s.kafka_bootstrap == "kafka-1:9092,kafka-2:9092"
+    assert s.topic_partitions == 12
+    assert s.data_dir == Path(".newskg")
+    assert s.topic_articles == "news.articles"
+
+
+def test_dotenv_file_is_read(tmp_path, monkeypatch):
+    env = tmp_path / ".env"
+    env.write_text("NEWSKG_GRAPH_URI=neo4j+s://abc.databases.neo4j.io\nNEWSKG_GRAPH_PASSWORD=s3cret\n")
+    s = Settings(_env_file=env)
+    assert s.graph_uri.startswith("neo4j+s://")
+    assert s.graph_password.get_secret_value() == "s3cret"
+    assert "s3cret" not in repr(s)
+
+
+def test_external_servers_are_never_started(tmp_path):
+    local = ServiceManager(Settings(data_dir=tmp_path, _env_file=None))
+    assert {s.name for s in local.specs(llm=True)} == {"broker", "graph", "llm"}
+    external = ServiceManager(Settings(data_dir=tmp_path, kafka_bootstrap="k:9092", graph_uri="bolt://n:7687",
+                                       llm_base_url="https://api.example/v1", _env_file=None))
+    assert external.specs(llm=True) == []
+
+
+def test_every_setting_is_documented_in_the_readme():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for name in Settings.model_fields:
+        assert f"NEWSKG_{name.upper()}" in readme, f"NEWSKG_{name.upper()} missing from README"
