@@ -19,7 +19,11 @@ Variant = Literal["M0", "M1", "M2"]
 
 
 class RecordError(ValueError):
-    """Bytes that are not a valid record of the expected kind and version."""
+    """Bytes that are not a valid record of the expected kind and version; `reason` is a stable code."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
 
 
 class Record(BaseModel):
@@ -47,20 +51,24 @@ class Record(BaseModel):
         try:
             text = data.decode("utf-8") if isinstance(data, bytes) else data
         except UnicodeDecodeError as exc:
-            raise RecordError(f"undecodable bytes: {exc}") from exc
+            raise RecordError("undecodable_bytes", f"undecodable bytes: {exc}") from exc
         try:
             payload = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise RecordError(f"malformed JSON: {exc}") from exc
+            raise RecordError("malformed_json", f"malformed JSON: {exc}") from exc
         if not isinstance(payload, dict):
-            raise RecordError("malformed JSON: expected an object")
+            raise RecordError("malformed_json", "malformed JSON: expected an object")
         kind = payload.pop("kind", cls.KIND)
         if kind != cls.KIND:
-            raise RecordError(f"expected a {cls.KIND} record, got {kind!r}")
+            raise RecordError("wrong_kind", f"expected a {cls.KIND} record, got {kind!r}")
+        version = payload.get("schema_version")
+        if isinstance(version, int) and version > SCHEMA_VERSION:
+            raise RecordError("unsupported_schema_version",
+                              f"schema_version {version} is newer than this build reads ({SCHEMA_VERSION})")
         try:
             return cls.model_validate(payload)
         except ValueError as exc:
-            raise RecordError(f"invalid {cls.KIND}: {exc}") from exc
+            raise RecordError("invalid_record", f"invalid {cls.KIND}: {exc}") from exc
 
 
 class RawArticle(Record):
@@ -141,6 +149,16 @@ class ChunkSighting(Record):
     similarity: float = Field(ge=0.0, le=1.0)
 
 
+class DedupSignature(Record):
+    """A kept chunk's MinHash signature: one entry of the shared dedup log."""
+
+    KIND: ClassVar[str] = "DedupSignature"
+    chunk_id: NonEmpty
+    article_id: NonEmpty
+    num_perm: int = Field(ge=1)
+    minhash: NonEmpty = Field(description="base64 of little-endian uint32 hash values")
+
+
 class Mention(Record):
     KIND: ClassVar[str] = "Mention"
     text: NonEmpty
@@ -196,7 +214,7 @@ class DeadLetter(Record):
 
 
 RECORD_TYPES: dict[str, type[Record]] = {
-    cls.KIND: cls for cls in (RawArticle, Article, Chunk, ChunkSighting, Mention, Entity, Interaction, DeadLetter)
+    cls.KIND: cls for cls in (RawArticle, Article, Chunk, ChunkSighting, DedupSignature, Mention, Entity, Interaction, DeadLetter)
 }
 
 
@@ -205,7 +223,7 @@ def decode_any(data: bytes | str) -> Record:
     try:
         kind = json.loads(data).get("kind")
     except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
-        raise RecordError(f"malformed JSON: {exc}") from exc
+        raise RecordError("malformed_json", f"malformed JSON: {exc}") from exc
     if kind not in RECORD_TYPES:
-        raise RecordError(f"unknown record kind {kind!r}")
+        raise RecordError("wrong_kind", f"unknown record kind {kind!r}")
     return RECORD_TYPES[kind].from_bytes(data)

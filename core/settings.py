@@ -36,8 +36,24 @@ class Settings(BaseSettings):
     topic_articles: str = Field("news.articles", description="Topic of raw articles.")
     topic_chunks: str = Field("news.chunks", description="Topic of deduplicated chunks.")
     topic_dlq: str = Field("news.dlq", description="Dead-letter topic.")
+    topic_dedup: str = Field(
+        "news.dedup", description="Log of kept chunks' MinHash signatures: the dedup state every replica shares."
+    )
     topic_partitions: int = Field(3, ge=1, description="Partitions when newskg creates a topic.")
     topic_replication: int = Field(1, ge=1, description="Replication factor when newskg creates a topic.")
+
+    # --- ingestion and the process stage
+    chunk_sentences: int = Field(5, ge=1, description="Sentences per chunk (m; NEON uses 5-6).")
+    chunk_stride: int = Field(3, ge=1, description="Sentences between chunk starts (stride s; m - s overlap).")
+    dedup_threshold: float = Field(
+        0.7, gt=0.0, le=1.0, description="Word-trigram Jaccard at or above which a chunk is a near-duplicate."
+    )
+    dedup_num_perm: int = Field(128, ge=16, le=1024, description="MinHash permutations.")
+    max_page_bytes: int = Field(5_000_000, ge=1024, description="Larger pages/messages go to the dead-letter topic.")
+    process_batch_size: int = Field(64, ge=1, description="Messages a stage takes per poll.")
+    fetch_timeout_s: float = Field(20.0, gt=0, description="HTTP timeout for feeds and pages.")
+    fetch_min_interval_s: float = Field(1.0, ge=0, description="Minimum seconds between requests to one domain.")
+    fetch_user_agent: str = Field("newskg/0.1 (+https://github.com/newskg)", description="User-Agent for fetching.")
 
     # --- graph store
     graph_uri: str | None = Field(

@@ -1,0 +1,28 @@
+"""Read a whole topic from the beginning without joining a group (inspection, tests, the DLQ listing)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kafka import KafkaConsumer, TopicPartition
+from kafka.consumer.fetcher import ConsumerRecord
+
+
+def read_topic(options: dict[str, Any], topic: str, limit: int | None = None) -> list[ConsumerRecord]:
+    consumer = KafkaConsumer(**options, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest")
+    try:
+        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or [])]
+        if not tps:
+            return []
+        consumer.assign(tps)
+        consumer.seek_to_beginning(*tps)
+        ends = consumer.end_offsets(tps)
+        records: list[ConsumerRecord] = []
+        while any(consumer.position(tp) < end for tp, end in ends.items()):
+            for batch in consumer.poll(timeout_ms=500).values():
+                records.extend(r for r in batch if r.offset < ends[TopicPartition(r.topic, r.partition)])
+            if limit and len(records) >= limit:
+                break
+        return sorted(records, key=lambda r: (r.partition, r.offset))[:limit]
+    finally:
+        consumer.close()

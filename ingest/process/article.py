@@ -1,0 +1,34 @@
+"""RawArticle → Article: main text, metadata, the chosen date, content-derived ids."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from core.ids import article_id, source_id
+from core.records import Article, RawArticle
+from core.timeaxes import epoch_ms, iso
+from ingest.process.dates import choose_date
+from ingest.process.text import extract_page
+
+
+def raw_article_id(raw: RawArticle) -> str:
+    """The id producers key messages by and the stage gives the article: canonical URL, else content hash."""
+    return article_id(raw.url, raw.html or raw.text)
+
+
+def source_name(raw: RawArticle, url: str | None) -> str:
+    if raw.source and raw.source != "unknown":
+        return raw.source
+    host = urlsplit(url).hostname if url else None
+    return (host[4:] if host and host.startswith("www.") else host) or "unknown"
+
+
+def build_article(raw: RawArticle) -> Article:
+    page = extract_page(raw)
+    date = choose_date(raw, page.date)
+    url = raw.url or page.url
+    source = source_name(raw, url)
+    return Article(id=raw_article_id(raw), url=url, title=page.title, author=page.author, text=page.text,
+                   published=date.instant, published_day=date.day, date_origin=date.origin, source=source,
+                   source_id=source_id(source), lang=page.lang, ingested_at=iso(raw.fetched_at),
+                   ingested_ms=epoch_ms(raw.fetched_at))

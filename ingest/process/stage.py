@@ -1,0 +1,103 @@
+"""The process stage (consumer group `newskg-process`): raw articles → chunks and sightings, or dead letters."""
+
+from __future__ import annotations
+
+import logging
+
+from kafka.consumer.fetcher import ConsumerRecord
+
+from core.ids import chunk_id
+from core.records import Article, Chunk, ChunkSighting, RawArticle, RecordError
+from core.settings import Settings
+from ingest.kafka.stage import Stage, StageOutput, dead_letter
+from ingest.process.article import build_article
+from ingest.process.chunking import windows
+from ingest.process.dedup import DedupIndex
+from ingest.process.guards import Rejected, check_size, looks_binary
+from ingest.process.sentences import split_many
+from ingest.process.signature_log import SignatureLog
+
+log = logging.getLogger(__name__)
+
+GROUP = "newskg-process"
+
+
+class ProcessStage(Stage):
+    name = "process"
+
+    def __init__(self, settings: Settings, index: DedupIndex, signature_log: SignatureLog | None):
+        self.settings = settings
+        self.index = index
+        self.signature_log = signature_log
+        self._kept: list = []
+        if signature_log:
+            read = signature_log.catch_up(index)
+            log.info("dedup index loaded %d signatures from %s", read, signature_log.topic)
+
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput:
+        if self.signature_log:
+            self.signature_log.catch_up(self.index)  # what other replicas kept since the last batch
+        output = StageOutput()
+        articles: list[tuple[ConsumerRecord, Article]] = []
+        for record in records:
+            try:
+                articles.append((record, self._article(record)))
+            except (Rejected, RecordError) as exc:
+                output.dead.append(dead_letter(record, self.name, exc.reason, str(exc)))
+            except Exception as exc:  # noqa: BLE001 - unknown input failures are dead letters, never crashes
+                log.exception("process failed on %s[%d]@%d", record.topic, record.partition, record.offset)
+                output.dead.append(dead_letter(record, self.name, "processing_error", repr(exc)))
+        sentence_lists = split_many([article.text for _, article in articles]) if articles else []
+        self._kept = []
+        for (record, article), sentences in zip(articles, sentence_lists, strict=True):
+            try:
+                self._chunk(article, sentences, output)
+            except Exception as exc:  # noqa: BLE001
+                log.exception("chunking failed for article %s", article.id)
+                output.dead.append(dead_letter(record, self.name, "processing_error", repr(exc)))
+        return output
+
+    def _article(self, record: ConsumerRecord) -> Article:
+        if record.value is None:
+            raise Rejected("empty_message", "the message has no value")
+        check_size(record.value, self.settings.max_page_bytes)
+        if looks_binary(record.value):
+            raise Rejected("binary_payload", "the message is binary, not a JSON record")
+        return build_article(RawArticle.from_bytes(record.value))
+
+    def _chunk(self, article: Article, sentences: list[str], output: StageOutput) -> None:
+        topic = self.settings.topic_chunks
+        for window in windows(sentences, self.settings.chunk_sentences, self.settings.chunk_stride):
+            cid = chunk_id(window.text)
+            mh = self.index.signer.sign(window.text)
+            decision = self.index.decide(cid, article.id, mh)
+            if decision.kind == "duplicate":
+                output.messages.append((topic, decision.chunk_id, _sighting(article, decision)))
+            elif decision.kind == "new":
+                self.index.add(cid, article.id, mh)
+                self._kept.append((cid, article.id, mh))
+                output.messages.append((topic, cid, _chunk(article, cid, window)))
+
+    def acknowledged(self, output: StageOutput) -> None:
+        if self.signature_log:
+            self.signature_log.append(self.index, self._kept)
+        self._kept = []
+
+    def close(self) -> None:
+        if self.signature_log:
+            self.signature_log.close()
+
+
+def _chunk(article: Article, cid: str, window) -> Chunk:
+    return Chunk(id=cid, text=window.text, sentences=window.sentences, article_id=article.id,
+                 article_ids=[article.id], source=article.source, source_id=article.source_id, url=article.url,
+                 title=article.title, day=article.published_day, published=article.published,
+                 ingested_at=article.ingested_at, ingested_ms=article.ingested_ms,
+                 sentence_start=window.start, sentence_end=window.end)
+
+
+def _sighting(article: Article, decision) -> ChunkSighting:
+    return ChunkSighting(chunk_id=decision.chunk_id, article_id=article.id, source=article.source,
+                         source_id=article.source_id, url=article.url, title=article.title,
+                         day=article.published_day, published=article.published, ingested_at=article.ingested_at,
+                         ingested_ms=article.ingested_ms, similarity=decision.similarity)

@@ -1,0 +1,51 @@
+"""Main text and metadata of a page with trafilatura; plain text passes through."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import trafilatura
+from lxml import html as lxml_html
+
+from core.records import RawArticle
+from ingest.process.guards import Rejected, looks_binary
+
+MIN_TEXT_CHARS = 40
+
+
+@dataclass(frozen=True)
+class Page:
+    text: str
+    title: str | None
+    author: str | None
+    date: str | None
+    lang: str | None
+    url: str | None
+
+
+def _html_lang(html: str) -> str | None:
+    try:
+        root = lxml_html.fromstring(html[:200_000].encode("utf-8", "replace"))
+    except (ValueError, lxml_html.etree.ParserError):
+        return None
+    lang = (root.get("lang") or root.get("xml:lang") or "").strip()
+    return lang.split("-")[0].lower() or None
+
+
+def extract_page(raw: RawArticle) -> Page:
+    content = raw.html or raw.text or ""
+    if looks_binary(content):
+        raise Rejected("binary_payload", "the payload is binary, not text or HTML")
+    if raw.html:
+        result = trafilatura.extract(raw.html, url=raw.url, output_format="json", with_metadata=True,
+                                     include_comments=False, include_tables=False, favor_precision=False)
+        meta = json.loads(result) if result else {}
+        text = (meta.get("text") or "").strip()
+        page = Page(text, meta.get("title") or raw.title, meta.get("author"), meta.get("date"),
+                    meta.get("language") or _html_lang(raw.html), raw.url or meta.get("source"))
+    else:
+        page = Page(raw.text.strip(), raw.title, None, None, None, raw.url)
+    if len(page.text) < MIN_TEXT_CHARS:
+        raise Rejected("empty_extraction", f"only {len(page.text)} characters of main text")
+    return page

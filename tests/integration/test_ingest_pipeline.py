@@ -1,0 +1,176 @@
+"""Ingestion end to end on the real broker: files → news.articles → process stage → news.chunks / news.dlq,
+driven through the real CLI in separate processes (so dedup state must survive between runs)."""
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from core.records import Chunk, ChunkSighting, DeadLetter, RawArticle, decode_any
+from ingest.kafka.producer import RecordProducer
+from ingest.process.article import raw_article_id
+from ingest.kafka.reader import read_topic
+from newskg.wiring import kafka_options
+from tests.conftest import newskg, newskg_json
+
+pytestmark = pytest.mark.integration
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "news-html"
+
+
+@pytest.fixture
+def topics(stack):
+    """Private topic names per test, so tests never see each other's messages."""
+    prefix = f"t{uuid.uuid4().hex[:8]}"
+    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()}}
+    settings = stack.settings.model_copy(update={f"topic_{k}": v for k, v in names.items()})
+    return env, settings, names
+
+
+def chunks_topic(settings, names):
+    records = [decode_any(r.value) for r in read_topic(kafka_options(settings), names["chunks"])]
+    return ([r for r in records if isinstance(r, Chunk)], [r for r in records if isinstance(r, ChunkSighting)])
+
+
+def run_process(env) -> dict:
+    return newskg_json("run", "process", "--until-idle", env=env)["stages"]["process"]
+
+
+def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
+    env, settings, names = topics
+    sent = newskg_json("ingest", "files", str(FIXTURES), "--source", "benchmark", env=env)
+    assert sent["sent"] == 8 and sent["failed"] == []
+    stats = run_process(env)
+    assert stats["consumed"] == 8 and stats["dead"] == 0
+    chunks, sightings = chunks_topic(settings, names)
+    assert len({c.article_id for c in chunks}) == 8
+    assert len(chunks) == len({c.id for c in chunks}) > 8 * 2
+    assert all(1 <= c.sentence_end - c.sentence_start <= 5 and c.source == "benchmark" for c in chunks)
+    assert all(c.day >= 19900101 and c.published.endswith("Z") for c in chunks)
+
+    newskg_json("ingest", "files", str(FIXTURES), "--source", "benchmark", env=env)
+    again = run_process(env)  # a new process: the dedup index is rebuilt from the signature log
+    assert again["consumed"] == 8 and again["dead"] == 0
+    after, _ = chunks_topic(settings, names)
+    assert len(after) == len(chunks)  # zero new chunks
+    report = {t["name"]: t for t in newskg_json("topics", env=env)["topics"]}
+    assert report[names["articles"]]["messages"] == 16
+    assert report[names["articles"]]["lag"] == {"newskg-process": 0}
+
+
+STORY = ("Doja Cat arrived at the Paris Fashion Week show on Thursday night in a striking red outfit. The singer "
+         "posed for photographers outside the venue with her manager and several friends. Fans gathered along the "
+         "street for hours hoping to catch a glimpse of the star before the show began. The designer later "
+         "praised her choice of outfit in a short statement to reporters. Tickets for the event had sold out "
+         "within minutes of going on sale last month. Organisers said security had been increased this year "
+         "after crowds blocked the road outside the venue. The show closed with a tribute to the house founder, "
+         "who died in 2019. Several celebrities attended the after-party at a hotel nearby.")
+
+
+def test_republished_story_is_one_chunk_linked_to_both_articles(topics, tmp_path):
+    env, settings, names = topics
+    first = tmp_path / "alpha.jsonl"
+    first.write_text(json.dumps({"url": "https://alpha.example/doja", "text": STORY, "published": "2023-08-31",
+                                 "source": "alpha"}))
+    edited = STORY.replace("several friends", "a few friends").replace("Thursday night", "Thursday evening")
+    second = tmp_path / "beta.jsonl"
+    second.write_text(json.dumps({"url": "https://beta.example/paris", "text": edited, "published": "2023-09-01",
+                                  "source": "beta"}))
+    newskg_json("ingest", "files", str(first), env=env)
+    run_process(env)
+    kept, _ = chunks_topic(settings, names)
+    newskg_json("ingest", "files", str(second), env=env)
+    run_process(env)
+    chunks, sightings = chunks_topic(settings, names)
+    assert chunks == kept and {c.source for c in chunks} == {"alpha"}
+    beta_id = raw_article_id(RawArticle(url="https://beta.example/paris", text=edited, fetched_at="2023-09-01"))
+    assert sightings and all(s.source == "beta" and s.day == 20230901 and s.similarity >= 0.7 for s in sightings)
+    assert {s.chunk_id for s in sightings} == {c.id for c in chunks}  # every kept chunk now has both articles
+    assert {s.article_id for s in sightings} == {beta_id}
+
+
+def test_bad_input_goes_to_the_dead_letter_topic_and_the_stage_keeps_consuming(topics):
+    env, settings, names = topics
+    env = {**env, "NEWSKG_MAX_PAGE_BYTES": "20000"}
+    producer = RecordProducer(kafka_options(settings))
+    good = RawArticle(url="https://good.example/a", text=STORY, published="2023-08-31", source="good",
+                      fetched_at="2023-08-31T12:00:00Z")
+
+    def record(**kw) -> bytes:
+        return RawArticle(**({"fetched_at": "2023-08-31T12:00:00Z", "source": "bad"} | kw)).to_bytes()
+
+    newer = json.loads(good.to_bytes()) | {"schema_version": 99}
+    bad = {
+        "malformed_json": b'{"kind": "RawArticle", "text": ',
+        "undecodable_bytes": b'{"text": "\xff\xfe\xfa"}',
+        "binary_payload": b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\x00",
+        "too_large": record(url="https://big.example/", text="word " * 10000, published="2023-08-31"),
+        "empty_extraction": record(url="https://empty.example/", html="<html><body><nav>Home</nav></body></html>",
+                                   published="2023-08-31"),
+        "unparseable_date": record(url="https://date.example/", text=STORY, published="31st of Smarch"),
+        "missing_date": record(url="https://nodate.example/", text=STORY),
+        "unsupported_schema_version": json.dumps(newer).encode(),
+        "invalid_record": b'{"kind": "RawArticle", "fetched_at": "2023-08-31", "url": "https://x.example/"}',
+    }
+    producer.send_all(names["articles"], [(f"bad-{reason}", value) for reason, value in bad.items()]
+                      + [("good", good)])
+    stats = run_process(env)
+    assert stats["consumed"] == len(bad) + 1 and stats["dead"] == len(bad)
+    letters = [DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), names["dlq"])]
+    by_key = {dl.key: dl for dl in letters}
+    for reason in bad:
+        letter = by_key[f"bad-{reason}"]
+        assert letter.reason == reason, (reason, letter.detail)
+        assert letter.topic == names["articles"] and letter.offset >= 0 and letter.stage == "process"
+        assert letter.payload_bytes == len(bad[reason])
+    chunks, _ = chunks_topic(settings, names)
+    assert chunks and {c.article_id for c in chunks} == {raw_article_id(good)}
+
+
+def test_crash_after_write_before_commit_yields_the_same_chunks(topics, tmp_path):
+    """Kill the stage between the acknowledged write and the commit: the re-delivered articles add nothing and
+    lose nothing."""
+    from newskg.pipeline import build_runners
+
+    env, settings, names = topics
+    newskg_json("ingest", "files", str(FIXTURES), env=env)
+    crashed = build_runners(settings, ["process"])[0]
+    records = []
+    while not records:
+        records = crashed.consumer.poll(timeout_ms=1000)
+    output = crashed.stage.handle(records)
+    crashed.producer.send_all(names["chunks"], [(key, rec) for _, key, rec in output.messages])
+    crashed.stage.acknowledged(output)
+    crashed.consumer.close()  # dies here: no commit
+    before, _ = chunks_topic(settings, names)
+
+    stats = run_process(env)
+    assert stats["consumed"] == 8  # everything re-delivered (the crash committed nothing)
+    after, _ = chunks_topic(settings, names)
+    assert {c.id for c in after} >= {c.id for c in before}
+    assert len(after) == len({c.id for c in after})  # nothing emitted twice
+
+    fresh_env, fresh_settings, fresh_names = _fresh_topics(env)
+    newskg_json("ingest", "files", str(FIXTURES), env=fresh_env)
+    run_process(fresh_env)
+    clean, _ = chunks_topic(fresh_settings, fresh_names)
+    assert {c.id for c in after} == {c.id for c in clean}  # the same chunks as a run that never crashed
+
+
+def _fresh_topics(env):
+    from core.settings import Settings
+
+    prefix = f"t{uuid.uuid4().hex[:8]}"
+    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    fresh = {**env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()}}
+    settings = Settings(data_dir=env["NEWSKG_DATA_DIR"], _env_file=None,
+                        **{f"topic_{k}": v for k, v in names.items()})
+    return fresh, settings, names
+
+
+def test_cli_reports_bad_dates_clearly(stack, topics):
+    env, _, _ = topics
+    result = newskg("ingest", "files", str(FIXTURES), "--date", "yesterday-ish", env=env, check=False)
+    assert result.returncode == 2 and "--date" in result.stderr
