@@ -25,7 +25,8 @@ test-unit: setup
 	$(BIN)/python -m pytest tests/unit
 
 bench: setup
-	$(BIN)/python bench/broker.py
+	$(BIN)/python -m bench.broker
+	$(BIN)/python -m bench.ingest
 
 lint: setup
 	$(BIN)/ruff check .

@@ -2,7 +2,7 @@
 
 Prints start-up time, produce and consume rates (acks=all, 1 KB values, 3 partitions), consumer-group join time,
 and whether acknowledged messages survive a kill -9 and restart. Run: `make bench` or
-`.venv/bin/python bench/broker.py [--messages N]`.
+`.venv/bin/python -m bench.broker [--messages N]`.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def main() -> None:
     for r in rows:
         table.add_row(r["engine"], f"{r['startup_s']:.2f}", f"{r['produce_per_s']:.0f}", f"{r['join_s']:.1f}",
                       f"{r['consume_per_s']:.0f}", f"{r['restart_s']:.2f}", f"{r['kept_after_kill9']}/{r['sent']}")
-    Console().print(table)
+    Console(width=120).print(table)
     noida, tansu = rows
     print(f"noida/tansu ratios: produce {noida['produce_per_s'] / tansu['produce_per_s']:.2f}x, "
           f"consume {noida['consume_per_s'] / tansu['consume_per_s']:.2f}x")

@@ -214,7 +214,8 @@ class DeadLetter(Record):
 
 
 RECORD_TYPES: dict[str, type[Record]] = {
-    cls.KIND: cls for cls in (RawArticle, Article, Chunk, ChunkSighting, DedupSignature, Mention, Entity, Interaction, DeadLetter)
+    cls.KIND: cls
+    for cls in (RawArticle, Article, Chunk, ChunkSighting, DedupSignature, Mention, Entity, Interaction, DeadLetter)
 }
 
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from kafka import KafkaConsumer, TopicPartition
 from kafka.consumer.fetcher import ConsumerRecord
 
 
-def read_topic(options: dict[str, Any], topic: str, limit: int | None = None) -> list[ConsumerRecord]:
+def read_topic(options: dict[str, Any], topic: str, limit: int | None = None,
+               timeout_s: float = 120.0) -> list[ConsumerRecord]:
     consumer = KafkaConsumer(**options, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest")
     try:
         tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or [])]
@@ -18,7 +20,10 @@ def read_topic(options: dict[str, Any], topic: str, limit: int | None = None) ->
         consumer.seek_to_beginning(*tps)
         ends = consumer.end_offsets(tps)
         records: list[ConsumerRecord] = []
+        deadline = time.monotonic() + timeout_s
         while any(consumer.position(tp) < end for tp, end in ends.items()):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{topic}: could not read up to the end offsets within {timeout_s} s")
             for batch in consumer.poll(timeout_ms=500).values():
                 records.extend(r for r in batch if r.offset < ends[TopicPartition(r.topic, r.partition)])
             if limit and len(records) >= limit:

@@ -44,11 +44,11 @@ class Stage(ABC):
     def handle(self, records: list[ConsumerRecord]) -> StageOutput:
         """Turn a batch into downstream writes; per-message failures become dead letters, never exceptions."""
 
-    def acknowledged(self, output: StageOutput) -> None:
+    def acknowledged(self, output: StageOutput) -> None:  # noqa: B027 - optional hook
         """Called once the batch's output is acknowledged, before the commit."""
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release what the stage holds."""
 
 
 @dataclass

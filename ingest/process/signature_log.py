@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 from datasketch import LeanMinHash
@@ -16,8 +17,9 @@ log = logging.getLogger(__name__)
 
 
 class SignatureLog:
-    def __init__(self, options: dict[str, Any], topic: str, producer: RecordProducer):
+    def __init__(self, options: dict[str, Any], topic: str, producer: RecordProducer, timeout_s: float = 300.0):
         self.topic = topic
+        self.timeout_s = timeout_s
         self._producer = producer
         self._reader = KafkaConsumer(**options, group_id=None, enable_auto_commit=False,
                                      auto_offset_reset="earliest", fetch_max_bytes=32 * 1024 * 1024)
@@ -31,8 +33,11 @@ class SignatureLog:
         if not self._tps:
             return 0
         ends = self._reader.end_offsets(self._tps)
-        read = 0
+        read, deadline = 0, time.monotonic() + self.timeout_s
         while any(self._reader.position(tp) < end for tp, end in ends.items()):
+            if time.monotonic() > deadline:
+                # Deciding without the shared state would re-emit duplicates: fail the batch instead.
+                raise TimeoutError(f"dedup log {self.topic} not read to its end within {self.timeout_s} s")
             for records in self._reader.poll(timeout_ms=500).values():
                 for record in records:
                     read += self._apply(index, record.value)

@@ -44,7 +44,7 @@ class ProcessStage(Stage):
                 articles.append((record, self._article(record)))
             except (Rejected, RecordError) as exc:
                 output.dead.append(dead_letter(record, self.name, exc.reason, str(exc)))
-            except Exception as exc:  # noqa: BLE001 - unknown input failures are dead letters, never crashes
+            except Exception as exc:
                 log.exception("process failed on %s[%d]@%d", record.topic, record.partition, record.offset)
                 output.dead.append(dead_letter(record, self.name, "processing_error", repr(exc)))
         sentence_lists = split_many([article.text for _, article in articles]) if articles else []
@@ -52,7 +52,7 @@ class ProcessStage(Stage):
         for (record, article), sentences in zip(articles, sentence_lists, strict=True):
             try:
                 self._chunk(article, sentences, output)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 log.exception("chunking failed for article %s", article.id)
                 output.dead.append(dead_letter(record, self.name, "processing_error", repr(exc)))
         return output

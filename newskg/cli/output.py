@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
 
-console = Console()
-err_console = Console(stderr=True)
+# Piped output (CI logs, `| less`) gets 120 columns instead of rich's 80, so tables stay readable.
+console = Console() if sys.stdout.isatty() else Console(width=120)
+err_console = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=120)
 
 JsonOption = typer.Option(False, "--json", help="Print machine-readable JSON.")
 

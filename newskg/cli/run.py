@@ -40,8 +40,11 @@ def _run(names: list[str], until_idle: bool, as_json: bool) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())  # finish the batch in hand, commit, then exit
     try:
-        with Live(_table(runners), console=console, transient=as_json, refresh_per_second=4) as live:
-            run_stages(runners, until_idle, stop, on_progress=lambda rs: live.update(_table(rs)))
+        if as_json:
+            run_stages(runners, until_idle, stop)
+        else:
+            with Live(_table(runners), console=console, refresh_per_second=4) as live:
+                run_stages(runners, until_idle, stop, on_progress=lambda rs: live.update(_table(rs)))
     finally:
         for runner in runners:
             runner.close()

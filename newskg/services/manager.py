@@ -41,7 +41,7 @@ class ServiceStatus:
     @property
     def mode(self) -> str:
         if self.managed:
-            return "local"
+            return "local" if self.pid else "not started"
         return "in-process" if self.engine == "qdrant-local" else "external"
 
     def as_dict(self) -> dict:

@@ -9,8 +9,8 @@ import pytest
 
 from core.records import Chunk, ChunkSighting, DeadLetter, RawArticle, decode_any
 from ingest.kafka.producer import RecordProducer
-from ingest.process.article import raw_article_id
 from ingest.kafka.reader import read_topic
+from ingest.process.article import raw_article_id
 from newskg.wiring import kafka_options
 from tests.conftest import newskg, newskg_json
 
@@ -44,7 +44,7 @@ def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
     assert sent["sent"] == 8 and sent["failed"] == []
     stats = run_process(env)
     assert stats["consumed"] == 8 and stats["dead"] == 0
-    chunks, sightings = chunks_topic(settings, names)
+    chunks, _ = chunks_topic(settings, names)
     assert len({c.article_id for c in chunks}) == 8
     assert len(chunks) == len({c.id for c in chunks}) > 8 * 2
     assert all(1 <= c.sentence_end - c.sentence_start <= 5 and c.source == "benchmark" for c in chunks)

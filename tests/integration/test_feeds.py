@@ -1,0 +1,174 @@
+"""Feeds against a real HTTP server on 127.0.0.1: robots.txt, conditional GET, per-domain interval, size cap,
+seen URLs remembered across restarts, and the pages flowing on through the process stage."""
+
+import itertools
+import threading
+import time
+import uuid
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from core.records import Chunk, DeadLetter, RawArticle, decode_any
+from ingest.kafka.reader import read_topic
+from newskg.feeds import parse_every, poll_once, schedule_feed, scheduler
+from newskg.wiring import kafka_bootstrap, kafka_options
+from tests.conftest import newskg_json
+
+pytestmark = pytest.mark.integration
+
+PAGE = """<html lang="en"><head><title>{title}</title>{meta}</head><body><nav>Home | World</nav>
+<article><h1>{title}</h1>{body}</article><footer>Contact us</footer></body></html>"""
+PARAGRAPH = ("<p>The city council of Lyon approved the new tram line on a narrow vote after a long debate. "
+             "Residents of the eastern districts had campaigned for the project for nearly a decade. "
+             "Construction is expected to begin next spring and last about three years.</p>")
+
+BODIES = {
+    "tram": PARAGRAPH * 2,
+    "budget": ("<p>The regional budget for next year grows by four percent, the finance office said on Monday. "
+               "Most of the increase goes to schools and to repairing roads damaged by last winter's floods. "
+               "Opposition members called the plan unrealistic and asked for an independent audit.</p>"
+               "<p>A final vote is scheduled for the first week of October.</p>"),
+    "bridge": ("<p>Engineers closed the old stone bridge over the Saone after inspectors found deep cracks. "
+               "Traffic will be diverted for at least six weeks while repairs are planned.</p>"),
+}
+
+
+class Site:
+    def __init__(self):
+        self.items = ["/news/tram", "/news/budget", "/private/secret", "/news/huge"]
+        self.requests: list[tuple[str, float, dict]] = []
+        self.feed_version = 1
+
+    def feed(self) -> bytes:
+        entries = "".join(
+            f"<item><title>Story {i}</title><link>{self.base}{path}</link>"
+            f"<pubDate>{formatdate(1693440000 + i * 86400, usegmt=True)}</pubDate></item>"
+            for i, path in enumerate(self.items))
+        return (f'<?xml version="1.0"?><rss version="2.0"><channel><title>Lyon Local</title>'
+                f"<link>{self.base}</link>{entries}</channel></rss>").encode()
+
+    def page(self, path: str) -> bytes:
+        if path == "/news/huge":
+            return PAGE.format(title="Huge", meta="", body=PARAGRAPH * 2000).encode()
+        meta = '<meta property="article:published_time" content="2023-08-20T09:00:00Z">' if "tram" in path else ""
+        topic = path.rsplit("/", 1)[1]
+        return PAGE.format(title=topic.title(), meta=meta, body=BODIES[topic]).encode()
+
+
+@pytest.fixture
+def site():
+    state = Site()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            state.requests.append((self.path, time.monotonic(), dict(self.headers)))
+            if self.path == "/robots.txt":
+                return self._send(200, b"User-agent: *\nDisallow: /private/\n", "text/plain")
+            if self.path == "/feed.xml":
+                etag = f'"v{state.feed_version}"'
+                if self.headers.get("If-None-Match") == etag:
+                    return self._send(304, b"", "application/rss+xml", etag)
+                return self._send(200, state.feed(), "application/rss+xml", etag)
+            if self.path in state.items:
+                return self._send(200, state.page(self.path), "text/html")
+            return self._send(404, b"not found", "text/plain")
+
+        def _send(self, status, body, ctype, etag=None):
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Last-Modified", "Mon, 21 Aug 2023 10:00:00 GMT")
+            if etag:
+                self.send_header("ETag", etag)
+            if status != 304:
+                self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if status != 304:
+                self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    state.base = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    server.shutdown()
+
+
+@pytest.fixture
+def feed_settings(stack, tmp_path):
+    prefix = f"t{uuid.uuid4().hex[:8]}"
+    topics = {f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    # The feed state lives in this test's data dir; the broker is the session's, named explicitly.
+    return stack.settings.model_copy(update={**topics, "data_dir": tmp_path, "fetch_min_interval_s": 0.3,
+                                             "max_page_bytes": 100_000,
+                                             "kafka_bootstrap": kafka_bootstrap(stack.settings)})
+
+
+def _paths(site, since=0):
+    return [path for path, _, _ in site.requests[since:]]
+
+
+def test_feed_polling_is_polite_conditional_and_remembers(site, feed_settings, stack):
+    settings = feed_settings
+    report = poll_once(settings, [site.base + "/feed.xml"])[0]
+    assert (report.status, report.entries, report.sent) == ("ok", 4, 2)
+    assert report.robots_disallowed == 1 and report.dead_letters == 1  # /private/ skipped, /news/huge too big
+    assert "/private/secret" not in _paths(site)
+    assert _paths(site).count("/robots.txt") == 1
+    page_times = [t for path, t, _ in site.requests if path.startswith("/news/")]
+    assert all(b - a >= 0.29 for a, b in itertools.pairwise(page_times))  # per-domain interval
+    assert all(h.get("User-Agent") == settings.fetch_user_agent for _, _, h in site.requests)
+
+    articles = [RawArticle.from_bytes(r.value) for r in read_topic(kafka_options(settings), settings.topic_articles)]
+    assert sorted(a.url for a in articles) == [site.base + "/news/budget", site.base + "/news/tram"]
+    assert all(a.source == "Lyon Local" and a.feed_published and a.http_last_modified for a in articles)
+    letters = [DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), settings.topic_dlq)]
+    assert [(d.reason, d.key, d.stage) for d in letters] == [("too_large", site.base + "/news/huge", "feeds")]
+
+    # A restart (new poller, same data dir): the unchanged feed answers 304 and nothing is fetched again.
+    mark = len(site.requests)
+    again = poll_once(settings, [site.base + "/feed.xml"])[0]
+    assert again.status == "not_modified" and again.sent == 0
+    feed_request = next(h for path, _, h in site.requests[mark:] if path == "/feed.xml")
+    assert feed_request.get("If-None-Match") == '"v1"'
+    assert not [p for p in _paths(site, mark) if p.startswith("/news/")]
+
+    # A new entry: only it is fetched; the URLs already sent are skipped.
+    site.items.append("/news/bridge")
+    site.feed_version = 2
+    mark = len(site.requests)
+    third = poll_once(settings, [site.base + "/feed.xml"])[0]
+    assert (third.sent, third.already_seen) == (1, 3)
+    assert [p for p in _paths(site, mark) if p.startswith("/news/")] == ["/news/bridge"]
+
+
+def test_feed_pages_flow_through_the_process_stage_with_date_fallbacks(site, feed_settings, stack):
+    settings = feed_settings
+    poll_once(settings, [site.base + "/feed.xml"])
+    env = {**stack.env, **{f"NEWSKG_{k.upper()}": getattr(settings, k) for k in
+                           ("topic_articles", "topic_chunks", "topic_dlq", "topic_dedup")}}
+    stats = newskg_json("run", "process", "--until-idle", env=env)["stages"]["process"]
+    assert stats["consumed"] == 2 and stats["dead"] == 0
+    chunks = [decode_any(r.value) for r in read_topic(kafka_options(settings), settings.topic_chunks)]
+    days = {c.url.rsplit("/", 1)[1]: c.day for c in chunks if isinstance(c, Chunk)}
+    assert days["tram"] == 20230820  # the page's own metadata date wins
+    assert days["budget"] != 20230820  # no page date on it: a fallback (feed entry, Last-Modified) is used
+
+
+def test_schedule_persists_across_restarts(tmp_path, stack):
+    settings = stack.settings.model_copy(update={"data_dir": tmp_path})
+    first = scheduler(settings, blocking=False)
+    first.start(paused=True)
+    schedule_feed(first, "http://127.0.0.1:9/feed.xml", parse_every("15m"))
+    first.shutdown(wait=False)
+    second = scheduler(settings, blocking=False)
+    second.start(paused=True)
+    jobs = second.get_jobs()
+    second.shutdown(wait=False)
+    assert [(j.name, j.trigger.interval.total_seconds()) for j in jobs] == [("http://127.0.0.1:9/feed.xml", 900)]
+    with pytest.raises(ValueError):
+        parse_every("soon")
