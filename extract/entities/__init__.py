@@ -1,0 +1,1 @@
+"""Entity recognition, within-document resolution, the alias index, linking."""

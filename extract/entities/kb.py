@@ -1,0 +1,32 @@
+"""An optional user-supplied knowledge base (JSONL: id, name, aliases, type, description), e.g. a Wikidata
+subset: its entries seed the alias index, so their ids become the linking targets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from extract.entities.alias_index import AliasIndex
+from extract.entities.types import ENTITY_TYPES, LABEL_TO_TYPE
+
+
+class KBError(ValueError):
+    pass
+
+
+def load_kb(path: Path, index: AliasIndex) -> int:
+    count = 0
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            kind = LABEL_TO_TYPE.get(entry["type"], entry["type"])
+            if kind not in ENTITY_TYPES:
+                raise KBError(f"type {entry['type']!r} is not one of {', '.join(ENTITY_TYPES)}")
+            index.add(str(entry["id"]), entry["name"], kind, aliases=entry.get("aliases") or [],
+                      description=entry.get("description"), mentions=0)
+        except (json.JSONDecodeError, KeyError, TypeError, KBError) as exc:
+            raise KBError(f"{path}:{number}: {exc}") from exc
+        count += 1
+    return count

@@ -1,0 +1,88 @@
+"""Mentions → canonical entities: within the article first (short forms), then across documents through the
+alias index; every decision carries its explanation (`--explain`)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from spacy.tokens import Doc
+
+from core.ids import entity_id
+from core.records import Entity, Mention
+from extract.entities.alias_index import AliasIndex
+from extract.entities.coref import Canonical, full_forms, resolve
+from extract.entities.mentions import find_mentions
+from extract.entities.names import tokens_of
+
+
+@dataclass(frozen=True)
+class LinkedMention:
+    start: int
+    end: int
+    text: str
+    type: str
+    entity_id: str
+    name: str  # the canonical name
+    method: str  # exact | alias | acronym | fuzzy | new
+    explanation: str
+
+    def record(self) -> Mention:
+        return Mention(text=self.text, start=self.start, end=self.end, label=self.type, entity_id=self.entity_id)
+
+
+@dataclass
+class _ArticleMemory:
+    fulls: list[Canonical] = field(default_factory=list)
+    person_tokens: set[str] = field(default_factory=set)
+
+
+def context_words(doc: Doc) -> set[str]:
+    return {t.lower_ for t in doc if t.is_alpha and not t.is_stop and len(t) > 3 and not t.ent_type_}
+
+
+class Linker:
+    def __init__(self, index: AliasIndex, articles_remembered: int = 4096):
+        self.index = index
+        self._articles: OrderedDict[str, _ArticleMemory] = OrderedDict()
+        self._limit = articles_remembered
+
+    def _memory(self, article_id: str) -> _ArticleMemory:
+        memory = self._articles.pop(article_id, None) or _ArticleMemory()
+        self._articles[article_id] = memory
+        while len(self._articles) > self._limit:
+            self._articles.popitem(last=False)
+        return memory
+
+    def link(self, doc: Doc, article_id: str) -> list[LinkedMention]:
+        memory = self._memory(article_id)
+        mentions = find_mentions(doc, memory.person_tokens | self.index.person_name_parts())
+        fulls = memory.fulls + [f for f in full_forms([(m.name, m.type) for m in mentions]) if f not in memory.fulls]
+        context = context_words(doc)
+        linked = [self._link_one(m, fulls, context) for m in mentions]
+        memory.fulls = fulls
+        memory.person_tokens.update(t for f in fulls if f.type == "PERSON" for t in tokens_of(f.name))
+        return linked
+
+    def _link_one(self, mention, fulls: list[Canonical], context: set[str]) -> LinkedMention:
+        canon = resolve(mention.name, mention.type, fulls)
+        decision = self.index.lookup(canon.name, canon.type, context)
+        if decision:
+            eid, method, why = decision.entity_id, decision.method, decision.explanation
+        else:
+            eid, method = entity_id(canon.name, canon.type), "new"
+            why = f"no known entity matches {canon.name!r} ({canon.type}): new entity"
+        known = self.index.add(eid, canon.name, canon.type, context=context)
+        if mention.name and mention.name != known.name:
+            self.index.add_alias(eid, mention.name)
+        explanation = "; ".join(p for p in (canon.explanation, why) if p)
+        return LinkedMention(mention.start, mention.end, mention.text, known.type, eid, known.name, method,
+                             explanation)
+
+    def entities(self, mentions: list[LinkedMention]) -> list[Entity]:
+        out = {}
+        for m in mentions:
+            known = self.index.entities[m.entity_id]
+            out[m.entity_id] = Entity(id=known.id, name=known.name, type=known.type,
+                                      aliases=sorted(known.aliases), description=known.description)
+        return list(out.values())
