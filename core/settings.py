@@ -77,6 +77,22 @@ class Settings(BaseSettings):
     )
     llm_model: str = Field("smollm2", description="Model name sent to the endpoint.")
     llm_api_key: SecretStr | None = Field(None, description="API key for the endpoint.")
+    llm_max_concurrency: int = Field(4, ge=1, description="LLM calls in flight at once.")
+    llm_timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM call.")
+    llm_max_retries: int = Field(4, ge=0, description="Retries on 429, 5xx and timeouts (exponential backoff).")
+    llm_cache: bool = Field(True, description="Cache LLM responses under data_dir/llm (model, prompt version, hash).")
+    llm_price_in_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens (cost accounting).")
+    llm_price_out_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens.")
+
+    # --- extraction
+    extract_variant: Literal["m0", "m1", "m2"] = Field("m0", description="Open-IE variant of the extract stage.")
+    extract_subjects: list[str] = Field(
+        [], description="Target subject names (JSON list). Empty: the top-N entities by mention TF-IDF."
+    )
+    extract_top_n: int = Field(50, ge=1, description="Target subjects picked by TF-IDF when none are configured.")
+    extract_window_days: int = Field(7, ge=1, description="Window of the TF-IDF subject selection, in days.")
+    extract_m2_batch: int = Field(5, ge=1, description="k: chunks per M2 prompt.")
+    extract_kb_path: Path | None = Field(None, description="Optional KB (JSONL: id, name, aliases, type, description).")
 
     # --- embeddings
     embedding_backend: Literal["minilm", "openai"] = Field(

@@ -71,12 +71,14 @@ class ProcessStage(Stage):
             cid = chunk_id(window.text)
             mh = self.index.signer.sign(window.text)
             decision = self.index.decide(cid, article.id, mh)
+            # Keyed by article: an article's chunks stay in order on one partition, so the extract stage sees a
+            # full name before the short forms of later chunks.
             if decision.kind == "duplicate":
-                output.messages.append((topic, decision.chunk_id, _sighting(article, decision)))
+                output.messages.append((topic, article.id, _sighting(article, decision)))
             elif decision.kind == "new":
                 self.index.add(cid, article.id, mh)
                 self._kept.append((cid, article.id, mh))
-                output.messages.append((topic, cid, _chunk(article, cid, window)))
+                output.messages.append((topic, article.id, _chunk(article, cid, window)))
 
     def acknowledged(self, output: StageOutput) -> None:
         if self.signature_log:

@@ -1,0 +1,53 @@
+"""Persistent LLM response cache and usage ledger (SQLite under the data dir), shared by every process."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, prompt TEXT, version INTEGER,
+                                      content TEXT NOT NULL, created_at TEXT DEFAULT CURRENT_TIMESTAMP);
+CREATE TABLE IF NOT EXISTS usage (model TEXT, prompt TEXT, calls INTEGER, cached INTEGER, failures INTEGER,
+                                  prompt_tokens INTEGER, completion_tokens INTEGER, cost_usd REAL,
+                                  PRIMARY KEY (model, prompt));
+"""
+
+
+class LLMCache:
+    def __init__(self, path: Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        self._db.executescript(SCHEMA)
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT content FROM responses WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def put(self, key: str, model: str, prompt: str, version: int, content: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO responses (key, model, prompt, version, content) "
+                             "VALUES (?, ?, ?, ?, ?)", (key, model, prompt, version, content))
+
+    def record(self, model: str, prompt: str, *, calls: int = 0, cached: int = 0, failures: int = 0,
+               prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float = 0.0) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model, prompt) DO UPDATE SET "
+                "calls = calls + excluded.calls, cached = cached + excluded.cached, "
+                "failures = failures + excluded.failures, prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
+                "completion_tokens = completion_tokens + excluded.completion_tokens, "
+                "cost_usd = cost_usd + excluded.cost_usd",
+                (model, prompt, calls, cached, failures, prompt_tokens, completion_tokens, cost_usd))
+
+    def usage(self) -> list[dict]:
+        with self._lock:
+            rows = self._db.execute("SELECT * FROM usage ORDER BY model, prompt").fetchall()
+        names = ("model", "prompt", "calls", "cached", "failures", "prompt_tokens", "completion_tokens", "cost_usd")
+        return [dict(zip(names, row, strict=True)) for row in rows]
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,124 @@
+"""The one LLM client every call in the project goes through: any OpenAI-compatible endpoint, retries with
+backoff on 429/5xx/timeouts, a concurrency limit, JSON answers parsed into the prompt's pydantic model (with a
+repair pass and one corrective retry), a persistent cache keyed by (model, prompt name, version, hash), token and
+cost accounting, and a call budget that stops cleanly."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+from dataclasses import dataclass
+from typing import TypeVar
+
+import openai
+from openai import OpenAI
+from pydantic import BaseModel, ValidationError
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+
+from extract.llm.cache import LLMCache
+from extract.llm.prompt import Prompt
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+RETRYABLE = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
+_JSON_BLOCK = re.compile(r"\{.*\}", re.S)
+
+
+class BudgetExceeded(RuntimeError):
+    """The --max-llm-calls budget is spent: the caller stops cleanly (nothing half-written)."""
+
+
+@dataclass
+class SessionUsage:
+    calls: int = 0
+    cached: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class LLMClient:
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, cache: LLMCache | None = None,
+                 max_concurrency: int = 4, timeout_s: float = 120.0, max_retries: int = 4,
+                 max_calls: int | None = None, price_in_per_mtok: float = 0.0, price_out_per_mtok: float = 0.0,
+                 json_mode: bool = True, http_client=None):
+        self.model = model
+        self.cache = cache
+        self.max_calls = max_calls
+        self.json_mode = json_mode
+        self.usage = SessionUsage()
+        self._prices = (price_in_per_mtok, price_out_per_mtok)
+        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._lock = threading.Lock()
+        self._retries = max_retries
+        # Retries are ours (tenacity, counted against the budget once per logical call), not the SDK's.
+        self._client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=0,
+                              http_client=http_client)
+
+    def complete(self, prompt: Prompt, response_model: type[T] | None = None) -> T | None:
+        """The parsed answer, or None when the model's output could not be parsed even after a retry."""
+        model_cls = response_model or prompt.response_model
+        key = prompt.digest(self.model)
+        if self.cache and (hit := self.cache.get(key)) is not None:
+            parsed = _parse(hit, model_cls)
+            if parsed is not None:
+                self._account(prompt, cached=1)
+                return parsed
+        messages = list(prompt.messages)
+        for attempt in range(2):
+            content = self._call(prompt, messages)
+            parsed = _parse(content, model_cls)
+            if parsed is not None:
+                if self.cache:
+                    self.cache.put(key, self.model, prompt.name, prompt.version, parsed.model_dump_json())
+                return parsed
+            log.warning("unparseable %s answer (attempt %d): %.200r", prompt.name, attempt + 1, content)
+            messages = [*messages, {"role": "assistant", "content": content[:4000]},
+                        {"role": "user", "content": "That was not valid JSON of the requested shape. Answer again "
+                                                    "with only the JSON object."}]
+        self._account(prompt, failures=1)
+        return None
+
+    def _call(self, prompt: Prompt, messages: list[dict]) -> str:
+        with self._lock:
+            if self.max_calls is not None and self.usage.calls >= self.max_calls:
+                raise BudgetExceeded(f"LLM call budget of {self.max_calls} spent")
+            self.usage.calls += 1
+        extra = {"response_format": {"type": "json_object"}} if self.json_mode else {}
+        retrying = Retrying(retry=retry_if_exception_type(RETRYABLE), stop=stop_after_attempt(self._retries + 1),
+                            wait=wait_exponential(multiplier=0.5, max=20), reraise=True)
+        with self._slots:
+            reply = retrying(lambda: self._client.chat.completions.create(
+                model=self.model, messages=messages, temperature=0, **extra))
+        usage = reply.usage
+        self._account(prompt, calls=1, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+                      completion_tokens=getattr(usage, "completion_tokens", 0) or 0)
+        return reply.choices[0].message.content or ""
+
+    def _account(self, prompt: Prompt, calls: int = 0, cached: int = 0, failures: int = 0,
+                 prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+        with self._lock:
+            self.usage.cached += cached
+            self.usage.failures += failures
+            self.usage.prompt_tokens += prompt_tokens
+            self.usage.completion_tokens += completion_tokens
+        cost = (prompt_tokens * self._prices[0] + completion_tokens * self._prices[1]) / 1e6
+        if self.cache:
+            self.cache.record(self.model, prompt.name, calls=calls, cached=cached, failures=failures,
+                              prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost)
+
+
+def _parse(content: str, model_cls: type[T]) -> T | None:
+    """JSON into the model; repair: the outermost {...} block; then the model's own text fallback, if it has one."""
+    candidates = [content]
+    if match := _JSON_BLOCK.search(content or ""):
+        candidates.append(match.group(0))
+    for candidate in candidates:
+        try:
+            return model_cls.model_validate(json.loads(candidate))
+        except (json.JSONDecodeError, ValidationError, TypeError):
+            continue
+    from_text = getattr(model_cls, "from_text", None)
+    return from_text(content) if from_text else None

@@ -1,0 +1,31 @@
+"""A prompt: its name and version (part of the cache key), its messages and the model of its answer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+
+@dataclass(frozen=True)
+class Prompt:
+    name: str
+    version: int
+    messages: list[dict[str, str]]
+    response_model: type[BaseModel]
+
+    def digest(self, model: str) -> str:
+        body = json.dumps([model, self.name, self.version, self.messages], ensure_ascii=False, sort_keys=True)
+        return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+def escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def delimit(tag: str, text: str, escaped: bool = False) -> str:
+    """Untrusted text inside a named block. Its angle brackets are escaped (unless the caller already did, as
+    `mark_up` does), so the text can neither close the block nor forge a tag."""
+    return f"<{tag}>\n{text if escaped else escape(text)}\n</{tag}>"

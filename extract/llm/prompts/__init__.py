@@ -1,0 +1,1 @@
+"""One prompt per module, each with its response model and version."""

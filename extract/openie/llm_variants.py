@@ -1,0 +1,71 @@
+"""M1 and M2 (NEON §2.1) over linked, marked-up chunks, through the LLM client.
+
+M1: one call per (subject, chunk); every answer line that names another marked entity becomes an interaction
+dated by the chunk. M2: one call per (subject, object, batch of k chunks sorted by time); every answer line is
+expanded over the batch's distinct days."""
+
+from __future__ import annotations
+
+import pendulum
+
+from core.records import Interaction
+from core.timeaxes import day_iso
+from extract.entities.linker import LinkedMention
+from extract.entities.names import name_key
+from extract.llm.client import LLMClient
+from extract.llm.prompts import m1_subject, m2_pair
+from extract.result import ChunkExtraction, make_interaction
+
+
+def day_words(day: int) -> str:
+    return pendulum.parse(day_iso(day)).format("MMMM D, YYYY")
+
+
+def match_object(line: str, subject_id: str, candidates: list[LinkedMention]) -> LinkedMention | None:
+    """The marked entity (other than the subject) that the line names, longest name first."""
+    text = f" {name_key(line)} "
+    forms = sorted(((name_key(form), m) for m in candidates if m.entity_id != subject_id
+                    for form in {m.name, m.text}), key=lambda fm: -len(fm[0]))
+    for form, mention in forms:
+        if form and f" {form} " in text:
+            return mention
+    return None
+
+
+def first_mentions(extraction: ChunkExtraction) -> dict[str, LinkedMention]:
+    out: dict[str, LinkedMention] = {}
+    for m in extraction.mentions:
+        out.setdefault(m.entity_id, m)
+    return out
+
+
+def run_m1(client: LLMClient, extraction: ChunkExtraction, subject_ids: set[str]) -> list[Interaction]:
+    chunk, found = extraction.chunk, []
+    for entity_id, subject in first_mentions(extraction).items():
+        if entity_id not in subject_ids:
+            continue
+        answer = client.complete(m1_subject.build(subject.name, extraction.marked_text, day_words(chunk.day)))
+        for line in answer.interactions if answer else []:
+            obj = match_object(line, entity_id, extraction.mentions)
+            if obj is not None:
+                found.append(make_interaction(chunk, subject, obj, line, chunk.day, "M1"))
+    return found
+
+
+def batches(extractions: list[ChunkExtraction], k: int) -> list[list[ChunkExtraction]]:
+    ordered = sorted(extractions, key=lambda e: (e.chunk.day, e.chunk.ingested_ms, e.chunk.id))
+    return [ordered[i:i + k] for i in range(0, len(ordered), k)]
+
+
+def run_m2(client: LLMClient, subject_id: str, object_id: str, batch: list[ChunkExtraction]) -> list[Interaction]:
+    subject = next(first_mentions(e)[subject_id] for e in batch if subject_id in first_mentions(e))
+    obj = next(first_mentions(e)[object_id] for e in batch if object_id in first_mentions(e))
+    snippets = [(day_words(e.chunk.day), e.marked_text) for e in batch]
+    answer = client.complete(m2_pair.build(subject.name, obj.name, snippets))
+    interactions = []
+    for line in answer.interactions if answer else []:
+        for day in sorted({e.chunk.day for e in batch}):
+            same_day = [e.chunk for e in batch if e.chunk.day == day]
+            interactions.append(make_interaction(same_day[0], subject, obj, line, day, "M2",
+                                                 chunk_ids=[c.id for c in same_day]))
+    return interactions
