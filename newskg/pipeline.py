@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from core.settings import Settings
+from extract.chunk_extractor import ChunkExtractor
+from extract.entities.alias_index import AliasIndex
+from extract.entities.kb import load_kb
+from extract.entities.linker import Linker
+from extract.llm.cache import LLMCache
+from extract.llm.client import LLMClient
+from extract.stage import GROUP as EXTRACT_GROUP
+from extract.stage import ExtractOptions, ExtractStage
+from graph.store.store import GraphStore
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.producer import RecordProducer
@@ -11,9 +20,9 @@ from ingest.process.dedup import DedupIndex
 from ingest.process.signature_log import SignatureLog
 from ingest.process.stage import GROUP as PROCESS_GROUP
 from ingest.process.stage import ProcessStage
-from newskg.wiring import kafka_options
+from newskg.wiring import kafka_options, llm_base_url, open_graph
 
-STAGES = ("process",)
+STAGES = ("process", "extract")
 
 
 def project_topics(settings: Settings) -> list[str]:
@@ -38,7 +47,49 @@ def process_runner(settings: Settings) -> StageRunner:
     return StageRunner(stage, consumer, producer, settings.topic_dlq)
 
 
-def build_runners(settings: Settings, names: list[str]) -> list[StageRunner]:
+def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
+    """The linking target: a configured KB first, then every entity already in the graph."""
+    index = AliasIndex()
+    if settings.extract_kb_path:
+        load_kb(settings.extract_kb_path, index)
+    for row in store.entities():
+        index.add(row["id"], row["name"], row["type"], aliases=row["aliases"] or [], mentions=row["mentions"],
+                  description=row["description"])
+    return index
+
+
+def llm_client(settings: Settings, max_calls: int | None = None) -> LLMClient | None:
+    base_url = llm_base_url(settings)
+    if not base_url:
+        return None
+    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite") if settings.llm_cache else None
+    return LLMClient(base_url, settings.llm_model, key, cache=cache, max_concurrency=settings.llm_max_concurrency,
+                     timeout_s=settings.llm_timeout_s, max_retries=settings.llm_max_retries, max_calls=max_calls,
+                     price_in_per_mtok=settings.llm_price_in_per_mtok,
+                     price_out_per_mtok=settings.llm_price_out_per_mtok)
+
+
+def extract_stage(settings: Settings, variant: str | None = None, max_calls: int | None = None) -> ExtractStage:
+    store = GraphStore(open_graph(settings))
+    store.init()
+    options = ExtractOptions(variant=variant or settings.extract_variant, subjects=settings.extract_subjects,
+                             top_n=settings.extract_top_n, window_days=settings.extract_window_days,
+                             m2_batch=settings.extract_m2_batch)
+    llm = llm_client(settings, max_calls) if options.variant != "m0" else None
+    return ExtractStage(store, ChunkExtractor(Linker(alias_index(settings, store))), options, llm)
+
+
+def extract_runner(settings: Settings, variant: str | None = None, max_calls: int | None = None) -> StageRunner:
+    options = kafka_options(settings)
+    consumer = GroupConsumer(options, EXTRACT_GROUP, [settings.topic_chunks],
+                             max_poll_records=settings.process_batch_size)
+    return StageRunner(extract_stage(settings, variant, max_calls), consumer, RecordProducer(options),
+                       settings.topic_dlq)
+
+
+def build_runners(settings: Settings, names: list[str], variant: str | None = None,
+                  max_calls: int | None = None) -> list[StageRunner]:
     ensure_topics(settings)
-    builders = {"process": process_runner}
+    builders = {"process": lambda s: process_runner(s), "extract": lambda s: extract_runner(s, variant, max_calls)}
     return [builders[name](settings) for name in names]

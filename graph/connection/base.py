@@ -24,6 +24,13 @@ class GraphConnection(ABC):
         """A read-only query; servers that can route reads (replicas) do so."""
         return self.run(query, params)
 
+    def run_many(self, statements: list[tuple[str, dict[str, Any]]]) -> None:
+        """Several writes as one unit where the server has transactions (Neo4j); in order otherwise (FalkorDB
+        runs each query atomically). Every statement the store sends is an idempotent MERGE, so a retry of the
+        whole unit after a failure part-way is safe."""
+        for query, params in statements:
+            self.run(query, params)
+
     @abstractmethod
     def ping(self) -> bool: ...
 

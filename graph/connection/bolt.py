@@ -38,6 +38,15 @@ class BoltConnection(GraphConnection):
     def read(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
         return self._run(query, params, neo4j.READ_ACCESS)
 
+    @_retry
+    def run_many(self, statements: list[tuple[str, dict[str, Any]]]) -> None:
+        def work(tx) -> None:
+            for query, params in statements:
+                tx.run(query, params).consume()
+
+        with self._driver.session(database=self.database) as session:
+            session.execute_write(work)
+
     def ping(self) -> bool:
         self._driver.verify_connectivity()
         return True

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from core.settings import get_settings
 from newskg.cli.app import run_app
-from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.cli.output import JsonOption, console, emit, err_console, fail
 from newskg.pipeline import STAGES, build_runners
 from newskg.wiring import NotConfigured
 
@@ -28,14 +28,17 @@ def _table(runners) -> Table:
     return table
 
 
-def _run(names: list[str], until_idle: bool, as_json: bool) -> None:
+def _run(names: list[str], until_idle: bool, as_json: bool, variant: str | None = None,
+         max_calls: int | None = None) -> None:
+    from extract.llm.client import BudgetExceeded
     from ingest.kafka.stage import run_stages
 
     settings = get_settings()
     try:
-        runners = build_runners(settings, names)
-    except NotConfigured as exc:
+        runners = build_runners(settings, names, variant, max_calls)
+    except (NotConfigured, ValueError) as exc:
         fail(str(exc))
+    budget_note = None
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())  # finish the batch in hand, commit, then exit
@@ -45,11 +48,15 @@ def _run(names: list[str], until_idle: bool, as_json: bool) -> None:
         else:
             with Live(_table(runners), console=console, refresh_per_second=4) as live:
                 run_stages(runners, until_idle, stop, on_progress=lambda rs: live.update(_table(rs)))
+    except BudgetExceeded as exc:
+        # The batch in hand is not committed: the next run re-reads it (its answers so far are cached).
+        budget_note = f"{exc}: stopped cleanly; the unfinished batch will be re-read by the next run"
+        err_console.print(f"[yellow]{budget_note}[/]")
     finally:
         for runner in runners:
             runner.close()
     stats = {r.stage.name: r.stats.__dict__ for r in runners}
-    emit({"stages": stats}, as_json, lambda _: None)
+    emit({"stages": stats, **({"stopped": budget_note} if budget_note else {})}, as_json, lambda _: None)
 
 
 @run_app.command("process")
@@ -58,7 +65,27 @@ def run_process(until_idle: bool = UNTIL_IDLE, as_json: bool = JsonOption) -> No
     _run(["process"], until_idle, as_json)
 
 
+VARIANT = typer.Option(None, "--variant", help="Open-IE variant: m0 (offline), m1 or m2 (LLM). "
+                                               "Default: NEWSKG_EXTRACT_VARIANT.")
+MAX_CALLS = typer.Option(None, "--max-llm-calls", min=0, help="Stop cleanly after this many LLM calls.")
+
+
+@run_app.command("extract")
+def run_extract(until_idle: bool = UNTIL_IDLE, variant: str | None = VARIANT, max_calls: int | None = MAX_CALLS,
+                as_json: bool = JsonOption) -> None:
+    """Consumer group newskg-extract: chunks → entities → interactions → graph store (commit after the write)."""
+    _check_variant(variant)
+    _run(["extract"], until_idle, as_json, variant, max_calls)
+
+
 @run_app.command("all")
-def run_all(until_idle: bool = UNTIL_IDLE, as_json: bool = JsonOption) -> None:
+def run_all(until_idle: bool = UNTIL_IDLE, variant: str | None = VARIANT, max_calls: int | None = MAX_CALLS,
+            as_json: bool = JsonOption) -> None:
     """Every stage in one process (the demo's way)."""
-    _run(list(STAGES), until_idle, as_json)
+    _check_variant(variant)
+    _run(list(STAGES), until_idle, as_json, variant, max_calls)
+
+
+def _check_variant(variant: str | None) -> None:
+    if variant is not None and variant not in ("m0", "m1", "m2"):
+        fail(f"--variant must be m0, m1 or m2, not {variant!r}")

@@ -1,0 +1,1 @@
+"""The Cypher store: schema per dialect, batched idempotent writes, reads."""

@@ -1,0 +1,85 @@
+"""The graph store the stages write through: one batch of extraction results → one unit of idempotent
+upserts. Rows are plain dicts built from the shared records, so the store knows nothing of extraction."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from core.records import Chunk, ChunkSighting, Entity, Interaction
+from core.timeaxes import day_iso
+from graph.connection import GraphConnection
+from graph.store import writes
+from graph.store.schema import init_schema
+
+COUNTS = {
+    "sources": "MATCH (n:Source) RETURN count(n) AS n",
+    "articles": "MATCH (n:Article) RETURN count(n) AS n",
+    "chunks": "MATCH (n:Chunk) RETURN count(n) AS n",
+    "entities": "MATCH (n:Entity) RETURN count(n) AS n",
+    "interactions": "MATCH (n:Interaction) RETURN count(n) AS n",
+}
+
+
+def _article_row(item: Chunk | ChunkSighting) -> dict[str, Any]:
+    article_id = item.article_id
+    return {"id": article_id, "url": item.url, "title": item.title, "published": item.published,
+            "day": item.day, "ingested_at": item.ingested_at, "ingested_ms": item.ingested_ms,
+            "source": item.source, "source_id": item.source_id}
+
+
+def _chunk_row(chunk: Chunk) -> dict[str, Any]:
+    return {"id": chunk.id, "text": chunk.text, "day": chunk.day, "published": chunk.published,
+            "ingested_ms": chunk.ingested_ms, "sentence_start": chunk.sentence_start,
+            "sentence_end": chunk.sentence_end, "article_id": chunk.article_id, "similarity": 1.0}
+
+
+def _sighting_row(s: ChunkSighting) -> dict[str, Any]:
+    # A sighting may arrive before its kept chunk (another partition): MERGE makes the node, the chunk fills it.
+    return {"id": s.chunk_id, "text": None, "day": None, "published": None, "ingested_ms": None,
+            "sentence_start": None, "sentence_end": None, "article_id": s.article_id, "similarity": s.similarity}
+
+
+def _interaction_row(i: Interaction) -> dict[str, Any]:
+    row = i.model_dump(mode="json", exclude={"schema_version"})
+    return row | {"event_iso": day_iso(i.event_day), "published_iso": day_iso(i.published_day)}
+
+
+class GraphStore:
+    def __init__(self, conn: GraphConnection):
+        self.conn = conn
+
+    def init(self) -> list[str]:
+        return init_schema(self.conn)
+
+    def write_batch(self, chunks: Iterable[Chunk] = (), sightings: Iterable[ChunkSighting] = (),
+                    entities: Iterable[Entity] = (), mentions: Iterable[tuple[str, str]] = (),
+                    interactions: Iterable[Interaction] = ()) -> None:
+        """Everything one consumer batch produced, as one unit; safe to repeat (all MERGE)."""
+        chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
+        articles = {row["id"]: row for row in map(_article_row, [*chunks, *sightings])}
+        chunk_rows = [_chunk_row(c) for c in chunks]
+        sighting_rows = [_sighting_row(s) for s in sightings]
+        entity_rows = [{"id": e.id, "name": e.name, "type": e.type, "aliases": e.aliases,
+                        "description": e.description} for e in {e.id: e for e in entities}.values()]
+        mention_rows = [{"chunk_id": c, "entity_id": e} for c, e in sorted(set(mentions))]
+        interaction_rows = [_interaction_row(i) for i in {i.id: i for i in interactions}.values()]
+        statements = [
+            (writes.ARTICLES, list(articles.values())),
+            (writes.CHUNKS, chunk_rows),
+            (writes.SIGHTING_CHUNKS, sighting_rows),
+            (writes.ENTITIES, entity_rows),
+            (writes.MENTIONS, mention_rows),
+            (writes.INTERACTIONS, interaction_rows),
+            (writes.INTERACTION_OBJECTS, [r for r in interaction_rows if r["object_id"]]),
+        ]
+        self.conn.run_many([(query, {"rows": rows}) for query, rows in statements if rows])
+
+    def entities(self) -> list[dict[str, Any]]:
+        """Every entity with its aliases and mention count: the alias index is rebuilt from this at start."""
+        return self.conn.read("MATCH (n:Entity) OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(n) "
+                              "RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, "
+                              "n.description AS description, count(c) AS mentions")
+
+    def counts(self) -> dict[str, int]:
+        return {name: self.conn.read(query)[0]["n"] for name, query in COUNTS.items()}

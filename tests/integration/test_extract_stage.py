@@ -1,0 +1,116 @@
+"""The extract stage end to end on the real broker and FalkorDB: articles → process → extract → graph;
+idempotent re-writes, crash before commit, near-duplicates linked to every article, the LLM wire path."""
+
+import json
+import uuid
+
+import pytest
+
+from extract.llm.cache import LLMCache
+from graph.store.store import GraphStore
+from ingest.kafka.reader import read_topic
+from newskg.pipeline import build_runners, extract_stage
+from newskg.wiring import kafka_options, llm_base_url, open_graph
+from tests.conftest import newskg_json
+from tests.integration.test_ingest_pipeline import STORY
+
+pytestmark = pytest.mark.integration
+
+PASSAGE = ("Doja Cat dressed as Choupette at the Met Gala in New York on Monday. The singer said Karl Lagerfeld's "
+           "cat had inspired her look, and Jared Leto also arrived as Choupette. Leto posed with Anna Wintour "
+           "before the dinner. Doja Cat thanked Karl's estate in a statement on May 3, 2023, and Wintour praised "
+           "the theme.")
+
+
+@pytest.fixture
+def isolated(stack, tmp_path):
+    prefix = f"t{uuid.uuid4().hex[:8]}"
+    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    graph = f"g{uuid.uuid4().hex[:8]}"
+    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+           "NEWSKG_GRAPH_DATABASE": graph}
+    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
+                                                 "graph_database": graph})
+    yield env, settings, names
+    with open_graph(settings) as conn:
+        conn.drop()
+
+
+def _jsonl(path, rows):
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    return str(path)
+
+
+def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_path):
+    env, settings, names = isolated
+    feed = _jsonl(tmp_path / "a.jsonl", [
+        {"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"},
+        {"url": "https://alpha.example/paris", "text": STORY, "published": "2023-08-31", "source": "alpha"},
+        {"url": "https://beta.example/paris", "text": STORY.replace("several friends", "a few friends"),
+         "published": "2023-09-01", "source": "beta"}])
+    newskg_json("ingest", "files", feed, env=env)
+    stats = newskg_json("run", "all", "--until-idle", env=env)["stages"]
+    assert stats["process"]["consumed"] == 3 and stats["extract"]["dead"] == 0
+    counts = newskg_json("graph", "stats", env=env)
+    assert counts["sources"] == 2 and counts["articles"] == 3 and counts["interactions"] >= 4
+    with open_graph(settings) as conn:
+        texts = {r["t"] for r in conn.read("MATCH (:Entity)-[:SUBJECT_OF]->(i:Interaction) RETURN i.text AS t")}
+        assert "Doja Cat dressed as Choupette" in texts and "Jared Leto posed with Anna Wintour" in texts
+        leto = conn.read("MATCH (e:Entity {name: $n}) RETURN e.aliases AS a", {"n": "Jared Leto"})
+        assert leto and "Leto" in leto[0]["a"]
+        # The republished story: its chunks are linked to both articles, from two sources, on two days.
+        shared = conn.read("MATCH (c:Chunk)-[r:IN]->(a:Article)-[:FROM]->(s:Source) WITH c, "
+                           "collect(DISTINCT s.name) AS sources, collect(DISTINCT a.published_day) AS days "
+                           "WHERE size(sources) > 1 RETURN c.id AS id, sources, days")
+        assert shared and all(sorted(r["sources"]) == ["alpha", "beta"] and sorted(r["days"]) == [20230831, 20230901]
+                              for r in shared)
+        evidence = conn.read("MATCH (i:Interaction)-[:EVIDENCE]->(c:Chunk) RETURN count(DISTINCT i) AS n")
+        assert evidence[0]["n"] == counts["interactions"]
+
+    # Every chunk message handled again by a fresh stage (a re-delivery of the whole topic): nothing changes.
+    extract_stage(settings).handle(read_topic(kafka_options(settings), names["chunks"]))
+    assert GraphStore(open_graph(settings)).counts() == counts
+
+
+def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path):
+    env, settings, names = isolated
+    feed = _jsonl(tmp_path / "b.jsonl", [{"url": "https://alpha.example/met", "text": PASSAGE,
+                                          "published": "2023-05-05", "source": "alpha"}])
+    newskg_json("ingest", "files", feed, env=env)
+    newskg_json("run", "process", "--until-idle", env=env)
+    crashed = build_runners(settings, ["extract"])[0]
+    records = []
+    while not records:
+        records = crashed.consumer.poll(timeout_ms=1000)
+    crashed.stage.handle(records)  # the graph write happened ...
+    crashed.consumer.close()  # ... and the process died before committing
+    before = GraphStore(open_graph(settings)).counts()
+    again = newskg_json("run", "extract", "--until-idle", env=env)["stages"]["extract"]
+    assert again["consumed"] == len(records)  # re-delivered
+    assert GraphStore(open_graph(settings)).counts() == before
+
+
+@pytest.mark.llm
+def test_m1_over_the_real_llm_server_caches_and_survives_garbage(isolated, llm_stack, tmp_path):
+    env, settings, _ = isolated
+    assert llm_base_url(llm_stack.settings)
+    feed = _jsonl(tmp_path / "c.jsonl", [{"url": "https://alpha.example/met", "text": PASSAGE,
+                                          "published": "2023-05-05", "source": "alpha"}])
+    newskg_json("ingest", "files", feed, env=env)
+    newskg_json("run", "process", "--until-idle", env=env)
+    run_env = {**env, "NEWSKG_EXTRACT_SUBJECTS": '["Doja Cat"]'}
+    first = newskg_json("run", "extract", "--variant", "m1", "--until-idle", env=run_env)["stages"]["extract"]
+    assert first["consumed"] >= 1 and first["dead"] == 0  # whatever SmolLM2 said, the stage went on
+    usage = LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage()
+    m1 = next(u for u in usage if u["prompt"] == "m1_subject")
+    assert m1["calls"] >= 1 and m1["prompt_tokens"] > 0
+    stats = newskg_json("extract", "stats", env=env)
+    assert stats["totals"]["calls"] == sum(u["calls"] for u in usage)
+
+    # The identical call again: served from the cache, no new call.
+    text = newskg_json("extract", "text", PASSAGE, "--date", "2023-05-05", "--variant", "m1",
+                       "--subject", "Doja Cat", env=run_env)
+    assert text["marked_text"].startswith("<e>Doja Cat</e>")
+    after = next(u for u in LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage()
+                 if u["prompt"] == "m1_subject")
+    assert after["cached"] >= 1 and after["calls"] == m1["calls"]

@@ -1,0 +1,78 @@
+"""Entity linking and the offline extractor (M0) on a passage in the style of NEON's Doja Cat example."""
+
+from core.records import Chunk
+from extract.chunk_extractor import ChunkExtractor
+from extract.entities.alias_index import AliasIndex
+from extract.entities.linker import Linker
+from extract.markup import mark_up
+
+PASSAGE = ("Doja Cat dressed as Choupette at the Met Gala in New York on Monday. The singer said Karl Lagerfeld's "
+           "cat had inspired her look, and Jared Leto also arrived as Choupette. Leto posed with Anna Wintour "
+           "before the dinner. Doja Cat thanked Karl's estate in a statement on May 3, 2023, and Wintour praised "
+           "the theme.")
+
+
+def chunk(text: str, day: int = 20230505, article: str = "a1", cid: str = "c1") -> Chunk:
+    return Chunk(id=cid, text=text, sentences=[text], article_id=article, article_ids=[article], source="s",
+                 source_id="s_1", day=day, published="2023-05-05T00:00:00Z", ingested_at="2023-05-05T00:00:00Z",
+                 ingested_ms=1, sentence_start=0, sentence_end=4)
+
+
+def test_short_forms_and_possessives_link_to_the_full_entity():
+    extractor = ChunkExtractor(Linker(AliasIndex()))
+    (result,) = extractor.offline([chunk(PASSAGE)])
+    by_text = {}
+    for m in result.mentions:
+        by_text.setdefault(m.text, set()).add(m.entity_id)
+    names = {m.entity_id: m.name for m in result.mentions}
+    assert names[next(iter(by_text["Leto"]))] == "Jared Leto"
+    assert by_text["Leto"] == by_text["Jared Leto"]
+    assert by_text["Karl"] == by_text["Karl Lagerfeld's"] and names[next(iter(by_text["Karl"]))] == "Karl Lagerfeld"
+    assert by_text["Wintour"] == by_text["Anna Wintour"]
+    assert len(by_text["Doja Cat"]) == 1
+    assert "within the article, 'Leto' abbreviates 'Jared Leto'" in next(
+        m.explanation for m in result.mentions if m.text == "Leto")
+
+
+def test_offline_interactions_have_the_right_subject_and_day():
+    extractor = ChunkExtractor(Linker(AliasIndex()))
+    (result,) = extractor.offline([chunk(PASSAGE)])
+    found = {(i.subject_name, i.text, i.object_name, i.event_day) for i in result.interactions}
+    assert ("Doja Cat", "Doja Cat dressed as Choupette", "Choupette", 20230501) in found  # "on Monday"
+    assert ("Jared Leto", "Jared Leto arrived as Choupette", "Choupette", 20230505) in found  # publication day
+    assert ("Jared Leto", "Jared Leto posed with Anna Wintour", "Anna Wintour", 20230505) in found
+    assert ("Doja Cat", "Doja Cat thanked Karl Lagerfeld's estate", "Karl Lagerfeld", 20230503) in found
+    assert all(i.variant == "M0" and i.chunk_ids == ["c1"] and i.published_day == 20230505
+               for i in result.interactions)
+    assert len({i.id for i in result.interactions}) == len(result.interactions)
+
+
+def test_short_forms_link_across_documents_through_the_alias_index():
+    extractor = ChunkExtractor(Linker(AliasIndex()))
+    (first,) = extractor.offline([chunk(PASSAGE)])
+    (later,) = extractor.offline([chunk("Leto and Wintour met again in Paris on Friday.", article="a2", cid="c2")])
+    first_ids = {m.name: m.entity_id for m in first.mentions}
+    later_ids = {m.text: m.entity_id for m in later.mentions}
+    assert later_ids["Leto"] == first_ids["Jared Leto"] and later_ids["Wintour"] == first_ids["Anna Wintour"]
+
+
+def test_alias_index_rules():
+    index = AliasIndex()
+    index.add("e1", "SR-2023-052", "PRODUCT")
+    index.add("e2", "National Aeronautics and Space Administration", "ORG", aliases=["NASA"])
+    index.add("e3", "Federal Bureau of Investigation", "ORG")
+    index.add("e4", "Karl Lagerfeld", "PERSON", context={"fashion", "designer", "chanel"})
+    assert index.lookup("SR-2023-053", "PRODUCT") is None  # differs only in digits: never merged
+    assert index.lookup("SR-2023-052", "ORG").entity_id == "e1"  # an exact recorded name is never missed
+    assert index.lookup("NASA", "ORG").method == "exact"
+    assert index.lookup("FBI", "ORG").method == "acronym"
+    assert index.lookup("Karl Lagerfield", "PERSON", {"chanel", "designer"}).method == "fuzzy"
+    assert index.lookup("Karl Lagerfield", "PLACE", {"chanel"}) is None  # types must agree for fuzzy
+    assert index.lookup("Lagerfeld", "ORG").entity_id == "e4"  # spaCy's ORG for a lone surname
+
+
+def test_markup_escapes_existing_angle_brackets():
+    extractor = ChunkExtractor(Linker(AliasIndex()))
+    (ext, _), = extractor.link([chunk("Doja Cat wrote <e>fake</e> tags & more.")])
+    assert ext.marked_text == "<e>Doja Cat</e> wrote &lt;e&gt;fake&lt;/e&gt; tags &amp; more."
+    assert mark_up("plain", []) == "plain"
