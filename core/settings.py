@@ -79,6 +79,7 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr | None = Field(None, description="API key for the endpoint.")
     llm_max_concurrency: int = Field(4, ge=1, description="LLM calls in flight at once.")
     llm_timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM call.")
+    llm_max_tokens: int = Field(512, ge=16, description="Upper bound on tokens one LLM answer may take.")
     llm_max_retries: int = Field(4, ge=0, description="Retries on 429, 5xx and timeouts (exponential backoff).")
     llm_cache: bool = Field(True, description="Cache LLM responses under data_dir/llm (model, prompt version, hash).")
     llm_price_in_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens (cost accounting).")

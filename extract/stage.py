@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 from kafka.consumer.fetcher import ConsumerRecord
 
-from core.records import Chunk, ChunkSighting, Interaction, RecordError, decode_any
+from core.records import Chunk, ChunkSighting, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
 from extract.llm.client import LLMClient
-from extract.openie.llm_variants import batches, run_m1, run_m2
+from extract.openie.llm_variants import EntityRef, batches, run_m1, run_m2
 from extract.openie.targets import MentionStats
 from extract.result import ChunkExtraction
 from graph.store.store import GraphStore
@@ -44,6 +44,7 @@ class ExtractStage(Stage):
         self.options = options
         self.llm = llm
         self.mention_stats = MentionStats()
+        self._open_pairs: set[tuple[str, str]] = set()  # pairs with a remainder shorter than k
 
     def handle(self, records: list[ConsumerRecord]) -> StageOutput:
         output = StageOutput()
@@ -63,29 +64,29 @@ class ExtractStage(Stage):
                 output.dead.append(dead_letter(record, self.name, "wrong_kind", f"{item.KIND} on the chunks topic"))
         extractions = self.extract(chunks)
         self.store.write_batch(
-            chunks=chunks, sightings=sightings,
+            chunks=chunks, sightings=sightings, marked={x.chunk.id: x.marked_text for x in extractions},
             entities=[e for x in extractions for e in x.entities],
             mentions=[(x.chunk.id, m.entity_id) for x in extractions for m in x.mentions],
             interactions=[i for x in extractions for i in x.interactions])
+        if self.options.variant == "m2" and extractions:
+            # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
+            self._m2(self._touched_pairs(extractions), full_only=True)
         return output
 
     def extract(self, chunks: list[Chunk]) -> list[ChunkExtraction]:
+        """Linking for every variant; M0 and M1 interactions here (M2 runs over the graph, see _m2)."""
         if not chunks:
             return []
         if self.options.variant == "m0":
             extractions = self.extractor.offline(chunks)
-            for x in extractions:
-                self.mention_stats.add(x.chunk.day, {m.entity_id for m in x.mentions})
-            return extractions
-        extractions = [x for x, _ in self.extractor.link(chunks)]
+        else:
+            extractions = [x for x, _ in self.extractor.link(chunks)]
         for x in extractions:
             self.mention_stats.add(x.chunk.day, {m.entity_id for m in x.mentions})
-        subjects = self.subject_ids(max(c.day for c in chunks))
         if self.options.variant == "m1":
+            subjects = self.subject_ids(max(c.day for c in chunks))
             for x in extractions:
                 x.interactions.extend(run_m1(self.llm, x, subjects))
-        else:
-            self._m2(extractions, subjects, max(c.day for c in chunks))
         return extractions
 
     def subject_ids(self, end_day: int) -> set[str]:
@@ -95,13 +96,37 @@ class ExtractStage(Stage):
             return {d.entity_id for d in found if d}
         return set(self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days))
 
-    def _m2(self, extractions: list[ChunkExtraction], subjects: set[str], end_day: int) -> None:
-        """Pairs of a target subject and an object it co-occurs with (by TF-IDF), over this batch's chunks."""
-        pairs = self.mention_stats.top_pairs(subjects, self.options.top_n * 4, end_day, self.options.window_days)
+    def _touched_pairs(self, extractions: list[ChunkExtraction]) -> list[tuple[str, str]]:
+        """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks mention."""
+        end_day = max(x.chunk.day for x in extractions)
+        subjects = self.subject_ids(end_day)
+        ranked = self.mention_stats.top_pairs(subjects, self.options.top_n * 4, end_day, self.options.window_days)
+        present = [{m.entity_id for m in x.mentions} for x in extractions]
+        return [p for p in ranked if any(set(p) <= ids for ids in present)]
+
+    def _m2(self, pairs: list[tuple[str, str]], full_only: bool) -> bool:
+        """For each pair: its chunks no M2 batch has covered yet, oldest first, in batches of k; one call per
+        batch. During the stream only full batches go out; at idle the remainders do too."""
+        index = self.extractor.linker.index.entities
+        did = False
         for subject_id, object_id in pairs:
-            both = [x for x in extractions if {subject_id, object_id} <= {m.entity_id for m in x.mentions}]
-            for group in batches(both, self.options.m2_batch):
-                found: list[Interaction] = run_m2(self.llm, subject_id, object_id, group)
-                owner = {c: x for x in group for c in [x.chunk.id]}
-                for interaction in found:
-                    owner[interaction.chunk_ids[0]].interactions.append(interaction)
+            pair = f"{subject_id}|{object_id}"
+            groups = batches(self.store.m2_pending(subject_id, object_id, pair), self.options.m2_batch,
+                             key=lambda item: item[0])
+            if full_only and groups and len(groups[-1]) < self.options.m2_batch:
+                groups.pop()  # the remainder waits for more chunks, or for idle
+                self._open_pairs.add((subject_id, object_id))
+            subject = EntityRef(subject_id, index[subject_id].name)
+            obj = EntityRef(object_id, index[object_id].name)
+            for group in groups:
+                found = run_m2(self.llm, subject, obj, group)
+                self.store.write_batch(interactions=found, m2_batches=[(pair, [c.id for c, _ in group])])
+                did = True
+        return did
+
+    def on_idle(self) -> bool:
+        """The stream has caught up: the pairs' last, shorter batches go out too."""
+        if self.options.variant != "m2" or not self._open_pairs:
+            return False
+        pairs, self._open_pairs = sorted(self._open_pairs), set()
+        return self._m2(pairs, full_only=False)

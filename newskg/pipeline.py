@@ -66,6 +66,7 @@ def llm_client(settings: Settings, max_calls: int | None = None) -> LLMClient | 
     cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite") if settings.llm_cache else None
     return LLMClient(base_url, settings.llm_model, key, cache=cache, max_concurrency=settings.llm_max_concurrency,
                      timeout_s=settings.llm_timeout_s, max_retries=settings.llm_max_retries, max_calls=max_calls,
+                     max_tokens=settings.llm_max_tokens,
                      price_in_per_mtok=settings.llm_price_in_per_mtok,
                      price_out_per_mtok=settings.llm_price_out_per_mtok)
 

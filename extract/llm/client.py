@@ -43,11 +43,12 @@ class LLMClient:
     def __init__(self, base_url: str, model: str, api_key: str | None = None, cache: LLMCache | None = None,
                  max_concurrency: int = 4, timeout_s: float = 120.0, max_retries: int = 4,
                  max_calls: int | None = None, price_in_per_mtok: float = 0.0, price_out_per_mtok: float = 0.0,
-                 json_mode: bool = True, http_client=None):
+                 json_mode: bool = True, max_tokens: int = 512, http_client=None):
         self.model = model
         self.cache = cache
         self.max_calls = max_calls
         self.json_mode = json_mode
+        self.max_tokens = max_tokens
         self.usage = SessionUsage()
         self._prices = (price_in_per_mtok, price_out_per_mtok)
         self._slots = threading.BoundedSemaphore(max_concurrency)
@@ -91,7 +92,7 @@ class LLMClient:
                             wait=wait_exponential(multiplier=0.5, max=20), reraise=True)
         with self._slots:
             reply = retrying(lambda: self._client.chat.completions.create(
-                model=self.model, messages=messages, temperature=0, **extra))
+                model=self.model, messages=messages, temperature=0, max_tokens=self.max_tokens, **extra))
         usage = reply.usage
         self._account(prompt, calls=1, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                       completion_tokens=getattr(usage, "completion_tokens", 0) or 0)

@@ -6,9 +6,11 @@ expanded over the batch's distinct days."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pendulum
 
-from core.records import Interaction
+from core.records import Chunk, Interaction
 from core.timeaxes import day_iso
 from extract.entities.linker import LinkedMention
 from extract.entities.names import name_key
@@ -52,20 +54,27 @@ def run_m1(client: LLMClient, extraction: ChunkExtraction, subject_ids: set[str]
     return found
 
 
-def batches(extractions: list[ChunkExtraction], k: int) -> list[list[ChunkExtraction]]:
-    ordered = sorted(extractions, key=lambda e: (e.chunk.day, e.chunk.ingested_ms, e.chunk.id))
+@dataclass(frozen=True)
+class EntityRef:
+    entity_id: str
+    name: str
+
+
+def batches(items: list, k: int, key=lambda item: item) -> list[list]:
+    """Sorted by time (day, ingestion instant, id), cut into batches of k; the last may be shorter."""
+    ordered = sorted(items, key=lambda item: (key(item).day, key(item).ingested_ms, key(item).id))
     return [ordered[i:i + k] for i in range(0, len(ordered), k)]
 
 
-def run_m2(client: LLMClient, subject_id: str, object_id: str, batch: list[ChunkExtraction]) -> list[Interaction]:
-    subject = next(first_mentions(e)[subject_id] for e in batch if subject_id in first_mentions(e))
-    obj = next(first_mentions(e)[object_id] for e in batch if object_id in first_mentions(e))
-    snippets = [(day_words(e.chunk.day), e.marked_text) for e in batch]
+def run_m2(client: LLMClient, subject: EntityRef, obj: EntityRef, batch: list[tuple[Chunk, str]]) -> list[Interaction]:
+    """One call for (subject, object, k marked chunks in time order); each answer line expanded over the
+    batch's distinct days (NEON: R = ∪_{t ∈ T'} (t, NEI(s, o)))."""
+    snippets = [(day_words(chunk.day), marked) for chunk, marked in batch]
     answer = client.complete(m2_pair.build(subject.name, obj.name, snippets))
     interactions = []
     for line in answer.interactions if answer else []:
-        for day in sorted({e.chunk.day for e in batch}):
-            same_day = [e.chunk for e in batch if e.chunk.day == day]
+        for day in sorted({chunk.day for chunk, _ in batch}):
+            same_day = [chunk for chunk, _ in batch if chunk.day == day]
             interactions.append(make_interaction(same_day[0], subject, obj, line, day, "M2",
                                                  chunk_ids=[c.id for c in same_day]))
     return interactions

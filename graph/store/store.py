@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from core.ids import digest
 from core.records import Chunk, ChunkSighting, Entity, Interaction
 from core.timeaxes import day_iso
 from graph.connection import GraphConnection
@@ -28,10 +29,12 @@ def _article_row(item: Chunk | ChunkSighting) -> dict[str, Any]:
             "source": item.source, "source_id": item.source_id}
 
 
-def _chunk_row(chunk: Chunk) -> dict[str, Any]:
+def _chunk_row(chunk: Chunk, marked: str | None) -> dict[str, Any]:
     return {"id": chunk.id, "text": chunk.text, "day": chunk.day, "published": chunk.published,
-            "ingested_ms": chunk.ingested_ms, "sentence_start": chunk.sentence_start,
-            "sentence_end": chunk.sentence_end, "article_id": chunk.article_id, "similarity": 1.0}
+            "ingested_ms": chunk.ingested_ms, "ingested_at": chunk.ingested_at,
+            "sentence_start": chunk.sentence_start, "sentence_end": chunk.sentence_end,
+            "article_id": chunk.article_id, "source": chunk.source, "source_id": chunk.source_id, "url": chunk.url,
+            "title": chunk.title, "marked": marked, "similarity": 1.0}
 
 
 def _sighting_row(s: ChunkSighting) -> dict[str, Any]:
@@ -54,11 +57,14 @@ class GraphStore:
 
     def write_batch(self, chunks: Iterable[Chunk] = (), sightings: Iterable[ChunkSighting] = (),
                     entities: Iterable[Entity] = (), mentions: Iterable[tuple[str, str]] = (),
-                    interactions: Iterable[Interaction] = ()) -> None:
-        """Everything one consumer batch produced, as one unit; safe to repeat (all MERGE)."""
+                    interactions: Iterable[Interaction] = (), marked: dict[str, str] | None = None,
+                    m2_batches: Iterable[tuple[str, list[str]]] = ()) -> None:
+        """Everything one consumer batch produced, as one unit; safe to repeat (all MERGE).
+        `marked`: chunk id → `<e>` marked text; `m2_batches`: (pair key, chunk ids) an M2 call has covered."""
         chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
         articles = {row["id"]: row for row in map(_article_row, [*chunks, *sightings])}
-        chunk_rows = [_chunk_row(c) for c in chunks]
+        chunk_rows = [_chunk_row(c, (marked or {}).get(c.id)) for c in chunks]
+        batch_rows = [{"id": "m2_" + digest(pair, *ids), "pair": pair, "chunk_ids": ids} for pair, ids in m2_batches]
         sighting_rows = [_sighting_row(s) for s in sightings]
         entity_rows = [{"id": e.id, "name": e.name, "type": e.type, "aliases": e.aliases,
                         "description": e.description} for e in {e.id: e for e in entities}.values()]
@@ -72,8 +78,22 @@ class GraphStore:
             (writes.MENTIONS, mention_rows),
             (writes.INTERACTIONS, interaction_rows),
             (writes.INTERACTION_OBJECTS, [r for r in interaction_rows if r["object_id"]]),
+            (writes.M2_BATCHES, batch_rows),
         ]
         self.conn.run_many([(query, {"rows": rows}) for query, rows in statements if rows])
+
+    def m2_pending(self, subject_id: str, object_id: str, pair: str) -> list[tuple[Chunk, str]]:
+        """Chunks mentioning both entities that no M2 batch of this pair has covered yet, oldest first."""
+        rows = self.conn.read(writes.M2_PENDING, {"subject": subject_id, "object": object_id, "pair": pair})
+        out = []
+        for r in rows:
+            chunk = Chunk(id=r["id"], text=r["text"], sentences=[], article_id=r["article_id"],
+                          article_ids=[r["article_id"]], source=r["source"], source_id=r["source_id"], url=r["url"],
+                          title=r["title"], day=r["day"], published=r["published"], ingested_at=r["ingested_at"],
+                          ingested_ms=r["ingested_ms"], sentence_start=r["sentence_start"],
+                          sentence_end=r["sentence_end"])
+            out.append((chunk, r["marked"] or r["text"]))
+        return out
 
     def entities(self) -> list[dict[str, Any]]:
         """Every entity with its aliases and mention count: the alias index is rebuilt from this at start."""

@@ -50,6 +50,11 @@ class Stage(ABC):
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release what the stage holds."""
 
+    def on_idle(self) -> bool:
+        """Called when every stage has caught up: finish deferred work (no offsets involved). True if it did
+        something."""
+        return False
+
 
 @dataclass
 class StageStats:
@@ -118,4 +123,7 @@ def run_stages(runners: list[StageRunner], until_idle: bool, stop: threading.Eve
             continue
         quiet_rounds = quiet_rounds + 1 if all(r.idle() for r in runners) else 0
         if quiet_rounds >= 2:
+            if any([r.stage.on_idle() for r in runners]):
+                quiet_rounds = 0
+                continue
             return

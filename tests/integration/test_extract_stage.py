@@ -73,7 +73,7 @@ def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_
 
 
 def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path):
-    env, settings, names = isolated
+    env, settings, _ = isolated
     feed = _jsonl(tmp_path / "b.jsonl", [{"url": "https://alpha.example/met", "text": PASSAGE,
                                           "published": "2023-05-05", "source": "alpha"}])
     newskg_json("ingest", "files", feed, env=env)
@@ -98,7 +98,7 @@ def test_m1_over_the_real_llm_server_caches_and_survives_garbage(isolated, llm_s
                                           "published": "2023-05-05", "source": "alpha"}])
     newskg_json("ingest", "files", feed, env=env)
     newskg_json("run", "process", "--until-idle", env=env)
-    run_env = {**env, "NEWSKG_EXTRACT_SUBJECTS": '["Doja Cat"]'}
+    run_env = {**env, "NEWSKG_EXTRACT_SUBJECTS": '["Doja Cat"]', "NEWSKG_LLM_MAX_TOKENS": "96"}
     first = newskg_json("run", "extract", "--variant", "m1", "--until-idle", env=run_env)["stages"]["extract"]
     assert first["consumed"] >= 1 and first["dead"] == 0  # whatever SmolLM2 said, the stage went on
     usage = LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage()
@@ -114,3 +114,29 @@ def test_m1_over_the_real_llm_server_caches_and_survives_garbage(isolated, llm_s
     after = next(u for u in LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage()
                  if u["prompt"] == "m1_subject")
     assert after["cached"] >= 1 and after["calls"] == m1["calls"]
+
+
+@pytest.mark.llm
+def test_m2_pairs_batches_from_the_graph_over_the_real_llm_server(isolated, llm_stack, tmp_path):
+    env, settings, _ = isolated
+    rows = [{"url": f"https://alpha.example/met-{n}", "published": f"2023-05-0{n}", "source": "alpha",
+             "text": f"Report {n}. " + PASSAGE} for n in (2, 3)]
+    newskg_json("ingest", "files", _jsonl(tmp_path / "d.jsonl", rows), env=env)
+    newskg_json("run", "process", "--until-idle", env=env)
+    run_env = {**env, "NEWSKG_EXTRACT_SUBJECTS": '["Doja Cat"]', "NEWSKG_EXTRACT_M2_BATCH": "2",
+               "NEWSKG_EXTRACT_TOP_N": "1", "NEWSKG_LLM_MAX_TOKENS": "96"}
+    newskg_json("run", "extract", "--variant", "m2", "--until-idle", env=run_env)
+    with open_graph(settings) as conn:
+        covered = conn.read("MATCH (b:M2Batch)-[:COVERS]->(c:Chunk) RETURN b.pair AS pair, b.size AS size, "
+                            "count(c) AS chunks")
+        assert covered and all(r["pair"].startswith("e_") and r["size"] == r["chunks"] <= 2 for r in covered)
+        # Every chunk that mentions both entities of a covered pair is in exactly one batch of that pair.
+        for pair in {r["pair"] for r in covered}:
+            s, o = pair.split("|")
+            both = conn.read("MATCH (:Entity {id: $s})<-[:MENTIONS]-(c:Chunk)-[:MENTIONS]->(:Entity {id: $o}) "
+                             "RETURN count(DISTINCT c) AS n", {"s": s, "o": o})[0]["n"]
+            in_batches = conn.read("MATCH (b:M2Batch {pair: $p})-[:COVERS]->(c) RETURN count(c) AS n",
+                                   {"p": pair})[0]["n"]
+            assert in_batches == both
+    calls = next(u for u in LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage() if u["prompt"] == "m2_pair")
+    assert calls["calls"] >= len({r["pair"] for r in covered})

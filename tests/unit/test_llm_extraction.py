@@ -14,7 +14,7 @@ from extract.entities.linker import Linker
 from extract.llm.cache import LLMCache
 from extract.llm.client import BudgetExceeded, LLMClient
 from extract.llm.prompts import m1_subject, m2_pair
-from extract.openie.llm_variants import batches, match_object, run_m1, run_m2
+from extract.openie.llm_variants import EntityRef, batches, match_object, run_m1, run_m2
 
 TEXT = ("Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and "
         "Leto posed with Doja Cat for photographers.")
@@ -109,19 +109,18 @@ def test_budget_stops_cleanly():
 
 def test_m2_batches_in_time_order_and_expands_over_distinct_days():
     texts = [("c3", 20230503), ("c1", 20230501), ("c2", 20230501), ("c4", 20230504)]
-    linked = [e for e, _ in extraction([chunk(c, TEXT, d) for c, d in texts])]
-    groups = batches(linked, k=3)
-    assert [[e.chunk.id for e in g] for g in groups] == [["c1", "c2", "c3"], ["c4"]]
-    doja = next(m.entity_id for m in linked[0].mentions if m.name == "Doja Cat")
-    leto = next(m.entity_id for m in linked[0].mentions if m.name == "Jared Leto")
+    items = [(x.chunk, x.marked_text) for x, _ in extraction([chunk(c, TEXT, d) for c, d in texts])]
+    groups = batches(items, k=3, key=lambda item: item[0])
+    assert [[c.id for c, _ in g] for g in groups] == [["c1", "c2", "c3"], ["c4"]]
     script = Script((200, '{"interactions": ["Doja Cat and Jared Leto both dressed as Choupette"]}'))
-    found = run_m2(client(script), doja, leto, groups[0])
+    found = run_m2(client(script), EntityRef("e_doja", "Doja Cat"), EntityRef("e_leto", "Jared Leto"), groups[0])
     assert sorted((i.event_day, tuple(i.chunk_ids)) for i in found) == [(20230501, ("c1", "c2")),
                                                                       (20230503, ("c3",))]
     assert {i.variant for i in found} == {"M2"} and len({i.id for i in found}) == 2
+    assert {(i.subject_id, i.object_id) for i in found} == {("e_doja", "e_leto")}
     user = script.requests[0]["messages"][-1]["content"]
     assert user.index("[1] May 1, 2023") < user.index("[2] May 1, 2023") < user.index("[3] May 3, 2023")
-    assert "<object>\nJared Leto\n</object>" in user
+    assert "<object>\nJared Leto\n</object>" in user and "<e>Doja Cat</e>" in user
 
 
 def test_match_object_prefers_the_longest_name():
