@@ -27,6 +27,7 @@ test-unit: setup
 bench: setup
 	$(BIN)/python -m bench.broker
 	$(BIN)/python -m bench.ingest
+	$(BIN)/python -m bench.extract
 
 lint: setup
 	$(BIN)/ruff check .

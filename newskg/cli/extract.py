@@ -9,10 +9,8 @@ from core.ids import chunk_id, source_id
 from core.records import Chunk
 from core.settings import get_settings
 from core.timeaxes import day_key, epoch_ms, iso, parse_instant, utc_now
-from extract.llm.cache import LLMCache
 from newskg.cli.app import extract_app
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.pipeline import extract_stage
 from newskg.wiring import NotConfigured
 
 
@@ -27,6 +25,7 @@ def extract_text(
 ) -> None:
     """Entities (with canonical ids), the <e> marked-up text and interactions of TEXT. Reads the graph's known
     entities for linking, writes nothing."""
+    from newskg.pipeline import extract_stage
     if variant not in ("m0", "m1", "m2"):
         fail(f"--variant must be m0, m1 or m2, not {variant!r}")
     if not text.strip():
@@ -66,6 +65,7 @@ def _render(data: dict, explain: bool) -> None:
 @extract_app.command("stats")
 def extract_stats(as_json: bool = JsonOption) -> None:
     """LLM calls, cache hits, failures, tokens and cost so far, per model and prompt."""
+    from extract.llm.cache import LLMCache
     settings = get_settings()
     cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite")
     rows = cache.usage()

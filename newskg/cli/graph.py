@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from core.settings import get_settings
-from graph.store.store import GraphStore
 from newskg.cli.app import graph_app
 from newskg.cli.output import JsonOption, console, emit, fail
 from newskg.wiring import NotConfigured, open_graph
 
 
-def _store() -> GraphStore:
+def _store():
+    from graph.store.store import GraphStore
+
     try:
         return GraphStore(open_graph(get_settings()))
     except NotConfigured as exc:

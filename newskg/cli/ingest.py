@@ -8,17 +8,10 @@ from pathlib import Path
 import typer
 from rich.progress import Progress
 
-from core.records import RawArticle, RecordError
 from core.settings import get_settings
 from core.timeaxes import iso, parse_instant, utc_now
-from ingest.kafka.producer import RecordProducer
-from ingest.process.article import build_article
-from ingest.process.guards import Rejected
-from ingest.publish import ArticlePublisher
-from ingest.sources.files import find_files, read_file
 from newskg.cli.app import ingest_app
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.pipeline import ensure_topics
 from newskg.wiring import NotConfigured, kafka_options
 
 PATHS = typer.Argument(..., exists=True, help="Files or directories (.html, .html.gz, .txt, .jsonl).")
@@ -41,6 +34,11 @@ def ingest_files(
     as_json: bool = JsonOption,
 ) -> None:
     """Produce every article in PATHS into the articles topic (keyed by article id, acks=all)."""
+    from ingest.kafka.producer import RecordProducer
+    from ingest.publish import ArticlePublisher
+    from ingest.sources.files import find_files, read_file
+    from newskg.pipeline import ensure_topics
+
     settings = get_settings()
     fallback = _check_date(date)
     try:
@@ -88,6 +86,11 @@ def ingest_extract(
 ) -> None:
     """Print the Article each input becomes (main text, metadata, date), without Kafka. One JSON object per line
     with --json; failures are reported as {"error": reason, "detail", "origin"} and set exit code 1."""
+    from core.records import RawArticle, RecordError
+    from ingest.process.article import build_article
+    from ingest.process.guards import Rejected
+    from ingest.sources.files import find_files, read_file
+
     fallback = _check_date(date)
     fetched_at = iso(utc_now())
     failed = False

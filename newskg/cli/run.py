@@ -12,7 +12,6 @@ from rich.table import Table
 from core.settings import get_settings
 from newskg.cli.app import run_app
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
-from newskg.pipeline import STAGES, build_runners
 from newskg.wiring import NotConfigured
 
 UNTIL_IDLE = typer.Option(False, "--until-idle", help="Exit once the group has no lag (batch jobs, tests).")
@@ -32,6 +31,7 @@ def _run(names: list[str], until_idle: bool, as_json: bool, variant: str | None 
          max_calls: int | None = None) -> None:
     from extract.llm.client import BudgetExceeded
     from ingest.kafka.stage import run_stages
+    from newskg.pipeline import build_runners
 
     settings = get_settings()
     try:
@@ -83,6 +83,8 @@ def run_all(until_idle: bool = UNTIL_IDLE, variant: str | None = VARIANT, max_ca
             as_json: bool = JsonOption) -> None:
     """Every stage in one process (the demo's way)."""
     _check_variant(variant)
+    from newskg.pipeline import STAGES
+
     _run(list(STAGES), until_idle, as_json, variant, max_calls)
 
 

@@ -6,7 +6,6 @@ import typer
 from rich.table import Table
 
 from core.settings import get_settings
-from ingest.kafka.admin import TopicAdmin
 from newskg.cli.app import app
 from newskg.cli.output import JsonOption, console, emit, fail
 from newskg.wiring import NotConfigured, kafka_options
@@ -29,6 +28,8 @@ def topics(
     internal: bool = typer.Option(False, "--internal", help="Include the broker's internal topics."),
 ) -> None:
     """Topics, partitions, messages (sum of end offsets) and lag per consumer group."""
+    from ingest.kafka.admin import TopicAdmin
+
     settings = get_settings()
     try:
         admin = TopicAdmin(kafka_options(settings))

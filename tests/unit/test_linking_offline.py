@@ -76,3 +76,24 @@ def test_markup_escapes_existing_angle_brackets():
     (ext, _), = extractor.link([chunk("Doja Cat wrote <e>fake</e> tags & more.")])
     assert ext.marked_text == "<e>Doja Cat</e> wrote &lt;e&gt;fake&lt;/e&gt; tags &amp; more."
     assert mark_up("plain", []) == "plain"
+
+
+def test_kb_entries_become_the_linking_targets(tmp_path):
+    import json
+
+    import pytest
+
+    from extract.entities.kb import KBError, load_kb
+
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text("\n".join(json.dumps(e) for e in [
+        {"id": "Q312", "name": "Doja Cat", "aliases": ["Amala Dlamini"], "type": "PERSON", "description": "singer"},
+        {"id": "Q2", "name": "Met Gala", "aliases": [], "type": "EVENT"}]))
+    index = AliasIndex()
+    assert load_kb(kb, index) == 2
+    (result,) = ChunkExtractor(Linker(index)).offline([chunk("Amala Dlamini arrived. Doja Cat smiled.")])
+    assert {m.entity_id for m in result.mentions if "Doja" in m.text or "Amala" in m.text} == {"Q312"}
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "name": "y", "type": "MOOD"}')
+    with pytest.raises(KBError, match=r"bad\.jsonl:1"):
+        load_kb(bad, AliasIndex())

@@ -1,0 +1,129 @@
+"""Extraction figures on the same stream of deduplicated chunks (the 91 real pages):
+
+  1. LLM calls per 100 deduplicated chunks, M1 (one per subject and chunk) against M2 (one per pair and batch
+     of k = 5 chunks), the same target subjects (top 10 by mention TF-IDF), cache off. The calls are counted
+     by the real LLM client against an endpoint that answers at once (a call's count does not depend on
+     what the model says), so the figure is about the method, not the model;
+  2. M0 (offline) chunks/s: linking plus dependency-pattern extraction, against spaCy's parse alone
+     (baseline, same run).
+Run: `make bench` or `.venv/bin/python -m bench.extract`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import httpx
+from rich.console import Console
+from rich.table import Table
+
+from bench.ingest import REPO, load_pages, raw_of
+from core.settings import Settings
+from extract.chunk_extractor import ChunkExtractor
+from extract.entities.alias_index import AliasIndex
+from extract.entities.linker import Linker
+from extract.llm.client import LLMClient
+from extract.nlp import pipeline
+from extract.openie.llm_variants import EntityRef, batches, run_m1, run_m2
+from extract.openie.targets import MentionStats
+from ingest.process.article import build_article
+from ingest.process.chunking import windows
+from ingest.process.dedup import DedupIndex
+from ingest.process.sentences import split_many
+
+K = 5
+TOP_SUBJECTS = 10
+
+
+def dedup_chunks(pages, settings: Settings):
+    from core.ids import chunk_id
+    from core.records import Chunk
+
+    articles = [build_article(raw_of(html)) for _, html, _ in pages]
+    index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm)
+    chunks = []
+    for article, sentences in zip(articles, split_many([a.text for a in articles]), strict=True):
+        for w in windows(sentences, settings.chunk_sentences, settings.chunk_stride):
+            cid, mh = chunk_id(w.text), index.signer.sign(w.text)
+            if index.decide(cid, article.id, mh).kind != "new":
+                continue
+            index.add(cid, article.id, mh)
+            chunks.append(Chunk(id=cid, text=w.text, sentences=w.sentences, article_id=article.id,
+                                article_ids=[article.id], source=article.source, source_id=article.source_id,
+                                day=article.published_day, published=article.published,
+                                ingested_at=article.ingested_at, ingested_ms=article.ingested_ms,
+                                sentence_start=w.start, sentence_end=w.end))
+    return chunks
+
+
+def instant_endpoint() -> httpx.Client:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json={
+            "id": "b", "object": "chat.completion", "created": 0, "model": "bench",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": json.dumps({"interactions": []})}}],
+            "usage": {"prompt_tokens": len(request.content) // 4, "completion_tokens": 5, "total_tokens": 0}})
+
+    return httpx.Client(transport=httpx.MockTransport(answer))
+
+
+def main() -> None:
+    settings = Settings(_env_file=None)
+    default = REPO.parent / "shared" / "data" / "news-html"
+    pages = load_pages(default if default.exists() else REPO / "tests" / "fixtures" / "news-html")
+    chunks = dedup_chunks(pages, settings)
+    pipeline()("warm up")
+
+    start = time.perf_counter()
+    list(pipeline().pipe([c.text for c in chunks], batch_size=32))
+    parse_rate = len(chunks) / (time.perf_counter() - start)
+    start = time.perf_counter()
+    extractor = ChunkExtractor(Linker(AliasIndex()))
+    m0 = extractor.offline(chunks)
+    m0_rate = len(chunks) / (time.perf_counter() - start)
+    m0_interactions = sum(len(x.interactions) for x in m0)
+
+    linked = [x for x, _ in ChunkExtractor(Linker(AliasIndex())).link(chunks)]
+    stats = MentionStats()
+    for x in linked:
+        stats.add(x.chunk.day, {m.entity_id for m in x.mentions})
+    end_day = max(c.day for c in chunks)
+    window = 100_000  # the whole stream is one window here
+    subjects = set(stats.top_subjects(TOP_SUBJECTS, end_day, window))
+    client_m1 = LLMClient("http://bench/v1", "bench", http_client=instant_endpoint())
+    for x in linked:
+        run_m1(client_m1, x, subjects)
+    names = {m.entity_id: m.name for x in linked for m in x.mentions}
+
+    def m2_calls(pairs: list[tuple[str, str]]) -> int:
+        client = LLMClient("http://bench/v1", "bench", http_client=instant_endpoint())
+        for s, o in pairs:
+            both = [(x.chunk, x.marked_text) for x in linked if {s, o} <= {m.entity_id for m in x.mentions}]
+            for group in batches(both, K, key=lambda item: item[0]):
+                run_m2(client, EntityRef(s, names[s]), EntityRef(o, names[o]), group)
+        return client.usage.calls
+
+    prominent = stats.top_pairs(subjects, 4 * TOP_SUBJECTS, end_day, window)  # the stage's selection
+    every_pair = stats.top_pairs(subjects, 10_000, end_day, window)
+    m2_prominent, m2_every = m2_calls(prominent), m2_calls(every_pair)
+
+    per100 = 100 / len(chunks)
+    table = Table(title=f"extraction, {len(chunks)} deduplicated chunks of {len(pages)} real pages")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_column("baseline / note", justify="right")
+    table.add_row("M1 LLM calls per 100 chunks", f"{client_m1.usage.calls * per100:.1f}",
+                  f"{len(subjects)} target subjects")
+    table.add_row(f"M2 LLM calls per 100 chunks (k = {K})", f"{m2_prominent * per100:.1f}",
+                  f"{len(prominent)} prominent pairs; M1/M2 = {client_m1.usage.calls / max(1, m2_prominent):.2f}x")
+    table.add_row("M2, every co-occurring pair", f"{m2_every * per100:.1f}",
+                  f"{len(every_pair)} pairs; M1/M2 = {client_m1.usage.calls / max(1, m2_every):.2f}x")
+    table.add_row("M0 offline chunks/s (link + extract)", f"{m0_rate:.1f}",
+                  f"spaCy parse alone {parse_rate:.1f} ({m0_rate / parse_rate:.2f}x)")
+    table.add_row("M0 interactions per 100 chunks", f"{m0_interactions * per100:.1f}", "")
+    Console(width=120).print(table)
+
+
+if __name__ == "__main__":
+    main()
