@@ -99,6 +99,7 @@ class Settings(BaseSettings):
     embedding_backend: Literal["minilm", "openai"] = Field(
         "minilm", description="minilm: local all-MiniLM-L6-v2 on CPU; openai: the embeddings endpoint."
     )
+    mirror_enabled: bool = Field(True, description="Mirror interactions and chunks into Qdrant from the stage.")
     embedding_model: str = Field(
         "text-embedding-3-small", description="Embedding model name when embedding_backend=openai."
     )

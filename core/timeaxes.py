@@ -49,3 +49,11 @@ def epoch_ms(value: str | dt.datetime) -> int:
 def iso(value: str | dt.datetime | dt.date) -> str:
     """ISO-8601 UTC string with a Z."""
     return parse_instant(value).format("YYYY-MM-DD[T]HH:mm:ss[Z]")
+
+
+def end_of_day_ms(key: int) -> int:
+    """The last millisecond of a yyyymmdd day (UTC): the "ingested by the end of D" bound of as-of reads."""
+    if key >= 99991231:
+        return 2**62
+    start = pendulum.datetime(key // 10000, key // 100 % 100, key % 100, tz="UTC")
+    return int(start.add(days=1).timestamp() * 1000) - 1

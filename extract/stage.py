@@ -14,6 +14,7 @@ from extract.llm.client import LLMClient
 from extract.openie.llm_variants import EntityRef, batches, run_m1, run_m2
 from extract.openie.targets import MentionStats
 from extract.result import ChunkExtraction
+from graph.mirror.qdrant import VectorMirror
 from graph.store.store import GraphStore
 from ingest.kafka.stage import Stage, StageOutput, dead_letter
 
@@ -35,7 +36,7 @@ class ExtractStage(Stage):
     name = "extract"
 
     def __init__(self, store: GraphStore, extractor: ChunkExtractor, options: ExtractOptions,
-                 llm: LLMClient | None = None):
+                 llm: LLMClient | None = None, mirror: VectorMirror | None = None):
         if options.variant in ("m1", "m2") and llm is None:
             raise ValueError(f"variant {options.variant} needs an LLM endpoint (NEWSKG_LLM_BASE_URL or "
                              "`newskg services up --llm`)")
@@ -43,6 +44,7 @@ class ExtractStage(Stage):
         self.extractor = extractor
         self.options = options
         self.llm = llm
+        self.mirror = mirror
         self.mention_stats = MentionStats()
         self._open_pairs: set[tuple[str, str]] = set()  # pairs with a remainder shorter than k
 
@@ -68,6 +70,9 @@ class ExtractStage(Stage):
             entities=[e for x in extractions for e in x.entities],
             mentions=[(x.chunk.id, m.entity_id) for x in extractions for m in x.mentions],
             interactions=[i for x in extractions for i in x.interactions])
+        if self.mirror:  # right after the graph write, same step: a failure here means no commit, a re-delivery
+            self.mirror.upsert_chunks([(x.chunk, [m.entity_id for m in x.mentions]) for x in extractions])
+            self.mirror.upsert_interactions(i for x in extractions for i in x.interactions)
         if self.options.variant == "m2" and extractions:
             # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
             self._m2(self._touched_pairs(extractions), full_only=True)
@@ -88,6 +93,10 @@ class ExtractStage(Stage):
             for x in extractions:
                 x.interactions.extend(run_m1(self.llm, x, subjects))
         return extractions
+
+    def close(self) -> None:
+        if self.mirror:
+            self.mirror.close()  # releases the local Qdrant folder for the next process
 
     def subject_ids(self, end_day: int) -> set[str]:
         if self.options.subjects:
@@ -121,6 +130,8 @@ class ExtractStage(Stage):
             for group in groups:
                 found = run_m2(self.llm, subject, obj, group)
                 self.store.write_batch(interactions=found, m2_batches=[(pair, [c.id for c, _ in group])])
+                if self.mirror:
+                    self.mirror.upsert_interactions(found)
                 did = True
         return did
 

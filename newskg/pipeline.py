@@ -20,7 +20,7 @@ from ingest.process.dedup import DedupIndex
 from ingest.process.signature_log import SignatureLog
 from ingest.process.stage import GROUP as PROCESS_GROUP
 from ingest.process.stage import ProcessStage
-from newskg.wiring import kafka_options, llm_base_url, open_graph
+from newskg.wiring import kafka_options, llm_base_url, open_graph, open_mirror
 
 STAGES = ("process", "extract")
 
@@ -71,14 +71,16 @@ def llm_client(settings: Settings, max_calls: int | None = None) -> LLMClient | 
                      price_out_per_mtok=settings.llm_price_out_per_mtok)
 
 
-def extract_stage(settings: Settings, variant: str | None = None, max_calls: int | None = None) -> ExtractStage:
+def extract_stage(settings: Settings, variant: str | None = None, max_calls: int | None = None,
+                  with_mirror: bool = True) -> ExtractStage:
     store = GraphStore(open_graph(settings))
     store.init()
     options = ExtractOptions(variant=variant or settings.extract_variant, subjects=settings.extract_subjects,
                              top_n=settings.extract_top_n, window_days=settings.extract_window_days,
                              m2_batch=settings.extract_m2_batch)
     llm = llm_client(settings, max_calls) if options.variant != "m0" else None
-    return ExtractStage(store, ChunkExtractor(Linker(alias_index(settings, store))), options, llm)
+    mirror = open_mirror(settings) if with_mirror and settings.mirror_enabled else None
+    return ExtractStage(store, ChunkExtractor(Linker(alias_index(settings, store))), options, llm, mirror)
 
 
 def extract_runner(settings: Settings, variant: str | None = None, max_calls: int | None = None) -> StageRunner:

@@ -60,3 +60,30 @@ def open_qdrant(settings: Settings):
     path = settings.qdrant_local_path
     path.mkdir(parents=True, exist_ok=True)
     return QdrantClient(path=str(path))
+
+
+def open_embedder(settings: Settings):
+    from graph.mirror.embed import MiniLMEmbedder, OpenAIEmbedder
+
+    if settings.embedding_backend == "openai":
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        return OpenAIEmbedder(llm_base_url(settings), key, settings.embedding_model)
+    return MiniLMEmbedder()
+
+
+def open_mirror(settings: Settings):
+    """The Qdrant mirror. In local mode the folder admits one process at a time (INFRA.md): a second opener
+    gets a clear error naming the fix."""
+    from graph.mirror.qdrant import VectorMirror
+
+    try:
+        client = open_qdrant(settings)
+    except RuntimeError as exc:
+        if "already accessed" in str(exc):
+            raise NotConfigured(f"the local Qdrant folder {settings.qdrant_local_path} is in use by another newskg "
+                                "process (local mode admits one; stop it, or use a Qdrant server via "
+                                "NEWSKG_QDRANT_URL)") from exc
+        raise
+    mirror = VectorMirror(client, open_embedder(settings))
+    mirror.ensure()
+    return mirror

@@ -8,15 +8,16 @@ from typing import Any
 
 from core.ids import digest
 from core.records import Chunk, ChunkSighting, Entity, Interaction
-from core.timeaxes import day_iso
+from core.timeaxes import day_iso, end_of_day_ms
 from graph.connection import GraphConnection
-from graph.store import writes
+from graph.store import reads, writes
 from graph.store.schema import init_schema
 
+COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
 COUNTS = {
     "sources": "MATCH (n:Source) RETURN count(n) AS n",
     "articles": "MATCH (n:Article) RETURN count(n) AS n",
-    "chunks": "MATCH (n:Chunk) RETURN count(n) AS n",
+    "chunks": "MATCH (n:Chunk) WHERE n.text IS NOT NULL RETURN count(n) AS n",
     "entities": "MATCH (n:Entity) RETURN count(n) AS n",
     "interactions": "MATCH (n:Interaction) RETURN count(n) AS n",
 }
@@ -103,3 +104,52 @@ class GraphStore:
 
     def counts(self) -> dict[str, int]:
         return {name: self.conn.read(query)[0]["n"] for name, query in COUNTS.items()}
+
+    # --- reads
+    def find_entities(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
+        return self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit})
+
+    def timeline(self, entity_id: str, from_day: int, to_day: int, as_of_day: int | None = None,
+                 limit: int = 1000) -> list[dict[str, Any]]:
+        """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of
+        as_of_day (default: now, i.e. everything)."""
+        as_of_day = as_of_day or 99991231
+        return self.conn.read(reads.TIMELINE, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
+                                               "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day),
+                                               "limit": limit})
+
+    def sources_of(self, interaction_id: str) -> list[dict[str, Any]]:
+        return self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id})
+
+    def ids(self, label: str, page: int = 10_000) -> set[str]:
+        if label not in COUNTS_LABELS:
+            raise ValueError(f"unknown label {label!r}")
+        found, after = set(), ""
+        # A fixed label from COUNTS_LABELS, never user text. A chunk node a sighting made before its kept chunk
+        # arrived has no text yet: it is not a chunk until then.
+        query = reads.IDS_PAGE.replace("{label}", label).replace(
+            "{extra}", " AND n.text IS NOT NULL" if label == "Chunk" else "")
+        while True:
+            rows = self.conn.read(query, {"after": after, "limit": page})
+            found.update(r["id"] for r in rows)
+            if len(rows) < page:
+                return found
+            after = rows[-1]["id"]
+
+    def interactions(self, ids: list[str]) -> list[Interaction]:
+        rows = self.conn.read(reads.INTERACTIONS_BY_ID, {"ids": ids})
+        return [Interaction(**{k: v for k, v in r.items()}) for r in rows if r["subject_name"]]
+
+    def chunks(self, ids: list[str]) -> list[tuple[Chunk, list[str], list[str]]]:
+        """(chunk, entity ids, source ids) for the mirror."""
+        out = []
+        for r in self.conn.read(reads.CHUNKS_BY_ID, {"ids": ids}):
+            # Every article and source that carried the chunk (sightings included), from the graph's edges.
+            chunk = Chunk(id=r["id"], text=r["text"], sentences=[], article_id=r["article_id"],
+                          article_ids=r["article_ids"], source=(r["source_names"] or ["unknown"])[0],
+                          source_id=(r["source_ids"] or ["unknown"])[0], url=r["url"], title=r["title"],
+                          day=r["day"], published=r["published"], ingested_at=r["ingested_at"],
+                          ingested_ms=r["ingested_ms"], sentence_start=r["sentence_start"],
+                          sentence_end=r["sentence_end"])
+            out.append((chunk, r["entity_ids"], r["source_ids"]))
+        return out

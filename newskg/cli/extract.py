@@ -38,7 +38,7 @@ def extract_text(
     if subject:
         settings = settings.model_copy(update={"extract_subjects": subject})
     try:
-        stage = extract_stage(settings, variant)
+        stage = extract_stage(settings, variant, with_mirror=False)
     except (NotConfigured, ValueError) as exc:
         fail(str(exc))
     now = utc_now()

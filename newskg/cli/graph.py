@@ -1,11 +1,18 @@
-"""`newskg graph init|stats` (the rest of the graph commands land with the Graph issue)."""
+"""`newskg graph init | stats | reconcile | timeline | export`."""
 
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+from rich.table import Table
 
 from core.settings import get_settings
 from newskg.cli.app import graph_app
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured, open_graph
+from newskg.wiring import NotConfigured, open_graph, open_mirror
 
 
 def _store():
@@ -15,6 +22,24 @@ def _store():
         return GraphStore(open_graph(get_settings()))
     except NotConfigured as exc:
         fail(str(exc))
+
+
+def _mirror():
+    try:
+        return open_mirror(get_settings())
+    except NotConfigured as exc:
+        fail(str(exc))
+
+
+def _day(value: str | None, option: str) -> int | None:
+    from core.timeaxes import day_key
+
+    if value is None:
+        return None
+    try:
+        return day_key(value)
+    except (ValueError, TypeError):
+        fail(f"{option} {value!r} is not a date (use YYYY-MM-DD)")
 
 
 @graph_app.command("init")
@@ -28,5 +53,76 @@ def graph_init(as_json: bool = JsonOption) -> None:
 
 @graph_app.command("stats")
 def graph_stats(as_json: bool = JsonOption) -> None:
-    """Node counts of the graph."""
-    emit(_store().counts(), as_json, lambda d: console.print(d))
+    """Counts of the graph and of its Qdrant mirror."""
+    from graph.mirror.qdrant import CHUNKS, INTERACTIONS
+
+    data: dict = _store().counts()
+    mirror = _mirror()
+    data["mirror"] = {"interactions": mirror.count(INTERACTIONS), "chunks": mirror.count(CHUNKS)}
+    mirror.close()
+    emit(data, as_json, lambda d: console.print(d))
+
+
+@graph_app.command("reconcile")
+def graph_reconcile(as_json: bool = JsonOption) -> None:
+    """Compare graph and mirror ids and repair either side (the graph is the source of truth)."""
+    from graph.mirror.reconcile import reconcile
+
+    store, mirror = _store(), _mirror()
+    with console.status("reconciling graph and mirror…"):
+        reports = [r.as_dict() for r in reconcile(store, mirror)]
+    mirror.close()
+    emit({"collections": reports}, as_json, lambda d: _table(d["collections"], "reconcile"))
+
+
+@graph_app.command("timeline")
+def graph_timeline(
+    entity: str = typer.Argument(..., help="Entity id, name or alias."),
+    from_day: str = typer.Option(..., "--from", help="First event day, YYYY-MM-DD."),
+    to_day: str = typer.Option(..., "--to", help="Last event day, YYYY-MM-DD."),
+    as_of: str | None = typer.Option(None, "--as-of", help="Show the graph as it stood at the end of this day."),
+    limit: int = typer.Option(200, "--limit", min=1, max=10000),
+    as_json: bool = JsonOption,
+) -> None:
+    """The entity's interactions in a window of event days, with their sources (n_sources)."""
+    store = _store()
+    matches = store.find_entities(entity, limit=5)
+    if not matches:
+        fail(f"no entity matches {entity!r}")
+    chosen = matches[0]
+    rows = store.timeline(chosen["id"], _day(from_day, "--from"), _day(to_day, "--to"), _day(as_of, "--as-of"),
+                          limit)
+    data = {"entity": chosen, "candidates": matches[1:], "as_of": as_of, "interactions": rows}
+    emit(data, as_json, lambda d: _table(d["interactions"], f"{chosen['name']} ({chosen['id']})",
+                                         ("event_iso", "text", "n_sources", "sources", "variant")))
+
+
+@graph_app.command("export")
+def graph_export(
+    fmt: str = typer.Option("jsonl", "--format", help="jsonl: one node or relationship per line."),
+    out: Path | None = typer.Option(None, "--out", help="File to write (default: standard output)."),
+) -> None:
+    """Every node and relationship, for backups and other tools."""
+    from graph.store.export import export_jsonl
+
+    if fmt != "jsonl":
+        fail(f"unknown format {fmt!r}: only jsonl")
+    stream = out.open("w", encoding="utf-8") if out else sys.stdout
+    try:
+        lines = export_jsonl(_store(), lambda item: stream.write(json.dumps(item, ensure_ascii=False) + "\n"))
+    finally:
+        if out:
+            stream.close()
+    if out:
+        console.print(f"wrote {lines} lines to {out}")
+
+
+def _table(rows: list[dict], title: str, columns: tuple[str, ...] | None = None) -> None:
+    table = Table(title=title)
+    columns = columns or tuple(rows[0]) if rows else ()
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*(", ".join(map(str, v)) if isinstance(v, list) else str(v) for v in
+                        (row.get(c) for c in columns)))
+    console.print(table)

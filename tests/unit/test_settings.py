@@ -35,3 +35,14 @@ def test_every_setting_is_documented_in_the_readme():
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     for name in Settings.model_fields:
         assert f"NEWSKG_{name.upper()}" in readme, f"NEWSKG_{name.upper()} missing from README"
+
+
+def test_neo4j_ddl_is_idempotent_and_covers_every_key():
+    from graph.store.schema import KEYED_LABELS, falkordb_ddl, neo4j_ddl
+
+    ddl = neo4j_ddl()
+    assert all("IF NOT EXISTS" in statement for statement in ddl)
+    for label in KEYED_LABELS:
+        assert f"FOR (n:{label}) REQUIRE n.id IS UNIQUE" in " ".join(ddl)
+    assert "CREATE INDEX interaction_event_day IF NOT EXISTS FOR (n:Interaction) ON (n.event_day)" in ddl
+    assert not any("IF NOT EXISTS" in s or "CONSTRAINT" in s for s in falkordb_ddl())

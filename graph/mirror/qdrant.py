@@ -1,0 +1,119 @@
+"""The mirror over qdrant-client: the same calls for local mode (`path=`) and a server (`url=`). Point ids are
+UUID5 of the graph ids, so every upsert is idempotent; payloads carry the graph id, the three time axes as
+integers, and the entity and source ids the retrieval filters on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from core.ids import point_uuid
+from core.records import Chunk, Interaction
+from graph.mirror.embed import Embedder
+
+INTERACTIONS = "interactions"
+CHUNKS = "chunks"
+INTEGER_FIELDS = {
+    INTERACTIONS: ("event_day", "published_day", "ingested_ms"),
+    CHUNKS: ("day", "ingested_ms"),
+}
+KEYWORD_FIELDS = {INTERACTIONS: ("graph_id", "entity_ids", "source_ids", "variant"),
+                  CHUNKS: ("graph_id", "entity_ids", "source_ids")}
+
+
+def interaction_payload(i: Interaction) -> dict[str, Any]:
+    return {"graph_id": i.id, "text": i.text, "subject_id": i.subject_id, "subject_name": i.subject_name,
+            "object_id": i.object_id, "object_name": i.object_name,
+            "entity_ids": [e for e in (i.subject_id, i.object_id) if e], "event_day": i.event_day,
+            "published_day": i.published_day, "ingested_ms": i.ingested_ms, "ingested_at": i.ingested_at,
+            "variant": i.variant, "chunk_ids": i.chunk_ids, "article_ids": i.article_ids,
+            "source_ids": i.source_ids}
+
+
+def chunk_payload(c: Chunk, entity_ids: Iterable[str], source_ids: Iterable[str] = ()) -> dict[str, Any]:
+    return {"graph_id": c.id, "text": c.text, "day": c.day, "ingested_ms": c.ingested_ms,
+            "ingested_at": c.ingested_at, "article_id": c.article_id, "article_ids": c.article_ids,
+            "source_ids": sorted({c.source_id, *source_ids}), "entity_ids": sorted(set(entity_ids)), "url": c.url,
+            "title": c.title}
+
+
+class VectorMirror:
+    def __init__(self, client: QdrantClient, embedder: Embedder, prefix: str = "newskg_"):
+        self.client = client
+        self.embedder = embedder
+        self.prefix = prefix
+
+    def name(self, collection: str) -> str:
+        return self.prefix + collection
+
+    @property
+    def is_server(self) -> bool:
+        return type(self.client._client).__name__ != "QdrantLocal"
+
+    def ensure(self) -> None:
+        for collection in (INTERACTIONS, CHUNKS):
+            name = self.name(collection)
+            if not self.client.collection_exists(name):
+                self.client.create_collection(name, vectors_config=models.VectorParams(
+                    size=self.embedder.dim, distance=models.Distance.COSINE))
+            if self.is_server:  # local mode filters in Python; payload indexes only matter on a server
+                for field in INTEGER_FIELDS[collection]:
+                    self.client.create_payload_index(name, field, models.PayloadSchemaType.INTEGER)
+                for field in KEYWORD_FIELDS[collection]:
+                    self.client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
+
+    def upsert(self, collection: str, payloads: list[dict[str, Any]]) -> int:
+        if not payloads:
+            return 0
+        vectors = self.embedder.embed([p["text"] for p in payloads])
+        points = [models.PointStruct(id=point_uuid(p["graph_id"]), vector=v, payload=p)
+                  for p, v in zip(payloads, vectors, strict=True)]
+        self.client.upsert(self.name(collection), points, wait=True)
+        return len(points)
+
+    def upsert_interactions(self, interactions: Iterable[Interaction]) -> int:
+        unique = {i.id: i for i in interactions}
+        return self.upsert(INTERACTIONS, [interaction_payload(i) for i in unique.values()])
+
+    def upsert_chunks(self, chunks: Iterable[tuple]) -> int:
+        """(chunk, entity ids[, source ids]) items."""
+        unique = {item[0].id: item for item in chunks}
+        return self.upsert(CHUNKS, [chunk_payload(*item) for item in unique.values()])
+
+    def count(self, collection: str) -> int:
+        name = self.name(collection)
+        return self.client.count(name, exact=True).count if self.client.collection_exists(name) else 0
+
+    def graph_ids(self, collection: str) -> set[str]:
+        ids, offset = set(), None
+        name = self.name(collection)
+        if not self.client.collection_exists(name):
+            return ids
+        while True:
+            points, offset = self.client.scroll(name, limit=1000, offset=offset, with_payload=["graph_id"],
+                                                with_vectors=False)
+            ids.update(p.payload["graph_id"] for p in points)
+            if offset is None:
+                return ids
+
+    def payloads(self, collection: str, graph_ids: list[str]) -> list[dict[str, Any]]:
+        if not graph_ids:
+            return []
+        points = self.client.retrieve(self.name(collection), [point_uuid(g) for g in graph_ids], with_payload=True)
+        return [p.payload for p in points]
+
+    def delete(self, collection: str, graph_ids: list[str]) -> None:
+        if graph_ids:
+            self.client.delete(self.name(collection), models.PointIdsList(points=[point_uuid(g) for g in graph_ids]),
+                               wait=True)
+
+    def search(self, collection: str, text: str, query_filter: models.Filter | None = None,
+               limit: int = 10) -> list[models.ScoredPoint]:
+        vector = self.embedder.embed([text])[0]
+        return self.client.query_points(self.name(collection), query=vector, query_filter=query_filter,
+                                        limit=limit, with_payload=True).points
+
+    def close(self) -> None:
+        self.client.close()
