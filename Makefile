@@ -28,6 +28,7 @@ bench: setup
 	$(BIN)/python -m bench.broker
 	$(BIN)/python -m bench.ingest
 	$(BIN)/python -m bench.extract
+	$(BIN)/python -m bench.graph
 
 lint: setup
 	$(BIN)/ruff check .

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The end-to-end demo: start the local servers, stream real news pages through Kafka into chunks, show the
-# topics. Grows with each stage (extraction, graph, QA, the synthetic timelines).
+# The end-to-end demo: start the local servers, stream real news pages through Kafka → chunks → entities and
+# interactions → the graph and its Qdrant mirror, then look at the graph. Grows with each stage (QA, the
+# synthetic timelines, NeoQA).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NEWSKG=.venv/bin/newskg
@@ -9,11 +10,13 @@ PAGES=../shared/data/news-html
 
 $NEWSKG services up
 $NEWSKG ingest files "$PAGES" --date 2020-01-01
-$NEWSKG run all --until-idle
+$NEWSKG run all --until-idle          # process (dedup) and extract (offline M0) in one process
 $NEWSKG topics
+$NEWSKG graph stats
+$NEWSKG graph entities --top 8
+TOP=$($NEWSKG graph entities --top 1 --json | .venv/bin/python -c 'import json,sys; print(json.load(sys.stdin)["entities"][0]["id"])')
+$NEWSKG graph timeline "$TOP" --from 1990-01-01 --to 2030-12-31 --limit 15
 echo
-echo "One article as the process stage sees it (newskg ingest extract FILE --json):"
-FIRST=$(ls "$PAGES"/*.html.gz | head -n 1)
-$NEWSKG ingest extract "$FIRST" --json | .venv/bin/python -c \
-  'import json,sys; a=json.loads(sys.stdin.readline()); print(json.dumps({k: (v[:160] + "…" if isinstance(v, str) and len(v) > 160 else v) for k, v in a.items()}, indent=2, ensure_ascii=False))'
+echo "Linking and offline extraction of one sentence (newskg extract text … --explain):"
+$NEWSKG extract text "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and Leto posed with Anna Wintour." --date 2023-05-02 --explain
 $NEWSKG services status

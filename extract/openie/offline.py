@@ -65,14 +65,16 @@ def _path_to(verb: Token, root: Token) -> list[Token] | None:
 
 def _render(doc: Doc, verb: Token, path: list[Token], subject: LinkedMention, obj: LinkedMention,
             obj_tokens: list[Token]) -> str:
-    keep = {t.i for t in verb.children if t.dep_ in VERB_KEEP_DEPS} | {verb.i} | {t.i for t in path}
+    verbs = [verb, *(t for t in path if t.pos_ in ("VERB", "AUX"))]  # "tried to buy": keep each verb's "to"
+    keep = {c.i for v in verbs for c in v.children if c.dep_ in VERB_KEEP_DEPS} | {verb.i} | {t.i for t in path}
     keep |= {t.i for t in obj_tokens[-1].children if t.dep_ == "case"}  # "Karl's estate"
     obj_ids = {t.i for t in obj_tokens}
     words, placed = [], False
     for i in sorted(keep | obj_ids):
         if i in obj_ids:
             if not placed:
-                words.append(obj.name)
+                possessive = obj.text.rstrip().endswith(("'s", "’s")) and bool(path)
+                words.append(obj.name + ("'s" if possessive else ""))
                 placed = True
             continue
         token = doc[i]

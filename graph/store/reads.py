@@ -62,3 +62,11 @@ MATCH (x:Interaction {id: $id})-[:EVIDENCE]->(c:Chunk)-[r:IN]->(a:Article)-[:FRO
 RETURN s.name AS source, a.url AS url, a.title AS title, a.published_day AS published_day, c.id AS chunk_id
 ORDER BY published_day, source
 """
+
+TOP_ENTITIES = """
+MATCH (e:Entity)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+RETURN e.id AS id, e.name AS name, e.type AS type, count(DISTINCT x) AS interactions,
+       min(x.event_day) AS first_day, max(x.event_day) AS last_day
+ORDER BY interactions DESC, name
+LIMIT $limit
+"""

@@ -45,7 +45,8 @@ def _sighting_row(s: ChunkSighting) -> dict[str, Any]:
 
 
 def _interaction_row(i: Interaction) -> dict[str, Any]:
-    row = i.model_dump(mode="json", exclude={"schema_version"})
+    # The fields are already JSON-native (str, int, list[str]); the attribute dict is 10x cheaper than model_dump.
+    row = {k: v for k, v in i.__dict__.items() if k != "schema_version"}
     return row | {"event_iso": day_iso(i.event_day), "published_iso": day_iso(i.published_day)}
 
 
@@ -108,6 +109,9 @@ class GraphStore:
     # --- reads
     def find_entities(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
         return self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit})
+
+    def top_entities(self, limit: int = 10) -> list[dict[str, Any]]:
+        return self.conn.read(reads.TOP_ENTITIES, {"limit": limit})
 
     def timeline(self, entity_id: str, from_day: int, to_day: int, as_of_day: int | None = None,
                  limit: int = 1000) -> list[dict[str, Any]]:

@@ -75,6 +75,13 @@ def graph_reconcile(as_json: bool = JsonOption) -> None:
     emit({"collections": reports}, as_json, lambda d: _table(d["collections"], "reconcile"))
 
 
+@graph_app.command("entities")
+def graph_entities(top: int = typer.Option(10, "--top", min=1, max=1000), as_json: bool = JsonOption) -> None:
+    """The entities with the most interactions, with their first and last event days."""
+    rows = _store().top_entities(top)
+    emit({"entities": rows}, as_json, lambda d: _table(d["entities"], "most connected entities"))
+
+
 @graph_app.command("timeline")
 def graph_timeline(
     entity: str = typer.Argument(..., help="Entity id, name or alias."),

@@ -27,10 +27,11 @@ def isolated(stack, tmp_path):
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
     graph = f"g{uuid.uuid4().hex[:8]}"
+    qdrant = tmp_path / "qdrant"  # local Qdrant admits one process: one folder per test
     env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-           "NEWSKG_GRAPH_DATABASE": graph}
+           "NEWSKG_GRAPH_DATABASE": graph, "NEWSKG_QDRANT_PATH": str(qdrant)}
     settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
-                                                 "graph_database": graph})
+                                                 "graph_database": graph, "qdrant_path": qdrant})
     yield env, settings, names
     with open_graph(settings) as conn:
         conn.drop()
@@ -52,7 +53,9 @@ def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_
     stats = newskg_json("run", "all", "--until-idle", env=env)["stages"]
     assert stats["process"]["consumed"] == 3 and stats["extract"]["dead"] == 0
     counts = newskg_json("graph", "stats", env=env)
+    mirror = counts.pop("mirror")
     assert counts["sources"] == 2 and counts["articles"] == 3 and counts["interactions"] >= 4
+    assert mirror == {"interactions": counts["interactions"], "chunks": counts["chunks"]}  # written in the step
     with open_graph(settings) as conn:
         texts = {r["t"] for r in conn.read("MATCH (:Entity)-[:SUBJECT_OF]->(i:Interaction) RETURN i.text AS t")}
         assert "Doja Cat dressed as Choupette" in texts and "Jared Leto posed with Anna Wintour" in texts
@@ -68,8 +71,11 @@ def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_
         assert evidence[0]["n"] == counts["interactions"]
 
     # Every chunk message handled again by a fresh stage (a re-delivery of the whole topic): nothing changes.
-    extract_stage(settings).handle(read_topic(kafka_options(settings), names["chunks"]))
+    stage = extract_stage(settings)
+    stage.handle(read_topic(kafka_options(settings), names["chunks"]))
     assert GraphStore(open_graph(settings)).counts() == counts
+    assert stage.mirror.count("interactions") == mirror["interactions"]
+    stage.close()
 
 
 def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path):
@@ -83,7 +89,7 @@ def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path
     while not records:
         records = crashed.consumer.poll(timeout_ms=1000)
     crashed.stage.handle(records)  # the graph write happened ...
-    crashed.consumer.close()  # ... and the process died before committing
+    crashed.close()  # ... and the process died before committing (which also frees the local Qdrant folder)
     before = GraphStore(open_graph(settings)).counts()
     again = newskg_json("run", "extract", "--until-idle", env=env)["stages"]["extract"]
     assert again["consumed"] == len(records)  # re-delivered
