@@ -45,7 +45,7 @@ class AliasIndex:
         self._by_key: dict[str, set[str]] = defaultdict(set)
         self._by_acronym: dict[str, set[str]] = defaultdict(set)
         self._keys_by_type: dict[str, set[str]] = defaultdict(set)
-        self._person_parts: dict[str, set[str]] = defaultdict(set)  # one token of a full person name → ids
+        self._person_parts: dict[str, set[str]] = defaultdict(set)  # surname of a full person name → ids
 
     def __len__(self) -> int:
         return len(self.entities)
@@ -60,8 +60,8 @@ class AliasIndex:
             if kind == "ORG" and len(words) > 1:
                 self._by_acronym[initials(name)].add(entity_id)
             if kind == "PERSON" and len(words) > 1:
-                for word in words:
-                    self._person_parts[word].add(entity_id)
+                # Surnames only: across documents a lone first name ("Karl") is too common to trust.
+                self._person_parts[words[-1]].add(entity_id)
         entity.mentions += mentions
         for alias in aliases:
             self.add_alias(entity_id, alias)
@@ -92,11 +92,11 @@ class AliasIndex:
             return self._best(self._by_acronym[compact], kind, "acronym", 100.0, f"{name!r} is the acronym")
         people = self._person_parts.get(key, set())
         if " " not in key and kind in PERSON_CONFUSIONS and len(people) == 1:
-            return self._best(people, "PERSON", "name-part", 90.0, f"{name!r} is part of the one known person name")
+            return self._best(people, "PERSON", "surname", 90.0, f"{name!r} is the surname of the one known person")
         return self._fuzzy(name, key, kind, context or set())
 
     def person_name_parts(self) -> set[str]:
-        """Tokens that name exactly one known person: a lone proper noun equal to one is worth a mention."""
+        """Surnames of exactly one known person: a lone proper noun equal to one is worth a mention."""
         return {part for part, ids in self._person_parts.items() if len(ids) == 1}
 
     def _best(self, ids: set[str], kind: str, method: str, score: float, why: str) -> LinkDecision:
