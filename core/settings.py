@@ -104,6 +104,13 @@ class Settings(BaseSettings):
         "text-embedding-3-small", description="Embedding model name when embedding_backend=openai."
     )
 
+    # --- QA and the HTTP API
+    qa_backoff_days: int = Field(7, ge=0, le=365, description="Temporal retrieval widens ±1..r days up to this.")
+    api_host: str = Field("127.0.0.1", description="Address `newskg serve` listens on.")
+    api_port: int = Field(8000, ge=1, le=65535, description="Port `newskg serve` listens on.")
+    api_keys: list[str] = Field([], description="Accepted API keys (JSON list); empty: no authentication.")
+    api_max_query_chars: int = Field(300, ge=10, description="Longest query the API accepts.")
+
     log_level: str = Field("INFO", description="Python log level.")
 
     @property

@@ -45,6 +45,7 @@ class ExtractStage(Stage):
         self.options = options
         self.llm = llm
         self.mirror = mirror
+        self.owns_mirror = True  # False when a shared mirror is lent (serve --pipeline)
         self.mention_stats = MentionStats()
         self._open_pairs: set[tuple[str, str]] = set()  # pairs with a remainder shorter than k
 
@@ -95,7 +96,7 @@ class ExtractStage(Stage):
         return extractions
 
     def close(self) -> None:
-        if self.mirror:
+        if self.mirror and self.owns_mirror:
             self.mirror.close()  # releases the local Qdrant folder for the next process
 
     def subject_ids(self, end_day: int) -> set[str]:

@@ -72,27 +72,43 @@ def llm_client(settings: Settings, max_calls: int | None = None) -> LLMClient | 
 
 
 def extract_stage(settings: Settings, variant: str | None = None, max_calls: int | None = None,
-                  with_mirror: bool = True) -> ExtractStage:
+                  with_mirror: bool = True, mirror=None) -> ExtractStage:
+    """`mirror`: an already open mirror to share (serve --pipeline: local Qdrant admits one client)."""
     store = GraphStore(open_graph(settings))
     store.init()
     options = ExtractOptions(variant=variant or settings.extract_variant, subjects=settings.extract_subjects,
                              top_n=settings.extract_top_n, window_days=settings.extract_window_days,
                              m2_batch=settings.extract_m2_batch)
     llm = llm_client(settings, max_calls) if options.variant != "m0" else None
-    mirror = open_mirror(settings) if with_mirror and settings.mirror_enabled else None
-    return ExtractStage(store, ChunkExtractor(Linker(alias_index(settings, store))), options, llm, mirror)
+    lent = mirror is not None
+    if mirror is None and with_mirror and settings.mirror_enabled:
+        mirror = open_mirror(settings)
+    stage = ExtractStage(store, ChunkExtractor(Linker(alias_index(settings, store))), options, llm, mirror)
+    stage.owns_mirror = not lent
+    return stage
 
 
-def extract_runner(settings: Settings, variant: str | None = None, max_calls: int | None = None) -> StageRunner:
+def extract_runner(settings: Settings, variant: str | None = None, max_calls: int | None = None,
+                   mirror=None) -> StageRunner:
     options = kafka_options(settings)
     consumer = GroupConsumer(options, EXTRACT_GROUP, [settings.topic_chunks],
                              max_poll_records=settings.process_batch_size)
-    return StageRunner(extract_stage(settings, variant, max_calls), consumer, RecordProducer(options),
+    return StageRunner(extract_stage(settings, variant, max_calls, mirror=mirror), consumer, RecordProducer(options),
                        settings.topic_dlq)
 
 
 def build_runners(settings: Settings, names: list[str], variant: str | None = None,
-                  max_calls: int | None = None) -> list[StageRunner]:
+                  max_calls: int | None = None, mirror=None) -> list[StageRunner]:
     ensure_topics(settings)
-    builders = {"process": lambda s: process_runner(s), "extract": lambda s: extract_runner(s, variant, max_calls)}
+    builders = {"process": lambda s: process_runner(s),
+                "extract": lambda s: extract_runner(s, variant, max_calls, mirror)}
     return [builders[name](settings) for name in names]
+
+
+def qa_service(settings: Settings, mirror=None):
+    from qa.service import QAService
+
+    store = GraphStore(open_graph(settings))
+    store.init()
+    return QAService(store, mirror if mirror is not None else open_mirror(settings), llm_client(settings),
+                     settings.qa_backoff_days)

@@ -9,7 +9,7 @@ PAGES=../shared/data/news-html
 [ -d "$PAGES" ] || PAGES=tests/fixtures/news-html
 
 $NEWSKG services up
-$NEWSKG ingest files "$PAGES" --date 2020-01-01
+$NEWSKG ingest files "$PAGES" --date 2020-01-01 --backfill   # historical pages: ingested "as published"
 $NEWSKG run all --until-idle          # process (dedup) and extract (offline M0) in one process
 $NEWSKG topics
 $NEWSKG graph stats

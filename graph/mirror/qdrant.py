@@ -4,6 +4,7 @@ integers, and the entity and source ids the retrieval filters on."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -44,6 +45,9 @@ class VectorMirror:
         self.client = client
         self.embedder = embedder
         self.prefix = prefix
+        # `serve --pipeline` shares one client between the stage thread and the API's threads; local mode's
+        # storage is plain Python state, so its calls are serialised.
+        self.lock = threading.RLock()
 
     def name(self, collection: str) -> str:
         return self.prefix + collection
@@ -70,7 +74,8 @@ class VectorMirror:
         vectors = self.embedder.embed([p["text"] for p in payloads])
         points = [models.PointStruct(id=point_uuid(p["graph_id"]), vector=v, payload=p)
                   for p, v in zip(payloads, vectors, strict=True)]
-        self.client.upsert(self.name(collection), points, wait=True)
+        with self.lock:
+            self.client.upsert(self.name(collection), points, wait=True)
         return len(points)
 
     def upsert_interactions(self, interactions: Iterable[Interaction]) -> int:
@@ -84,7 +89,8 @@ class VectorMirror:
 
     def count(self, collection: str) -> int:
         name = self.name(collection)
-        return self.client.count(name, exact=True).count if self.client.collection_exists(name) else 0
+        with self.lock:
+            return self.client.count(name, exact=True).count if self.client.collection_exists(name) else 0
 
     def graph_ids(self, collection: str) -> set[str]:
         ids, offset = set(), None
@@ -112,8 +118,15 @@ class VectorMirror:
     def search(self, collection: str, text: str, query_filter: models.Filter | None = None,
                limit: int = 10) -> list[models.ScoredPoint]:
         vector = self.embedder.embed([text])[0]
-        return self.client.query_points(self.name(collection), query=vector, query_filter=query_filter,
-                                        limit=limit, with_payload=True).points
+        with self.lock:
+            return self.client.query_points(self.name(collection), query=vector, query_filter=query_filter,
+                                            limit=limit, with_payload=True).points
+
+    def vectors(self, collection: str, graph_ids: list[str]) -> dict[str, list[float]]:
+        with self.lock:
+            points = self.client.retrieve(self.name(collection), [point_uuid(g) for g in graph_ids],
+                                          with_vectors=True, with_payload=["graph_id"])
+        return {p.payload["graph_id"]: p.vector for p in points}
 
     def close(self) -> None:
         self.client.close()

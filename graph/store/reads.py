@@ -70,3 +70,25 @@ RETURN e.id AS id, e.name AS name, e.type AS type, count(DISTINCT x) AS interact
 ORDER BY interactions DESC, name
 LIMIT $limit
 """
+
+INTERACTION_SOURCES_AS_OF = """
+UNWIND $ids AS wanted
+MATCH (x:Interaction {id: wanted})-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WHERE a.published_day <= $as_of_day AND a.ingested_ms <= $as_of_ms
+RETURN wanted AS id, collect(DISTINCT s.name) AS sources, collect(DISTINCT a.url) AS urls
+"""
+
+CHUNK_SOURCES_AS_OF = """
+UNWIND $ids AS wanted
+MATCH (c:Chunk {id: wanted})-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WHERE a.published_day <= $as_of_day AND a.ingested_ms <= $as_of_ms
+RETURN wanted AS id, collect(DISTINCT s.name) AS sources, collect(DISTINCT a.url) AS urls
+"""
+
+ENTITY_CHUNKS = """
+MATCH (e:Entity {id: $entity})<-[:MENTIONS]-(c:Chunk)
+WHERE c.day >= $from_day AND c.day <= $to_day AND c.day <= $as_of_day AND c.ingested_ms <= $as_of_ms
+RETURN c.id AS id, c.text AS text, c.day AS day
+ORDER BY day DESC, id
+LIMIT $limit
+"""

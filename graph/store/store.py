@@ -122,6 +122,19 @@ class GraphStore:
                                                "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day),
                                                "limit": limit})
 
+    def evidence_sources(self, ids: list[str], as_of_day: int, kind: str = "interaction",
+                         ) -> dict[str, tuple[list[str], list[str]]]:
+        """For interaction (or chunk) ids: (source names, article urls) that had reported them by as_of_day."""
+        query = reads.INTERACTION_SOURCES_AS_OF if kind == "interaction" else reads.CHUNK_SOURCES_AS_OF
+        rows = self.conn.read(query, {"ids": ids, "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day)})
+        return {r["id"]: (sorted(r["sources"]), sorted(r["urls"])) for r in rows}
+
+    def entity_chunks(self, entity_id: str, from_day: int, to_day: int, as_of_day: int,
+                      limit: int = 50) -> list[dict[str, Any]]:
+        return self.conn.read(reads.ENTITY_CHUNKS, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
+                                                    "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day),
+                                                    "limit": limit})
+
     def sources_of(self, interaction_id: str) -> list[dict[str, Any]]:
         return self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id})
 

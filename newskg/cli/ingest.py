@@ -31,6 +31,8 @@ def ingest_files(
     paths: list[Path] = PATHS,
     source: str | None = typer.Option(None, "--source", help="Source name (default: the URL's host)."),
     date: str | None = typer.Option(None, "--date", help="Fallback publication date (YYYY-MM-DD)."),
+    backfill: bool = typer.Option(False, "--backfill", help="Historical input: count each article as ingested "
+                                                             "when it was published (for as-of replays)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Produce every article in PATHS into the articles topic (keyed by article id, acks=all)."""
@@ -48,7 +50,7 @@ def ingest_files(
         fail(str(exc))
     files = list(find_files(paths))
     fetched_at = iso(utc_now())
-    items = (item for path in files for item in read_file(path, source, fallback, fetched_at))
+    items = (item for path in files for item in read_file(path, source, fallback, fetched_at, backfill))
     with Progress(console=console, transient=True, disable=as_json) as progress:
         task = progress.add_task("producing", total=len(files))
         seen_files: set[str] = set()

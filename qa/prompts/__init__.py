@@ -1,0 +1,1 @@
+"""QA prompts, one module each with its response model and version."""

@@ -1,0 +1,166 @@
+"""QA on the real servers: entity resolution, the four strategies as of the query day, answers with evidence,
+the HTTP API's validation, auth and metrics, and the always-current endpoint with the pipeline hosted."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from newskg.pipeline import qa_service
+from newskg.services.process import free_port
+from qa.api import create_app
+from tests.conftest import REPO, newskg_json
+
+pytestmark = pytest.mark.integration
+
+STORIES = [
+    ("2023-05-01", "alpha", "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as "
+                            "Choupette, and Leto posed with Anna Wintour before the dinner."),
+    ("2023-05-02", "beta", "Doja Cat thanked Karl Lagerfeld's estate in a statement. Anna Wintour praised the "
+                           "Met Gala theme in an interview with Vogue."),
+    ("2023-08-31", "gamma", "Doja Cat performed in Paris at the Accor Arena. Doja Cat later met Pharrell "
+                            "Williams backstage after the concert."),
+]
+
+
+def isolated_env(stack, tmp_path):
+    prefix = f"t{uuid.uuid4().hex[:8]}"
+    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+           "NEWSKG_GRAPH_DATABASE": f"g{uuid.uuid4().hex[:8]}", "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant")}
+    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
+                                                 "graph_database": env["NEWSKG_GRAPH_DATABASE"],
+                                                 "qdrant_path": tmp_path / "qdrant"})
+    return env, settings
+
+
+def ingest(env, tmp_path, stories, name="stories.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(json.dumps({"url": f"https://{src}.example/{day}", "text": text, "published": day,
+                                          "source": src}) for day, src, text in stories))
+    newskg_json("ingest", "files", str(path), "--backfill", env=env)
+
+
+@pytest.fixture(scope="module")
+def qa_world(stack, tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("qa")
+    env, settings = isolated_env(stack, tmp_path)
+    ingest(env, tmp_path, STORIES)
+    newskg_json("run", "all", "--until-idle", env=env)
+    service = qa_service(settings)
+    yield env, settings, service
+    service.mirror.close()
+    service.store.conn.drop()
+
+
+@pytest.mark.parametrize("strategy", ["temporal", "generic", "hybrid", "newsrag"])
+def test_every_strategy_answers_as_of_the_day(qa_world, strategy):
+    _, _, service = qa_world
+    result = service.ask("doja cat news", "2023-05-02", k=5, strategy=strategy).as_dict()
+    assert result["entity"]["name"] == "Doja Cat"
+    assert result["reformulated"] == "(Date: May 2, 2023) Doja Cat"
+    assert result["evidence"], result
+    assert all(e["published_day"] <= 20230502 for e in result["evidence"])  # nothing from the future
+    assert not any("Paris" in e["text"] for e in result["evidence"])
+    assert result["answer_mode"] == "extractive" and result["answer"].startswith("Extractive answer")
+    if strategy != "generic":
+        assert all(e["sources"] for e in result["evidence"])
+
+
+def test_temporal_prefers_the_query_day_and_backs_off(qa_world):
+    _, _, service = qa_world
+    on_day = service.ask("Doja Cat", "2023-08-31", k=3, strategy="temporal").as_dict()["evidence"]
+    assert on_day and on_day[0]["event_day"] == 20230831
+    later = service.ask("Doja Cat", "2023-09-04", k=3, strategy="temporal").as_dict()["evidence"]
+    assert later and later[0]["event_day"] == 20230831  # widened to ±4 days
+    before_anything = service.ask("Doja Cat", "2023-04-01", k=3, strategy="hybrid").as_dict()
+    assert before_anything["evidence"] == [] and "holds nothing" in before_anything["answer"]
+
+
+def test_ambiguity_is_reported_not_hidden(qa_world):
+    _, _, service = qa_world
+    result = service.ask("anna", "2023-05-02", k=3, strategy="temporal").as_dict()
+    assert result["entity"]["name"] == "Anna Wintour"
+    unknown = service.ask("zzqx unknown person", "2023-05-02", k=3).as_dict()
+    assert unknown["entity"] is None and unknown["evidence"] == []
+
+
+def test_http_api_validation_auth_and_metrics(qa_world):
+    _, _, service = qa_world
+    client = TestClient(create_app(service, {"graph": service.store.conn.ping}, api_keys=["k1"]))
+    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/readyz").status_code == 200
+    assert client.get("/v1/ask", params={"q": "doja", "date": "2023-05-02"}).status_code == 401
+    auth = {"X-API-Key": "k1"}
+    ok = client.get("/v1/ask", params={"q": "doja cat", "date": "2023-05-02", "k": 3}, headers=auth)
+    assert ok.status_code == 200
+    body = ok.json()
+    assert set(body) >= {"query", "reformulated", "entity", "as_of", "strategy", "answer", "evidence", "latency_ms"}
+    assert client.get("/v1/ask", params={"q": "doja", "date": "2023-05-02"},
+                      headers={"Authorization": "Bearer k1"}).status_code == 200
+    bad = [{"q": "doja", "date": "02/05/2023"}, {"q": "doja", "date": "2023-02-30"},
+           {"q": "doja", "date": "2023-05-02", "strategy": "magic"}, {"q": "doja", "date": "2023-05-02", "k": 0},
+           {"q": "doja", "date": "2023-05-02", "k": 51}, {"q": "x" * 301, "date": "2023-05-02"},
+           {"date": "2023-05-02"}]
+    for params in bad:
+        response = client.get("/v1/ask", params=params, headers=auth)
+        assert response.status_code == 422, (params, response.text)
+        assert response.json()["detail"]
+    entity = client.get("/v1/entities", params={"search": "Doja Cat"}, headers=auth).json()["entities"][0]
+    timeline = client.get(f"/v1/entities/{entity['id']}/timeline",
+                          params={"from": "2023-05-01", "to": "2023-09-01", "as_of": "2023-05-31"}, headers=auth)
+    assert timeline.status_code == 200 and {i["event_day"] for i in timeline.json()["interactions"]} <= {
+        20230501, 20230502}
+    assert client.get("/v1/entities/e_nope/timeline", params={"from": "2023-05-01", "to": "2023-05-02"},
+                      headers=auth).status_code == 404
+    metrics = client.get("/metrics", headers=auth).text
+    assert 'newskg_http_requests_total{path="/v1/ask",status="422"}' in metrics
+    assert "newskg_http_request_seconds_bucket" in metrics
+    assert client.get("/openapi.json", headers=auth).status_code == 200
+
+
+def test_serve_with_the_pipeline_is_always_current(stack, tmp_path):
+    env, _ = isolated_env(stack, tmp_path)
+    ingest(env, tmp_path, STORIES[:1], "first.jsonl")
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "newskg", "serve", "--pipeline", "--port", str(port)],
+                              env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait(lambda: httpx.get(base + "/readyz", timeout=2).status_code == 200, 120, server)
+        _wait(lambda: _evidence(base, "2023-05-01"), 120, server)  # the first story flowed through
+        assert not any("Accor Arena" in e["text"] for e in _evidence(base, "2023-09-01"))
+        ingest(env, tmp_path, STORIES[2:], "later.jsonl")  # a new article arrives through Kafka …
+        _wait(lambda: any("Accor Arena" in e["text"] or "Pharrell" in e["text"]
+                          for e in _evidence(base, "2023-09-01")), 120, server)  # … and answers see it
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
+    assert server.returncode in (0, -signal.SIGTERM)
+
+
+def _evidence(base: str, date: str) -> list[dict]:
+    response = httpx.get(base + "/v1/ask", params={"q": "Doja Cat", "date": date, "strategy": "hybrid"}, timeout=30)
+    return response.json()["evidence"] if response.status_code == 200 else []
+
+
+def _wait(predicate, timeout_s: float, server: subprocess.Popen) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"server exited: {server.stdout.read()}")
+        try:
+            if predicate():
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(1)
+    raise AssertionError("timed out waiting")
