@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import math
 import re
+import threading
+import time
 from dataclasses import dataclass, field
 
 import pendulum
 from rapidfuzz import fuzz, process, utils
 
 from core.timeaxes import day_iso, day_key
+from extract.entities.names import name_key
 from graph.store.store import GraphStore
 
 FILLER = re.compile(r"\b(news|latest|update[sd]?|today|now|what happened (to|with)|what is|who is|about|"
@@ -56,13 +59,38 @@ def mention_of(query: str) -> str:
 
 
 class EntityResolver:
-    def __init__(self, store: GraphStore, candidates: int = 2000):
+    """Names and aliases are looked up in an in-memory copy of the graph's entities, refreshed every
+    `refresh_s`; a name the copy does not know yet is looked up in the graph itself, so a brand-new entity is
+    found at once (the endpoint stays current) while the common case costs no query."""
+
+    def __init__(self, store: GraphStore, candidates: int = 2000, refresh_s: float = 30.0):
         self.store = store
         self.candidates = candidates
+        self.refresh_s = refresh_s
+        self._names: dict[str, list[EntityChoice]] = {}
+        self._loaded_at = float("-inf")
+        self._lock = threading.Lock()
+
+    def _known(self, key: str) -> list[EntityChoice]:
+        with self._lock:
+            if time.monotonic() - self._loaded_at > self.refresh_s:
+                self._names = self._load()
+                self._loaded_at = time.monotonic()
+            return self._names.get(key, [])
+
+    def _load(self) -> dict[str, list[EntityChoice]]:
+        names: dict[str, list[EntityChoice]] = {}
+        for row in self.store.entities():
+            choice = EntityChoice(row["id"], row["name"], row["type"], 100.0, row["mentions"])
+            for form in {row["name"], *(row["aliases"] or [])}:
+                names.setdefault(name_key(form), []).append(choice)
+        return names
 
     def resolve(self, mention: str) -> tuple[EntityChoice | None, list[EntityChoice]]:
-        exact = self.store.find_entities(mention, limit=5)
-        choices = [EntityChoice(r["id"], r["name"], r["type"], 100.0, r["interactions"]) for r in exact]
+        choices = list(self._known(name_key(mention)))
+        if not choices:
+            exact = self.store.find_entities(mention, limit=5)
+            choices = [EntityChoice(r["id"], r["name"], r["type"], 100.0, r["interactions"]) for r in exact]
         if not choices:
             choices = self._fuzzy(mention)
         if not choices:

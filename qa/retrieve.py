@@ -48,12 +48,10 @@ class Retriever:
         return self._with_sources(found, day)
 
     def temporal(self, entity_id: str, day: int, k: int) -> list[Evidence]:
-        rows: list[dict] = []
-        for radius in range(self.backoff_days + 1):
-            rows = self.store.timeline(entity_id, shift(day, -radius), shift(day, radius), as_of_day=day,
-                                       limit=max(200, 4 * k))
-            if len(rows) >= k:
-                break
+        """One read of the widest window, then the back-off in memory: the query day first, then ±1, ±2 …
+        (the same result as widening step by step, at the cost of a single query)."""
+        rows = self.store.timeline(entity_id, shift(day, -self.backoff_days), shift(day, self.backoff_days),
+                                   as_of_day=day, limit=1000)
         ranked = sorted(rows, key=lambda r: (_distance(r["event_day"], day), -r["n_sources"], -r["published_day"],
                                              r["id"]))
         return [Evidence(r["id"], "interaction", r["text"], r["event_day"], r["published_day"],

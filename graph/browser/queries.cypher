@@ -15,6 +15,7 @@ ORDER BY name LIMIT 25;
 // name: entity_timeline
 // params: entity_id, from_day, to_day, as_of_day, as_of_ms
 MATCH (e:Entity {id: $entity_id})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH x
 WHERE x.event_day >= $from_day AND x.event_day <= $to_day
   AND x.published_day <= $as_of_day AND x.ingested_ms <= $as_of_ms
 RETURN x.event_iso AS day, x.text AS interaction, x.variant AS variant, x.id AS id
@@ -23,6 +24,7 @@ ORDER BY day, id LIMIT 200;
 // name: who_interacted_in_week
 // params: entity_id, from_day, to_day  (a week: Monday to Sunday)
 MATCH (e:Entity {id: $entity_id})-[:SUBJECT_OF]->(x:Interaction)-[:OBJECT]->(o:Entity)
+WITH x, o
 WHERE x.event_day >= $from_day AND x.event_day <= $to_day
 RETURN o.name AS other, o.type AS type, count(x) AS interactions, collect(x.text)[0..3] AS examples
 ORDER BY interactions DESC, other LIMIT 50;

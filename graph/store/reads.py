@@ -10,8 +10,11 @@ ORDER BY interactions DESC, id
 LIMIT $limit
 """
 
+# Start from the entity and filter after WITH: with the day indexes, FalkorDB's planner would otherwise scan
+# interactions by day and test each for the entity (11 ms instead of 0.6 ms on 20k interactions, bench/qa.py).
 TIMELINE = """
 MATCH (e:Entity {id: $entity})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH x
 WHERE x.event_day >= $from_day AND x.event_day <= $to_day
   AND x.published_day <= $as_of_day AND x.ingested_ms <= $as_of_ms
 OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
@@ -87,6 +90,7 @@ RETURN wanted AS id, collect(DISTINCT s.name) AS sources, collect(DISTINCT a.url
 
 ENTITY_CHUNKS = """
 MATCH (e:Entity {id: $entity})<-[:MENTIONS]-(c:Chunk)
+WITH c
 WHERE c.day >= $from_day AND c.day <= $to_day AND c.day <= $as_of_day AND c.ingested_ms <= $as_of_ms
 RETURN c.id AS id, c.text AS text, c.day AS day
 ORDER BY day DESC, id
