@@ -29,6 +29,7 @@ bench: setup
 	$(BIN)/python -m bench.ingest
 	$(BIN)/python -m bench.extract
 	$(BIN)/python -m bench.graph
+	$(BIN)/python -m bench.qa
 
 lint: setup
 	$(BIN)/ruff check .

@@ -46,3 +46,18 @@ def test_neo4j_ddl_is_idempotent_and_covers_every_key():
         assert f"FOR (n:{label}) REQUIRE n.id IS UNIQUE" in " ".join(ddl)
     assert "CREATE INDEX interaction_event_day IF NOT EXISTS FOR (n:Interaction) ON (n.event_day)" in ddl
     assert not any("IF NOT EXISTS" in s or "CONSTRAINT" in s for s in falkordb_ddl())
+
+
+def test_k8s_manifests_parse_and_name_only_real_settings():
+    import yaml
+
+    root = Path(__file__).resolve().parents[2] / "k8s"
+    docs = [d for f in sorted(root.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d]
+    assert {d["kind"] for d in docs} >= {"Namespace", "ConfigMap", "Secret", "Deployment", "Service", "CronJob"}
+    known = {f"NEWSKG_{name.upper()}" for name in Settings.model_fields}
+    for doc in docs:
+        for key in {**doc.get("data", {}), **doc.get("stringData", {})}:
+            assert key in known, key
+    commands = {d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0]["args"][:2]
+                for d in docs if d["kind"] == "Deployment"}
+    assert commands["newskg-process"] == ["run", "process"] and commands["newskg-extract"] == ["run", "extract"]
