@@ -111,7 +111,20 @@ class Article(Record):
     ingested_ms: int
 
 
-class Chunk(Record):
+class _Reported(Record):
+    """Where and when a piece of text was reported: shared by a kept chunk and a sighting of it."""
+
+    source: NonEmpty
+    source_id: NonEmpty
+    url: str | None = None
+    title: str | None = None
+    day: DayKey
+    published: str
+    ingested_at: str
+    ingested_ms: int
+
+
+class Chunk(_Reported):
     """m consecutive sentences of one article; the id is the hash of the normalised text."""
 
     KIND: ClassVar[str] = "Chunk"
@@ -120,33 +133,17 @@ class Chunk(Record):
     sentences: list[str]
     article_id: NonEmpty
     article_ids: list[str]
-    source: NonEmpty
-    source_id: NonEmpty
-    url: str | None = None
-    title: str | None = None
-    day: DayKey
-    published: str
-    ingested_at: str
-    ingested_ms: int
     sentence_start: int = Field(ge=0, description="index of the first sentence in the article")
     sentence_end: int = Field(ge=1, description="index after the last sentence")
     entity_ids: list[str] = []
 
 
-class ChunkSighting(Record):
+class ChunkSighting(_Reported):
     """A near-duplicate of a kept chunk seen in another article: recorded, never re-extracted."""
 
     KIND: ClassVar[str] = "ChunkSighting"
     chunk_id: NonEmpty
     article_id: NonEmpty
-    source: NonEmpty
-    source_id: NonEmpty
-    url: str | None = None
-    title: str | None = None
-    day: DayKey
-    published: str
-    ingested_at: str
-    ingested_ms: int
     similarity: float = Field(ge=0.0, le=1.0)
 
 

@@ -105,6 +105,9 @@ class Settings(BaseSettings):
     )
 
     # --- QA and the HTTP API
+    qa_answerer: Literal["auto", "llm", "extractive"] = Field(
+        "auto", description="auto: the LLM when one is configured or running locally, else extractive."
+    )
     qa_backoff_days: int = Field(7, ge=0, le=365, description="Temporal retrieval widens ±1..r days up to this.")
     api_host: str = Field("127.0.0.1", description="Address `newskg serve` listens on.")
     api_port: int = Field(8000, ge=1, le=65535, description="Port `newskg serve` listens on.")

@@ -20,7 +20,7 @@ from ingest.process.dedup import DedupIndex
 from ingest.process.signature_log import SignatureLog
 from ingest.process.stage import GROUP as PROCESS_GROUP
 from ingest.process.stage import ProcessStage
-from newskg.wiring import kafka_options, llm_base_url, open_graph, open_mirror
+from newskg.wiring import NotConfigured, kafka_options, llm_base_url, open_graph, open_mirror
 
 STAGES = ("process", "extract")
 
@@ -110,5 +110,7 @@ def qa_service(settings: Settings, mirror=None):
 
     store = GraphStore(open_graph(settings))
     store.init()
-    return QAService(store, mirror if mirror is not None else open_mirror(settings), llm_client(settings),
-                     settings.qa_backoff_days)
+    llm = None if settings.qa_answerer == "extractive" else llm_client(settings)
+    if settings.qa_answerer == "llm" and llm is None:
+        raise NotConfigured("NEWSKG_QA_ANSWERER=llm but no LLM: set NEWSKG_LLM_BASE_URL or `services up --llm`")
+    return QAService(store, mirror if mirror is not None else open_mirror(settings), llm, settings.qa_backoff_days)

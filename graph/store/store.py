@@ -50,6 +50,14 @@ def _interaction_row(i: Interaction) -> dict[str, Any]:
     return row | {"event_iso": day_iso(i.event_day), "published_iso": day_iso(i.published_day)}
 
 
+def _chunk_from_row(r: dict[str, Any], article_ids: list[str], source: str, source_id: str) -> Chunk:
+    """A Chunk record rebuilt from a chunk node (M2 batches and the mirror read chunks back from the graph)."""
+    return Chunk(id=r["id"], text=r["text"], sentences=[], article_id=r["article_id"], article_ids=article_ids,
+                 source=source, source_id=source_id, url=r["url"], title=r["title"], day=r["day"],
+                 published=r["published"], ingested_at=r["ingested_at"], ingested_ms=r["ingested_ms"],
+                 sentence_start=r["sentence_start"], sentence_end=r["sentence_end"])
+
+
 class GraphStore:
     def __init__(self, conn: GraphConnection):
         self.conn = conn
@@ -87,15 +95,8 @@ class GraphStore:
     def m2_pending(self, subject_id: str, object_id: str, pair: str) -> list[tuple[Chunk, str]]:
         """Chunks mentioning both entities that no M2 batch of this pair has covered yet, oldest first."""
         rows = self.conn.read(writes.M2_PENDING, {"subject": subject_id, "object": object_id, "pair": pair})
-        out = []
-        for r in rows:
-            chunk = Chunk(id=r["id"], text=r["text"], sentences=[], article_id=r["article_id"],
-                          article_ids=[r["article_id"]], source=r["source"], source_id=r["source_id"], url=r["url"],
-                          title=r["title"], day=r["day"], published=r["published"], ingested_at=r["ingested_at"],
-                          ingested_ms=r["ingested_ms"], sentence_start=r["sentence_start"],
-                          sentence_end=r["sentence_end"])
-            out.append((chunk, r["marked"] or r["text"]))
-        return out
+        return [(_chunk_from_row(r, [r["article_id"]], r["source"], r["source_id"]), r["marked"] or r["text"])
+                for r in rows]
 
     def entities(self) -> list[dict[str, Any]]:
         """Every entity with its aliases and mention count: the alias index is rebuilt from this at start."""
@@ -159,14 +160,7 @@ class GraphStore:
 
     def chunks(self, ids: list[str]) -> list[tuple[Chunk, list[str], list[str]]]:
         """(chunk, entity ids, source ids) for the mirror."""
-        out = []
-        for r in self.conn.read(reads.CHUNKS_BY_ID, {"ids": ids}):
-            # Every article and source that carried the chunk (sightings included), from the graph's edges.
-            chunk = Chunk(id=r["id"], text=r["text"], sentences=[], article_id=r["article_id"],
-                          article_ids=r["article_ids"], source=(r["source_names"] or ["unknown"])[0],
-                          source_id=(r["source_ids"] or ["unknown"])[0], url=r["url"], title=r["title"],
-                          day=r["day"], published=r["published"], ingested_at=r["ingested_at"],
-                          ingested_ms=r["ingested_ms"], sentence_start=r["sentence_start"],
-                          sentence_end=r["sentence_end"])
-            out.append((chunk, r["entity_ids"], r["source_ids"]))
-        return out
+        # Every article and source that carried the chunk (sightings included), from the graph's edges.
+        return [(_chunk_from_row(r, r["article_ids"], (r["source_names"] or ["unknown"])[0],
+                                 (r["source_ids"] or ["unknown"])[0]), r["entity_ids"], r["source_ids"])
+                for r in self.conn.read(reads.CHUNKS_BY_ID, {"ids": ids})]

