@@ -39,10 +39,6 @@ class ParsedQuery:
     alternatives: list[EntityChoice] = field(default_factory=list)
 
     @property
-    def ambiguous(self) -> bool:
-        return bool(self.alternatives)
-
-    @property
     def date_words(self) -> str:
         return pendulum.parse(day_iso(self.day)).format("MMMM D, YYYY")
 

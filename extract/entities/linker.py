@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from spacy.tokens import Doc
 
 from core.ids import entity_id
-from core.records import Entity, Mention
+from core.records import Entity
 from extract.entities.alias_index import AliasIndex
 from extract.entities.coref import Canonical, full_forms, resolve
 from extract.entities.mentions import find_mentions
@@ -26,9 +26,6 @@ class LinkedMention:
     name: str  # the canonical name
     method: str  # exact | alias | acronym | fuzzy | new
     explanation: str
-
-    def record(self) -> Mention:
-        return Mention(text=self.text, start=self.start, end=self.end, label=self.type, entity_id=self.entity_id)
 
 
 @dataclass
