@@ -113,6 +113,8 @@ class Settings(BaseSettings):
     api_port: int = Field(8000, ge=1, le=65535, description="Port `newskg serve` listens on.")
     api_keys: list[str] = Field([], description="Accepted API keys (JSON list); empty: no authentication.")
     api_max_query_chars: int = Field(300, ge=10, description="Longest query the API accepts.")
+    api_threads: int = Field(4, ge=1, le=64, description="Threads per API process for graph/LLM calls; "
+                                                         "further requests queue first-in first-out.")
 
     log_level: str = Field("INFO", description="Python log level.")
 

@@ -1,15 +1,23 @@
 """The always-current QA endpoint (FastAPI). It reads the live graph and mirror on every request; every
-parameter is validated with a clear 4xx; API keys when configured; Prometheus metrics."""
+parameter is validated with a clear 4xx; API keys when configured; Prometheus metrics.
+
+Speed (bench/qa): the blocking graph and LLM calls run on a small pool of threads fed first-in first-out, so a
+burst of clients queues fairly instead of fifty threads fighting over the GIL (which made the slowest 5% wait
+four times the median); responses are serialised with orjson and the metrics/auth layer is plain ASGI."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Annotated
 
-from fastapi import FastAPI, HTTPException, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+import orjson
+from fastapi import FastAPI, HTTPException, Query
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
 
 from core.timeaxes import day_key
@@ -31,66 +39,91 @@ def _day(value: str | None, name: str) -> int | None:
         raise HTTPException(422, f"{name} {value!r} is not a calendar date") from exc
 
 
+def _json(payload: dict) -> Response:
+    return Response(orjson.dumps(payload), media_type="application/json")
+
+
+class Gate:
+    """Plain ASGI middleware: API-key check, then a request counter and a latency histogram per route."""
+
+    def __init__(self, app, keys: set[str], registry: CollectorRegistry):
+        self.app, self.keys = app, keys
+        self.requests = Counter("newskg_http_requests_total", "HTTP requests", ["path", "status"], registry=registry)
+        self.latency = Histogram("newskg_http_request_seconds", "HTTP request latency", ["path"], registry=registry,
+                                 buckets=(0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5))
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        start, status = time.perf_counter(), 500
+        if self.keys and scope["path"] not in OPEN_PATHS and not self._authorised(scope):
+            self.requests.labels(scope["path"], "401").inc()
+            denied = JSONResponse({"detail": "missing or unknown API key (X-API-Key or Bearer)"}, status_code=401)
+            return await denied(scope, receive, send)
+
+        async def observed_send(message):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observed_send)
+        finally:
+            route = scope.get("route")
+            path = route.path if route else "unmatched"
+            self.requests.labels(path, str(status)).inc()
+            self.latency.labels(path).observe(time.perf_counter() - start)
+
+    def _authorised(self, scope) -> bool:
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        bearer = headers.get("authorization", "").removeprefix("Bearer ").strip()
+        return headers.get("x-api-key") in self.keys or bearer in self.keys
+
+
 def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api_keys: list[str],
-               max_query_chars: int = 300) -> FastAPI:
+               max_query_chars: int = 300, threads: int = 4) -> FastAPI:
     app = FastAPI(title="newskg", version="0.1.0",
                   description="Entity-centric temporal QA over the NEON news entity-interaction graph.")
     registry = CollectorRegistry()
-    requests = Counter("newskg_http_requests_total", "HTTP requests", ["path", "status"], registry=registry)
-    latency = Histogram("newskg_http_request_seconds", "HTTP request latency", ["path"], registry=registry,
-                        buckets=(0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5))
-    keys = set(api_keys)
+    app.add_middleware(Gate, keys=set(api_keys), registry=registry)
+    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qa")
+    app.router.on_shutdown.append(lambda: pool.shutdown(wait=False, cancel_futures=True))
 
-    @app.middleware("http")
-    async def authenticate_and_measure(request: Request, call_next):
-        start = time.perf_counter()
-        if keys and request.url.path not in OPEN_PATHS:
-            bearer = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            if request.headers.get("x-api-key") not in keys and bearer not in keys:
-                requests.labels(request.url.path, "401").inc()
-                return JSONResponse({"detail": "missing or unknown API key (X-API-Key or Bearer)"}, status_code=401)
-        response = await call_next(request)
-        route = request.scope.get("route")
-        path = route.path if route else "unmatched"
-        requests.labels(path, str(response.status_code)).inc()
-        latency.labels(path).observe(time.perf_counter() - start)
-        return response
+    async def blocking(fn, *args, **kwargs):
+        return await asyncio.get_running_loop().run_in_executor(pool, partial(fn, *args, **kwargs))
 
     @app.get("/v1/ask")
-    def ask(q: Annotated[str, Query(min_length=1, description="A telegraphic query, e.g. 'doja cat news'")],
-            date: Annotated[str, Query(description="The query's date, YYYY-MM-DD (the graph as of that day)")],
-            k: Annotated[int, Query(ge=1, le=50)] = 10,
-            strategy: Annotated[str, Query(description=" | ".join(STRATEGIES))] = "hybrid") -> dict:
+    async def ask(q: Annotated[str, Query(min_length=1, description="A telegraphic query, e.g. 'doja cat news'")],
+                  date: Annotated[str, Query(description="The query's date, YYYY-MM-DD (the graph as of that day)")],
+                  k: Annotated[int, Query(ge=1, le=50)] = 10,
+                  strategy: Annotated[str, Query(description=" | ".join(STRATEGIES))] = "hybrid") -> Response:
         if len(q) > max_query_chars:
             raise HTTPException(422, f"q is {len(q)} characters; at most {max_query_chars}")
         if strategy not in STRATEGIES:
             raise HTTPException(422, f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
         _day(date, "date")
-        return service.ask(q, date, k=k, strategy=strategy).as_dict()
+        result = await blocking(service.ask, q, date, k=k, strategy=strategy)
+        return _json(result.as_dict())
 
     @app.get("/v1/entities")
-    def entities(search: Annotated[str, Query(min_length=1, max_length=200)],
-                 limit: Annotated[int, Query(ge=1, le=100)] = 10) -> dict:
-        best, close = service.resolver.resolve(search)
-        found = [best, *close] if best else []
-        exact = service.store.find_entities(search, limit=limit)
-        seen = {e.id for e in found}
-        rows = [e.__dict__ for e in found] + [r for r in exact if r["id"] not in seen]
-        return {"search": search, "entities": rows[:limit]}
+    async def entities(search: Annotated[str, Query(min_length=1, max_length=200)],
+                       limit: Annotated[int, Query(ge=1, le=100)] = 10) -> Response:
+        return _json(await blocking(_entities, service, search, limit))
 
     @app.get("/v1/entities/{entity_id}/timeline")
-    def timeline(entity_id: str, from_: Annotated[str, Query(alias="from")], to: str,
-                 as_of: str | None = None, limit: Annotated[int, Query(ge=1, le=1000)] = 200) -> dict:
+    async def timeline(entity_id: str, from_: Annotated[str, Query(alias="from")], to: str,
+                       as_of: str | None = None, limit: Annotated[int, Query(ge=1, le=1000)] = 200) -> Response:
         first, last, as_of_day = _day(from_, "from"), _day(to, "to"), _day(as_of, "as_of")
         if first > last:
             raise HTTPException(422, "from is after to")
-        if not service.store.find_entities(entity_id, limit=1):
+        if not await blocking(service.store.find_entities, entity_id, limit=1):
             raise HTTPException(404, f"no entity {entity_id!r}")
-        rows = service.store.timeline(entity_id, first, last, as_of_day, limit)
-        return {"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows}
+        rows = await blocking(service.store.timeline, entity_id, first, last, as_of_day, limit)
+        return _json({"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows})
 
     @app.get("/healthz")
-    def healthz() -> dict:
+    async def healthz() -> dict:
         return {"status": "ok"}
 
     @app.get("/readyz")
@@ -109,3 +142,12 @@ def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api
         return PlainTextResponse(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+def _entities(service: QAService, search: str, limit: int) -> dict:
+    best, close = service.resolver.resolve(search)
+    found = [best, *close] if best else []
+    exact = service.store.find_entities(search, limit=limit)
+    seen = {e.id for e in found}
+    rows = [e.__dict__ for e in found] + [r for r in exact if r["id"] not in seen]
+    return {"search": search, "entities": rows[:limit]}

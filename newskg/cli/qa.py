@@ -81,7 +81,7 @@ def serve(
     mirror.embedder.embed(["warm up"])  # load the model before the first request
     readiness = {"broker": lambda: kafka_healthy(kafka_bootstrap(settings)), "graph": service.store.conn.ping,
                  "mirror": lambda: mirror.count("interactions") >= 0}
-    app_ = create_app(service, readiness, settings.api_keys, settings.api_max_query_chars)
+    app_ = create_app(service, readiness, settings.api_keys, settings.api_max_query_chars, settings.api_threads)
     stop, worker, runners = threading.Event(), None, []
     if pipeline:
         runners = build_runners(settings, ["process", "extract"], mirror=mirror)
