@@ -76,9 +76,10 @@ class LLMClient:
                     self.cache.put(key, self.model, prompt.name, prompt.version, parsed.model_dump_json())
                 return parsed
             log.warning("unparseable %s answer (attempt %d): %.200r", prompt.name, attempt + 1, content)
+            retry = ("That was not valid JSON of the requested shape. Answer again with only the JSON object."
+                     if prompt.json_answer else "Please follow the requested answer format exactly.")
             messages = [*messages, {"role": "assistant", "content": content[:4000]},
-                        {"role": "user", "content": "That was not valid JSON of the requested shape. Answer again "
-                                                    "with only the JSON object."}]
+                        {"role": "user", "content": retry}]
         self._account(prompt, failures=1)
         return None
 
@@ -87,12 +88,12 @@ class LLMClient:
             if self.max_calls is not None and self.usage.calls >= self.max_calls:
                 raise BudgetExceeded(f"LLM call budget of {self.max_calls} spent")
             self.usage.calls += 1
-        extra = {"response_format": {"type": "json_object"}} if self.json_mode else {}
+        extra = {"response_format": {"type": "json_object"}} if self.json_mode and prompt.json_answer else {}
         retrying = Retrying(retry=retry_if_exception_type(RETRYABLE), stop=stop_after_attempt(self._retries + 1),
                             wait=wait_exponential(multiplier=0.5, max=20), reraise=True)
         with self._slots:
             reply = retrying(lambda: self._client.chat.completions.create(
-                model=self.model, messages=messages, temperature=0, max_tokens=self.max_tokens, **extra))
+                model=self.model, messages=messages, temperature=prompt.temperature, max_tokens=self.max_tokens, **extra))
         usage = reply.usage
         self._account(prompt, calls=1, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                       completion_tokens=getattr(usage, "completion_tokens", 0) or 0)

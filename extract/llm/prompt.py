@@ -15,9 +15,14 @@ class Prompt:
     version: int
     messages: list[dict[str, str]]
     response_model: type[BaseModel]
+    json_answer: bool = True  # False: free text the response model reads with its `from_text`
+    temperature: float = 0.0  # creative generation steps (NeoQA's timelines) ask for more than 0
 
     def digest(self, model: str) -> str:
-        body = json.dumps([model, self.name, self.version, self.messages], ensure_ascii=False, sort_keys=True)
+        parts = [model, self.name, self.version, self.messages]
+        if self.temperature:  # keeps the keys of every existing deterministic prompt unchanged
+            parts.append(self.temperature)
+        body = json.dumps(parts, ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
