@@ -114,8 +114,13 @@ class NewsArticle(_Open):
     date: str
 
     def text(self) -> str:
-        """Headline and body without markup: what a reader (and our pipeline) sees."""
+        """Headline and body without markup: what a reader sees."""
         return "\n\n".join([plain(self.headline), *(plain(p) for p in self.passages)])
+
+    def body(self) -> str:
+        """The passages without markup: what the stream carries as text (the headline travels as the title, so
+        sentence splitting never runs a headline into the first sentence)."""
+        return "\n\n".join(plain(p) for p in self.passages)
 
 
 class Distractor(_Open):

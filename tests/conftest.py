@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,3 +69,16 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalStack]:
 def llm_stack(stack: LocalStack) -> LocalStack:
     stack.up("--llm")
     return stack
+
+
+def isolated_env(stack, tmp_path):
+    """Private topics, graph and Qdrant folder for one test module on the shared servers."""
+    prefix = f"t{uuid.uuid4().hex[:8]}"
+    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+           "NEWSKG_GRAPH_DATABASE": f"g{uuid.uuid4().hex[:8]}", "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant"),
+           "NEWSKG_QA_ANSWERER": "extractive"}  # the offline answerer, even when the LLM server runs
+    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
+                                                 "graph_database": env["NEWSKG_GRAPH_DATABASE"],
+                                                 "qdrant_path": tmp_path / "qdrant", "qa_answerer": "extractive"})
+    return env, settings

@@ -24,10 +24,14 @@ DATE = re.compile(r"\b(January|February|March|April|May|June|July|August|Septemb
                   r"\s+(\d{1,2}),\s+(\d{4})")
 MONTHS = {m: n for n, m in enumerate(["January", "February", "March", "April", "May", "June", "July", "August",
                                       "September", "October", "November", "December"], start=1)}
-STOP = set("""a an the of to in on at by for from with and or but as is are was were be been being this that these
-those it its their his her they them he she who whom whose which what when where why how did does do done would
-will can could should may might must has have had not no so than then there here into about over after before
-between according many much days day passed gave set date per""".split())
+STOP = frozenset((
+    "a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "and", "or", "but", "as", "is",
+    "are", "was", "were", "be", "been", "being", "this", "that", "these", "those", "it", "its", "their", "his",
+    "her", "they", "them", "he", "she", "who", "whom", "whose", "which", "what", "when", "where", "why", "how",
+    "did", "does", "do", "done", "would", "will", "can", "could", "should", "may", "might", "must", "has", "have",
+    "had", "not", "no", "so", "than", "then", "there", "here", "into", "about", "over", "after", "before",
+    "between", "according", "many", "much", "days", "day", "passed", "gave", "set", "date", "per",
+))
 COVERAGE = 0.9  # share of the question's content words the supporting sentences must hold
 MOMENT_COVERAGE = 0.6  # share of a time-span moment's words its dated sentence must hold
 
@@ -54,11 +58,22 @@ def content(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=100_000)
 def names(text: str) -> frozenset[str]:
-    return frozenset(NAME.findall(text))
+    """Capitalised word runs that look like names: leading function words and month names dropped, and a lone
+    capitalised word opening the sentence ("Critics of …", "Jaws dropped …") is not taken for a name."""
+    found = set()
+    for match in NAME.finditer(text):
+        words = match.group(0).split()
+        while words and (words[0].lower() in STOP or words[0] in MONTHS):
+            words = words[1:]
+        if not words or (len(words) == 1 and match.start() == 0):
+            continue
+        found.add(" ".join(words))
+    return frozenset(found)
 
 
 def sentences(passages: list[str]) -> list[str]:
-    return [s.strip() for p in passages for s in SENTENCE_END.split(p) if s.strip()]
+    """Lines (headline, paragraphs) first, so a headline never runs into the sentence after it."""
+    return [s.strip() for p in passages for line in p.splitlines() for s in SENTENCE_END.split(line) if s.strip()]
 
 
 def choose(question: str, options: list[str], passages: list[str]) -> Choice:

@@ -12,9 +12,9 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # files only, never a display
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from evaluation.neoqa.run import RunResult  # noqa: E402
+from evaluation.neoqa.run import RunResult
 
 RANDOM = 100 / 7
 

@@ -93,7 +93,8 @@ class LLMClient:
                             wait=wait_exponential(multiplier=0.5, max=20), reraise=True)
         with self._slots:
             reply = retrying(lambda: self._client.chat.completions.create(
-                model=self.model, messages=messages, temperature=prompt.temperature, max_tokens=self.max_tokens, **extra))
+                model=self.model, messages=messages, temperature=prompt.temperature, max_tokens=self.max_tokens,
+                **extra))
         usage = reply.usage
         self._account(prompt, calls=1, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
                       completion_tokens=getattr(usage, "completion_tokens", 0) or 0)

@@ -54,6 +54,7 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
 
             return generate(timelines, seed, events=events, on_timeline=advance)
         from evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
+
         from newskg.pipeline import llm_client
 
         client = llm_client(get_settings())
@@ -67,6 +68,7 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
 
 def _produce(articles, quiet: bool) -> int:
     from core.records import RawArticle
+    from core.synthetic import plain
     from evaluation.neoqa.generate import article_url
     from ingest.kafka.producer import RecordProducer
     from ingest.process.article import raw_article_id
@@ -83,7 +85,7 @@ def _produce(articles, quiet: bool) -> int:
     fetched_at = iso(utc_now())
     items = []
     for article in articles:
-        raw = RawArticle(text=article.text(), title=article.text().split("\n\n")[0],
+        raw = RawArticle(text=article.body(), title=plain(article.headline),
                          url=article_url(article), source=article.news_profile, published=article.date,
                          fetched_at=fetched_at, backfill=True)
         items.append(SourceItem(raw_article_id(raw), raw, article.article_id))

@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 
 import httpx
 import pytest
@@ -16,7 +15,7 @@ from fastapi.testclient import TestClient
 from newskg.pipeline import qa_service
 from newskg.services.process import free_port
 from qa.api import create_app
-from tests.conftest import REPO, newskg_json
+from tests.conftest import REPO, isolated_env, newskg_json
 
 pytestmark = pytest.mark.integration
 
@@ -28,18 +27,6 @@ STORIES = [
     ("2023-08-31", "gamma", "Doja Cat performed in Paris at the Accor Arena. Doja Cat later met Pharrell "
                             "Williams backstage after the concert."),
 ]
-
-
-def isolated_env(stack, tmp_path):
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-           "NEWSKG_GRAPH_DATABASE": f"g{uuid.uuid4().hex[:8]}", "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant"),
-           "NEWSKG_QA_ANSWERER": "extractive"}  # the offline answerer, even when the LLM server runs
-    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
-                                                 "graph_database": env["NEWSKG_GRAPH_DATABASE"],
-                                                 "qdrant_path": tmp_path / "qdrant", "qa_answerer": "extractive"})
-    return env, settings
 
 
 def ingest(env, tmp_path, stories, name="stories.jsonl"):

@@ -33,7 +33,7 @@ class ChoiceReply(BaseModel):
     choice: int = -1
 
     @classmethod
-    def from_text(cls, text: str) -> "ChoiceReply":
+    def from_text(cls, text: str) -> ChoiceReply:
         return cls(text=text or "")
 
 
