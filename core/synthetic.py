@@ -24,6 +24,15 @@ def plain(text: str) -> str:
     return MARKUP.sub(r"\1", text)
 
 
+def mark_names(text: str, marks: dict[str, str]) -> str:
+    """Wrap each known name in its markup (`marks`: name → `{name|ID}`), longest names first, never inside
+    markup already there."""
+    for name in sorted(marks, key=len, reverse=True):
+        parts = re.split(r"(\{[^{}]*\})", text)
+        text = "".join(p if p.startswith("{") else p.replace(name, marks[name]) for p in parts)
+    return text
+
+
 def normalise_category(value: str) -> str:
     """The release and the paper spell categories several ways ("false premise", "false_premise")."""
     return value.strip().lower().replace("_", "-").replace(" ", "-")

@@ -86,7 +86,7 @@ def choose(question: str, options: list[str], passages: list[str]) -> Choice:
 
 def _time_span(question: str, options: list[str], found: list[str], deflect: int) -> Choice:
     body = re.sub(r"^how many days passed between\s+", "", question.rstrip("?"), flags=re.I)
-    dated = [(s, _date(s)) for s in found if DATE.search(s)]
+    dated = [(s, date_in(s)) for s in found if DATE.search(s)]
     best: tuple[float, int | None, str] = (0.0, None, "")
     for cut in [m.start() for m in re.finditer(r"\s+and\s+", body)]:
         first, second = body[:cut], re.sub(r"^\s+and\s+", "", body[cut:])
@@ -111,7 +111,7 @@ def _moment(phrase: str, dated: list[tuple[str, dt.date | None]]) -> tuple[float
     return max(scored, key=lambda x: x[0])
 
 
-def _date(sentence: str) -> dt.date | None:
+def date_in(sentence: str) -> dt.date | None:
     match = DATE.search(sentence)
     if not match:
         return None

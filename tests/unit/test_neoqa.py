@@ -3,6 +3,7 @@ instances per appendix E), the answer parsing, ADTScore against the paper's Tabl
 offline reader."""
 
 import datetime as dt
+import itertools
 import json
 from collections import Counter
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.synthetic import ENTITY_CLASSES, UNANSWERABLE, plain
+from evaluation.neoqa.answerers import EvidenceAnswerer
 from evaluation.neoqa.articles import PROFILES
 from evaluation.neoqa.dataset import evidence_articles, load
 from evaluation.neoqa.generate import generate
@@ -20,7 +22,6 @@ from evaluation.neoqa.prompts import mcq_answer
 from evaluation.neoqa.reader import DATE, MONTHS, choose
 from evaluation.neoqa.report import write_report
 from evaluation.neoqa.run import run
-from evaluation.neoqa.answerers import EvidenceAnswerer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "neoqa"
 
@@ -125,7 +126,7 @@ def test_instances_follow_appendix_e(data):
     for steps in ablation.values():
         sizes = sorted(steps)
         assert sizes == [0, 20, 40, 60, 80]
-        assert all(steps[a] < steps[b] for a, b in zip(sizes, sizes[1:]))  # each smaller set inside the next
+        assert all(steps[a] < steps[b] for a, b in itertools.pairwise(sizes))  # each smaller set inside the next
         assert len(steps[0]) == 2
 
 
@@ -141,11 +142,11 @@ def test_answer_parsing_follows_appendix_f7():
 
 def test_adt_score_reproduces_table_4_from_table_3_counts():
     rows = [line.rstrip("\n").split("\t") for line in (FIXTURES / "table4.tsv").open() if not line.startswith("#")]
-    counts = dict(zip(COLUMNS, (int(x) for x in rows[0][2:])))
+    counts = dict(zip(COLUMNS, (int(x) for x in rows[0][2:]), strict=True))
     assert counts[("answerable", "multi-hop")] + counts[("answerable", "time-span")] == 1157
     assert sum(v for k, v in counts.items() if k[0] == "unanswerable") == 4802
     for name, printed, *accuracies in rows[1:]:
-        computed = adt_from_columns(dict(zip(COLUMNS, map(float, accuracies))), counts)
+        computed = adt_from_columns(dict(zip(COLUMNS, map(float, accuracies), strict=True)), counts)
         assert abs(computed - float(printed)) <= 0.1, (name, computed, printed)
     assert adt_score(0, 80) == 0 and adt_score(50, 50) == 50
 
