@@ -1,27 +1,48 @@
 #!/usr/bin/env bash
-# The end-to-end demo: start the local servers, stream real news pages through Kafka → chunks → entities and
-# interactions → the graph and its Qdrant mirror, then look at the graph. Grows with each stage (QA, the
-# synthetic timelines, NeoQA).
+# The end-to-end demo: start the local servers; stream fictional NeoQA timelines (the main corpus) and a few real
+# news pages through Kafka → chunks → entities and interactions → the graph and its Qdrant mirror; ask sample
+# questions as of their day; run the NeoQA benchmark with the offline answerers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NEWSKG=.venv/bin/newskg
-PAGES=../shared/data/news-html
-[ -d "$PAGES" ] || PAGES=tests/fixtures/news-html
+PY=.venv/bin/python
+SYNTH=.newskg/neoqa
+PAGES=tests/fixtures/news-html   # a few bundled real pages next to the synthetic stream
 
 $NEWSKG services up
+echo
+echo "== 1. Generate 3 fictional timelines (seeded) and stream every article into Kafka at its fictional date"
+$NEWSKG ingest synthetic --timelines 3 --seed 7 --out "$SYNTH"
 $NEWSKG ingest files "$PAGES" --date 2020-01-01 --backfill   # historical pages: ingested "as published"
-$NEWSKG run all --until-idle          # process (dedup) and extract (offline M0) in one process
+echo
+echo "== 2. Process (dedup) and extract (offline M0) until the topics are drained"
+$NEWSKG run all --until-idle
 $NEWSKG topics
 $NEWSKG graph stats
 $NEWSKG graph entities --top 8
-read -r TOP NAME DAY < <($NEWSKG graph entities --top 1 --json | .venv/bin/python -c \
-  'import json,sys; e=json.load(sys.stdin)["entities"][0]; d=str(e["last_day"]); print(e["id"], e["name"].replace(" ", "_"), f"{d[:4]}-{d[4:6]}-{d[6:]}")')
-$NEWSKG graph timeline "$TOP" --from 1990-01-01 --to 2030-12-31 --limit 15
 echo
-echo "Sample questions, answered from the graph as it stood on the day asked:"
-$NEWSKG ask "${NAME//_/ } news" --date "$DAY" --strategy temporal --k 5
-$NEWSKG ask "${NAME//_/ }" --date "$DAY" --strategy hybrid --k 5
+echo "== 3. Sample questions, answered from the graph as it stood on the day asked"
+# A multi-hop question of the synthetic set: who its bridge person is, and the organisation the question names.
+mapfile -t PICK < <($PY - "$SYNTH" <<'EOF'
+import sys
+from pathlib import Path
+from evaluation.neoqa.dataset import load
+data = load(Path(sys.argv[1]))
+q = next(q for q in data.questions if q.category == "multi-hop")
+timeline = next(t for t in data.timelines if t.timeline_id == q.timeline_id)
+kb = {e.id: e.name for group in timeline.named_entity_snapshots[-1].named_entities.values() for e in group}
+print(q.question); print(q.answer); print(q.date); print(kb[q.meta["bridge_entity"]]); print(kb[q.meta["role_org"]])
+EOF
+)
+echo "NeoQA question (as of ${PICK[2]}): ${PICK[0]}  [gold: ${PICK[1]}]"
+$NEWSKG ask "${PICK[3]}" --date "${PICK[2]}" --strategy temporal --k 5
+$NEWSKG ask "${PICK[4]} news" --date "${PICK[2]}" --strategy hybrid --k 5
 echo
-echo "Linking and offline extraction of one sentence (newskg extract text … --explain):"
+echo "== 4. NeoQA multiple choice (appendix E.2 instances): the offline reader on the given articles, then the"
+echo "==    graph answerer, which ignores them and retrieves from our graph as of each question's date"
+$NEWSKG eval neoqa --instances "$SYNTH/instances.jsonl" --answerer evidence --out .newskg/eval/neoqa-evidence
+$NEWSKG eval neoqa --instances "$SYNTH/instances.jsonl" --answerer graph --out .newskg/eval/neoqa-graph
+echo
+echo "== 5. Linking and offline extraction of one sentence (newskg extract text … --explain)"
 $NEWSKG extract text "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and Leto posed with Anna Wintour." --date 2023-05-02 --explain
 $NEWSKG services status

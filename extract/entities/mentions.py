@@ -34,6 +34,13 @@ def _widen(span: Span) -> Span:
     return doc[span.start:end]
 
 
+def _in_name_run(token) -> bool:
+    """Part of a longer capitalised name ("the Talaira Mini"): not a lone surname, whatever its last word."""
+    doc = token.doc
+    neighbours = [doc[i] for i in (token.i - 1, token.i + 1) if 0 <= i < len(doc)]
+    return any(n.pos_ == "PROPN" and n.text[:1].isupper() and not n.is_sent_start for n in neighbours)
+
+
 def find_mentions(doc: Doc, person_tokens: set[str] | None = None) -> list[RawMention]:
     """`person_tokens`: name tokens of people already named in full earlier in the same article."""
     mentions: list[RawMention] = []
@@ -50,7 +57,7 @@ def find_mentions(doc: Doc, person_tokens: set[str] | None = None) -> list[RawMe
     known = set(person_tokens or ())
     known.update(t for m in mentions if m.type == "PERSON" and len(tokens_of(m.name)) > 1 for t in tokens_of(m.name))
     for token in doc:
-        if token.i in taken or token.pos_ != "PROPN" or not token.text[:1].isupper():
+        if token.i in taken or token.pos_ != "PROPN" or not token.text[:1].isupper() or _in_name_run(token):
             continue
         if tokens_of(token.text) and tokens_of(token.text)[0] in known:
             taken.add(token.i)

@@ -56,6 +56,16 @@ def test_short_forms_link_across_documents_through_the_alias_index():
     assert later_ids["Leto"] == first_ids["Jared Leto"] and later_ids["Wintour"] == first_ids["Anna Wintour"]
 
 
+def test_a_surname_inside_a_longer_name_is_not_a_lone_surname():
+    """A known person's surname as the last word of another name ("the Talaira Mini") links to nothing."""
+    extractor = ChunkExtractor(Linker(AliasIndex()))
+    (first,) = extractor.offline([chunk("Reviewer Dana Mini praised the drone on Monday.", cid="c1")])
+    (later,) = extractor.offline([chunk("The Harbour Trust unveiled the Talaira Mini, a water filter, on Friday.",
+                                        article="a2", cid="c2")])
+    mini = {m.entity_id for m in first.mentions if m.name == "Dana Mini"}
+    assert mini and not mini & {m.entity_id for m in later.mentions}
+
+
 def test_alias_index_rules():
     index = AliasIndex()
     index.add("e1", "SR-2023-052", "PRODUCT")
