@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from extract.entities.names import digits_of, initials, name_key
+from extract.entities.names import CALENDAR_WORDS, digits_of, initials, name_key
 from extract.entities.types import PERSON_CONFUSIONS
 
 FUZZY_CUTOFF = 88.0
@@ -59,7 +59,7 @@ class AliasIndex:
             words = name_key(name).split()
             if kind == "ORG" and len(words) > 1:
                 self._by_acronym[initials(name)].add(entity_id)
-            if kind == "PERSON" and len(words) > 1:
+            if kind == "PERSON" and len(words) > 1 and words[-1] not in CALENDAR_WORDS:
                 # Surnames only: across documents a lone first name ("Karl") is too common to trust.
                 self._person_parts[words[-1]].add(entity_id)
         entity.mentions += mentions

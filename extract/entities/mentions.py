@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span
 
-from extract.entities.names import clean_name, tokens_of
+from extract.entities.names import CALENDAR_WORDS, clean_name, tokens_of
 from extract.entities.types import LABEL_TO_TYPE
 
 
@@ -57,7 +57,8 @@ def find_mentions(doc: Doc, person_tokens: set[str] | None = None) -> list[RawMe
     known = set(person_tokens or ())
     known.update(t for m in mentions if m.type == "PERSON" and len(tokens_of(m.name)) > 1 for t in tokens_of(m.name))
     for token in doc:
-        if token.i in taken or token.pos_ != "PROPN" or not token.text[:1].isupper() or _in_name_run(token):
+        if token.i in taken or token.pos_ != "PROPN" or not token.text[:1].isupper() or _in_name_run(token) \
+                or token.text.lower() in CALENDAR_WORDS:
             continue
         if tokens_of(token.text) and tokens_of(token.text)[0] in known:
             taken.add(token.i)

@@ -66,6 +66,15 @@ def test_a_surname_inside_a_longer_name_is_not_a_lone_surname():
     assert mini and not mini & {m.entity_id for m in later.mentions}
 
 
+def test_a_month_is_never_a_surname():
+    index = AliasIndex()
+    index.add("e_1", "Mohegan Sun Arena July", "PERSON")  # a misread name from a real page
+    extractor = ChunkExtractor(Linker(index))
+    (result,) = extractor.offline([chunk("The council scheduled the vote for July 8, 2033.")])
+    assert "e_1" not in {m.entity_id for m in result.mentions}
+    assert index.lookup("July", "PERSON") is None
+
+
 def test_alias_index_rules():
     index = AliasIndex()
     index.add("e1", "SR-2023-052", "PRODUCT")
