@@ -13,8 +13,10 @@ TITLES = {
     "ambassador", "coach", "chief", "officer", "director", "dj", "the",
 }
 # Words that end many misread "person" names ("Mohegan Sun Arena July"): never a surname.
-CALENDAR_WORDS = frozenset("""january february march april may june july august september october november
-december monday tuesday wednesday thursday friday saturday sunday""".split())
+CALENDAR_WORDS = frozenset((
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
+    "december", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+))
 _POSSESSIVE = re.compile(r"(?:['’]s|['’])$", re.IGNORECASE)
 _NON_WORD = re.compile(r"[^\w\s]+")
 _SPACE = re.compile(r"\s+")
