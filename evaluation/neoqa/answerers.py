@@ -2,8 +2,9 @@
 
 - evidence: the offline reader over the instance's own articles (the paper's setting, no LLM);
 - graph: ignores the given articles and retrieves from our graph as it stood on the question date: the entities
-  the question names, their neighbours through interactions, and the chunks that mention them; then the same
-  reader. The benchmark run "off the same graph" the pipeline built from the stream;
+  the question names, their neighbours through interactions, and the chunks that mention them, plus the chunks
+  nearest the question in the graph's Qdrant mirror (for names our NER split or missed); then the same reader.
+  The benchmark run "off the same graph" the pipeline built from the stream;
 - llm: the instance's articles (the most relevant first, cut to the model's context) and our MCQ prompt through
   the project's LLM client, parsed per appendix F.7.
 """
@@ -19,9 +20,10 @@ from core.timeaxes import day_key
 from evaluation.neoqa import reader
 from evaluation.neoqa.prompts import mcq_answer
 from extract.llm.client import LLMClient
+from graph.mirror.qdrant import CHUNKS, VectorMirror
 from graph.store.store import GraphStore
 from qa.query import EntityResolver
-from qa.retrieve import shift
+from qa.retrieve import Retriever, shift
 
 QUESTION_WORDS = re.compile(r"^(What|How|According|When|Who|Which|Where|Why|The)\s+")
 MIN_NAME_SCORE = 85.0
@@ -50,10 +52,12 @@ class EvidenceAnswerer:
 class GraphAnswerer:
     name = "graph"
 
-    def __init__(self, store: GraphStore, horizon_days: int = 3650, neighbours: int = 12, chunks: int = 80):
+    def __init__(self, store: GraphStore, mirror: VectorMirror | None = None, horizon_days: int = 3650,
+                 neighbours: int = 12, chunks: int = 80, nearest: int = 10):
         self.store = store
         self.resolver = EntityResolver(store)
-        self.horizon_days, self.neighbours, self.chunks = horizon_days, neighbours, chunks
+        self.retriever = Retriever(store, mirror)
+        self.horizon_days, self.neighbours, self.chunks, self.nearest = horizon_days, neighbours, chunks, nearest
 
     def answer(self, instance: Instance, articles: list[NewsArticle]) -> Answer:
         passages = self.retrieve(instance.question, instance.date)
@@ -75,6 +79,8 @@ class GraphAnswerer:
         for entity_id in [*named, *around]:
             for row in self.store.entity_chunks(entity_id, start, day, day, limit=self.chunks):
                 texts.setdefault(row["id"], row["text"])
+        for hit in self.retriever.semantic(CHUNKS, question, day, self.nearest, None):
+            texts.setdefault(hit.id, hit.text)
         return list(texts.values())
 
     def entities_in(self, question: str) -> list[str]:

@@ -54,7 +54,6 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
 
             return generate(timelines, seed, events=events, on_timeline=advance)
         from evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
-
         from newskg.pipeline import llm_client
 
         client = llm_client(get_settings())
@@ -152,10 +151,10 @@ def _answerer(name: str, settings, max_documents: int, max_chars: int):
         return EvidenceAnswerer()
     if name == "graph":
         from graph.store.store import GraphStore
-        from newskg.wiring import open_graph
+        from newskg.wiring import open_graph, open_mirror
 
         try:
-            return GraphAnswerer(GraphStore(open_graph(settings)))
+            return GraphAnswerer(GraphStore(open_graph(settings)), _mirror_or_none(settings, open_mirror))
         except NotConfigured as exc:
             fail(str(exc))
     from newskg.pipeline import llm_client
@@ -164,6 +163,18 @@ def _answerer(name: str, settings, max_documents: int, max_chars: int):
     if client is None:
         fail("--answerer llm needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
     return LLMAnswerer(client, max_documents, max_chars)
+
+
+def _mirror_or_none(settings, open_mirror):
+    """The mirror adds nearest-chunk retrieval; a local Qdrant folder held by another process (`serve
+    --pipeline`) admits no second client, and then the graph alone answers, said out loud."""
+    if not settings.mirror_enabled:
+        return None
+    try:
+        return open_mirror(settings)
+    except RuntimeError as exc:
+        console.print(f"[yellow]mirror unavailable ({exc}); answering from the graph alone[/]")
+        return None
 
 
 def _render(r: dict) -> None:
