@@ -163,6 +163,7 @@ class Instance(Question):
     answerable: Answerability
     use_evidence_documents: list[str | NewsArticle]
     gold_answer_idx: int
+    removed_evidence: str | None = None  # insufficient instances: the outline item whose articles were removed
     instance_set: str = "main"
     irrelevant_documents: int | None = None
 

@@ -70,8 +70,7 @@ def _normalised(obj: dict) -> dict:
 
 def _with_gold(obj: dict) -> dict:
     """The downloaded release leaves the option order to the loader: shuffle per instance, deterministically."""
-    question = Question.model_validate({k: v for k, v in obj.items() if k in Question.model_fields
-                                        or k == "distractors"})
+    question = Question.model_validate({k: v for k, v in obj.items() if k in Question.model_fields})
     options = obj.get("answer_options") or shuffled_options(question, obj.get("instance_id", question.question_id))
     gold = UNANSWERABLE if obj["answerable"] != "answerable-sufficient" else obj["answer"]
     return {**obj, "answer_options": options, "gold_answer_idx": options.index(gold)}

@@ -87,7 +87,8 @@ def _ablation(rng, q: Question, family: list[Question], past: list[NewsArticle])
         made.append(_instance(q, "answerable-sufficient", order, f"ablation-{n}", irrelevant=n))
         for dropped in required:
             made.append(_instance(q, "answerable-insufficient", [a for a in order if a is not dropped],
-                                  f"ablation-{n}", irrelevant=n, removed=dropped.article_id))
+                                  f"ablation-{n}", irrelevant=n,
+                                  removed=next(i for i in q.evidence_ids if i in dropped.used_items)))
         made.extend(_instance(c, "unanswerable", order, f"ablation-{n}", irrelevant=n) for c in family)
     return made
 
@@ -103,8 +104,7 @@ def _instance(q: Question, answerable: str, docs: Iterable[NewsArticle], instanc
     instance_id = hashlib.sha256("\x1f".join([q.question_id, answerable, instance_set, *ids]).encode()).hexdigest()
     options = shuffled_options(q, instance_id)
     gold = UNANSWERABLE if answerable != "answerable-sufficient" else q.answer
-    meta = {**q.meta, **({"removed_evidence": removed} if removed else {})}
-    return Instance(**q.model_dump(by_alias=True, exclude={"answer_options", "meta"}), meta=meta,
+    return Instance(**q.model_dump(by_alias=True, exclude={"answer_options"}), removed_evidence=removed,
                     answer_options=options, instance_id=instance_id[:32], answerable=answerable,
                     use_evidence_documents=ids, gold_answer_idx=options.index(gold), instance_set=instance_set,
                     irrelevant_documents=irrelevant)
