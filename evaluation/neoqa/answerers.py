@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.synthetic import Instance, NewsArticle
+from core.synthetic import UNANSWERABLE, Instance, NewsArticle
 from core.timeaxes import day_key
 from evaluation.neoqa import reader
 from evaluation.neoqa.prompts import mcq_answer
@@ -62,7 +62,7 @@ class GraphAnswerer:
     def answer(self, instance: Instance, articles: list[NewsArticle]) -> Answer:
         passages = self.retrieve(instance.question, instance.date)
         if not passages:
-            return Answer(instance.answer_options.index("Unanswerable"), "nothing in the graph for the question")
+            return Answer(instance.answer_options.index(UNANSWERABLE), "nothing in the graph for the question")
         choice = reader.choose(instance.question, instance.answer_options, passages)
         return Answer(choice.index, choice.rationale)
 
