@@ -12,11 +12,11 @@ from __future__ import annotations
 import itertools
 import random
 
-from core.synthetic import MARKUP, UNANSWERABLE, Distractor, OutlineItem, Question, Timeline, plain
+from core.synthetic import MARKUP, Distractor, OutlineItem, Question, Timeline, plain
 from evaluation.neoqa.instances import shuffled_options
 from evaluation.neoqa.llm_steps import LLMGenerationError, ask
 from evaluation.neoqa.prompts import distractors, mcq_answer, question_variant, question_write
-from evaluation.neoqa.questions import SPANS, question_id
+from evaluation.neoqa.questions import day_distractors, make_question
 from evaluation.neoqa.reader import DATE, date_in
 from extract.llm.client import LLMClient
 
@@ -47,14 +47,14 @@ def _multi_hop(client, rng, timeline: Timeline, i: int, j: int) -> list[Question
     written = ask(client, question_write.build("multi-hop", items, _story(timeline, j), bridge),
                   lambda r: f"the question names {bridge}" if bridge.lower() in r.question.lower() else None)
     options = _distractors(client, written.question, written.answer, items)
-    parent = _question(timeline, j, "multi-hop", written.question, written.answer, options, [a.id, b.id])
+    parent = _llm_question(timeline, j, "multi-hop", written.question, written.answer, options, [a.id, b.id])
     if not _answers_itself(client, parent, items):
         return []
     variants = []
     for kind in ("false-premise", "uncertain-specificity"):
         changed = ask(client, question_variant.build(kind, written.question, items),
                       lambda r: "the question is unchanged" if r.question.strip() == written.question else None)
-        variants.append(_question(timeline, j, kind, changed.question, written.answer, options, [a.id, b.id],
+        variants.append(_llm_question(timeline, j, kind, changed.question, written.answer, options, [a.id, b.id],
                                   parent=parent.question_id))
     return [parent, *variants]
 
@@ -76,10 +76,8 @@ def _time_span(client, rng, timeline: Timeline, i: int, j: int) -> list[Question
         return None if number == days else f"the two dates are {days} days apart, so the answer is '{days} days'"
 
     written = ask(client, question_write.build("time-span", items, _story(timeline, j)), check)
-    wrong = sorted({days + s for s in SPANS} | {days - s for s in SPANS if days - s > 0})
-    options = [Distractor(answer=f"{n} days", explanation="a miscount of the days", distractor_sentences=[a.id, b.id])
-               for n in rng.sample(wrong, 5)]
-    question = _question(timeline, j, "time-span", written.question, f"{days} days", options, [a.id, b.id])
+    options = day_distractors(rng, days, [a.id, b.id])
+    question = _llm_question(timeline, j, "time-span", written.question, f"{days} days", options, [a.id, b.id])
     return [question] if _answers_itself(client, question, items) else []
 
 
@@ -104,13 +102,9 @@ def _answers_itself(client, question: Question, items: list[str]) -> bool:
     return mcq_answer.read_choice(reply, options) == options.index(question.answer)
 
 
-def _question(timeline: Timeline, j: int, category: str, text: str, answer: str, options: list[Distractor],
-              evidence: list[str], parent: str | None = None) -> Question:
-    event = timeline.events[j]
-    return Question(timeline_id=timeline.timeline_id, question_id=question_id(timeline.timeline_id, category, text),
-                    parent_question_id=parent, evidence_ids=evidence, question=text, answer=answer,
-                    category=category, distractors=options, date=event.date, created_at=j,
-                    answer_options=[answer, *(d.answer for d in options), UNANSWERABLE], meta={"mode": "llm"})
+def _llm_question(timeline: Timeline, j: int, category: str, text: str, answer: str, options: list[Distractor],
+                  evidence: list[str], parent: str | None = None) -> Question:
+    return make_question(timeline, category, text, answer, options, evidence, j, parent, {"mode": "llm"})
 
 
 def _entities(outline: list[OutlineItem]) -> set[str]:

@@ -10,11 +10,10 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
-from core.synthetic import MARKUP, Event, EventType, Genre, OutlineItem, Timeline, UsedEntity, mark_names, plain
-from evaluation.neoqa import vocab
+from core.synthetic import MARKUP, Event, OutlineItem, Timeline, UsedEntity, mark_names, plain
 from evaluation.neoqa.kb import EntityBook, Entry
 from evaluation.neoqa.llm_steps import ask, count_between
-from evaluation.neoqa.names import NameMaker, is_real
+from evaluation.neoqa.names import is_real
 from evaluation.neoqa.prompts import (
     consistency,
     entities,
@@ -26,6 +25,7 @@ from evaluation.neoqa.prompts import (
     refine,
     rename,
 )
+from evaluation.neoqa.timeline import start_timeline
 from extract.llm.client import LLMClient
 
 
@@ -37,17 +37,8 @@ class LLMTimelineConfig:
 
 
 def build_llm_timeline(client: LLMClient, rng: random.Random, index: int, config: LLMTimelineConfig) -> Timeline:
-    genre_id = rng.choice(sorted(vocab.GENRES))
-    genre = vocab.GENRES[genre_id]
-    type_index = rng.randrange(len(genre["event_types"]))
-    seed = rng.choice(genre["summaries"])
-    timeline = Timeline(timeline_id=f"{genre_id}:{type_index}:llm{index}",
-                        genre=Genre(category=genre["category"], genre_id=genre_id),
-                        event_type=EventType(category=genre["event_types"][type_index],
-                                             event_type_id=f"{genre_id}:{type_index}"),
-                        initial_summary=seed, events=[])
-    book = EntityBook(rng, NameMaker(rng, genre_id))
-    day, summary = dt.date(rng.randint(2031, 2034), rng.randint(1, 12), rng.randint(1, 28)), seed
+    timeline, _, book, day = start_timeline(rng, f"llm{index}")
+    summary = timeline.initial_summary
     for n in range(config.events):
         event = _event(client, book, timeline, n, day, summary, config)
         timeline.events.append(event)

@@ -12,7 +12,7 @@ import hashlib
 import itertools
 import random
 
-from core.synthetic import UNANSWERABLE, Distractor, Question, plain
+from core.synthetic import UNANSWERABLE, Distractor, Question, Timeline, plain
 from evaluation.neoqa import vocab
 from evaluation.neoqa.frames import Fact
 from evaluation.neoqa.timeline import World
@@ -41,14 +41,24 @@ def _facts(world: World, index: int) -> list[Fact]:
     return [world.facts[item.id] for item in world.timeline.events[index].outline]
 
 
-def _question(world: World, category: str, text: str, answer: str, distractors: list[Distractor],
-              evidence: list[str], event_index: int, parent: str | None = None, meta: dict | None = None) -> Question:
-    event = world.timeline.events[event_index]
-    return Question(timeline_id=world.timeline.timeline_id,
-                    question_id=question_id(world.timeline.timeline_id, category, text), parent_question_id=parent,
+def make_question(timeline: Timeline, category: str, text: str, answer: str, distractors: list[Distractor],
+                  evidence: list[str], event_index: int, parent: str | None = None,
+                  meta: dict | None = None) -> Question:
+    """A question asked as of its event's date, options in the release's order (answer first, "Unanswerable"
+    last); both generators build theirs here."""
+    event = timeline.events[event_index]
+    return Question(timeline_id=timeline.timeline_id,
+                    question_id=question_id(timeline.timeline_id, category, text), parent_question_id=parent,
                     evidence_ids=evidence, question=text, answer=answer, category=category,
                     distractors=distractors, date=event.date, created_at=event_index,
                     answer_options=[answer, *(d.answer for d in distractors), UNANSWERABLE], meta=meta or {})
+
+
+def day_distractors(rng: random.Random, days: int, evidence: list[str]) -> list[Distractor]:
+    """Five near-miss day counts for a time-span answer."""
+    wrong = sorted({days + s for s in SPANS} | {days - s for s in SPANS if days - s > 0})
+    return [Distractor(answer=f"{n} days", explanation="a miscount of the days between the two dates",
+                       distractor_sentences=evidence) for n in rng.sample(wrong, 5)]
 
 
 # --- time-span
@@ -62,12 +72,9 @@ def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: i
     a, b = rng.choice(pairs)
     first, second = sorted((a, b), key=lambda f: f.day)
     days = (second.day - first.day).days
-    wrong = sorted({days + s for s in SPANS} | {days - s for s in SPANS if days - s > 0})
-    picks = rng.sample(wrong, 5)
-    distractors = [Distractor(answer=f"{n} days", explanation="a miscount of the days between the two dates",
-                              distractor_sentences=[first.id, second.id]) for n in picks]
+    distractors = day_distractors(rng, days, [first.id, second.id])
     text = f"How many days passed between {plain(first.clause)} and {plain(second.clause)}?"
-    return _question(world, "time-span", text, f"{days} days", distractors, [first.id, second.id], j)
+    return make_question(world.timeline, "time-span", text, f"{days} days", distractors, [first.id, second.id], j)
 
 
 def _unique_clause(world: World, fact: Fact, up_to: int) -> bool:
@@ -97,8 +104,8 @@ def _multi_hop(rng, world: World, role: Fact, answer: Fact, j: int) -> Question:
                               distractor_sentences=_stating(world, d)) for d in rng.sample(pool, 5)]
     meta = {"bridge_entity": answer.slots["person"], "holder": holder, "answer_kind": answer.kind,
             "topic": answer.slots.get("topic"), "role_org": role.slots["org"], "role": role.slots["role"]}
-    return _question(world, "multi-hop", text, answer.slots["answer"], distractors, [role.id, answer.id], j,
-                     meta=meta)
+    return make_question(world.timeline, "multi-hop", text, answer.slots["answer"], distractors,
+                         [role.id, answer.id], j, meta=meta)
 
 
 def _event_of(fact: Fact) -> str:
@@ -151,5 +158,5 @@ def _uncertain(rng, world: World, hop: Question) -> list[Question]:
 
 
 def _variant(world: World, hop: Question, category: str, text: str, meta: dict) -> Question:
-    return _question(world, category, text, hop.answer, hop.distractors, hop.evidence_ids, hop.created_at,
+    return make_question(world.timeline, category, text, hop.answer, hop.distractors, hop.evidence_ids, hop.created_at,
                      parent=hop.question_id, meta=meta)

@@ -27,24 +27,31 @@ class World:
         return self.roles.get((org_id, role))
 
 
-def build_timeline(rng: random.Random, index: int, events: int = 10, items: tuple[int, int] = (20, 30)) -> World:
+def start_timeline(rng: random.Random, suffix: str) -> tuple[Timeline, dict, EntityBook, dt.date]:
+    """What both generators begin with: a genre, an event type and its seed summary (C.1.1), an empty
+    knowledge base, and the first event's day."""
     genre_id = rng.choice(sorted(vocab.GENRES))
     genre = vocab.GENRES[genre_id]
     type_index = rng.randrange(len(genre["event_types"]))
     seed = rng.choice(genre["summaries"])
-    timeline_id = f"{genre_id}:{type_index}:{index}"
+    timeline = Timeline(timeline_id=f"{genre_id}:{type_index}:{suffix}",
+                        genre=Genre(category=genre["category"], genre_id=genre_id),
+                        event_type=EventType(category=genre["event_types"][type_index],
+                                             event_type_id=f"{genre_id}:{type_index}"),
+                        initial_summary=seed, events=[])
     book = EntityBook(rng, NameMaker(rng, genre_id))
-    world = World(Timeline(timeline_id=timeline_id, genre=Genre(category=genre["category"], genre_id=genre_id),
-                           event_type=EventType(category=genre["event_types"][type_index],
-                                                event_type_id=f"{genre_id}:{type_index}"),
-                           initial_summary=seed, events=[]), book=book)
-    day = dt.date(rng.randint(2031, 2034), rng.randint(1, 12), rng.randint(1, 28))
+    return timeline, genre, book, dt.date(rng.randint(2031, 2034), rng.randint(1, 12), rng.randint(1, 28))
+
+
+def build_timeline(rng: random.Random, index: int, events: int = 10, items: tuple[int, int] = (20, 30)) -> World:
+    timeline, genre, book, day = start_timeline(rng, str(index))
+    world = World(timeline, book=book)
     place = book.location(0, day)
     taken: dict = {"roles": world.roles}
-    summary = seed
+    summary = timeline.initial_summary
     for n in range(events):
         scene = frames.Scene(rng, book, genre, n, day, place, taken)
-        event = _write_event(world, scene, f"{timeline_id}:E{n}", summary, rng.randint(*items))
+        event = _write_event(world, scene, f"{timeline.timeline_id}:E{n}", summary, rng.randint(*items))
         world.timeline.events.append(event)
         world.timeline.named_entity_snapshots.append(book.snapshot(n, event.event_id, day))
         book.new_in_event = set()

@@ -19,7 +19,7 @@ from evaluation.neoqa.metrics import COLUMNS, Outcome, adt_from_columns, adt_sco
 from evaluation.neoqa.names import is_real
 from evaluation.neoqa.parsing import parse_choice
 from evaluation.neoqa.prompts import mcq_answer
-from evaluation.neoqa.reader import DATE, MONTHS, choose
+from evaluation.neoqa.reader import choose, date_in
 from evaluation.neoqa.report import write_report
 from evaluation.neoqa.run import run
 
@@ -88,7 +88,7 @@ def test_questions_have_seven_options_and_answers_the_evidence_supports(data):
         assert len(q.answer_options) == 7 == len(set(q.answer_options)) and q.answer_options[-1] == UNANSWERABLE
         assert all(e in items for e in q.evidence_ids)
         if q.category == "time-span":
-            days = sorted(_date(plain(items[e].sentence)) for e in q.evidence_ids)
+            days = sorted(date_in(plain(items[e].sentence)) for e in q.evidence_ids)
             assert q.answer == f"{(days[1] - days[0]).days} days"
         if q.category == "multi-hop":
             assert q.answer in plain(items[q.evidence_ids[1]].sentence)
@@ -96,11 +96,6 @@ def test_questions_have_seven_options_and_answers_the_evidence_supports(data):
             parent = by_id[q.parent_question_id]
             assert parent.category == "multi-hop" and q.answer_options == parent.answer_options
             assert q.question != parent.question
-
-
-def _date(sentence: str) -> dt.date:
-    m = DATE.search(sentence)
-    return dt.date(int(m.group(3)), MONTHS[m.group(1)], int(m.group(2)))
 
 
 def test_instances_follow_appendix_e(data):
