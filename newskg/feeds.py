@@ -15,12 +15,10 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from core.ids import digest
 from core.settings import Settings, get_settings
 from core.timeaxes import utc_now
-from ingest.kafka.producer import RecordProducer
 from ingest.sources.feed_state import FeedState
 from ingest.sources.feeds import FeedPoller, FeedReport
 from ingest.sources.http import PoliteFetcher
-from newskg.pipeline import ensure_topics
-from newskg.wiring import kafka_options
+from newskg.pipeline import articles_producer
 
 log = logging.getLogger(__name__)
 _EVERY = re.compile(r"^\s*(\d+)\s*([smhd])\s*$")
@@ -36,8 +34,7 @@ def parse_every(text: str) -> int:
 
 @contextmanager
 def feed_poller(settings: Settings):
-    ensure_topics(settings)
-    producer = RecordProducer(kafka_options(settings))
+    producer = articles_producer(settings)
     fetcher = PoliteFetcher(settings.fetch_user_agent, settings.fetch_timeout_s, settings.fetch_min_interval_s,
                             settings.max_page_bytes)
     state = FeedState(settings.data_dir / "feeds" / "state.sqlite")

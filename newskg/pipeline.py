@@ -37,6 +37,12 @@ def ensure_topics(settings: Settings) -> None:
         admin.close()
 
 
+def articles_producer(settings: Settings) -> RecordProducer:
+    """A producer for the source side, the project's topics created first (idempotent)."""
+    ensure_topics(settings)
+    return RecordProducer(kafka_options(settings))
+
+
 def process_runner(settings: Settings) -> StageRunner:
     options = kafka_options(settings)
     producer = RecordProducer(options)

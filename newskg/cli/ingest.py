@@ -12,7 +12,7 @@ from core.settings import get_settings
 from core.timeaxes import iso, parse_instant, utc_now
 from newskg.cli.app import ingest_app
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured, kafka_options
+from newskg.wiring import NotConfigured
 
 PATHS = typer.Argument(..., exists=True, help="Files or directories (.html, .html.gz, .txt, .jsonl).")
 
@@ -36,18 +36,12 @@ def ingest_files(
     as_json: bool = JsonOption,
 ) -> None:
     """Produce every article in PATHS into the articles topic (keyed by article id, acks=all)."""
-    from ingest.kafka.producer import RecordProducer
     from ingest.publish import ArticlePublisher
     from ingest.sources.files import find_files, read_file
-    from newskg.pipeline import ensure_topics
 
     settings = get_settings()
     fallback = _check_date(date)
-    try:
-        ensure_topics(settings)
-        producer = RecordProducer(kafka_options(settings))
-    except NotConfigured as exc:
-        fail(str(exc))
+    producer = open_producer(settings)
     files = list(find_files(paths))
     fetched_at = iso(utc_now())
     items = (item for path in files for item in read_file(path, source, fallback, fetched_at, backfill))
@@ -69,6 +63,16 @@ def ingest_files(
     emit(result, as_json, _render_report)
     if report.failed:
         raise typer.Exit(1)
+
+
+def open_producer(settings):
+    """The articles producer, or a clear error when Kafka is not configured or reachable."""
+    from newskg.pipeline import articles_producer
+
+    try:
+        return articles_producer(settings)
+    except NotConfigured as exc:
+        fail(str(exc))
 
 
 def _render_report(r: dict) -> None:

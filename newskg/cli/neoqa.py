@@ -12,8 +12,9 @@ from rich.table import Table
 from core.settings import get_settings
 from core.timeaxes import iso, utc_now
 from newskg.cli.app import eval_app, ingest_app
+from newskg.cli.ingest import open_producer
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured, kafka_options
+from newskg.wiring import NotConfigured
 
 ANSWERERS = ("evidence", "graph", "llm")
 SETS = ("main", "ablation", "all")
@@ -69,18 +70,12 @@ def _produce(articles, quiet: bool) -> int:
     from core.records import RawArticle
     from core.synthetic import plain
     from evaluation.neoqa.generate import article_url
-    from ingest.kafka.producer import RecordProducer
     from ingest.process.article import raw_article_id
     from ingest.publish import ArticlePublisher
     from ingest.sources.files import SourceItem
-    from newskg.pipeline import ensure_topics
 
     settings = get_settings()
-    try:
-        ensure_topics(settings)
-        producer = RecordProducer(kafka_options(settings))
-    except NotConfigured as exc:
-        fail(str(exc))
+    producer = open_producer(settings)
     fetched_at = iso(utc_now())
     items = []
     for article in articles:
