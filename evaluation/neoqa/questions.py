@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+from collections import Counter
 
 from core.synthetic import UNANSWERABLE, Distractor, Question, Timeline, plain
 from evaluation.neoqa import vocab
@@ -64,9 +65,13 @@ def day_distractors(rng: random.Random, days: int, evidence: list[str]) -> list[
 # --- time-span
 
 def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: int) -> Question | None:
+    clauses = Counter(plain(f.clause) for f in _dated_until(world, j))
+
+    def unique(fact: Fact) -> bool:  # no other dated item up to the question's event reads the same moment
+        return clauses[plain(fact.clause)] == 1
+
     pairs = [(a, b) for a in facts_i for b in facts_j
-             if a.day and b.day and a.id != b.id and a.day != b.day and _unique_clause(world, a, j)
-             and _unique_clause(world, b, j)]
+             if a.day and b.day and a.id != b.id and a.day != b.day and unique(a) and unique(b)]
     if not pairs:
         return None
     a, b = rng.choice(pairs)
@@ -75,11 +80,6 @@ def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: i
     distractors = day_distractors(rng, days, [first.id, second.id])
     text = f"How many days passed between {plain(first.clause)} and {plain(second.clause)}?"
     return make_question(world.timeline, "time-span", text, f"{days} days", distractors, [first.id, second.id], j)
-
-
-def _unique_clause(world: World, fact: Fact, up_to: int) -> bool:
-    """No other dated item up to the question's event reads the same as this one's moment."""
-    return sum(1 for other in _dated_until(world, up_to) if plain(other.clause) == plain(fact.clause)) == 1
 
 
 def _dated_until(world: World, up_to: int) -> list[Fact]:
