@@ -78,7 +78,7 @@ def doja(store: GraphStore) -> str:
 
 
 def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):  # noqa: F811
-    env, settings, names = isolated
+    _env, settings, names = isolated
     ensure_topics(settings)
     day1, day20 = make_chunk(MET, "2023-05-01", "a1"), make_chunk(DEAL, "2023-05-20", "a20")
     day20 = day20.model_copy(update={"source": "beta", "source_id": "s_beta"})
@@ -129,7 +129,7 @@ def covered(settings) -> list[dict]:
 
 
 def test_a_remainder_goes_out_after_the_max_wait_without_until_idle(isolated):  # noqa: F811
-    env, settings, names = isolated
+    _env, settings, names = isolated
     ensure_topics(settings)
     chunks = [make_chunk(MET, "2023-05-01", "a1"), make_chunk(DEAL, "2023-05-02", "a2")]  # 2 < k = 3
     publish(settings, names["chunks"], chunks)

@@ -9,8 +9,8 @@ from core.records import Chunk
 from extract.m2_scheduler import BATCH_FAILED, M2Scheduler
 from tests.unit.test_llm_extraction import Script, client
 
-S, O = "e_doja", "e_leto"
-NAMES = {S: "Doja Cat", O: "Jared Leto"}
+SUBJ, OBJ = "e_doja", "e_leto"
+NAMES = {SUBJ: "Doja Cat", OBJ: "Jared Leto"}
 
 
 def chunk(n: int) -> Chunk:
@@ -36,7 +36,7 @@ class PairGraph:
     def m2_pending(self, subject_id, object_id, pair):
         done = {c for batch in self.covered.get(pair, []) for c in batch}
         done |= {c for p, ids, _ in self.given_up if p == pair for c in ids}
-        return [(c, c.text, [S, O]) for c in sorted(self.chunks, key=lambda c: (c.day, c.ingested_ms, c.id))
+        return [(c, c.text, [SUBJ, OBJ]) for c in sorted(self.chunks, key=lambda c: (c.day, c.ingested_ms, c.id))
                 if c.id not in done]
 
     def write_batch(self, interactions=(), m2_batches=()):
@@ -74,14 +74,14 @@ def test_full_batches_go_at_once_and_a_remainder_waits_for_the_max_wait():
     graph, clock, script = PairGraph(), Clock(), Script(answer(1), answer(1))
     m2 = scheduler(graph, script, clock)
     graph.add(1, 2, 3, 4)
-    m2.after_write([(S, O)])
-    assert graph.covered == {f"{S}|{O}": [["c01", "c02", "c03"]]} and len(script.requests) == 1
-    assert graph.open == {(S, O): True}  # the remainder (c04) waits, and the graph remembers it
+    m2.after_write([(SUBJ, OBJ)])
+    assert graph.covered == {f"{SUBJ}|{OBJ}": [["c01", "c02", "c03"]]} and len(script.requests) == 1
+    assert graph.open == {(SUBJ, OBJ): True}  # the remainder (c04) waits, and the graph remembers it
     clock.now += 599
     assert m2.tick() is False and len(script.requests) == 1
     clock.now += 1
     assert m2.tick() is True
-    assert graph.covered[f"{S}|{O}"][-1] == ["c04"] and graph.open == {(S, O): False}
+    assert graph.covered[f"{SUBJ}|{OBJ}"][-1] == ["c04"] and graph.open == {(SUBJ, OBJ): False}
     assert m2.waiting() == {}
 
 
@@ -89,31 +89,31 @@ def test_the_wait_counts_from_the_oldest_waiting_chunk_not_the_newest():
     graph, clock, script = PairGraph(), Clock(), Script(answer(1))
     m2 = scheduler(graph, script, clock)
     graph.add(1)
-    m2.after_write([(S, O)])
+    m2.after_write([(SUBJ, OBJ)])
     clock.now += 400
     graph.add(2)
-    m2.after_write([(S, O)])  # still fewer than k: waits, but since c01 was seen
+    m2.after_write([(SUBJ, OBJ)])  # still fewer than k: waits, but since c01 was seen
     clock.now += 200
-    assert m2.tick() is True and graph.covered[f"{S}|{O}"] == [["c01", "c02"]]
+    assert m2.tick() is True and graph.covered[f"{SUBJ}|{OBJ}"] == [["c01", "c02"]]
 
 
 def test_idle_flushes_every_remainder():
     graph, clock, script = PairGraph(), Clock(), Script(answer(1))
     m2 = scheduler(graph, script, clock)
     graph.add(1, 2)
-    m2.after_write([(S, O)])
-    assert m2.flush_all() is True and graph.covered[f"{S}|{O}"] == [["c01", "c02"]]
+    m2.after_write([(SUBJ, OBJ)])
+    assert m2.flush_all() is True and graph.covered[f"{SUBJ}|{OBJ}"] == [["c01", "c02"]]
     assert m2.flush_all() is False
 
 
 def test_a_restarted_scheduler_sends_the_remainder_a_previous_run_left_waiting():
     graph, clock = PairGraph(), Clock()
     graph.add(1)
-    scheduler(graph, Script(), clock).after_write([(S, O)])
-    assert graph.open == {(S, O): True}
+    scheduler(graph, Script(), clock).after_write([(SUBJ, OBJ)])
+    assert graph.open == {(SUBJ, OBJ): True}
     again = scheduler(graph, Script(answer(1)), clock)  # a new process: nothing in memory
     clock.now += 600
-    assert again.tick() is True and graph.covered[f"{S}|{O}"] == [["c01"]]
+    assert again.tick() is True and graph.covered[f"{SUBJ}|{OBJ}"] == [["c01"]]
 
 
 def test_a_failing_batch_is_retried_then_dead_lettered_and_never_covered():
@@ -122,19 +122,19 @@ def test_a_failing_batch_is_retried_then_dead_lettered_and_never_covered():
     script = Script(*[garbage] * 6)  # each try: the call and its corrective retry
     m2 = scheduler(graph, script, clock, max_tries=3, topic="news.chunks")
     graph.add(1, 2, 3)
-    m2.after_write([(S, O)])
+    m2.after_write([(SUBJ, OBJ)])
     assert graph.covered == {} and m2.dead_letters() == []
     m2.tick()  # retried at the next tick, without waiting for the max wait
     assert graph.covered == {} and m2.dead_letters() == []
     m2.tick()
     (letter,) = m2.dead_letters()
-    assert letter.reason == BATCH_FAILED and letter.key == f"{S}|{O}" and letter.topic == "news.chunks"
+    assert letter.reason == BATCH_FAILED and letter.key == f"{SUBJ}|{OBJ}" and letter.topic == "news.chunks"
     payload = json.loads(letter.payload_excerpt)
     assert payload["chunk_ids"] == ["c01", "c02", "c03"] and payload["tries"] == 3
     assert graph.given_up == []  # noted in the graph only once the dead letter is acknowledged
     assert m2.tick() is True and len(script.requests) == 6  # not tried a fourth time meanwhile
     m2.dead_lettered()
-    assert graph.given_up == [(f"{S}|{O}", ["c01", "c02", "c03"], BATCH_FAILED)] and graph.covered == {}
+    assert graph.given_up == [(f"{SUBJ}|{OBJ}", ["c01", "c02", "c03"], BATCH_FAILED)] and graph.covered == {}
     assert m2.dead_letters() == [] and m2.tick() is False and m2.waiting() == {}
     assert m2.llm.usage.counters == {"m2_pair.batches_failed": 3, "m2_pair.batches_dead_lettered": 1}
 
@@ -143,8 +143,8 @@ def test_a_batch_that_fails_once_then_parses_is_covered():
     graph, clock = PairGraph(), Clock()
     m2 = scheduler(graph, Script((200, "{{"), (200, "{{"), answer(2)), clock)
     graph.add(1, 2, 3)
-    m2.after_write([(S, O)])
+    m2.after_write([(SUBJ, OBJ)])
     assert graph.covered == {}
     m2.tick()
-    assert graph.covered == {f"{S}|{O}": [["c01", "c02", "c03"]]}
+    assert graph.covered == {f"{SUBJ}|{OBJ}": [["c01", "c02", "c03"]]}
     assert [i.chunk_ids for i in graph.interactions] == [["c02"]] and m2.dead_letters() == []
