@@ -77,7 +77,8 @@ class ExtractStage(Stage):
                 output.dead.append(dead_letter(record, self.name, exc.reason, str(exc)))
                 continue
             if isinstance(item, Chunk):
-                chunks.append(item)
+                if item.id not in origin:  # a re-emitted copy in the same batch is extracted once
+                    chunks.append(item)
                 origin.setdefault(item.id, []).append(record)
             elif isinstance(item, ChunkSighting):
                 sightings.append((item, record))  # a near-duplicate: recorded against the kept chunk, not extracted
