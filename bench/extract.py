@@ -25,7 +25,7 @@ from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.llm.client import LLMClient
 from extract.nlp import pipeline
-from extract.openie.llm_variants import EntityRef, batches, run_m1, run_m2
+from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m1, run_m2
 from extract.openie.targets import MentionStats
 from ingest.process.article import build_article
 from ingest.process.chunking import windows
@@ -99,8 +99,9 @@ def main() -> None:
     def m2_calls(pairs: list[tuple[str, str]]) -> int:
         client = LLMClient("http://bench/v1", "bench", http_client=instant_endpoint())
         for s, o in pairs:
-            both = [(x.chunk, x.marked_text) for x in linked if {s, o} <= {m.entity_id for m in x.mentions}]
-            for group in batches(both, K, key=lambda item: item[0]):
+            snippets = [M2Snippet(x.chunk, x.marked_text, frozenset(m.entity_id for m in x.mentions)) for x in linked]
+            both = [snippet for snippet in snippets if {s, o} <= snippet.entity_ids]
+            for group in batches(both, K, key=lambda snippet: snippet.chunk):
                 run_m2(client, EntityRef(s, names[s]), EntityRef(o, names[o]), group)
         return client.usage.calls
 

@@ -93,6 +93,12 @@ class Settings(BaseSettings):
     extract_top_n: int = Field(50, ge=1, description="Target subjects picked by TF-IDF when none are configured.")
     extract_window_days: int = Field(7, ge=1, description="Window of the TF-IDF subject selection, in days.")
     extract_m2_batch: int = Field(5, ge=1, description="k: chunks per M2 prompt.")
+    extract_m2_max_wait_s: float = Field(
+        600.0, gt=0, description="A pair's M2 remainder (fewer than k chunks) goes out once its oldest chunk has "
+                                 "waited this long, in wall-clock seconds since the extract stage first saw it "
+                                 "pending (since the stage started, after a restart); batch runs also flush at idle.")
+    extract_m2_max_tries: int = Field(3, ge=1, description="Tries of an M2 batch whose answer does not parse before "
+                                                           "it is dead-lettered (m2_batch_failed).")
     extract_kb_path: Path | None = Field(None, description="Optional KB (JSONL: id, name, aliases, type, description).")
 
     # --- embeddings

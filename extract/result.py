@@ -28,10 +28,33 @@ class ChunkExtraction:
 
 
 def make_interaction(chunk: Chunk, subject: LinkedMention, obj: LinkedMention | None, text: str, event_day: int,
-                     variant: Variant, chunk_ids: list[str] | None = None) -> Interaction:
+                     variant: Variant) -> Interaction:
+    """An interaction stated by one chunk, carrying that chunk's publication day and ingestion instant."""
+    return _interaction([chunk], subject, obj, text, event_day, variant, [chunk.id])
+
+
+def make_day_interaction(evidence: list[Chunk], subject, obj, text: str, event_day: int,
+                         variant: Variant) -> Interaction:
+    """An interaction stated by one or more chunks of one publication day (an M2 line's cited chunks of that day).
+    It carries the day and the earliest ingestion among *those* chunks (never another chunk's: as of D shows a
+    fact only once a chunk that states it was published and ingested), and their articles and sources."""
+    days = {c.day for c in evidence}
+    if len(days) != 1:
+        raise ValueError(f"evidence of one interaction must share one publication day, got {sorted(days)}")
+    return _interaction(evidence, subject, obj, text, event_day, variant, [c.id for c in evidence])
+
+
+def _interaction(evidence: list[Chunk], subject, obj, text: str, event_day: int, variant: Variant,
+                 chunk_ids: list[str]) -> Interaction:
+    first = min(evidence, key=lambda c: (c.ingested_ms, c.id))
     object_id = obj.entity_id if obj else None
     return Interaction(id=interaction_id(subject.entity_id, object_id, text, event_day), subject_id=subject.entity_id,
                        subject_name=subject.name, object_id=object_id, object_name=obj.name if obj else None,
-                       text=text, event_day=event_day, published_day=chunk.day, ingested_at=chunk.ingested_at,
-                       ingested_ms=chunk.ingested_ms, variant=variant, chunk_ids=chunk_ids or [chunk.id],
-                       article_ids=list(chunk.article_ids), source_ids=[chunk.source_id])
+                       text=text, event_day=event_day, published_day=first.day, ingested_at=first.ingested_at,
+                       ingested_ms=first.ingested_ms, variant=variant, chunk_ids=chunk_ids,
+                       article_ids=_union(a for c in evidence for a in c.article_ids),
+                       source_ids=_union(c.source_id for c in evidence))
+
+
+def _union(items) -> list[str]:
+    return list(dict.fromkeys(items))

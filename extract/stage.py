@@ -1,5 +1,10 @@
 """The extract stage (consumer group `newskg-extract`): chunks → linked entities → interactions (M0, M1 or
-M2) → the graph store, in one idempotent write per consumer batch, committed only after that write."""
+M2) → the graph store, in one idempotent write per consumer batch, committed only after that write.
+
+Each chunk is extracted inside its own guard: a chunk whose linking, open-IE or validation raises becomes a dead
+letter (`extraction_error`, with the exception) and the others of the batch go on. Only infrastructure failures
+(extract/failures.py) stop the step, uncommitted, to be retried. M2's batches are scheduled by
+extract/m2_scheduler.py."""
 
 from __future__ import annotations
 
@@ -10,17 +15,20 @@ from kafka.consumer.fetcher import ConsumerRecord
 
 from core.records import Chunk, ChunkSighting, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
+from extract.failures import EXTRACTION_ERROR, describe, must_stop
 from extract.llm.client import LLMClient
-from extract.openie.llm_variants import EntityRef, batches, run_m1, run_m2
+from extract.m2_scheduler import M2Scheduler
+from extract.openie.llm_variants import run_m1
 from extract.openie.targets import MentionStats
 from extract.result import ChunkExtraction
 from graph.mirror.qdrant import VectorMirror
 from graph.store.store import GraphStore
-from ingest.kafka.stage import Stage, StageOutput, dead_letter
+from ingest.kafka.stage import Stage, StageOutput, StageRunner, dead_letter
 
 log = logging.getLogger(__name__)
 
 GROUP = "newskg-extract"
+WRITE_ERROR = "graph_write_error"
 
 
 @dataclass
@@ -30,6 +38,9 @@ class ExtractOptions:
     top_n: int = 50
     window_days: int = 7
     m2_batch: int = 5
+    m2_max_wait_s: float = 600.0  # a shorter M2 remainder goes out once its oldest chunk waited this long
+    m2_max_tries: int = 3  # an M2 batch that keeps failing is dead-lettered after this many tries
+    chunks_topic: str = ""  # named in the dead letters of M2 batches (which come from no single message)
 
 
 class ExtractStage(Stage):
@@ -47,12 +58,18 @@ class ExtractStage(Stage):
         self.mirror = mirror
         self.owns_mirror = True  # False when a shared mirror is lent (serve --pipeline)
         self.mention_stats = MentionStats()
-        self._open_pairs: set[tuple[str, str]] = set()  # pairs with a remainder shorter than k
+        self.m2: M2Scheduler | None = None
+        if options.variant == "m2":
+            index = extractor.linker.index.entities
+            self.m2 = M2Scheduler(store, llm, lambda entity_id: index[entity_id].name, k=options.m2_batch,
+                                  max_wait_s=options.m2_max_wait_s, max_tries=options.m2_max_tries, mirror=mirror,
+                                  stage=self.name, topic=options.chunks_topic)
 
     def handle(self, records: list[ConsumerRecord]) -> StageOutput:
         output = StageOutput()
         chunks: list[Chunk] = []
-        sightings: list[ChunkSighting] = []
+        sightings: list[tuple[ChunkSighting, ConsumerRecord]] = []
+        origin: dict[str, list[ConsumerRecord]] = {}  # chunk id -> the messages that carried it
         for record in records:
             try:
                 item = decode_any(record.value or b"")
@@ -60,40 +77,105 @@ class ExtractStage(Stage):
                 output.dead.append(dead_letter(record, self.name, exc.reason, str(exc)))
                 continue
             if isinstance(item, Chunk):
-                chunks.append(item)
+                if item.id not in origin:  # a re-emitted copy in the same batch is extracted once
+                    chunks.append(item)
+                origin.setdefault(item.id, []).append(record)
             elif isinstance(item, ChunkSighting):
-                sightings.append(item)  # a near-duplicate: recorded against the kept chunk, never extracted
+                sightings.append((item, record))  # a near-duplicate: recorded against the kept chunk, not extracted
             else:
                 output.dead.append(dead_letter(record, self.name, "wrong_kind", f"{item.KIND} on the chunks topic"))
-        extractions = self.extract(chunks)
+        extractions, failures = self.extract_each(chunks)
+        failed = [(origin[chunk.id], exc, reason) for chunk, exc, reason in failures]
+        written, write_failures = self._persist(extractions, sightings, origin)
+        for messages, exc, reason in failed + write_failures:
+            log.warning("dead-lettered %d message(s) (%s): %s", len(messages), reason, describe(exc))
+            output.dead += [dead_letter(r, self.name, reason, describe(exc)) for r in messages]
+        if self.m2 and written:
+            # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
+            self.m2.after_write(self._touched_pairs(written))
+            output.dead += self.m2.dead_letters()
+        return output
+
+    def _persist(self, extractions: list[ChunkExtraction], sightings: list[tuple[ChunkSighting, ConsumerRecord]],
+                 origin: dict[str, list[ConsumerRecord]]):
+        """Graph, then mirror, for the whole batch in one write. If that write fails for a reason that is not the
+        infrastructure's, one message at a time, so only what cannot be written is dead-lettered. Returns the
+        extractions written and the failures as (messages, exception, reason)."""
+        try:
+            self._write(extractions, [s for s, _ in sightings])
+            return extractions, []
+        except Exception as exc:
+            if must_stop(exc):
+                raise
+            log.warning("batch write failed (%s): writing message by message", describe(exc))
+        written, failures = [], []
+        units = [([x], [], origin[x.chunk.id]) for x in extractions] + [([], [s], [r]) for s, r in sightings]
+        for xs, ss, messages in units:
+            try:
+                self._write(xs, ss)
+                written += xs
+            except Exception as exc:
+                if must_stop(exc):
+                    raise
+                failures.append((messages, exc, WRITE_ERROR))
+        return written, failures
+
+    def _write(self, extractions: list[ChunkExtraction], sightings: list[ChunkSighting]) -> None:
         self.store.write_batch(
-            chunks=chunks, sightings=sightings, marked={x.chunk.id: x.marked_text for x in extractions},
+            chunks=[x.chunk for x in extractions], sightings=sightings,
+            marked={x.chunk.id: x.marked_text for x in extractions},
             entities=[e for x in extractions for e in x.entities],
             mentions=[(x.chunk.id, m.entity_id) for x in extractions for m in x.mentions],
             interactions=[i for x in extractions for i in x.interactions])
-        if self.mirror:  # right after the graph write, same step: a failure here means no commit, a re-delivery
+        if self.mirror and extractions:  # right after the graph write, same step: a failure means no commit
             self.mirror.upsert_chunks([(x.chunk, [m.entity_id for m in x.mentions]) for x in extractions])
             self.mirror.upsert_interactions(i for x in extractions for i in x.interactions)
-        if self.options.variant == "m2" and extractions:
-            # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
-            self._m2(self._touched_pairs(extractions), full_only=True)
-        return output
+
+    def acknowledged(self, output: StageOutput) -> None:
+        if self.m2:
+            self.m2.dead_lettered()  # the M2 batches' dead letters are on the broker: note them in the graph
 
     def extract(self, chunks: list[Chunk]) -> list[ChunkExtraction]:
-        """Linking for every variant; M0 and M1 interactions here (M2 runs over the graph, see _m2)."""
+        """Linking for every variant; M0 and M1 interactions here (M2 runs over the graph, see the scheduler).
+        Raises the first chunk's failure (`extract text`); the stage uses extract_each."""
+        extractions, failures = self.extract_each(chunks)
+        if failures:
+            raise failures[0][1]
+        return extractions
+
+    def extract_each(self, chunks: list[Chunk],
+                     ) -> tuple[list[ChunkExtraction], list[tuple[Chunk, BaseException, str]]]:
+        """(extractions, failures): every chunk in its own guard; infrastructure failures propagate."""
         if not chunks:
-            return []
-        if self.options.variant == "m0":
-            extractions = self.extractor.offline(chunks)
-        else:
-            extractions = [x for x, _ in self.extractor.link(chunks)]
+            return [], []
+        extractions, failures = [], []
+        for chunk, doc in zip(chunks, self.extractor.parse(chunks), strict=True):
+            try:
+                if isinstance(doc, BaseException):
+                    raise doc
+                extraction = self.extractor.link_one(chunk, doc)
+                if self.options.variant == "m0":
+                    self.extractor.add_offline(extraction, doc)
+                extractions.append(extraction)
+            except Exception as exc:
+                if must_stop(exc):
+                    raise
+                failures.append((chunk, exc, EXTRACTION_ERROR))
         for x in extractions:
             self.mention_stats.add(x.chunk.day, {m.entity_id for m in x.mentions})
-        if self.options.variant == "m1":
+        if self.options.variant == "m1" and extractions:
             subjects = self.subject_ids(max(c.day for c in chunks))
+            kept = []
             for x in extractions:
-                x.interactions.extend(run_m1(self.llm, x, subjects))
-        return extractions
+                try:
+                    x.interactions.extend(run_m1(self.llm, x, subjects))
+                    kept.append(x)
+                except Exception as exc:
+                    if must_stop(exc):
+                        raise
+                    failures.append((x.chunk, exc, EXTRACTION_ERROR))
+            extractions = kept
+        return extractions, failures
 
     def close(self) -> None:
         if self.mirror and self.owns_mirror:
@@ -114,31 +196,30 @@ class ExtractStage(Stage):
         present = [{m.entity_id for m in x.mentions} for x in extractions]
         return [p for p in ranked if any(set(p) <= ids for ids in present)]
 
-    def _m2(self, pairs: list[tuple[str, str]], full_only: bool) -> bool:
-        """For each pair: its chunks no M2 batch has covered yet, oldest first, in batches of k; one call per
-        batch. During the stream only full batches go out; at idle the remainders do too."""
-        index = self.extractor.linker.index.entities
-        did = False
-        for subject_id, object_id in pairs:
-            pair = f"{subject_id}|{object_id}"
-            groups = batches(self.store.m2_pending(subject_id, object_id, pair), self.options.m2_batch,
-                             key=lambda item: item[0])
-            if full_only and groups and len(groups[-1]) < self.options.m2_batch:
-                groups.pop()  # the remainder waits for more chunks, or for idle
-                self._open_pairs.add((subject_id, object_id))
-            subject = EntityRef(subject_id, index[subject_id].name)
-            obj = EntityRef(object_id, index[object_id].name)
-            for group in groups:
-                found = run_m2(self.llm, subject, obj, group)
-                self.store.write_batch(interactions=found, m2_batches=[(pair, [c.id for c, _ in group])])
-                if self.mirror:
-                    self.mirror.upsert_interactions(found)
-                did = True
-        return did
+    def tick(self) -> bool:
+        """Every step, records or not: M2 remainders that waited long enough, and batches to try again."""
+        return self.m2.tick() if self.m2 else False
 
     def on_idle(self) -> bool:
-        """The stream has caught up: the pairs' last, shorter batches go out too."""
-        if self.options.variant != "m2" or not self._open_pairs:
-            return False
-        pairs, self._open_pairs = sorted(self._open_pairs), set()
-        return self._m2(pairs, full_only=False)
+        """The stream has caught up (batch runs): the pairs' last, shorter batches go out too."""
+        return self.m2.flush_all() if self.m2 else False
+
+
+class ExtractRunner(StageRunner):
+    """The shared poll-handle-commit step, then the stage's own clock: overdue M2 remainders go out even when no
+    message arrives (a long-running stage never sees on_idle), and their dead letters are sent and acknowledged
+    before the graph notes the batch as given up."""
+
+    stage: ExtractStage
+
+    def step(self, timeout_ms: int = 1000) -> int:
+        moved = super().step(timeout_ms)
+        self.stage.tick()
+        if self.stage.m2 and (letters := self.stage.m2.dead_letters()):
+            futures = [self.producer.send(self.dlq_topic, letter.key, letter) for letter in letters]
+            self.producer.flush()
+            for future in futures:
+                future.get(timeout=30)
+            self.stage.m2.dead_lettered()
+            self.stats.dead += len(letters)
+        return moved

@@ -10,7 +10,7 @@ from extract.entities.linker import Linker
 from extract.llm.cache import LLMCache
 from extract.llm.client import LLMClient
 from extract.stage import GROUP as EXTRACT_GROUP
-from extract.stage import ExtractOptions, ExtractStage
+from extract.stage import ExtractOptions, ExtractRunner, ExtractStage
 from graph.store.store import GraphStore
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
@@ -84,7 +84,8 @@ def extract_stage(settings: Settings, variant: str | None = None, max_calls: int
     store.init()
     options = ExtractOptions(variant=variant or settings.extract_variant, subjects=settings.extract_subjects,
                              top_n=settings.extract_top_n, window_days=settings.extract_window_days,
-                             m2_batch=settings.extract_m2_batch)
+                             m2_batch=settings.extract_m2_batch, m2_max_wait_s=settings.extract_m2_max_wait_s,
+                             m2_max_tries=settings.extract_m2_max_tries, chunks_topic=settings.topic_chunks)
     llm = llm_client(settings, max_calls) if options.variant != "m0" else None
     lent = mirror is not None
     if mirror is None and with_mirror and settings.mirror_enabled:
@@ -99,8 +100,8 @@ def extract_runner(settings: Settings, variant: str | None = None, max_calls: in
     options = kafka_options(settings)
     consumer = GroupConsumer(options, EXTRACT_GROUP, [settings.topic_chunks],
                              max_poll_records=settings.process_batch_size)
-    return StageRunner(extract_stage(settings, variant, max_calls, mirror=mirror), consumer, RecordProducer(options),
-                       settings.topic_dlq)
+    return ExtractRunner(extract_stage(settings, variant, max_calls, mirror=mirror), consumer,
+                         RecordProducer(options), settings.topic_dlq)
 
 
 def build_runners(settings: Settings, names: list[str], variant: str | None = None,

@@ -12,6 +12,7 @@ CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, prompt T
 CREATE TABLE IF NOT EXISTS usage (model TEXT, prompt TEXT, calls INTEGER, cached INTEGER, failures INTEGER,
                                   prompt_tokens INTEGER, completion_tokens INTEGER, cost_usd REAL,
                                   PRIMARY KEY (model, prompt));
+CREATE TABLE IF NOT EXISTS counters (model TEXT, prompt TEXT, name TEXT, n INTEGER, PRIMARY KEY (model, prompt, name));
 """
 
 
@@ -42,6 +43,18 @@ class LLMCache:
                 "completion_tokens = completion_tokens + excluded.completion_tokens, "
                 "cost_usd = cost_usd + excluded.cost_usd",
                 (model, prompt, calls, cached, failures, prompt_tokens, completion_tokens, cost_usd))
+
+    def count(self, model: str, prompt: str, name: str, n: int = 1) -> None:
+        """An outcome of a prompt's answers (e.g. M2 lines dropped for citing no valid chunk), summed per name."""
+        with self._lock:
+            self._db.execute("INSERT INTO counters VALUES (?, ?, ?, ?) ON CONFLICT (model, prompt, name) DO UPDATE "
+                             "SET n = n + excluded.n", (model, prompt, name, n))
+
+    def counters(self) -> list[dict]:
+        with self._lock:
+            rows = self._db.execute("SELECT model, prompt, name, n FROM counters "
+                                    "ORDER BY model, prompt, name").fetchall()
+        return [{"model": m, "prompt": p, "name": name, "n": n} for m, p, name, n in rows]
 
     def usage(self) -> list[dict]:
         with self._lock:

@@ -9,7 +9,7 @@ import json
 import logging
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import openai
@@ -37,6 +37,7 @@ class SessionUsage:
     failures: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    counters: dict[str, int] = field(default_factory=dict)  # "prompt.name" -> n, see LLMClient.count
 
 
 class LLMClient:
@@ -82,6 +83,17 @@ class LLMClient:
                         {"role": "user", "content": retry}]
         self._account(prompt, failures=1)
         return None
+
+    def count(self, prompt_name: str, name: str, n: int = 1) -> None:
+        """Record an outcome of a prompt's answers (kept in the session and in the persistent ledger, where
+        `newskg extract stats` shows it)."""
+        if n <= 0:
+            return
+        with self._lock:
+            key = f"{prompt_name}.{name}"
+            self.usage.counters[key] = self.usage.counters.get(key, 0) + n
+        if self.cache:
+            self.cache.count(self.model, prompt_name, name, n)
 
     def _call(self, prompt: Prompt, messages: list[dict]) -> str:
         with self._lock:

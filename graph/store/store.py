@@ -10,7 +10,7 @@ from core.ids import digest
 from core.records import Chunk, ChunkSighting, Entity, Interaction
 from core.timeaxes import day_iso, end_of_day_ms
 from graph.connection import GraphConnection
-from graph.store import reads, writes
+from graph.store import m2, reads, writes
 from graph.store.schema import init_schema
 
 COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
@@ -92,11 +92,28 @@ class GraphStore:
         ]
         self.conn.run_many([(query, {"rows": rows}) for query, rows in statements if rows])
 
-    def m2_pending(self, subject_id: str, object_id: str, pair: str) -> list[tuple[Chunk, str]]:
-        """Chunks mentioning both entities that no M2 batch of this pair has covered yet, oldest first."""
-        rows = self.conn.read(writes.M2_PENDING, {"subject": subject_id, "object": object_id, "pair": pair})
-        return [(_chunk_from_row(r, [r["article_id"]], r["source"], r["source_id"]), r["marked"] or r["text"])
-                for r in rows]
+    def m2_pending(self, subject_id: str, object_id: str, pair: str) -> list[tuple[Chunk, str, list[str]]]:
+        """(chunk, marked text, linked entity ids) of the chunks mentioning both entities that no M2 batch of this
+        pair has covered or given up on yet, oldest first."""
+        rows = self.conn.read(m2.M2_PENDING, {"subject": subject_id, "object": object_id, "pair": pair})
+        return [(_chunk_from_row(r, [r["article_id"]], r["source"], r["source_id"]), r["marked"] or r["text"],
+                 list(r["entity_ids"] or [])) for r in rows]
+
+    def m2_give_up(self, pair: str, chunk_ids: list[str], reason: str, tries: int, at: str) -> None:
+        """A batch dead-lettered after its tries: its chunks leave the pair's pending list without counting as
+        covered (no M2Batch)."""
+        self.conn.run_many([(m2.M2_GAVE_UP, {"rows": [{"id": "m2f_" + digest(pair, *chunk_ids), "pair": pair,
+                                                        "chunk_ids": chunk_ids, "reason": reason, "tries": tries,
+                                                        "at": at}]})])
+
+    def m2_set_open(self, pairs: list[tuple[str, str]], is_open: bool) -> None:
+        """Remember which pairs have a remainder waiting, so a restarted stage sends it too."""
+        rows = [{"pair": f"{s}|{o}", "subject_id": s, "object_id": o, "open": is_open} for s, o in pairs]
+        if rows:
+            self.conn.run_many([(m2.M2_PAIR_STATE, {"rows": rows})])
+
+    def m2_open_pairs(self) -> list[tuple[str, str]]:
+        return [(r["subject_id"], r["object_id"]) for r in self.conn.read(m2.M2_OPEN_PAIRS)]
 
     def entities(self) -> list[dict[str, Any]]:
         """Every entity with its aliases and mention count: the alias index is rebuilt from this at start."""

@@ -66,18 +66,6 @@ MATCH (ar:Article {id: c.article_id})
 MERGE (ch)-[r:IN]->(ar) ON CREATE SET r.similarity = c.similarity
 """
 
-M2_PENDING = """
-MATCH (s:Entity {id: $subject})<-[:MENTIONS]-(c:Chunk)-[:MENTIONS]->(o:Entity {id: $object})
-WHERE c.text IS NOT NULL
-OPTIONAL MATCH (c)<-[:COVERS]-(b:M2Batch {pair: $pair})
-WITH c, b WHERE b IS NULL
-RETURN c.id AS id, c.text AS text, c.marked AS marked, c.day AS day, c.published AS published,
-       c.ingested_at AS ingested_at, c.ingested_ms AS ingested_ms, c.article_id AS article_id, c.source AS source,
-       c.source_id AS source_id, c.url AS url, c.title AS title, c.sentence_start AS sentence_start,
-       c.sentence_end AS sentence_end
-ORDER BY day, ingested_ms, id
-"""
-
 M2_BATCHES = """
 UNWIND $rows AS b
 MERGE (m:M2Batch {id: b.id}) ON CREATE SET m.pair = b.pair, m.size = size(b.chunk_ids)

@@ -64,11 +64,17 @@ def _render(data: dict, explain: bool) -> None:
 
 @extract_app.command("stats")
 def extract_stats(as_json: bool = JsonOption) -> None:
-    """LLM calls, cache hits, failures, tokens and cost so far, per model and prompt."""
+    """LLM calls, cache hits, failures, tokens and cost so far, per model and prompt; and what became of the
+    answers (e.g. m2_pair lines_dropped_uncited, batches_failed, batches_dead_lettered)."""
     from extract.llm.cache import LLMCache
     settings = get_settings()
     cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite")
     rows = cache.usage()
     totals = {k: sum(r[k] for r in rows) for k in ("calls", "cached", "failures", "prompt_tokens",
                                                    "completion_tokens", "cost_usd")}
-    emit({"totals": totals, "by_prompt": rows}, as_json, lambda d: console.print(d))
+    counters: dict[str, int] = {}
+    for row in cache.counters():
+        key = f"{row['prompt']}.{row['name']}"
+        counters[key] = counters.get(key, 0) + row["n"]
+    emit({"totals": totals, "by_prompt": rows, "counters": counters, "counters_by_model": cache.counters()},
+         as_json, lambda d: console.print(d))

@@ -136,13 +136,16 @@ def test_m2_pairs_batches_from_the_graph_over_the_real_llm_server(isolated, llm_
         covered = conn.read("MATCH (b:M2Batch)-[:COVERS]->(c:Chunk) RETURN b.pair AS pair, b.size AS size, "
                             "count(c) AS chunks")
         assert covered and all(r["pair"].startswith("e_") and r["size"] == r["chunks"] <= 2 for r in covered)
-        # Every chunk that mentions both entities of a covered pair is in exactly one batch of that pair.
+        # Every chunk that mentions both entities of a covered pair is in exactly one batch of that pair: covered
+        # (the answer parsed) or given up on after its tries (dead-lettered, never counted as covered).
         for pair in {r["pair"] for r in covered}:
             s, o = pair.split("|")
             both = conn.read("MATCH (:Entity {id: $s})<-[:MENTIONS]-(c:Chunk)-[:MENTIONS]->(:Entity {id: $o}) "
                              "RETURN count(DISTINCT c) AS n", {"s": s, "o": o})[0]["n"]
             in_batches = conn.read("MATCH (b:M2Batch {pair: $p})-[:COVERS]->(c) RETURN count(c) AS n",
                                    {"p": pair})[0]["n"]
-            assert in_batches == both
+            given_up = conn.read("MATCH (b:M2Failed {pair: $p})-[:GAVE_UP]->(c) RETURN count(c) AS n",
+                                 {"p": pair})[0]["n"]
+            assert in_batches + given_up == both
     calls = next(u for u in LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage() if u["prompt"] == "m2_pair")
     assert calls["calls"] >= len({r["pair"] for r in covered})

@@ -14,7 +14,7 @@ from extract.entities.linker import Linker
 from extract.llm.cache import LLMCache
 from extract.llm.client import BudgetExceeded, LLMClient
 from extract.llm.prompts import m1_subject, m2_pair
-from extract.openie.llm_variants import EntityRef, batches, match_object, run_m1, run_m2
+from extract.openie.llm_variants import EntityRef, M2Snippet, batches, match_object, run_m1, run_m2
 
 TEXT = ("Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and "
         "Leto posed with Doja Cat for photographers.")
@@ -107,20 +107,86 @@ def test_budget_stops_cleanly():
     assert llm.usage.calls == 1
 
 
-def test_m2_batches_in_time_order_and_expands_over_distinct_days():
+def snippets(chunks):
+    return [M2Snippet(x.chunk, x.marked_text, frozenset(m.entity_id for m in x.mentions))
+            for x, _ in extraction(chunks)]
+
+
+def ids_of(linked, name):
+    return next(m.entity_id for x, _ in linked for m in x.mentions if m.name == name)
+
+
+def test_m2_batches_in_time_order_and_expands_over_the_cited_chunks_days():
     texts = [("c3", 20230503), ("c1", 20230501), ("c2", 20230501), ("c4", 20230504)]
-    items = [(x.chunk, x.marked_text) for x, _ in extraction([chunk(c, TEXT, d) for c, d in texts])]
-    groups = batches(items, k=3, key=lambda item: item[0])
-    assert [[c.id for c, _ in g] for g in groups] == [["c1", "c2", "c3"], ["c4"]]
-    script = Script((200, '{"interactions": ["Doja Cat and Jared Leto both dressed as Choupette"]}'))
-    found = run_m2(client(script), EntityRef("e_doja", "Doja Cat"), EntityRef("e_leto", "Jared Leto"), groups[0])
+    items = snippets([chunk(c, TEXT, d) for c, d in texts])
+    linked = extraction([chunk("c1", TEXT, 20230501)])
+    doja, leto = ids_of(linked, "Doja Cat"), ids_of(linked, "Jared Leto")
+    groups = batches(items, k=3, key=lambda s: s.chunk)
+    assert [[s.chunk.id for s in g] for g in groups] == [["c1", "c2", "c3"], ["c4"]]
+    script = Script((200, json.dumps({"interactions": [
+        {"text": "Doja Cat and Jared Leto both dressed as Choupette", "chunks": [1, 2, 3]}]})))
+    answer = run_m2(client(script), EntityRef(doja, "Doja Cat"), EntityRef(leto, "Jared Leto"), groups[0])
+    found = answer.interactions
+    assert answer.parsed and answer.lines_kept == 1 and answer.lines_dropped == 0
     assert sorted((i.event_day, tuple(i.chunk_ids)) for i in found) == [(20230501, ("c1", "c2")),
                                                                       (20230503, ("c3",))]
     assert {i.variant for i in found} == {"M2"} and len({i.id for i in found}) == 2
-    assert {(i.subject_id, i.object_id) for i in found} == {("e_doja", "e_leto")}
+    assert {(i.subject_id, i.object_id) for i in found} == {(doja, leto)}
     user = script.requests[0]["messages"][-1]["content"]
     assert user.index("[1] May 1, 2023") < user.index("[2] May 1, 2023") < user.index("[3] May 3, 2023")
     assert "<object>\nJared Leto\n</object>" in user and "<e>Doja Cat</e>" in user
+    assert '"chunks"' in user  # the prompt asks for the snippet numbers
+
+
+def test_m2_fact_cited_only_from_day_20_is_dated_day_20_with_its_times_and_sources(tmp_path):
+    early = chunk("c1", TEXT, 20230501)
+    late = chunk("c20", TEXT.replace("on Monday", "again"), 20230520, article="a20").model_copy(
+        update={"source_id": "s_late", "ingested_ms": 20230520_0900, "ingested_at": "2023-05-20T09:00:00Z"})
+    batch = snippets([early, late])
+    linked = extraction([early])
+    doja, leto = ids_of(linked, "Doja Cat"), ids_of(linked, "Jared Leto")
+    script = Script((200, json.dumps({"interactions": [
+        {"text": "Jared Leto posed again with Doja Cat", "chunks": [2]},
+        {"text": "Doja Cat met Jared Leto", "chunks": []},  # cites nothing
+        {"text": "Doja Cat hugged Jared Leto", "chunks": [7]},  # cites a snippet the batch doesn't have
+        "Doja Cat waved at Jared Leto"]})))  # a bare string: no citation
+    llm = client(script, tmp_path)
+    answer = run_m2(llm, EntityRef(doja, "Doja Cat"), EntityRef(leto, "Jared Leto"), batch)
+    (only,) = answer.interactions
+    assert (only.text, only.event_day, only.published_day) == ("Jared Leto posed again with Doja Cat", 20230520,
+                                                               20230520)
+    assert (only.ingested_ms, only.chunk_ids, only.article_ids, only.source_ids) == (
+        20230520_0900, ["c20"], ["a20"], ["s_late"])
+    assert answer.lines_dropped == 3 and llm.usage.counters["m2_pair.lines_dropped_uncited"] == 3
+    ledger = {r["name"]: r["n"] for r in LLMCache(tmp_path / "llm.sqlite").counters()}
+    assert ledger == {"lines_dropped_uncited": 3, "lines_kept": 1}
+
+
+def test_m2_citation_of_a_chunk_not_linked_to_both_entities_is_not_evidence():
+    both = chunk("c1", TEXT, 20230501)
+    only_doja = chunk("c2", "Doja Cat sang at the Met Gala on Monday.", 20230502, article="a2")
+    batch = snippets([both, only_doja])
+    linked = extraction([both])
+    doja, leto = ids_of(linked, "Doja Cat"), ids_of(linked, "Jared Leto")
+    script = Script((200, json.dumps({"interactions": [{"text": "Doja Cat sang with Jared Leto", "chunks": [2]},
+                                                       {"text": "Leto posed with Doja Cat", "chunks": "1, 2"}]})))
+    answer = run_m2(client(script), EntityRef(doja, "Doja Cat"), EntityRef(leto, "Jared Leto"), batch)
+    assert [(i.text, i.chunk_ids) for i in answer.interactions] == [("Leto posed with Doja Cat", ["c1"])]
+    assert answer.lines_dropped == 1
+
+
+def test_m2_answer_in_prose_still_carries_its_citations():
+    parsed = m2_pair.CitedLines.from_text("- Doja Cat met Jared Leto [2, 3]\n[1] Leto praised Doja Cat\nno cite")
+    assert [(line.text, line.chunks) for line in parsed.interactions] == [
+        ("Doja Cat met Jared Leto", [2, 3]), ("Leto praised Doja Cat", [1]), ("no cite", [])]
+    assert m2_pair.CitedLines.from_text("{broken") is None
+
+
+def test_m2_unparseable_answer_is_reported_not_silently_empty():
+    items = snippets([chunk("c1", TEXT, 20230501)])
+    garbage = Script((200, "\x00 not json {{"), (200, "still {{ not json"))
+    answer = run_m2(client(garbage), EntityRef("e_a", "Doja Cat"), EntityRef("e_b", "Jared Leto"), items)
+    assert answer.parsed is False and answer.interactions == []
 
 
 def test_match_object_prefers_the_longest_name():
@@ -131,4 +197,4 @@ def test_match_object_prefers_the_longest_name():
 
 
 def test_prompt_modules_have_versions():
-    assert m1_subject.VERSION >= 1 and m2_pair.VERSION >= 1 and m1_subject.NAME != m2_pair.NAME
+    assert m1_subject.VERSION >= 1 and m2_pair.VERSION >= 2 and m1_subject.NAME != m2_pair.NAME

@@ -1,0 +1,182 @@
+"""M2 on the real broker and FalkorDB, with a scripted OpenAI-compatible endpoint (the real wire path against
+llama.cpp is test_extract_stage.py::test_m2_pairs_batches_from_the_graph_over_the_real_llm_server):
+
+- a line the model cites only from the day-20 chunk is not visible as of day 1 on the graph's read path;
+- a remainder shorter than k goes out in a long-running stage (no --until-idle) once it has waited the max wait;
+- a batch whose answer never parses is dead-lettered (m2_batch_failed) and never counted as covered."""
+
+import json
+import re
+import threading
+import time
+
+import httpx
+import pytest
+
+from core.records import DeadLetter
+from extract.chunk_extractor import ChunkExtractor
+from extract.entities.alias_index import AliasIndex
+from extract.entities.linker import Linker
+from extract.llm.cache import LLMCache
+from extract.llm.client import LLMClient
+from extract.stage import GROUP, ExtractOptions, ExtractStage
+from graph.store.store import GraphStore
+from ingest.kafka.consumer import GroupConsumer
+from ingest.kafka.producer import RecordProducer
+from ingest.kafka.reader import read_topic
+from ingest.kafka.stage import run_stages
+from newskg.pipeline import ensure_topics
+from newskg.wiring import kafka_options, open_graph
+from tests.conftest import newskg_json
+from tests.integration.test_extract_poison import make_chunk, publish
+from tests.integration.test_extract_stage import isolated  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.integration
+
+MET = "The singer Doja Cat met the actor Jared Leto at a party."
+DEAL = "Doja Cat signed a film deal with Jared Leto."
+SNIPPET = re.compile(r"^\[(\d+)\] [^:]*: (.*)$", re.M)
+
+
+class PairModel:
+    """Answers M2 prompts like a careful model would: for the pair (Doja Cat, Jared Leto), one line per fact,
+    citing the snippets that state it; nothing for other pairs. `garbage`: never valid JSON."""
+
+    def __init__(self, garbage: bool = False):
+        self.garbage = garbage
+        self.calls = 0
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.calls += 1
+        user = json.loads(request.content)["messages"][-1]["content"]
+        snippets = {int(n): text for n, text in SNIPPET.findall(user)}
+        lines = []
+        if "<object>\nJared Leto\n</object>" in user:
+            for fact, words in (("Doja Cat met Jared Leto", "met"), ("Doja Cat signed a film deal with Jared Leto",
+                                                                    "film deal")):
+                cited = [n for n, text in snippets.items() if words in text]
+                if cited:
+                    lines.append({"text": fact, "chunks": cited})
+        content = "\x00 {{ not json" if self.garbage else json.dumps({"interactions": lines})
+        return httpx.Response(200, json={
+            "id": "x", "object": "chat.completion", "created": 0, "model": "scripted-pair",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
+
+
+def m2_stage(settings, model: PairModel, k: int, **options) -> ExtractStage:
+    store = GraphStore(open_graph(settings))
+    store.init()
+    llm = LLMClient("http://llm.test/v1", "scripted-pair", cache=LLMCache(settings.data_dir / "llm" / "cache.sqlite"),
+                    http_client=httpx.Client(transport=httpx.MockTransport(model)))
+    return ExtractStage(store, ChunkExtractor(Linker(AliasIndex())),
+                        ExtractOptions(variant="m2", subjects=["Doja Cat"], m2_batch=k, **options), llm=llm)
+
+
+def doja(store: GraphStore) -> str:
+    return store.find_entities("Doja Cat")[0]["id"]
+
+
+def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):  # noqa: F811
+    _env, settings, names = isolated
+    ensure_topics(settings)
+    day1, day20 = make_chunk(MET, "2023-05-01", "a1"), make_chunk(DEAL, "2023-05-20", "a20")
+    day20 = day20.model_copy(update={"source": "beta", "source_id": "s_beta"})
+    publish(settings, names["chunks"], [day1, day20])
+    stage = m2_stage(settings, PairModel(), k=2)
+    stage.handle(read_topic(kafka_options(settings), names["chunks"]))  # one full batch of both days
+    stage.on_idle()
+
+    store = GraphStore(open_graph(settings))
+    as_of_1 = {r["text"]: r for r in store.timeline(doja(store), 20230101, 20231231, as_of_day=20230501)}
+    as_of_20 = {r["text"]: r for r in store.timeline(doja(store), 20230101, 20231231, as_of_day=20230520)}
+    assert not [text for text in as_of_1 if "film deal" in text]  # the day-20 fact is not known on day 1
+    assert as_of_1["Doja Cat met Jared Leto"]["event_day"] == 20230501
+    deal = as_of_20["Doja Cat signed a film deal with Jared Leto"]
+    assert (deal["event_day"], deal["published_day"], deal["sources"]) == (20230520, 20230520, ["beta"])
+    with open_graph(settings) as conn:
+        days = conn.read("MATCH (x:Interaction {variant: 'M2'}) RETURN x.text AS t, x.published_day AS d")
+    assert sorted((r["t"], r["d"]) for r in days) == [("Doja Cat met Jared Leto", 20230501),
+                                                     ("Doja Cat signed a film deal with Jared Leto", 20230520)]
+
+
+def run_in_background(runner, until):
+    """The long-running loop (`run extract` without --until-idle: on_idle is never called) until `until()`."""
+    stop = threading.Event()
+    thread = threading.Thread(target=run_stages, args=([runner], False, stop), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 90
+    try:
+        while not until() and time.monotonic() < deadline:
+            time.sleep(0.3)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    return until()
+
+
+def m2_runner(settings, names, model: PairModel, **options):
+    from extract.stage import ExtractRunner  # the runner that gives the stage its clock
+
+    stage = m2_stage(settings, model, k=3, m2_max_wait_s=1.0, chunks_topic=names["chunks"], **options)
+    consumer = GroupConsumer(kafka_options(settings), GROUP, [names["chunks"]])
+    return ExtractRunner(stage, consumer, RecordProducer(kafka_options(settings)), names["dlq"])
+
+
+def covered(settings) -> list[dict]:
+    with open_graph(settings) as conn:
+        return conn.read("MATCH (b:M2Batch)-[:COVERS]->(c:Chunk) RETURN b.id AS id, collect(c.id) AS chunks")
+
+
+def test_a_remainder_goes_out_after_the_max_wait_without_until_idle(isolated):  # noqa: F811
+    _env, settings, names = isolated
+    ensure_topics(settings)
+    chunks = [make_chunk(MET, "2023-05-01", "a1"), make_chunk(DEAL, "2023-05-02", "a2")]  # 2 < k = 3
+    publish(settings, names["chunks"], chunks)
+    model = PairModel()
+    runner = m2_runner(settings, names, model)
+    consumed_at = []
+
+    def done():
+        if runner.stats.consumed == 2 and not consumed_at:
+            consumed_at.append(time.monotonic())
+        return bool(covered(settings))
+
+    try:
+        assert run_in_background(runner, done)
+    finally:
+        runner.close()
+    (batch,) = covered(settings)
+    assert sorted(batch["chunks"]) == sorted(c.id for c in chunks)
+    assert time.monotonic() - consumed_at[0] >= 1.0  # it waited for the max wait, then went out
+    with open_graph(settings) as conn:
+        assert conn.read("MATCH (m:M2Pair) RETURN m.open AS open") == [{"open": False}]
+
+
+def test_a_batch_that_never_parses_is_dead_lettered_not_covered(isolated):  # noqa: F811
+    env, settings, names = isolated
+    ensure_topics(settings)
+    # Other days than the test above: its parsed answer, in the shared LLM cache, must not answer this prompt.
+    chunks = [make_chunk(MET, "2023-06-01", "a1"), make_chunk(DEAL, "2023-06-02", "a2")]
+    publish(settings, names["chunks"], chunks)
+    before = newskg_json("extract", "stats", env=env)["counters"].get("m2_pair.batches_dead_lettered", 0)
+    runner = m2_runner(settings, names, PairModel(garbage=True), m2_max_tries=3)
+
+    def dead():
+        with open_graph(settings) as conn:
+            return conn.read("MATCH (f:M2Failed)-[:GAVE_UP]->(c:Chunk) RETURN f.pair AS pair, f.tries AS tries, "
+                             "collect(c.id) AS chunks")
+
+    try:
+        assert run_in_background(runner, dead)
+    finally:
+        runner.close()
+    (failed,) = dead()
+    assert failed["tries"] == 3 and sorted(failed["chunks"]) == sorted(c.id for c in chunks)
+    assert covered(settings) == []  # never silently covered
+    letters = [DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), names["dlq"])]
+    (letter,) = [d for d in letters if d.reason == "m2_batch_failed"]
+    assert letter.key == failed["pair"] and json.loads(letter.payload_excerpt)["chunk_ids"] == [c.id for c in chunks]
+    assert letter.topic == names["chunks"] and runner.stats.dead == 1
+    after = newskg_json("extract", "stats", env=env)["counters"]["m2_pair.batches_dead_lettered"]
+    assert after == before + 1
