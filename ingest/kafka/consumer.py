@@ -42,7 +42,7 @@ def _partitions(tps) -> str:
 class GroupConsumer:
     def __init__(self, options: dict[str, Any], group: str, topics: list[str], max_poll_records: int = 200,
                  member: StaticMember | None = None, max_poll_interval_ms: int = DEFAULT_MAX_POLL_INTERVAL_MS):
-        self.group, self.member = group, member
+        self.group, self.member, self._options = group, member, options
         self.broker = ",".join(options["bootstrap_servers"])
         # Short session/heartbeat: a group joins in ~3 s instead of ~23 s on Tansu (INFRA.md).
         self._consumer = KafkaConsumer(
@@ -103,9 +103,12 @@ class GroupConsumer:
 
     def close(self) -> None:
         """A static member does not leave the group on close (Kafka's rule): its restart takes the partitions
-        back at once. The local lease on its id is released."""
+        back at once. An extra local slot does leave (ingest/kafka/membership.py). The local lease is released."""
         try:
             self._consumer.close(autocommit=False)
+            if self.member and self.member.leave_on_close:
+                outcome = remove_static_members(self._options, self.group, [self.member.instance_id])
+                log.info("%s left the group: %s", self.describe(), outcome[self.member.instance_id])
         finally:
             if self.member:
                 self.member.release()

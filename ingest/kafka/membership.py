@@ -11,7 +11,9 @@ fences the older one; seen here), and on Kafka the older one is fenced mid-batch
 file lock per (broker, group, member id) while it is a member; the kernel releases it when the process dies, so a
 restarted process gets the same id back. An id set explicitly (NEWSKG_INSTANCE_ID) that is already held fails with
 the holder's pid; the default id (the host name) moves on to the next free slot (`host.2`, `host.3`, ...), so a
-second local process of one stage is a second static member, stable across its own restarts.
+second local process of one stage is a second static member. Such an extra slot is an ad-hoc helper, not a
+replica meant to come back, so it leaves the group when it closes cleanly: on noida-db a static member that never
+returns would otherwise hold its partitions, and stall every later rebalance, for good.
 """
 
 from __future__ import annotations
@@ -83,6 +85,7 @@ class StaticMember:
     instance_id: str  # the group.instance.id sent to the broker: f"{instance}-{stage}"
     broker: str
     lease: Lease
+    leave_on_close: bool = False  # an extra local slot (see above); replicas with their own id stay members
 
     def describe(self) -> str:
         return f"consumer group {self.group} on broker {self.broker} (member {self.instance_id})"
@@ -120,7 +123,7 @@ def claim_member(broker: str, group: str, stage: str, instance: str | None) -> S
             if slot > 1:
                 log.info("group %s: %s is in use by another process on this machine; joining as %s",
                          group, member_instance_id(host, stage), instance_id)
-            return StaticMember(group, instance_id, broker, lease)
+            return StaticMember(group, instance_id, broker, lease, leave_on_close=slot > 1)
     raise MemberInUse(f"{MAX_LOCAL_SLOTS} processes on this machine already run stage {stage!r} against broker "
                       f"{broker}; set NEWSKG_INSTANCE_ID")
 

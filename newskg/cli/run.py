@@ -14,7 +14,9 @@ from newskg.cli.app import run_app
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
 from newskg.wiring import NotConfigured
 
-UNTIL_IDLE = typer.Option(False, "--until-idle", help="Exit once the group has no lag (batch jobs, tests).")
+UNTIL_IDLE = typer.Option(False, "--until-idle", help="Exit once the group has no lag (batch jobs, tests); exit 1 "
+                                                        "naming the group if no partitions come within "
+                                                        "NEWSKG_KAFKA_JOIN_TIMEOUT_S.")
 
 
 def _table(runners) -> Table:

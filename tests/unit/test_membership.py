@@ -20,7 +20,7 @@ def private_leases(tmp_path, monkeypatch):
 
 def test_an_explicit_instance_id_is_used_as_is_and_a_second_holder_is_refused_with_the_pid():
     first = claim_member(BROKER, GROUP, "process", "newskg-process-0")
-    assert first.instance_id == "newskg-process-0-process"
+    assert first.instance_id == "newskg-process-0-process" and not first.leave_on_close
     with pytest.raises(MemberInUse) as clash:
         claim_member(BROKER, GROUP, "process", "newskg-process-0")
     message = str(clash.value)
@@ -35,6 +35,7 @@ def test_the_default_id_is_the_host_name_and_a_second_local_process_takes_the_ne
     one = claim_member(BROKER, GROUP, "process", None)
     two = claim_member(BROKER, GROUP, "process", None)
     assert (one.instance_id, two.instance_id) == (f"{host}-process", f"{host}.2-process")
+    assert not one.leave_on_close and two.leave_on_close  # an extra local slot leaves the group when done
     # Other stages, groups and brokers are other members: no slot is taken from them.
     assert claim_member(BROKER, "newskg-extract", "extract", None).instance_id == f"{host}-extract"
     assert claim_member("10.0.0.1:9092", GROUP, "process", None).instance_id == f"{host}-process"
