@@ -46,6 +46,7 @@ class StageProcess:
             if self.proc.poll() is not None:
                 raise AssertionError(f"stage exited ({self.proc.returncode}) before {what}:\n{self.output()[-3000:]}")
             time.sleep(0.05)
+        self.kill()  # a failed test leaves no stage running
         raise AssertionError(f"timed out waiting for {what}:\n{self.output()[-3000:]}")
 
     def saw(self, needle: str) -> bool:
