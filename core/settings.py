@@ -33,6 +33,19 @@ class Settings(BaseSettings):
     kafka_sasl_mechanism: str | None = Field(None, description="e.g. PLAIN or SCRAM-SHA-512.")
     kafka_sasl_username: str | None = Field(None, description="SASL user name.")
     kafka_sasl_password: SecretStr | None = Field(None, description="SASL password.")
+    instance_id: str | None = Field(
+        None, description="This replica's stable name in the consumer groups (static membership): each stage "
+        "joins as INSTANCE-STAGE, and a restart with the same name takes its partitions back at once. Empty: the "
+        "host name (a second local process of a stage gets HOST.2, ...). In k8s: the StatefulSet pod name.",
+    )
+    kafka_max_poll_interval_s: int = Field(
+        180, ge=10, description="Longest a stage may spend on one polled batch before the group hands its "
+        "partitions (and the batch) to another member; also how long a rebalance waits for members.",
+    )
+    kafka_join_timeout_s: float = Field(
+        60.0, gt=0, description="How long `run --until-idle` waits for its partitions before it exits non-zero "
+        "naming the group and the broker; long-running stages log a warning and keep waiting.",
+    )
     topic_articles: str = Field("news.articles", description="Topic of raw articles.")
     topic_chunks: str = Field("news.chunks", description="Topic of deduplicated chunks.")
     topic_dlq: str = Field("news.dlq", description="Dead-letter topic.")

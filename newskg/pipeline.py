@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+import threading
+from collections.abc import Callable
+
 from core.settings import Settings
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
@@ -14,15 +18,19 @@ from extract.stage import ExtractOptions, ExtractRunner, ExtractStage
 from graph.store.store import GraphStore
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
+from ingest.kafka.membership import claim_member
 from ingest.kafka.producer import RecordProducer
-from ingest.kafka.stage import StageRunner
+from ingest.kafka.stage import StageRunner, run_stages
 from ingest.process.dedup import DedupIndex
 from ingest.process.signature_log import SignatureLog
 from ingest.process.stage import GROUP as PROCESS_GROUP
 from ingest.process.stage import ProcessStage
-from newskg.wiring import NotConfigured, kafka_options, llm_base_url, open_graph, open_mirror
+from newskg.wiring import NotConfigured, kafka_bootstrap, kafka_options, llm_base_url, open_graph, open_mirror
+
+log = logging.getLogger(__name__)
 
 STAGES = ("process", "extract")
+STAGE_GROUPS = {"process": PROCESS_GROUP, "extract": EXTRACT_GROUP}
 
 
 def project_topics(settings: Settings) -> list[str]:
@@ -43,13 +51,19 @@ def articles_producer(settings: Settings) -> RecordProducer:
     return RecordProducer(kafka_options(settings))
 
 
+def group_consumer(settings: Settings, group: str, stage: str, topics: list[str]) -> GroupConsumer:
+    """A static member of `group` (ingest/kafka/membership.py): this replica's id, leased on this machine."""
+    member = claim_member(kafka_bootstrap(settings), group, stage, settings.instance_id)
+    return GroupConsumer(kafka_options(settings), group, topics, max_poll_records=settings.process_batch_size,
+                         member=member, max_poll_interval_ms=settings.kafka_max_poll_interval_s * 1000)
+
+
 def process_runner(settings: Settings) -> StageRunner:
+    consumer = group_consumer(settings, PROCESS_GROUP, "process", [settings.topic_articles])  # a clash fails fast
     options = kafka_options(settings)
     producer = RecordProducer(options)
     index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm)
     stage = ProcessStage(settings, index, SignatureLog(options, settings.topic_dedup, producer))
-    consumer = GroupConsumer(options, PROCESS_GROUP, [settings.topic_articles],
-                             max_poll_records=settings.process_batch_size)
     return StageRunner(stage, consumer, producer, settings.topic_dlq)
 
 
@@ -97,11 +111,9 @@ def extract_stage(settings: Settings, variant: str | None = None, max_calls: int
 
 def extract_runner(settings: Settings, variant: str | None = None, max_calls: int | None = None,
                    mirror=None) -> StageRunner:
-    options = kafka_options(settings)
-    consumer = GroupConsumer(options, EXTRACT_GROUP, [settings.topic_chunks],
-                             max_poll_records=settings.process_batch_size)
-    return ExtractRunner(extract_stage(settings, variant, max_calls, mirror=mirror), consumer,
-                         RecordProducer(options), settings.topic_dlq)
+    consumer = group_consumer(settings, EXTRACT_GROUP, "extract", [settings.topic_chunks])  # a clash fails fast
+    stage = extract_stage(settings, variant, max_calls, mirror=mirror)
+    return ExtractRunner(stage, consumer, RecordProducer(kafka_options(settings)), settings.topic_dlq)
 
 
 def build_runners(settings: Settings, names: list[str], variant: str | None = None,
@@ -121,3 +133,35 @@ def qa_service(settings: Settings, mirror=None):
     if settings.qa_answerer == "llm" and llm is None:
         raise NotConfigured("NEWSKG_QA_ANSWERER=llm but no LLM: set NEWSKG_LLM_BASE_URL or `services up --llm`")
     return QAService(store, mirror if mirror is not None else open_mirror(settings), llm, settings.qa_backoff_days)
+
+
+class PipelineThread:
+    """The stages in a thread beside the API (`serve --pipeline`). They run until `stop` is set; if they stop for
+    any other reason (an exception, an infrastructure failure the stage does not absorb), `healthy()` turns false
+    at once and `on_failure(reason)` is called, so the server can report 503 and exit non-zero instead of serving
+    a graph that silently stopped growing."""
+
+    def __init__(self, runners: list[StageRunner], stop: threading.Event, join_timeout_s: float,
+                 on_failure: Callable[[str], None]):
+        self.runners, self.stop, self.join_timeout_s, self.on_failure = runners, stop, join_timeout_s, on_failure
+        self.failure: str | None = None
+        self.thread = threading.Thread(target=self._run, name="stages", daemon=True)
+
+    def start(self) -> PipelineThread:
+        self.thread.start()
+        return self
+
+    def healthy(self) -> bool:
+        return self.thread.is_alive() and self.failure is None
+
+    def _run(self) -> None:
+        try:
+            run_stages(self.runners, False, self.stop, self.join_timeout_s)
+        except BaseException as exc:  # whatever stopped the stages, the server must know
+            log.exception("the pipeline stages stopped")
+            self.failure = f"{type(exc).__name__}: {exc}"
+        else:
+            if not self.stop.is_set():
+                self.failure = "the stages returned without being asked to stop"
+        if self.failure:
+            self.on_failure(self.failure)

@@ -15,11 +15,17 @@ from kafka.consumer.fetcher import ConsumerRecord
 from core.records import DeadLetter, Record
 from core.timeaxes import iso, utc_now
 from ingest.kafka.consumer import GroupConsumer
+from ingest.kafka.membership import GroupMembershipError
 from ingest.kafka.producer import RecordProducer
 
 log = logging.getLogger(__name__)
 
 EXCERPT_CHARS = 500
+DEFAULT_JOIN_TIMEOUT_S = 60.0
+
+
+class AssignmentTimeout(GroupMembershipError):
+    """`--until-idle` got no partitions in time: another member holds them (on noida-db, possibly a dead one)."""
 
 
 @dataclass
@@ -77,6 +83,7 @@ class StageRunner:
         records = self.consumer.poll(timeout_ms=timeout_ms)
         if not records:
             return 0
+        log.debug("%s: handling %d records", self.stage.name, len(records))
         output = self.stage.handle(records)
         items = [(topic, key, rec) for topic, key, rec in output.messages]
         items += [(self.dlq_topic, dl.key, dl) for dl in output.dead]
@@ -102,24 +109,34 @@ class StageRunner:
 
 
 def run_stages(runners: list[StageRunner], until_idle: bool, stop: threading.Event | None = None,
-               join_timeout_s: float = 90.0, on_progress=None) -> None:
+               join_timeout_s: float = DEFAULT_JOIN_TIMEOUT_S, on_progress=None) -> None:
     """Step every runner in turn in this thread. With until_idle, return once every runner has been idle for two
-    rounds in a row (so a message one stage produced for the next is seen); otherwise run until `stop` is set."""
+    rounds in a row (so a message one stage produced for the next is seen); otherwise run until `stop` is set.
+
+    A runner that holds no partitions after join_timeout_s: with until_idle that raises AssignmentTimeout (the
+    batch job cannot finish); a long-running stage logs it once and keeps waiting (more replicas than
+    partitions is legitimate)."""
     stop = stop or threading.Event()
-    started, quiet_rounds = time.monotonic(), 0
+    waiting_since, quiet_rounds, warned = time.monotonic(), 0, False
     while not stop.is_set():
         moved = sum(runner.step(timeout_ms=500) for runner in runners)
         if on_progress and moved:
             on_progress(runners)
-        if not until_idle:
-            continue
         if moved:
             quiet_rounds = 0
             continue
-        if not all(r.consumer.assignment() for r in runners):
-            if time.monotonic() - started > join_timeout_s:
-                log.warning("gave up waiting for partition assignment after %.0f s", join_timeout_s)
-                return
+        waiting = [r for r in runners if not r.consumer.assignment()]
+        if not waiting:
+            waiting_since, warned = None, False
+        elif waiting_since is None:
+            waiting_since = time.monotonic()  # e.g. a rebalance took the partitions away
+        elif time.monotonic() - waiting_since > join_timeout_s:
+            if until_idle:
+                raise _assignment_timeout(waiting, join_timeout_s)
+            if not warned:
+                log.warning("%s", _assignment_timeout(waiting, join_timeout_s))
+                warned = True
+        if not until_idle or waiting:
             continue
         quiet_rounds = quiet_rounds + 1 if all(r.idle() for r in runners) else 0
         if quiet_rounds >= 2:
@@ -127,3 +144,11 @@ def run_stages(runners: list[StageRunner], until_idle: bool, stop: threading.Eve
                 quiet_rounds = 0
                 continue
             return
+
+
+def _assignment_timeout(waiting: list[StageRunner], waited_s: float) -> AssignmentTimeout:
+    who = "; ".join(r.consumer.describe() for r in waiting)
+    return AssignmentTimeout(
+        f"gave up after {waited_s:.0f} s waiting for a partition assignment: {who}. Another member holds the "
+        "partitions; on noida-db a member that died is never expired: restart it with its NEWSKG_INSTANCE_ID, or "
+        "remove it with `newskg run forget INSTANCE` (NEWSKG_KAFKA_JOIN_TIMEOUT_S sets this wait)")

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from core.settings import get_settings
 from newskg.cli.app import app
-from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.cli.output import JsonOption, console, emit, err_console, fail
 from newskg.wiring import NotConfigured
 
 STRATEGY = typer.Option("hybrid", "--strategy", help="temporal | generic | hybrid | newsrag")
@@ -56,6 +56,11 @@ def _render(r: dict) -> None:
     console.print(table)
 
 
+# After the pipeline stops, /readyz answers 503 this long before the server exits (a probe or a load balancer
+# sees the failure, not only a vanished process).
+FAILED_PIPELINE_GRACE_S = 5.0
+
+
 @app.command()
 def serve(
     pipeline: bool = typer.Option(False, "--pipeline", help="Host the process and extract stages in this process "
@@ -63,11 +68,12 @@ def serve(
     host: str | None = typer.Option(None, "--host"),
     port: int | None = typer.Option(None, "--port"),
 ) -> None:
-    """The always-current QA HTTP API (/v1/ask, /v1/entities, /healthz, /readyz, /metrics, /docs)."""
+    """The always-current QA HTTP API (/v1/ask, /v1/entities, /healthz, /readyz, /metrics, /docs). With
+    --pipeline, if the stages stop /readyz turns 503 and the process exits with code 1."""
     import uvicorn
 
-    from ingest.kafka.stage import run_stages
-    from newskg.pipeline import build_runners, qa_service
+    from ingest.kafka.membership import GroupMembershipError
+    from newskg.pipeline import PipelineThread, build_runners, qa_service
     from newskg.services.servers import kafka_healthy
     from newskg.wiring import kafka_bootstrap, open_mirror
     from qa.api import create_app
@@ -81,20 +87,37 @@ def serve(
     mirror.embedder.embed(["warm up"])  # load the model before the first request
     readiness = {"broker": lambda: kafka_healthy(kafka_bootstrap(settings)), "graph": service.store.conn.ping,
                  "mirror": lambda: mirror.count("interactions") >= 0}
-    app_ = create_app(service, readiness, settings.api_keys, settings.api_max_query_chars, settings.api_threads)
-    stop, worker, runners = threading.Event(), None, []
+    stop, stages, runners = threading.Event(), None, []
     if pipeline:
-        runners = build_runners(settings, ["process", "extract"], mirror=mirror)
-        worker = threading.Thread(target=run_stages, args=(runners, False, stop), name="stages", daemon=True)
-        worker.start()
-    console.print(f"serving on http://{host or settings.api_host}:{port or settings.api_port} "
+        try:
+            runners = build_runners(settings, ["process", "extract"], mirror=mirror)
+        except GroupMembershipError as exc:
+            fail(str(exc), code=1)
+
+        def stopped(reason: str) -> None:
+            err_console.print(f"[bold red]error:[/] the pipeline stopped ({reason}); /readyz answers 503 and the "
+                              f"server exits in {FAILED_PIPELINE_GRACE_S:.0f} s")
+            exit_later = threading.Timer(FAILED_PIPELINE_GRACE_S, lambda: setattr(server, "should_exit", True))
+            exit_later.daemon = True
+            exit_later.start()
+
+        stages = PipelineThread(runners, stop, settings.kafka_join_timeout_s, stopped)
+        readiness["stages"] = stages.healthy
+    app_ = create_app(service, readiness, settings.api_keys, settings.api_max_query_chars, settings.api_threads)
+    server = uvicorn.Server(uvicorn.Config(app_, host=host or settings.api_host, port=port or settings.api_port,
+                                           log_level="warning"))
+    if stages:
+        stages.start()
+    console.print(f"serving on http://{server.config.host}:{server.config.port} "
                   f"({'with' if pipeline else 'without'} the pipeline)")
     try:
-        uvicorn.run(app_, host=host or settings.api_host, port=port or settings.api_port, log_level="warning")
+        server.run()
     finally:
         stop.set()  # the stages finish the batch in hand and commit, then stop
-        if worker:
-            worker.join(timeout=60)
+        if stages:
+            stages.thread.join(timeout=60)
         for runner in runners:
             runner.close()
         mirror.close()
+    if stages and stages.failure:
+        fail(f"the pipeline stopped: {stages.failure}", code=1)

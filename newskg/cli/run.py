@@ -14,7 +14,9 @@ from newskg.cli.app import run_app
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
 from newskg.wiring import NotConfigured
 
-UNTIL_IDLE = typer.Option(False, "--until-idle", help="Exit once the group has no lag (batch jobs, tests).")
+UNTIL_IDLE = typer.Option(False, "--until-idle", help="Exit once the group has no lag (batch jobs, tests); exit 1 "
+                                                        "naming the group if no partitions come within "
+                                                        "NEWSKG_KAFKA_JOIN_TIMEOUT_S.")
 
 
 def _table(runners) -> Table:
@@ -30,24 +32,30 @@ def _table(runners) -> Table:
 def _run(names: list[str], until_idle: bool, as_json: bool, variant: str | None = None,
          max_calls: int | None = None) -> None:
     from extract.llm.client import BudgetExceeded
+    from ingest.kafka.membership import GroupMembershipError
     from ingest.kafka.stage import run_stages
     from newskg.pipeline import build_runners
 
     settings = get_settings()
     try:
         runners = build_runners(settings, names, variant, max_calls)
+    except GroupMembershipError as exc:
+        fail(str(exc), code=1)
     except (NotConfigured, ValueError) as exc:
         fail(str(exc))
-    budget_note = None
+    budget_note, membership_error = None, None
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())  # finish the batch in hand, commit, then exit
+    join_timeout = settings.kafka_join_timeout_s
     try:
         if as_json:
-            run_stages(runners, until_idle, stop)
+            run_stages(runners, until_idle, stop, join_timeout)
         else:
             with Live(_table(runners), console=console, refresh_per_second=4) as live:
-                run_stages(runners, until_idle, stop, on_progress=lambda rs: live.update(_table(rs)))
+                run_stages(runners, until_idle, stop, join_timeout, on_progress=lambda rs: live.update(_table(rs)))
+    except GroupMembershipError as exc:  # no partitions in time, or fenced: the job did not do its work
+        membership_error = str(exc)
     except BudgetExceeded as exc:
         # The batch in hand is not committed: the next run re-reads it (its answers so far are cached).
         budget_note = f"{exc}: stopped cleanly; the unfinished batch will be re-read by the next run"
@@ -55,6 +63,8 @@ def _run(names: list[str], until_idle: bool, as_json: bool, variant: str | None 
     finally:
         for runner in runners:
             runner.close()
+    if membership_error:
+        fail(membership_error, code=1)
     stats = {r.stage.name: r.stats.__dict__ for r in runners}
     emit({"stages": stats, **({"stopped": budget_note} if budget_note else {})}, as_json, lambda _: None)
 
@@ -86,6 +96,33 @@ def run_all(until_idle: bool = UNTIL_IDLE, variant: str | None = VARIANT, max_ca
     from newskg.pipeline import STAGES
 
     _run(list(STAGES), until_idle, as_json, variant, max_calls)
+
+
+@run_app.command("forget")
+def run_forget(instances: list[str] = typer.Argument(..., help="NEWSKG_INSTANCE_ID of each replica to remove."),
+               as_json: bool = JsonOption) -> None:
+    """Remove replicas that will not come back from the stage groups, so no rebalance waits for them. Needed on
+    a broker that never expires a member (noida-db) after a scale-down or a renamed replica; Kafka expires them
+    after the session timeout by itself."""
+    from ingest.kafka.consumer import remove_static_members
+    from ingest.kafka.membership import member_instance_id
+    from newskg.pipeline import STAGE_GROUPS
+    from newskg.wiring import kafka_options
+
+    try:
+        options = kafka_options(get_settings())
+    except NotConfigured as exc:
+        fail(str(exc))
+    removed, absent = [], []
+    for stage, group in STAGE_GROUPS.items():
+        outcome = remove_static_members(options, group, [member_instance_id(i, stage) for i in instances])
+        for member, result in outcome.items():
+            (removed if result == "removed" else absent).append({"group": group, "member": member,
+                                                                 **({} if result == "removed" else
+                                                                    {"reason": result})})
+    emit({"removed": removed, "not_removed": absent}, as_json,
+         lambda r: console.print(f"removed {len(r['removed'])} member(s): "
+                                 + (", ".join(f"{m['member']} ({m['group']})" for m in r["removed"]) or "-")))
 
 
 def _check_variant(variant: str | None) -> None:

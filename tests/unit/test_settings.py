@@ -58,6 +58,14 @@ def test_k8s_manifests_parse_and_name_only_real_settings():
     for doc in docs:
         for key in {**doc.get("data", {}), **doc.get("stringData", {})}:
             assert key in known, key
-    commands = {d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0]["args"][:2]
-                for d in docs if d["kind"] == "Deployment"}
-    assert commands["newskg-process"] == ["run", "process"] and commands["newskg-extract"] == ["run", "extract"]
+    workloads = {d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0]
+                 for d in docs if d["kind"] in ("Deployment", "StatefulSet")}
+    for container in workloads.values():
+        assert {e["name"] for e in container.get("env", [])} <= known
+    assert workloads["newskg-process"]["args"][:2] == ["run", "process"]
+    assert workloads["newskg-extract"]["args"][:2] == ["run", "extract"]
+    # The consumer stages are StatefulSets whose stable pod name is the replica's static group member id.
+    stages = {d["metadata"]["name"]: d for d in docs if d["kind"] == "StatefulSet"}
+    for name in ("newskg-process", "newskg-extract"):
+        env = {e["name"]: e for e in stages[name]["spec"]["template"]["spec"]["containers"][0]["env"]}
+        assert env["NEWSKG_INSTANCE_ID"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
