@@ -8,7 +8,9 @@ import re
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pendulum
 from rapidfuzz import fuzz, process, utils
@@ -21,6 +23,9 @@ from graph.store.store import GraphStore
 FILLER = re.compile(r"\b(news|latest|update[sd]?|today|now|what happened (to|with)|what is|who is|about|"
                     r"recent(ly)?|headlines?|story|stories|the)\b", re.I)
 AMBIGUITY_MARGIN = 0.08  # runner-up within 8% of the winner's score: report, do not guess silently
+FUZZY_CUTOFF, FUZZY_LIMIT = 75.0, 5  # a fuzzy name match scores at least this; at most this many are weighed
+FUZZY_BATCH = 25  # fuzzy hits checked against the day per query
+PARTIAL_WEIGHT = 0.85  # a partial match ("doja" in "Doja Cat") counts at this discount
 
 
 @dataclass
@@ -61,41 +66,35 @@ def mention_of(query: str) -> str:
 
 
 class EntityResolver:
-    """Resolution as of the query day: only entities a chunk visible that day mentions are candidates, ranked by
-    name agreement and their popularity then (graph/store/asof.py), so `entity` and `alternatives` never name an
-    entity first seen later.
+    """Resolution as of the query day: only entities a chunk or interaction visible that day names are candidates
+    (graph/store/reads.ENTITY_VISIBLE), ranked by name agreement and their popularity then, so `entity` and
+    `alternatives` never name an entity first seen later.
 
     Names and aliases → entity ids come from an in-memory copy of the graph's name index, refreshed every
     `refresh_s` (names carry no time, so one copy serves every day); a name the copy does not know yet is looked
     up in the graph itself, so a brand-new entity is found at once. Which candidates existed on the day, and how
     popular they were, is read from the graph; the outcome is cached per (as-of day, view, name) for `refresh_s`,
-    so the common case (many askers, one day) costs no query."""
+    so the common case (many askers, one day) costs no query. A name no entity of the day carries is matched
+    fuzzily: every entity name scoring at least FUZZY_CUTOFF, then only those of the day, best 5. (Not the best 5
+    names first: whether a similar name exists later must not change an answer about earlier.)"""
 
-    def __init__(self, store: GraphStore, candidates: int = 2000, refresh_s: float = 30.0,
-                 cache_size: int = 4096):
+    def __init__(self, store: GraphStore, refresh_s: float = 30.0, cache_size: int = 4096):
         self.store = store
-        self.candidates = candidates
         self.refresh_s = refresh_s
-        self.cache_size = cache_size
-        self._names: dict[str, list[str]] = {}
+        self._keys: dict[str, list[str]] = {}  # name_key of every name and alias → entity ids
+        self._names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
         self._loaded_at = float("-inf")
-        self._resolved: OrderedDict[tuple[int, str, str], tuple[float, Resolution]] = OrderedDict()
+        self._resolved = _Recent(refresh_s, cache_size)  # (day, view, name key) → Resolution
         self._lock = threading.Lock()
 
     def resolve(self, mention: str, as_of: AsOf | int | str | None = None) -> Resolution:
         """(best, close runners-up) among the entities known as of the day (None: the graph as it stands)."""
         as_of = AsOf.of(as_of)
         key = (as_of.day, as_of.knowledge, name_key(mention))
-        with self._lock:
-            cached = self._resolved.get(key)
-            if cached and time.monotonic() - cached[0] <= self.refresh_s:
-                self._resolved.move_to_end(key)
-                return cached[1]
-        resolution = self._rank(self._candidates(mention, key[2], as_of))
-        with self._lock:
-            self._resolved[key] = (time.monotonic(), resolution)
-            while len(self._resolved) > self.cache_size:
-                self._resolved.popitem(last=False)
+        resolution = self._resolved.get(key)
+        if resolution is None:
+            resolution = self._rank(self._candidates(mention, key[2], as_of))
+            self._resolved.put(key, resolution)
         return resolution
 
     def _candidates(self, mention: str, key: str, as_of: AsOf) -> list[EntityChoice]:
@@ -115,29 +114,74 @@ class EntityResolver:
         return best, close
 
     def _known(self, key: str) -> list[str]:
+        return self._index()[0].get(key, [])
+
+    def _index(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         with self._lock:
             if time.monotonic() - self._loaded_at > self.refresh_s:
-                self._names = self._load()
+                self._keys, self._names = {}, {}
+                for row in self.store.entities():
+                    self._names.setdefault(row["name"], []).append(row["id"])
+                    for form in {row["name"], *(row["aliases"] or [])}:
+                        self._keys.setdefault(name_key(form), []).append(row["id"])
                 self._loaded_at = time.monotonic()
-            return self._names.get(key, [])
-
-    def _load(self) -> dict[str, list[str]]:
-        names: dict[str, list[str]] = {}
-        for row in self.store.entities():
-            for form in {row["name"], *(row["aliases"] or [])}:
-                names.setdefault(name_key(form), []).append(row["id"])
-        return names
+            return self._keys, self._names
 
     def _prior(self, choice: EntityChoice) -> float:
         return choice.score * (1 + math.log1p(choice.mentions) / 10)  # popular entities win near-ties
 
     def _fuzzy(self, mention: str, as_of: AsOf) -> list[EntityChoice]:
-        rows = self.store.top_entities(self.candidates, as_of)
-        by_name = {r["name"]: r for r in rows}
-        hits = process.extract(mention, list(by_name), scorer=_name_score, processor=utils.default_process,
-                               score_cutoff=75, limit=5)
-        scores = {by_name[name]["id"]: score for name, score, _ in hits}
-        return [_choice(r, scores[r["id"]]) for r in self.store.entities_as_of(list(scores), as_of)]
+        """The FUZZY_LIMIT best-scoring entities of the day among all names that match: the hits are checked
+        against the day best first, a batch at a time, until the limit is reached and no later hit could tie."""
+        names = self._index()[1]
+        hits = sorted(((score, entity) for name, score in _fuzzy_hits(mention, list(names)).items()
+                       for entity in names[name]), key=lambda hit: (-hit[0], hit[1]))
+        choices: list[EntityChoice] = []
+        for start in range(0, len(hits), FUZZY_BATCH):
+            batch = hits[start:start + FUZZY_BATCH]
+            if len(choices) >= FUZZY_LIMIT and batch[0][0] < choices[FUZZY_LIMIT - 1].score:
+                break
+            scores = {entity: score for score, entity in batch}
+            choices += [_choice(r, scores[r["id"]]) for r in self.store.entities_as_of(list(scores), as_of)]
+            choices.sort(key=lambda c: (-c.score, c.id))
+        return choices[:FUZZY_LIMIT]
+
+
+def _fuzzy_hits(mention: str, names: list[str]) -> dict[str, float]:
+    """Every name whose _name_score with the mention reaches FUZZY_CUTOFF. That score is at least the cutoff
+    exactly when token_sort_ratio is, or partial_ratio reaches cutoff / 0.85: two passes of rapidfuzz's compiled
+    scorers find those names among all of them, and only they are scored in Python."""
+    found: set[str] = set()
+    passes = ((fuzz.token_sort_ratio, FUZZY_CUTOFF), (fuzz.partial_ratio, FUZZY_CUTOFF / PARTIAL_WEIGHT - 1e-6))
+    for scorer, cutoff in passes:
+        found.update(name for name, _, _ in process.extract(mention, names, scorer=scorer, score_cutoff=cutoff,
+                                                             processor=utils.default_process, limit=None))
+    query = utils.default_process(mention)
+    return {name: score for name in found if (score := _name_score(query, utils.default_process(name))) >= FUZZY_CUTOFF}
+
+
+class _Recent:
+    """A thread-safe map whose entries expire after `ttl_s` and whose least recently used go first past `size`."""
+
+    def __init__(self, ttl_s: float, size: int):
+        self.ttl_s, self.size = ttl_s, size
+        self._items: OrderedDict[Hashable, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None or time.monotonic() - item[0] > self.ttl_s:
+                return None
+            self._items.move_to_end(key)
+            return item[1]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = (time.monotonic(), value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
 
 
 def _choice(row: dict, score: float) -> EntityChoice:
@@ -147,7 +191,7 @@ def _choice(row: dict, score: float) -> EntityChoice:
 def _name_score(a: str, b: str, **_: object) -> float:
     """Whole-name agreement first ("john ford" → "John M. Ford" over "Ford"); a partial match ("doja" in
     "Doja Cat") counts at a discount."""
-    return max(fuzz.token_sort_ratio(a, b), 0.85 * fuzz.partial_ratio(a, b))
+    return max(fuzz.token_sort_ratio(a, b), PARTIAL_WEIGHT * fuzz.partial_ratio(a, b))
 
 
 def parse_query(query: str, date: str, resolver: EntityResolver, knowledge: Knowledge = "ingested") -> ParsedQuery:

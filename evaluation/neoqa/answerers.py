@@ -74,7 +74,7 @@ class GraphAnswerer:
         for entity_id in named:
             # Over the limit, the interactions nearest the question day are the ones kept.
             for row in self.store.timeline(entity_id, start, day, as_of=day, limit=500, focus_day=day):
-                linked.extend(x for x in (row["subject_id"], row["object_id"]) if x not in named)
+                linked.extend(x for x in (row["subject_id"], row["object_id"]) if x and x not in named)
         around = list(dict.fromkeys(linked))[: self.neighbours]
         texts: dict[str, str] = {}
         for entity_id in [*named, *around]:

@@ -5,17 +5,22 @@
 //   :param day => 20230502;  :param name => "Doja Cat"
 // Days are yyyymmdd integers; as_of_ms is the last millisecond of as_of_day (UTC). Every query shows the graph
 // as it stood at the end of as_of_day: only what was published on or before it and ingested by then, and only
-// entities a chunk of then mentions (for the graph as it stands now: as_of_day 99991231, as_of_ms 4611686018427387904).
+// entities a chunk or interaction of then names (for the graph as it stands now: as_of_day 99991231,
+// as_of_ms 4611686018427387904).
 
 // name: find_entity
 // params: name, as_of_day, as_of_ms
 MATCH (e:Entity)
 WHERE toLower(e.name) = toLower($name) OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) = toLower($name))
-MATCH (e)<-[:MENTIONS]-(c:Chunk)
-WITH e, c
+OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)
 WHERE c.day <= $as_of_day AND c.ingested_ms <= $as_of_ms
-RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, count(DISTINCT c) AS mentions
-ORDER BY mentions DESC, name LIMIT 25;
+WITH e, count(DISTINCT c) AS mentions
+OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WHERE x.published_day <= $as_of_day AND x.ingested_ms <= $as_of_ms
+WITH e, mentions, count(DISTINCT x) AS interactions
+WHERE mentions > 0 OR interactions > 0
+RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions
+ORDER BY mentions DESC, interactions DESC, name LIMIT 25;
 
 // name: entity_timeline
 // params: entity_id, from_day, to_day, as_of_day, as_of_ms  (newest first: the end of the window is never cut)

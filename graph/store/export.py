@@ -9,22 +9,22 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from graph.store.asof import AsOf
-from graph.store.reads import visible
+from graph.store.reads import ENTITY_VISIBLE, visible
 from graph.store.store import COUNTS_LABELS, GraphStore
 
 RELATIONSHIPS = ("FROM", "IN", "MENTIONS", "SUBJECT_OF", "OBJECT", "EVIDENCE", "COVERS")
 PAGE = 1000
 
 # Label → how a node of it is visible. The timed nodes carry their own days; a source exists once a visible
-# article is from it, an entity once a visible chunk mentions it, an M2 batch once the last of its chunks is
-# visible (it cannot have run before).
+# article is from it, an entity once a visible chunk or interaction names it (reads.ENTITY_VISIBLE), an M2 batch
+# once the last of its chunks is visible (it cannot have run before).
 _BATCH_RAN = ("WITH n, max(c.day) AS last_day, max(c.ingested_ms) AS last_ms "
               "WHERE last_day <= $as_of_day AND last_ms <= $as_of_ms")
 _NODE_AS_OF = {
     "Source": f"MATCH (n:Source)<-[:FROM]-(a:Article) WHERE n.id > $after AND {visible('a')}",
     "Article": f"MATCH (n:Article) WHERE n.id > $after AND {visible('n')}",
     "Chunk": f"MATCH (n:Chunk) WHERE n.id > $after AND {visible('n', 'day')}",
-    "Entity": f"MATCH (n:Entity)<-[:MENTIONS]-(c:Chunk) WHERE n.id > $after AND {visible('c', 'day')}",
+    "Entity": "MATCH (e:Entity) WHERE e.id > $after " + ENTITY_VISIBLE + " WITH e AS n",
     "Interaction": f"MATCH (n:Interaction) WHERE n.id > $after AND {visible('n')}",
     "M2Batch": f"MATCH (n:M2Batch)-[:COVERS]->(c:Chunk) WHERE n.id > $after {_BATCH_RAN}",
 }

@@ -11,7 +11,7 @@ from core.records import Chunk, ChunkSighting, Entity, Interaction
 from core.timeaxes import day_iso
 from graph.connection import GraphConnection
 from graph.store import reads, writes
-from graph.store.asof import AsOf, days_between
+from graph.store.asof import AsOf
 from graph.store.schema import init_schema
 
 COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
@@ -129,13 +129,8 @@ class GraphStore:
         never cut while farther days stay."""
         as_of = AsOf.of(as_of)
         focus = min(max(focus_day or as_of.day, from_day), to_day)
-        common = {"entity": entity_id, "limit": limit, **as_of.params()}
-        # Integer keys: `event_day <= focus - 1` is `event_day < focus` even when focus - 1 is no calendar day.
-        after = self.conn.read(reads.TIMELINE_FROM_FOCUS, common | {"from_day": focus, "to_day": to_day})
-        before = self.conn.read(reads.TIMELINE_BEFORE_FOCUS, common | {"from_day": from_day, "to_day": focus - 1})
-        nearest = sorted([*after, *before], key=lambda r: (days_between(r["event_day"], focus), -r["published_day"],
-                                                           -r["ingested_ms"], r["id"]))[:limit]
-        return sorted(nearest, key=lambda r: (r["event_day"], r["id"]))
+        return self.conn.read(reads.TIMELINE, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
+                                               "focus_day": focus, "limit": limit, **as_of.params()})
 
     def evidence_sources(self, ids: list[str], as_of: AsOf | int, kind: str = "interaction",
                          ) -> dict[str, tuple[list[str], list[str]]]:

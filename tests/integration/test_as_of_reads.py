@@ -5,6 +5,7 @@ extractively when the LLM endpoint really fails."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import threading
 import uuid
@@ -16,10 +17,11 @@ from fastapi.testclient import TestClient
 
 from core.ids import chunk_id, entity_id, interaction_id, source_id
 from core.records import Chunk, Entity, Interaction
-from core.timeaxes import day_iso, end_of_day_ms, epoch_ms, utc_now
+from core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
 from evaluation.neoqa.answerers import GraphAnswerer
 from extract.llm.client import LLMClient
 from graph.browser import saved_queries
+from graph.store.reads import day_ordinal
 from graph.store.store import GraphStore
 from newskg.services.process import free_port
 from newskg.wiring import open_graph
@@ -338,3 +340,15 @@ def test_api_falls_back_to_the_extractive_answer_when_the_llm_fails(graph, faili
         assert body["answer"].startswith("Extractive answer") and "Taylor Swift" in body["answer"]
         assert len(body["evidence"]) == 3
     assert _Failing.requests == 2  # the server really was asked, and asked again (max_retries=1)
+
+
+def test_the_cypher_day_ordinal_is_the_calendar(graph):
+    """The distance the timeline orders by is computed in Cypher from yyyymmdd keys: it must be the calendar's
+    (month ends, leap years, centuries)."""
+    store, _ = graph
+    first = dt.date(1899, 12, 25)
+    days = [first + dt.timedelta(days=n) for n in range(0, 150_000, 7)] + [dt.date(2000, 2, 29), dt.date(2023, 3, 1)]
+    query = f"UNWIND $days AS d RETURN d AS day, {day_ordinal('d')} AS ordinal"
+    rows = store.conn.read(query, {"days": [day_key(d) for d in days]})
+    base = rows[0]["ordinal"]
+    assert [r["ordinal"] - base for r in rows] == [(d - first).days for d in days]
