@@ -28,7 +28,7 @@ from newskg.wiring import open_graph
 from qa.api import create_app
 from qa.retrieve import Retriever, shift
 from qa.service import QAService
-from tests.conftest import newskg, newskg_json
+from tests.conftest import isolated_env, newskg, newskg_json
 
 pytestmark = pytest.mark.integration
 
@@ -352,3 +352,37 @@ def test_the_cypher_day_ordinal_is_the_calendar(graph):
     rows = store.conn.read(query, {"days": [day_key(d) for d in days]})
     base = rows[0]["ordinal"]
     assert [r["ordinal"] - base for r in rows] == [(d - first).days for d in days]
+
+
+def test_a_corpus_ingested_without_backfill_explains_its_empty_answers(stack, tmp_path):
+    """The issue's case, end to end through Kafka and the CLI: 2023 articles ingested today without --backfill
+    are invisible as of 2023 in the strict view; the answer says how many and how to see them, and the
+    publication view shows them, labelled."""
+    env, _ = isolated_env(stack, tmp_path)
+    stories = tmp_path / "stories.jsonl"
+    stories.write_text("\n".join(json.dumps({"url": f"https://{src}.example/{day}", "text": text, "published": day,
+                                             "source": src}) for day, src, text in HISTORICAL))
+    newskg_json("ingest", "files", str(stories), env=env)  # no --backfill: ingested today
+    newskg_json("run", "all", "--until-idle", env=env)
+    strict = newskg_json("ask", "Doja Cat", "--date", "2023-05-02", "--strategy", "temporal", env=env)
+    assert strict["evidence"] == [] and strict["knowledge"] == "ingested"
+    late = strict["not_yet_ingested"]
+    assert late["facts"] >= 2 and late["chunks"] >= 2 and "Doja Cat" in late["scope"]
+    assert late["first_ingested"].startswith(utc_now().format("YYYY-MM-DD"))
+    assert "--backfill" in strict["note"] and "knowledge=published" in strict["note"]
+    published = newskg_json("ask", "Doja Cat", "--date", "2023-05-02", "--strategy", "temporal", "--knowledge",
+                            "published", env=env)
+    assert published["knowledge"] == "published" and published["note"] is None
+    assert published["evidence"] and all(e["published_day"] <= 20230502 for e in published["evidence"])
+    assert not any("Paris" in e["text"] for e in published["evidence"])  # still nothing published later
+    assert "more than the system knew" in published["knowledge_label"]
+
+
+HISTORICAL = [
+    ("2023-05-01", "alpha", "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as "
+                            "Choupette, and Leto posed with Anna Wintour before the dinner."),
+    ("2023-05-02", "beta", "Doja Cat thanked Karl Lagerfeld's estate in a statement. Anna Wintour praised the "
+                           "Met Gala theme in an interview with Vogue."),
+    ("2023-08-31", "gamma", "Doja Cat performed in Paris at the Accor Arena. Doja Cat later met Pharrell "
+                            "Williams backstage after the concert."),
+]
