@@ -13,6 +13,7 @@ import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from functools import partial
 from typing import Annotated
 
@@ -181,5 +182,5 @@ def _entities(service: QAService, search: str, limit: int, as_of: AsOf) -> dict:
     found = [best, *close] if best else []
     exact = service.store.find_entities(search, limit=limit, as_of=as_of)
     seen = {e.id for e in found}
-    rows = [e.__dict__ for e in found] + [r for r in exact if r["id"] not in seen]
+    rows = [asdict(e) for e in found] + [r for r in exact if r["id"] not in seen]
     return {"search": search, "as_of": as_of.iso, "entities": rows[:limit]}

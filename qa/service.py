@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from core.timeaxes import day_iso, iso
 from extract.llm.client import LLMClient
@@ -69,8 +69,8 @@ class QAService:
         answer = generate(self.llm, parsed.reformulated, evidence)
         late = self._not_yet_ingested(parsed) if not evidence and knowledge == "ingested" else None
         return AskResult(query=query, reformulated=parsed.reformulated,
-                         entity=parsed.entity.__dict__ if parsed.entity else None,
-                         alternatives=[a.__dict__ for a in parsed.alternatives], as_of=parsed.date_words,
+                         entity=asdict(parsed.entity) if parsed.entity else None,  # copies: choices are cached
+                         alternatives=[asdict(a) for a in parsed.alternatives], as_of=parsed.date_words,
                          strategy=strategy, answer=answer.text, answer_mode=answer.mode, evidence=evidence,
                          latency_ms=(time.perf_counter() - start) * 1000, knowledge=knowledge,
                          fallback_reason=answer.fallback_reason, not_yet_ingested=late,

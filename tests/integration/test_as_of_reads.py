@@ -149,6 +149,8 @@ def test_a_spike_day_stays_in_the_temporal_window(graph):
     for strategy in ("temporal", "hybrid"):
         evidence = retriever.retrieve(strategy, SWIFT.id, "Taylor Swift", SPIKE_DAY, 3)
         assert [e.event_day for e in evidence] == [SPIKE_DAY] * 3, strategy
+    # newsrag reads chunks in a window ending at the day, newest first (4k of them): the day's chunk leads.
+    assert [e.event_day for e in retriever.retrieve("newsrag", SWIFT.id, "Taylor Swift", SPIKE_DAY, 1)] == [SPIKE_DAY]
     answer = QAService(store, None).ask("taylor swift news", day_iso(SPIKE_DAY), k=3, strategy="temporal")
     assert {e.text for e in answer.evidence} == {"Taylor Swift announced the Eras tour film",
                                                  "Taylor Swift thanked Travis Kelce",
