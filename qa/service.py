@@ -77,9 +77,9 @@ class QAService:
                          note=_late_note(parsed, late) if late else None)
 
     def _not_yet_ingested(self, parsed: ParsedQuery) -> dict | None:
-        """What the publication view would add: for the entity the query names in that view (it may not exist at
-        all in the strict one), else for the whole graph. None when nothing is hidden that way."""
-        entity, _ = self.resolver.resolve(parsed.mention, AsOf(parsed.day, "published"))
+        """What the publication view would add: for the query's entity (resolved in that view when the strict one
+        knows none: it may not exist there at all), else for the whole graph. None when nothing is hidden."""
+        entity = parsed.entity or self.resolver.resolve(parsed.mention, AsOf(parsed.day, "published"))[0]
         counts = self.store.ingested_late(parsed.day, entity.id if entity else None)
         if not counts["facts"] and not counts["chunks"]:
             return None
