@@ -120,7 +120,7 @@ class EntityResolver:
         with self._lock:
             if time.monotonic() - self._loaded_at > self.refresh_s:
                 self._keys, self._names = {}, {}
-                for row in self.store.entities():
+                for row in self.store.entity_names():
                     self._names.setdefault(row["name"], []).append(row["id"])
                     for form in {row["name"], *(row["aliases"] or [])}:
                         self._keys.setdefault(name_key(form), []).append(row["id"])

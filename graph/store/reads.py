@@ -71,6 +71,9 @@ RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS even
 ORDER BY event_day, id
 """
 
+# Names carry no time: the resolver's in-memory name index (which entities are visible is asked per day).
+ENTITY_NAMES = "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases"
+
 IDS_PAGE = """
 MATCH (n:{label}) WHERE n.id > $after{extra}
 RETURN n.id AS id ORDER BY id LIMIT $limit

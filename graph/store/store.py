@@ -114,6 +114,10 @@ class GraphStore:
         mentioned first, with their mention and interaction counts as of that day."""
         return self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit, **AsOf.of(as_of).params()})
 
+    def entity_names(self) -> list[dict[str, Any]]:
+        """Every entity's id, name and aliases, with no time (the resolver's name index)."""
+        return self.conn.read(reads.ENTITY_NAMES)
+
     def entities_as_of(self, ids: list[str], as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
         """Those of `ids` that exist as of the day, with their popularity then (most mentioned first)."""
         return self.conn.read(reads.ENTITIES_AS_OF, {"ids": list(ids), **AsOf.of(as_of).params()}) if ids else []
