@@ -77,6 +77,7 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
 
     import uvicorn
 
+    from graph.store.asof import AsOf
     from graph.store.store import GraphStore
     from qa.api import create_app
     from qa.service import QAService
@@ -84,8 +85,8 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
     logging.disable(logging.WARNING)
     store = GraphStore(open_graph(settings))
     if brute_force:
-        def scan(entity_id, from_day, to_day, as_of_day=None, limit=1000):
-            as_of_day = as_of_day or 99991231
+        def scan(entity_id, from_day, to_day, as_of=None, limit=1000, focus_day=None):
+            as_of_day = AsOf.of(as_of).day
             return store.conn.read(SCAN, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
                                           "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day),
                                           "limit": limit})

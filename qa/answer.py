@@ -1,14 +1,33 @@
 """Answers: from the LLM when one is configured, else an extractive answer composed from the top evidence,
-labelled as such. Either way the evidence goes back with it."""
+labelled as such. Either way the evidence goes back with it. When the LLM is configured but fails (down,
+erroring, out of budget, or answering in a shape we cannot read) the extractive answer stands in, marked
+`extractive_fallback` with the reason: a question never fails because the model did."""
 
 from __future__ import annotations
 
-from extract.llm.client import LLMClient
+import logging
+from dataclasses import dataclass
+
+import httpx
+import openai
+
+from extract.llm.client import BudgetExceeded, LLMClient
 from extract.openie.llm_variants import day_words
 from qa.evidence import Evidence
 from qa.prompts import answer as answer_prompt
 
+log = logging.getLogger(__name__)
 EXTRACTIVE_ITEMS = 5
+# What a failing endpoint raises through the client (after its retries): the SDK's errors (connection refused,
+# timeouts, 4xx/5xx), the transport's, and the call budget.
+LLM_FAILURES = (openai.OpenAIError, httpx.HTTPError, BudgetExceeded)
+
+
+@dataclass
+class Answer:
+    text: str
+    mode: str  # llm | extractive | extractive_fallback
+    fallback_reason: str | None = None
 
 
 def extractive(reformulated: str, evidence: list[Evidence]) -> str:
@@ -19,12 +38,26 @@ def extractive(reformulated: str, evidence: list[Evidence]) -> str:
     return "Extractive answer (no LLM), from the graph as of that day:\n" + "\n".join(f"- {line}" for line in lines)
 
 
-def generate(llm: LLMClient | None, reformulated: str, evidence: list[Evidence]) -> tuple[str, str]:
-    """(answer, mode): mode is "llm" or "extractive" (also when the LLM's output could not be used)."""
+def generate(llm: LLMClient | None, reformulated: str, evidence: list[Evidence]) -> Answer:
     if llm is None or not evidence:
-        return extractive(reformulated, evidence), "extractive"
+        return Answer(extractive(reformulated, evidence), "extractive")
     prompt = answer_prompt.build(reformulated, [(day_words(e.event_day), e.text, e.sources) for e in evidence])
-    reply = llm.complete(prompt)
+    try:
+        reply = llm.complete(prompt)
+    except LLM_FAILURES as exc:
+        log.warning("LLM answer failed, answering extractively: %s: %s", type(exc).__name__, exc)
+        return _fallback(reformulated, evidence, _failure(exc))
     if reply is None:
-        return extractive(reformulated, evidence), "extractive"
-    return reply.answer.strip(), "llm"
+        return _fallback(reformulated, evidence, "LLM answer could not be parsed (also after a corrective retry)")
+    return Answer(reply.answer.strip(), "llm")
+
+
+def _failure(exc: Exception) -> str:
+    """The reason clients see: the kind of failure and the HTTP status, not the endpoint's body or address (those
+    go to the log)."""
+    status = getattr(exc, "status_code", None)
+    return f"LLM call failed: {type(exc).__name__}" + (f" (HTTP {status})" if status else "")
+
+
+def _fallback(reformulated: str, evidence: list[Evidence], reason: str) -> Answer:
+    return Answer(extractive(reformulated, evidence), "extractive_fallback", reason)

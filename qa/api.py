@@ -8,10 +8,12 @@ four times the median); responses are serialised with orjson and the metrics/aut
 from __future__ import annotations
 
 import asyncio
+import hmac
 import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
 from functools import partial
 from typing import Annotated
 
@@ -19,13 +21,19 @@ import orjson
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from starlette.routing import Match
 
 from core.timeaxes import day_key
+from graph.store.asof import KNOWLEDGE, AsOf
 from qa.retrieve import STRATEGIES
 from qa.service import QAService
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 OPEN_PATHS = {"/healthz", "/readyz"}
+UNMATCHED = "unmatched"  # the metric label of every path no route serves
+AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
+KNOWLEDGE_HELP = ("ingested (default): what the system knew at the end of the day | published: everything "
+                  "published by the day, also facts ingested after it (labelled in the response)")
 
 
 def _day(value: str | None, name: str) -> int | None:
@@ -44,10 +52,15 @@ def _json(payload: dict) -> Response:
 
 
 class Gate:
-    """Plain ASGI middleware: API-key check, then a request counter and a latency histogram per route."""
+    """Plain ASGI middleware: API-key check, then a request counter and a latency histogram per route.
 
-    def __init__(self, app, keys: set[str], registry: CollectorRegistry):
-        self.app, self.keys = app, keys
+    Metric labels are route templates ("/v1/entities/{entity_id}/timeline"), or "unmatched": never the raw path,
+    which any client (authenticated or not) could vary to create unbounded series. Keys are compared in constant
+    time."""
+
+    def __init__(self, app, keys: set[str], registry: CollectorRegistry, routes: list | None = None):
+        self.app, self.routes = app, routes if routes is not None else []
+        self.keys = [key.encode() for key in sorted(keys)]
         self.requests = Counter("newskg_http_requests_total", "HTTP requests", ["path", "status"], registry=registry)
         self.latency = Histogram("newskg_http_request_seconds", "HTTP request latency", ["path"], registry=registry,
                                  buckets=(0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5))
@@ -57,7 +70,7 @@ class Gate:
             return await self.app(scope, receive, send)
         start, status = time.perf_counter(), 500
         if self.keys and scope["path"] not in OPEN_PATHS and not self._authorised(scope):
-            self.requests.labels(scope["path"], "401").inc()
+            self.requests.labels(self._template(scope), "401").inc()
             denied = JSONResponse({"detail": "missing or unknown API key (X-API-Key or Bearer)"}, status_code=401)
             return await denied(scope, receive, send)
 
@@ -70,15 +83,28 @@ class Gate:
         try:
             await self.app(scope, receive, observed_send)
         finally:
-            route = scope.get("route")
-            path = route.path if route else "unmatched"
+            route = scope.get("route")  # set by the router on the shared scope when a route matched
+            path = getattr(route, "path", None) or UNMATCHED
             self.requests.labels(path, str(status)).inc()
             self.latency.labels(path).observe(time.perf_counter() - start)
 
+    def _template(self, scope) -> str:
+        """The route a request would reach, found without running it (a refused request never gets routed)."""
+        for route in self.routes:
+            match, _ = route.matches(scope)
+            if match != Match.NONE:
+                return getattr(route, "path", UNMATCHED)
+        return UNMATCHED
+
     def _authorised(self, scope) -> bool:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        bearer = headers.get("authorization", "").removeprefix("Bearer ").strip()
-        return headers.get("x-api-key") in self.keys or bearer in self.keys
+        offered = [headers.get("x-api-key", ""), headers.get("authorization", "").removeprefix("Bearer ").strip()]
+        # Every offered value against every key, with no early exit: the time taken says nothing about a key.
+        matched = False
+        for value in offered:
+            for key in self.keys:
+                matched |= hmac.compare_digest(value.encode("latin-1"), key)
+        return matched
 
 
 def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api_keys: list[str],
@@ -86,7 +112,7 @@ def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api
     app = FastAPI(title="newskg", version="0.1.0",
                   description="Entity-centric temporal QA over the NEON news entity-interaction graph.")
     registry = CollectorRegistry()
-    app.add_middleware(Gate, keys=set(api_keys), registry=registry)
+    app.add_middleware(Gate, keys=set(api_keys), registry=registry, routes=app.router.routes)
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qa")
     app.router.on_shutdown.append(lambda: pool.shutdown(wait=False, cancel_futures=True))
 
@@ -97,29 +123,34 @@ def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api
     async def ask(q: Annotated[str, Query(min_length=1, description="A telegraphic query, e.g. 'doja cat news'")],
                   date: Annotated[str, Query(description="The query's date, YYYY-MM-DD (the graph as of that day)")],
                   k: Annotated[int, Query(ge=1, le=50)] = 10,
-                  strategy: Annotated[str, Query(description=" | ".join(STRATEGIES))] = "hybrid") -> Response:
+                  strategy: Annotated[str, Query(description=" | ".join(STRATEGIES))] = "hybrid",
+                  knowledge: Annotated[str, Query(description=KNOWLEDGE_HELP)] = "ingested") -> Response:
         if len(q) > max_query_chars:
             raise HTTPException(422, f"q is {len(q)} characters; at most {max_query_chars}")
         if strategy not in STRATEGIES:
             raise HTTPException(422, f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+        if knowledge not in KNOWLEDGE:
+            raise HTTPException(422, f"knowledge must be one of {', '.join(KNOWLEDGE)}, not {knowledge!r}")
         _day(date, "date")
-        result = await blocking(service.ask, q, date, k=k, strategy=strategy)
+        result = await blocking(service.ask, q, date, k=k, strategy=strategy, knowledge=knowledge)
         return _json(result.as_dict())
 
     @app.get("/v1/entities")
     async def entities(search: Annotated[str, Query(min_length=1, max_length=200)],
-                       limit: Annotated[int, Query(ge=1, le=100)] = 10) -> Response:
-        return _json(await blocking(_entities, service, search, limit))
+                       limit: Annotated[int, Query(ge=1, le=100)] = 10,
+                       as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None) -> Response:
+        return _json(await blocking(_entities, service, search, limit, AsOf.of(_day(as_of, "as_of"))))
 
     @app.get("/v1/entities/{entity_id}/timeline")
     async def timeline(entity_id: str, from_: Annotated[str, Query(alias="from")], to: str,
-                       as_of: str | None = None, limit: Annotated[int, Query(ge=1, le=1000)] = 200) -> Response:
-        first, last, as_of_day = _day(from_, "from"), _day(to, "to"), _day(as_of, "as_of")
+                       as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None,
+                       limit: Annotated[int, Query(ge=1, le=1000)] = 200) -> Response:
+        first, last, view = _day(from_, "from"), _day(to, "to"), AsOf.of(_day(as_of, "as_of"))
         if first > last:
             raise HTTPException(422, "from is after to")
-        if not await blocking(service.store.find_entities, entity_id, limit=1):
-            raise HTTPException(404, f"no entity {entity_id!r}")
-        rows = await blocking(service.store.timeline, entity_id, first, last, as_of_day, limit)
+        if not await blocking(service.store.find_entities, entity_id, limit=1, as_of=view):
+            raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
+        rows = await blocking(service.store.timeline, entity_id, first, last, view, limit)
         return _json({"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows})
 
     @app.get("/healthz")
@@ -144,10 +175,12 @@ def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api
     return app
 
 
-def _entities(service: QAService, search: str, limit: int) -> dict:
-    best, close = service.resolver.resolve(search)
+def _entities(service: QAService, search: str, limit: int, as_of: AsOf) -> dict:
+    """The resolver's choice and its close runners-up, then exact name matches: all as of the day, with their
+    popularity then."""
+    best, close = service.resolver.resolve(search, as_of)
     found = [best, *close] if best else []
-    exact = service.store.find_entities(search, limit=limit)
+    exact = service.store.find_entities(search, limit=limit, as_of=as_of)
     seen = {e.id for e in found}
-    rows = [e.__dict__ for e in found] + [r for r in exact if r["id"] not in seen]
-    return {"search": search, "entities": rows[:limit]}
+    rows = [asdict(e) for e in found] + [r for r in exact if r["id"] not in seen]
+    return {"search": search, "as_of": as_of.iso, "entities": rows[:limit]}

@@ -7,18 +7,25 @@ import math
 import re
 import threading
 import time
+from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pendulum
 from rapidfuzz import fuzz, process, utils
 
 from core.timeaxes import day_iso, day_key
 from extract.entities.names import name_key
+from graph.store.asof import AsOf, Knowledge
 from graph.store.store import GraphStore
 
 FILLER = re.compile(r"\b(news|latest|update[sd]?|today|now|what happened (to|with)|what is|who is|about|"
                     r"recent(ly)?|headlines?|story|stories|the)\b", re.I)
 AMBIGUITY_MARGIN = 0.08  # runner-up within 8% of the winner's score: report, do not guess silently
+FUZZY_CUTOFF, FUZZY_LIMIT = 75.0, 5  # a fuzzy name match scores at least this; at most this many are weighed
+FUZZY_BATCH = 25  # fuzzy hits checked against the day per query
+PARTIAL_WEIGHT = 0.85  # a partial match ("doja" in "Doja Cat") counts at this discount
 
 
 @dataclass
@@ -26,8 +33,12 @@ class EntityChoice:
     id: str
     name: str
     type: str
-    score: float
-    interactions: int
+    score: float  # name agreement, 0-100
+    interactions: int  # as of the query day, like mentions
+    mentions: int = 0
+
+
+Resolution = tuple[EntityChoice | None, list[EntityChoice]]  # (best, close runners-up)
 
 
 @dataclass
@@ -55,40 +66,46 @@ def mention_of(query: str) -> str:
 
 
 class EntityResolver:
-    """Names and aliases are looked up in an in-memory copy of the graph's entities, refreshed every
-    `refresh_s`; a name the copy does not know yet is looked up in the graph itself, so a brand-new entity is
-    found at once (the endpoint stays current) while the common case costs no query."""
+    """Resolution as of the query day: only entities a chunk or interaction visible that day names are candidates
+    (graph/store/reads.ENTITY_VISIBLE), ranked by name agreement and their popularity then, so `entity` and
+    `alternatives` never name an entity first seen later.
 
-    def __init__(self, store: GraphStore, candidates: int = 2000, refresh_s: float = 30.0):
+    Names and aliases → entity ids come from an in-memory copy of the graph's name index, refreshed every
+    `refresh_s` (names carry no time, so one copy serves every day); a name the copy does not know yet is looked
+    up in the graph itself, so a brand-new entity is found at once. Which candidates existed on the day, and how
+    popular they were, is read from the graph; the outcome is cached per (as-of day, view, name) for `refresh_s`,
+    so the common case (many askers, one day) costs no query. A name no entity of the day carries is matched
+    fuzzily: every entity name scoring at least FUZZY_CUTOFF, then only those of the day, best 5. (Not the best 5
+    names first: whether a similar name exists later must not change an answer about earlier.)"""
+
+    def __init__(self, store: GraphStore, refresh_s: float = 30.0, cache_size: int = 4096):
         self.store = store
-        self.candidates = candidates
         self.refresh_s = refresh_s
-        self._names: dict[str, list[EntityChoice]] = {}
+        self._keys: dict[str, list[str]] = {}  # name_key of every name and alias → entity ids
+        self._names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
         self._loaded_at = float("-inf")
+        self._resolved = _Recent(refresh_s, cache_size)  # (day, view, name key) → Resolution
         self._lock = threading.Lock()
 
-    def _known(self, key: str) -> list[EntityChoice]:
-        with self._lock:
-            if time.monotonic() - self._loaded_at > self.refresh_s:
-                self._names = self._load()
-                self._loaded_at = time.monotonic()
-            return self._names.get(key, [])
+    def resolve(self, mention: str, as_of: AsOf | int | str | None = None) -> Resolution:
+        """(best, close runners-up) among the entities known as of the day (None: the graph as it stands)."""
+        as_of = AsOf.of(as_of)
+        key = (as_of.day, as_of.knowledge, name_key(mention))
+        resolution = self._resolved.get(key)
+        if resolution is None:
+            resolution = self._rank(self._candidates(mention, key[2], as_of))
+            self._resolved.put(key, resolution)
+        return resolution
 
-    def _load(self) -> dict[str, list[EntityChoice]]:
-        names: dict[str, list[EntityChoice]] = {}
-        for row in self.store.entities():
-            choice = EntityChoice(row["id"], row["name"], row["type"], 100.0, row["mentions"])
-            for form in {row["name"], *(row["aliases"] or [])}:
-                names.setdefault(name_key(form), []).append(choice)
-        return names
+    def _candidates(self, mention: str, key: str, as_of: AsOf) -> list[EntityChoice]:
+        rows = self.store.entities_as_of(self._known(key), as_of)
+        if not rows:
+            rows = self.store.find_entities(mention, limit=5, as_of=as_of)
+        if rows:
+            return [_choice(r, 100.0) for r in rows]
+        return self._fuzzy(mention, as_of)
 
-    def resolve(self, mention: str) -> tuple[EntityChoice | None, list[EntityChoice]]:
-        choices = list(self._known(name_key(mention)))
-        if not choices:
-            exact = self.store.find_entities(mention, limit=5)
-            choices = [EntityChoice(r["id"], r["name"], r["type"], 100.0, r["interactions"]) for r in exact]
-        if not choices:
-            choices = self._fuzzy(mention)
+    def _rank(self, choices: list[EntityChoice]) -> Resolution:
         if not choices:
             return None, []
         ranked = sorted(choices, key=lambda c: (-self._prior(c), c.id))
@@ -96,25 +113,90 @@ class EntityResolver:
         close = [c for c in ranked[1:] if self._prior(c) >= self._prior(best) * (1 - AMBIGUITY_MARGIN)]
         return best, close
 
-    def _prior(self, choice: EntityChoice) -> float:
-        return choice.score * (1 + math.log1p(choice.interactions) / 10)  # popular entities win near-ties
+    def _known(self, key: str) -> list[str]:
+        return self._index()[0].get(key, [])
 
-    def _fuzzy(self, mention: str) -> list[EntityChoice]:
-        rows = self.store.top_entities(self.candidates)
-        by_name = {r["name"]: r for r in rows}
-        hits = process.extract(mention, list(by_name), scorer=_name_score, processor=utils.default_process,
-                               score_cutoff=75, limit=5)
-        return [EntityChoice(by_name[name]["id"], name, by_name[name]["type"], score, by_name[name]["interactions"])
-                for name, score, _ in hits]
+    def _index(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        with self._lock:
+            if time.monotonic() - self._loaded_at > self.refresh_s:
+                self._keys, self._names = {}, {}
+                for row in self.store.entity_names():
+                    self._names.setdefault(row["name"], []).append(row["id"])
+                    for form in {row["name"], *(row["aliases"] or [])}:
+                        self._keys.setdefault(name_key(form), []).append(row["id"])
+                self._loaded_at = time.monotonic()
+            return self._keys, self._names
+
+    def _prior(self, choice: EntityChoice) -> float:
+        return choice.score * (1 + math.log1p(choice.mentions) / 10)  # popular entities win near-ties
+
+    def _fuzzy(self, mention: str, as_of: AsOf) -> list[EntityChoice]:
+        """The FUZZY_LIMIT best-scoring entities of the day among all names that match: the hits are checked
+        against the day best first, a batch at a time, until the limit is reached and no later hit could tie."""
+        names = self._index()[1]
+        hits = sorted(((score, entity) for name, score in _fuzzy_hits(mention, list(names)).items()
+                       for entity in names[name]), key=lambda hit: (-hit[0], hit[1]))
+        choices: list[EntityChoice] = []
+        for start in range(0, len(hits), FUZZY_BATCH):
+            batch = hits[start:start + FUZZY_BATCH]
+            if len(choices) >= FUZZY_LIMIT and batch[0][0] < choices[FUZZY_LIMIT - 1].score:
+                break
+            scores = {entity: score for score, entity in batch}
+            choices += [_choice(r, scores[r["id"]]) for r in self.store.entities_as_of(list(scores), as_of)]
+            choices.sort(key=lambda c: (-c.score, c.id))
+        return choices[:FUZZY_LIMIT]
+
+
+def _fuzzy_hits(mention: str, names: list[str]) -> dict[str, float]:
+    """Every name whose _name_score with the mention reaches FUZZY_CUTOFF. That score is at least the cutoff
+    exactly when token_sort_ratio is, or partial_ratio reaches cutoff / 0.85: two passes of rapidfuzz's compiled
+    scorers find those names among all of them, and only they are scored in Python."""
+    found: set[str] = set()
+    passes = ((fuzz.token_sort_ratio, FUZZY_CUTOFF), (fuzz.partial_ratio, FUZZY_CUTOFF / PARTIAL_WEIGHT - 1e-6))
+    for scorer, cutoff in passes:
+        found.update(name for name, _, _ in process.extract(mention, names, scorer=scorer, score_cutoff=cutoff,
+                                                             processor=utils.default_process, limit=None))
+    query = utils.default_process(mention)
+    return {name: score for name in found if (score := _name_score(query, utils.default_process(name))) >= FUZZY_CUTOFF}
+
+
+class _Recent:
+    """A thread-safe map whose entries expire after `ttl_s` and whose least recently used go first past `size`."""
+
+    def __init__(self, ttl_s: float, size: int):
+        self.ttl_s, self.size = ttl_s, size
+        self._items: OrderedDict[Hashable, tuple[float, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None or time.monotonic() - item[0] > self.ttl_s:
+                return None
+            self._items.move_to_end(key)
+            return item[1]
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = (time.monotonic(), value)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+def _choice(row: dict, score: float) -> EntityChoice:
+    return EntityChoice(row["id"], row["name"], row["type"], score, row["interactions"], row["mentions"])
 
 
 def _name_score(a: str, b: str, **_: object) -> float:
     """Whole-name agreement first ("john ford" → "John M. Ford" over "Ford"); a partial match ("doja" in
     "Doja Cat") counts at a discount."""
-    return max(fuzz.token_sort_ratio(a, b), 0.85 * fuzz.partial_ratio(a, b))
+    return max(fuzz.token_sort_ratio(a, b), PARTIAL_WEIGHT * fuzz.partial_ratio(a, b))
 
 
-def parse_query(query: str, date: str, resolver: EntityResolver) -> ParsedQuery:
+def parse_query(query: str, date: str, resolver: EntityResolver, knowledge: Knowledge = "ingested") -> ParsedQuery:
+    """The query's entity as of its date, in the given view (the strict `ingested` one unless asked)."""
     mention = mention_of(query)
-    entity, alternatives = resolver.resolve(mention)
-    return ParsedQuery(query, day_key(date), mention, entity, alternatives)
+    day = day_key(date)
+    entity, alternatives = resolver.resolve(mention, AsOf(day, knowledge))
+    return ParsedQuery(query, day, mention, entity, alternatives)

@@ -69,11 +69,12 @@ class GraphAnswerer:
     def retrieve(self, question: str, date: str) -> list[str]:
         day = day_key(date)
         start = shift(day, -self.horizon_days)
-        named = self.entities_in(question)
+        named = self.entities_in(question, day)
         linked: list[str] = []
         for entity_id in named:
-            for row in self.store.timeline(entity_id, start, day, as_of_day=day, limit=500):
-                linked.extend(x for x in (row["subject_id"], row["object_id"]) if x not in named)
+            # Over the limit, the interactions nearest the question day are the ones kept.
+            for row in self.store.timeline(entity_id, start, day, as_of=day, limit=500, focus_day=day):
+                linked.extend(x for x in (row["subject_id"], row["object_id"]) if x and x not in named)
         around = list(dict.fromkeys(linked))[: self.neighbours]
         texts: dict[str, str] = {}
         for entity_id in [*named, *around]:
@@ -83,13 +84,14 @@ class GraphAnswerer:
             texts.setdefault(hit.id, hit.text)
         return list(texts.values())
 
-    def entities_in(self, question: str) -> list[str]:
+    def entities_in(self, question: str, day: int) -> list[str]:
+        """The entities the question names, among those the graph knew on its day."""
         found = []
         for mention in reader.NAME.findall(question):
             mention = QUESTION_WORDS.sub("", mention).strip()
             if not mention:
                 continue
-            best, _ = self.resolver.resolve(mention)
+            best, _ = self.resolver.resolve(mention, day)
             if best and best.score >= MIN_NAME_SCORE and best.id not in found:
                 found.append(best.id)
         return found

@@ -8,9 +8,10 @@ from typing import Any
 
 from core.ids import digest
 from core.records import Chunk, ChunkSighting, Entity, Interaction
-from core.timeaxes import day_iso, end_of_day_ms
+from core.timeaxes import day_iso
 from graph.connection import GraphConnection
 from graph.store import m2, reads, writes
+from graph.store.asof import AsOf
 from graph.store.schema import init_schema
 
 COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
@@ -124,37 +125,56 @@ class GraphStore:
     def counts(self) -> dict[str, int]:
         return {name: self.conn.read(query)[0]["n"] for name, query in COUNTS.items()}
 
-    # --- reads
-    def find_entities(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
-        return self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit})
+    # --- reads: every one takes an as-of (AsOf, a yyyymmdd day, or None for the graph as it stands now)
+    def find_entities(self, query: str, limit: int = 10, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
+        """Entities whose id, name or alias is `query`, as of the day: only those a visible chunk mentions, most
+        mentioned first, with their mention and interaction counts as of that day."""
+        return self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit, **AsOf.of(as_of).params()})
 
-    def top_entities(self, limit: int = 10) -> list[dict[str, Any]]:
-        return self.conn.read(reads.TOP_ENTITIES, {"limit": limit})
+    def entity_names(self) -> list[dict[str, Any]]:
+        """Every entity's id, name and aliases, with no time (the resolver's name index)."""
+        return self.conn.read(reads.ENTITY_NAMES)
 
-    def timeline(self, entity_id: str, from_day: int, to_day: int, as_of_day: int | None = None,
-                 limit: int = 1000) -> list[dict[str, Any]]:
-        """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of
-        as_of_day (default: now, i.e. everything)."""
-        as_of_day = as_of_day or 99991231
+    def entities_as_of(self, ids: list[str], as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
+        """Those of `ids` that exist as of the day, with their popularity then (most mentioned first)."""
+        return self.conn.read(reads.ENTITIES_AS_OF, {"ids": list(ids), **AsOf.of(as_of).params()}) if ids else []
+
+    def top_entities(self, limit: int = 10, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
+        return self.conn.read(reads.TOP_ENTITIES, {"limit": limit, **AsOf.of(as_of).params()})
+
+    def timeline(self, entity_id: str, from_day: int, to_day: int, as_of: AsOf | int | None = None,
+                 limit: int = 1000, focus_day: int | None = None) -> list[dict[str, Any]]:
+        """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of the
+        as-of day, oldest first. When more than `limit` match, the ones nearest `focus_day` (default: the as-of
+        day, held inside the window) are kept, the latest report first among equals, so the focus day itself is
+        never cut while farther days stay."""
+        as_of = AsOf.of(as_of)
+        focus = min(max(focus_day or as_of.day, from_day), to_day)
         return self.conn.read(reads.TIMELINE, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
-                                               "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day),
-                                               "limit": limit})
+                                               "focus_day": focus, "limit": limit, **as_of.params()})
 
-    def evidence_sources(self, ids: list[str], as_of_day: int, kind: str = "interaction",
+    def evidence_sources(self, ids: list[str], as_of: AsOf | int, kind: str = "interaction",
                          ) -> dict[str, tuple[list[str], list[str]]]:
-        """For interaction (or chunk) ids: (source names, article urls) that had reported them by as_of_day."""
+        """For interaction (or chunk) ids: (source names, article urls) that had reported them by the as-of day."""
         query = reads.INTERACTION_SOURCES_AS_OF if kind == "interaction" else reads.CHUNK_SOURCES_AS_OF
-        rows = self.conn.read(query, {"ids": ids, "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day)})
+        rows = self.conn.read(query, {"ids": ids, **AsOf.of(as_of).params()})
         return {r["id"]: (sorted(r["sources"]), sorted(r["urls"])) for r in rows}
 
-    def entity_chunks(self, entity_id: str, from_day: int, to_day: int, as_of_day: int,
+    def entity_chunks(self, entity_id: str, from_day: int, to_day: int, as_of: AsOf | int,
                       limit: int = 50) -> list[dict[str, Any]]:
         return self.conn.read(reads.ENTITY_CHUNKS, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
-                                                    "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day),
-                                                    "limit": limit})
+                                                    "limit": limit, **AsOf.of(as_of).params()})
 
-    def sources_of(self, interaction_id: str) -> list[dict[str, Any]]:
-        return self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id})
+    def sources_of(self, interaction_id: str, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
+        return self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id, **AsOf.of(as_of).params()})
+
+    def ingested_late(self, day: int, entity_id: str | None = None) -> dict[str, Any]:
+        """What the strict view of `day` hides: facts (interactions) and chunks published on or before it but
+        ingested after its end, for one entity or the whole graph, and when the first of them was ingested."""
+        params = AsOf.of(day).params()
+        if entity_id:
+            return self.conn.read(reads.LATE_FOR_ENTITY, {"entity": entity_id, **params})[0]
+        return self.conn.read(reads.LATE_IN_GRAPH, params)[0]
 
     def ids(self, label: str, page: int = 10_000) -> set[str]:
         if label not in COUNTS_LABELS:

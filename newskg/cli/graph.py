@@ -75,11 +75,16 @@ def graph_reconcile(as_json: bool = JsonOption) -> None:
     emit({"collections": reports}, as_json, lambda d: _table(d["collections"], "reconcile"))
 
 
+AS_OF = typer.Option(None, "--as-of", help="The graph as it stood at the end of this day, YYYY-MM-DD "
+                                           "(default: as it stands now).")
+
+
 @graph_app.command("entities")
-def graph_entities(top: int = typer.Option(10, "--top", min=1, max=1000), as_json: bool = JsonOption) -> None:
-    """The entities with the most interactions, with their first and last event days."""
-    rows = _store().top_entities(top)
-    emit({"entities": rows}, as_json, lambda d: _table(d["entities"], "most connected entities"))
+def graph_entities(top: int = typer.Option(10, "--top", min=1, max=1000), as_of: str | None = AS_OF,
+                   as_json: bool = JsonOption) -> None:
+    """The entities with the most interactions as of the day, with their first and last event days."""
+    rows = _store().top_entities(top, _day(as_of, "--as-of"))
+    emit({"as_of": as_of, "entities": rows}, as_json, lambda d: _table(d["entities"], "most connected entities"))
 
 
 @graph_app.command("timeline")
@@ -87,18 +92,19 @@ def graph_timeline(
     entity: str = typer.Argument(..., help="Entity id, name or alias."),
     from_day: str = typer.Option(..., "--from", help="First event day, YYYY-MM-DD."),
     to_day: str = typer.Option(..., "--to", help="Last event day, YYYY-MM-DD."),
-    as_of: str | None = typer.Option(None, "--as-of", help="Show the graph as it stood at the end of this day."),
+    as_of: str | None = AS_OF,
     limit: int = typer.Option(200, "--limit", min=1, max=10000),
     as_json: bool = JsonOption,
 ) -> None:
-    """The entity's interactions in a window of event days, with their sources (n_sources)."""
+    """The entity's interactions in a window of event days, with their sources (n_sources), as of the day; over
+    --limit, the ones nearest the as-of day are kept."""
     store = _store()
-    matches = store.find_entities(entity, limit=5)
+    as_of_day = _day(as_of, "--as-of")
+    matches = store.find_entities(entity, limit=5, as_of=as_of_day)
     if not matches:
-        fail(f"no entity matches {entity!r}")
+        fail(f"no entity matches {entity!r}" + (f" as of {as_of}" if as_of else ""))
     chosen = matches[0]
-    rows = store.timeline(chosen["id"], _day(from_day, "--from"), _day(to_day, "--to"), _day(as_of, "--as-of"),
-                          limit)
+    rows = store.timeline(chosen["id"], _day(from_day, "--from"), _day(to_day, "--to"), as_of_day, limit)
     data = {"entity": chosen, "candidates": matches[1:], "as_of": as_of, "interactions": rows}
     emit(data, as_json, lambda d: _table(d["interactions"], f"{chosen['name']} ({chosen['id']})",
                                          ("event_iso", "text", "n_sources", "sources", "variant")))
@@ -108,15 +114,19 @@ def graph_timeline(
 def graph_export(
     fmt: str = typer.Option("jsonl", "--format", help="jsonl: one node or relationship per line."),
     out: Path | None = typer.Option(None, "--out", help="File to write (default: standard output)."),
+    as_of: str | None = typer.Option(None, "--as-of", help="Only what the graph held at the end of this day, "
+                                                          "YYYY-MM-DD (default: the whole graph, a backup)."),
 ) -> None:
-    """Every node and relationship, for backups and other tools."""
+    """Every node and relationship, for backups and other tools; with --as-of, the graph as of that day."""
     from graph.store.export import export_jsonl
 
     if fmt != "jsonl":
         fail(f"unknown format {fmt!r}: only jsonl")
+    as_of_day = _day(as_of, "--as-of")
     stream = out.open("w", encoding="utf-8") if out else sys.stdout
     try:
-        lines = export_jsonl(_store(), lambda item: stream.write(json.dumps(item, ensure_ascii=False) + "\n"))
+        lines = export_jsonl(_store(), lambda item: stream.write(json.dumps(item, ensure_ascii=False) + "\n"),
+                             as_of_day)
     finally:
         if out:
             stream.close()

@@ -21,21 +21,28 @@ def ask(
     date: str = typer.Option(..., "--date", help="The query's date, YYYY-MM-DD: the graph as it stood then."),
     strategy: str = STRATEGY,
     k: int = typer.Option(10, "--k", min=1, max=50),
+    knowledge: str = typer.Option("ingested", "--knowledge",
+                                  help="ingested: what the system knew at the end of --date (published and "
+                                       "ingested by then) | published: everything published by --date, also what "
+                                       "was ingested later (labelled as such)."),
     as_json: bool = JsonOption,
 ) -> None:
     """Answer an entity-centric temporal query from the graph and its mirror."""
     from core.timeaxes import day_key
+    from graph.store.asof import KNOWLEDGE
     from newskg.pipeline import qa_service
     from qa.retrieve import STRATEGIES
 
     if strategy not in STRATEGIES:
         fail(f"--strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
+    if knowledge not in KNOWLEDGE:
+        fail(f"--knowledge must be one of {', '.join(KNOWLEDGE)}, not {knowledge!r}")
     try:
         day_key(date)
     except (ValueError, TypeError):
         fail(f"--date {date!r} is not a date (use YYYY-MM-DD)")
     try:
-        result = qa_service(get_settings()).ask(query, date, k=k, strategy=strategy).as_dict()
+        result = qa_service(get_settings()).ask(query, date, k=k, strategy=strategy, knowledge=knowledge).as_dict()
     except NotConfigured as exc:
         fail(str(exc))
     emit(result, as_json, _render)
@@ -45,9 +52,15 @@ def _render(r: dict) -> None:
     entity = r["entity"]
     named = f"{entity['name']} ({entity['id']})" if entity else "-"
     console.print(f"[bold]{r['reformulated']}[/]  entity: {named}  strategy: {r['strategy']}  {r['latency_ms']} ms")
+    if r["knowledge"] != "ingested":
+        console.print(f"[yellow]{r['knowledge_label']}[/]")
     if r["ambiguous"]:
         console.print("[yellow]ambiguous; also:[/] " + ", ".join(a["name"] for a in r["alternatives"]))
     console.print(r["answer"])
+    if r["answer_mode"] == "extractive_fallback":
+        console.print(f"[yellow]the LLM failed, so this is the extractive answer:[/] {r['fallback_reason']}")
+    if r["note"]:
+        console.print(f"[yellow]{r['note']}[/]")
     table = Table(title="evidence")
     for column in ("day", "text", "sources", "score"):
         table.add_column(column, overflow="fold")
