@@ -4,7 +4,7 @@ on the same linking and markup (extract/openie/m1.py, m2.py)."""
 from __future__ import annotations
 
 from core.records import Chunk
-from extract.entities.linker import Linker
+from extract.entities.linker import Linker, first_seen
 from extract.markup import mark_up
 from extract.nlp import pipeline
 from extract.openie.dates import sentence_day
@@ -21,7 +21,7 @@ class ChunkExtractor:
         docs = list(pipeline().pipe([c.text for c in chunks], batch_size=32))
         out = []
         for chunk, doc in zip(chunks, docs, strict=True):
-            mentions = self.linker.link(doc, chunk.article_id)
+            mentions = self.linker.link(doc, chunk.article_id, first_seen(chunk.day, chunk.ingested_ms))
             extraction = ChunkExtraction(chunk, mentions, self.linker.entities(mentions), mark_up(chunk.text, mentions))
             out.append((extraction, doc))
         return out

@@ -12,15 +12,22 @@ from core.records import Chunk, ChunkSighting, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
 from extract.llm.client import LLMClient
 from extract.openie.llm_variants import EntityRef, batches, run_m1, run_m2
-from extract.openie.targets import MentionStats
+from extract.openie.targets import GraphMentionStats
 from extract.result import ChunkExtraction
 from graph.mirror.qdrant import VectorMirror
+from graph.mirror.sync import mirror_from_graph
+from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
 from ingest.kafka.stage import Stage, StageOutput, dead_letter
 
 log = logging.getLogger(__name__)
 
 GROUP = "newskg-extract"
+
+
+def as_of_key(chunk: Chunk) -> tuple[int, int]:
+    """(publication day, ingestion day) of a chunk: what its target selection is computed as of."""
+    return chunk.day, ingested_day(chunk.ingested_ms)
 
 
 @dataclass
@@ -46,7 +53,7 @@ class ExtractStage(Stage):
         self.llm = llm
         self.mirror = mirror
         self.owns_mirror = True  # False when a shared mirror is lent (serve --pipeline)
-        self.mention_stats = MentionStats()
+        self.mention_stats = GraphMentionStats(store.conn)  # the graph's daily counts: replicas agree
         self._open_pairs: set[tuple[str, str]] = set()  # pairs with a remainder shorter than k
 
     def handle(self, records: list[ConsumerRecord]) -> StageOutput:
@@ -72,8 +79,8 @@ class ExtractStage(Stage):
             mentions=[(x.chunk.id, m.entity_id) for x in extractions for m in x.mentions],
             interactions=[i for x in extractions for i in x.interactions])
         if self.mirror:  # right after the graph write, same step: a failure here means no commit, a re-delivery
-            self.mirror.upsert_chunks([(x.chunk, [m.entity_id for m in x.mentions]) for x in extractions])
-            self.mirror.upsert_interactions(i for x in extractions for i in x.interactions)
+            mirror_from_graph(self.store, self.mirror, (i.id for x in extractions for i in x.interactions),
+                              (x.chunk.id for x in extractions))
         if self.options.variant == "m2" and extractions:
             # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
             self._m2(self._touched_pairs(extractions), full_only=True)
@@ -87,32 +94,38 @@ class ExtractStage(Stage):
             extractions = self.extractor.offline(chunks)
         else:
             extractions = [x for x, _ in self.extractor.link(chunks)]
-        for x in extractions:
-            self.mention_stats.add(x.chunk.day, {m.entity_id for m in x.mentions})
         if self.options.variant == "m1":
-            subjects = self.subject_ids(max(c.day for c in chunks))
+            # The targets as of each chunk, this batch's own mentions counted (not written yet).
+            pending = [(*as_of_key(x.chunk), {m.entity_id for m in x.mentions}) for x in extractions]
+            subjects = {key: self.subject_ids(*key, pending) for key in sorted({as_of_key(c) for c in chunks})}
             for x in extractions:
-                x.interactions.extend(run_m1(self.llm, x, subjects))
+                x.interactions.extend(run_m1(self.llm, x, subjects[as_of_key(x.chunk)]))
         return extractions
 
     def close(self) -> None:
         if self.mirror and self.owns_mirror:
             self.mirror.close()  # releases the local Qdrant folder for the next process
 
-    def subject_ids(self, end_day: int) -> set[str]:
+    def subject_ids(self, end_day: int, ingested_by: int, pending=()) -> set[str]:
+        """Target subjects as of a chunk published on end_day and ingested on ingested_by (see targets.py)."""
         if self.options.subjects:
             index = self.extractor.linker.index
             found = (index.lookup(name, "PERSON") or index.lookup(name, "ORG") for name in self.options.subjects)
             return {d.entity_id for d in found if d}
-        return set(self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days))
+        return set(self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days,
+                                                   ingested_by, pending))
 
     def _touched_pairs(self, extractions: list[ChunkExtraction]) -> list[tuple[str, str]]:
-        """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks mention."""
-        end_day = max(x.chunk.day for x in extractions)
-        subjects = self.subject_ids(end_day)
-        ranked = self.mention_stats.top_pairs(subjects, self.options.top_n * 4, end_day, self.options.window_days)
-        present = [{m.entity_id for m in x.mentions} for x in extractions]
-        return [p for p in ranked if any(set(p) <= ids for ids in present)]
+        """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks mention, ranked as of
+        each chunk (grouped by its day and ingestion day, so batch boundaries change nothing)."""
+        pairs: dict[tuple[str, str], None] = {}
+        for key in sorted({as_of_key(x.chunk) for x in extractions}):
+            subjects = self.subject_ids(*key)
+            ranked = self.mention_stats.top_pairs(subjects, self.options.top_n * 4, key[0],
+                                                  self.options.window_days, key[1])
+            present = [{m.entity_id for m in x.mentions} for x in extractions if as_of_key(x.chunk) == key]
+            pairs.update((p, None) for p in ranked if any(set(p) <= ids for ids in present))
+        return list(pairs)
 
     def _m2(self, pairs: list[tuple[str, str]], full_only: bool) -> bool:
         """For each pair: its chunks no M2 batch has covered yet, oldest first, in batches of k; one call per
@@ -132,7 +145,7 @@ class ExtractStage(Stage):
                 found = run_m2(self.llm, subject, obj, group)
                 self.store.write_batch(interactions=found, m2_batches=[(pair, [c.id for c, _ in group])])
                 if self.mirror:
-                    self.mirror.upsert_interactions(found)
+                    mirror_from_graph(self.store, self.mirror, (i.id for i in found))
                 did = True
         return did
 

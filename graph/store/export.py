@@ -12,7 +12,7 @@ PAGE = 1000
 
 def export_jsonl(store: GraphStore, write: Callable[[dict], object]) -> int:
     lines = 0
-    for label in (*COUNTS_LABELS, "M2Batch"):
+    for label in (*COUNTS_LABELS, "M2Batch", "EntityDay"):
         after = ""
         while True:
             # Labels and types come from the fixed tuples above, never from input.
