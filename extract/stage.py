@@ -4,6 +4,7 @@ M2) → the graph store, in one idempotent write per consumer batch, committed o
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kafka.consumer.fetcher import ConsumerRecord
@@ -106,7 +107,8 @@ class ExtractStage(Stage):
         if self.mirror and self.owns_mirror:
             self.mirror.close()  # releases the local Qdrant folder for the next process
 
-    def subject_ids(self, end_day: int, ingested_by: int, pending=()) -> set[str]:
+    def subject_ids(self, end_day: int, ingested_by: int,
+                    pending: Iterable[tuple[int, int, set[str]]] = ()) -> set[str]:
         """Target subjects as of a chunk published on end_day and ingested on ingested_by (see targets.py)."""
         if self.options.subjects:
             index = self.extractor.linker.index

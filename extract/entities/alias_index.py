@@ -120,9 +120,6 @@ class AliasIndex:
         entity.aliases[alias] = seen if known is None else _earlier(known, seen)
         self._index_key(entity, alias, entity.aliases[alias])
 
-    def aliases_as_of(self, entity_id: str, as_of: Seen | None = None) -> list[str]:
-        return sorted(a for a, seen in self.entities[entity_id].aliases.items() if visible(seen, as_of))
-
     def _index_key(self, entity: KnownEntity, name: str, seen: Seen) -> None:
         key = name_key(name)
         if key:
