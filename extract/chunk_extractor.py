@@ -4,7 +4,7 @@ on the same linking and markup (extract/openie/llm_variants.py)."""
 from __future__ import annotations
 
 from core.records import Chunk
-from extract.entities.linker import Linker
+from extract.entities.linker import Linker, first_seen
 from extract.failures import must_stop
 from extract.markup import mark_up
 from extract.nlp import pipeline
@@ -37,7 +37,7 @@ class ChunkExtractor:
         return docs
 
     def link_one(self, chunk: Chunk, doc) -> ChunkExtraction:
-        mentions = self.linker.link(doc, chunk.article_id)
+        mentions = self.linker.link(doc, chunk.article_id, first_seen(chunk.day, chunk.ingested_ms))
         return ChunkExtraction(chunk, mentions, self.linker.entities(mentions), mark_up(chunk.text, mentions))
 
     def add_offline(self, extraction: ChunkExtraction, doc, subjects: set[str] | None = None) -> None:

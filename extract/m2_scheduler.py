@@ -25,6 +25,7 @@ from extract.failures import describe, must_stop
 from extract.llm.client import LLMClient
 from extract.llm.prompts import m2_pair
 from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m2
+from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
 
 log = logging.getLogger(__name__)
@@ -170,7 +171,7 @@ class M2Scheduler:
     def _write(self, interactions: list[Interaction], key: str, chunk_ids: list[str]) -> None:
         self.store.write_batch(interactions=interactions, m2_batches=[(key, chunk_ids)])
         if self.mirror:
-            self.mirror.upsert_interactions(interactions)
+            mirror_from_graph(self.store, self.mirror, (i.id for i in interactions))
 
     def _failed(self, pair: Pair, chunk_ids: list[str], problem: str) -> None:
         self.stats.batches_failed += 1

@@ -9,6 +9,7 @@ extract/m2_scheduler.py."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kafka.consumer.fetcher import ConsumerRecord
@@ -19,9 +20,11 @@ from extract.failures import EXTRACTION_ERROR, describe, must_stop
 from extract.llm.client import LLMClient
 from extract.m2_scheduler import M2Scheduler
 from extract.openie.llm_variants import run_m1
-from extract.openie.targets import MentionStats
+from extract.openie.targets import GraphMentionStats
 from extract.result import ChunkExtraction
 from graph.mirror.qdrant import VectorMirror
+from graph.mirror.sync import mirror_from_graph
+from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
 from ingest.kafka.stage import Stage, StageOutput, StageRunner, dead_letter
 
@@ -29,6 +32,11 @@ log = logging.getLogger(__name__)
 
 GROUP = "newskg-extract"
 WRITE_ERROR = "graph_write_error"
+
+
+def as_of_key(chunk: Chunk) -> tuple[int, int]:
+    """(publication day, ingestion day) of a chunk: what its target selection is computed as of."""
+    return chunk.day, ingested_day(chunk.ingested_ms)
 
 
 @dataclass
@@ -57,7 +65,7 @@ class ExtractStage(Stage):
         self.llm = llm
         self.mirror = mirror
         self.owns_mirror = True  # False when a shared mirror is lent (serve --pipeline)
-        self.mention_stats = MentionStats()
+        self.mention_stats = GraphMentionStats(store.conn)  # the graph's daily counts: replicas agree
         self.m2: M2Scheduler | None = None
         if options.variant == "m2":
             index = extractor.linker.index.entities
@@ -128,8 +136,8 @@ class ExtractStage(Stage):
             mentions=[(x.chunk.id, m.entity_id) for x in extractions for m in x.mentions],
             interactions=[i for x in extractions for i in x.interactions])
         if self.mirror and extractions:  # right after the graph write, same step: a failure means no commit
-            self.mirror.upsert_chunks([(x.chunk, [m.entity_id for m in x.mentions]) for x in extractions])
-            self.mirror.upsert_interactions(i for x in extractions for i in x.interactions)
+            mirror_from_graph(self.store, self.mirror, (i.id for x in extractions for i in x.interactions),
+                              (x.chunk.id for x in extractions))
 
     def acknowledged(self, output: StageOutput) -> None:
         if self.m2:
@@ -161,14 +169,15 @@ class ExtractStage(Stage):
                 if must_stop(exc):
                     raise
                 failures.append((chunk, exc, EXTRACTION_ERROR))
-        for x in extractions:
-            self.mention_stats.add(x.chunk.day, {m.entity_id for m in x.mentions})
         if self.options.variant == "m1" and extractions:
-            subjects = self.subject_ids(max(c.day for c in chunks))
+            # The targets as of each chunk, this batch's own mentions counted (not written yet).
+            pending = [(*as_of_key(x.chunk), {m.entity_id for m in x.mentions}) for x in extractions]
+            keys = sorted({as_of_key(x.chunk) for x in extractions})
+            subjects = {key: self.subject_ids(*key, pending) for key in keys}
             kept = []
             for x in extractions:
                 try:
-                    x.interactions.extend(run_m1(self.llm, x, subjects))
+                    x.interactions.extend(run_m1(self.llm, x, subjects[as_of_key(x.chunk)]))
                     kept.append(x)
                 except Exception as exc:
                     if must_stop(exc):
@@ -181,20 +190,27 @@ class ExtractStage(Stage):
         if self.mirror and self.owns_mirror:
             self.mirror.close()  # releases the local Qdrant folder for the next process
 
-    def subject_ids(self, end_day: int) -> set[str]:
+    def subject_ids(self, end_day: int, ingested_by: int,
+                    pending: Iterable[tuple[int, int, set[str]]] = ()) -> set[str]:
+        """Target subjects as of a chunk published on end_day and ingested on ingested_by (see targets.py)."""
         if self.options.subjects:
             index = self.extractor.linker.index
             found = (index.lookup(name, "PERSON") or index.lookup(name, "ORG") for name in self.options.subjects)
             return {d.entity_id for d in found if d}
-        return set(self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days))
+        return set(self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days,
+                                                   ingested_by, pending))
 
     def _touched_pairs(self, extractions: list[ChunkExtraction]) -> list[tuple[str, str]]:
-        """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks mention."""
-        end_day = max(x.chunk.day for x in extractions)
-        subjects = self.subject_ids(end_day)
-        ranked = self.mention_stats.top_pairs(subjects, self.options.top_n * 4, end_day, self.options.window_days)
-        present = [{m.entity_id for m in x.mentions} for x in extractions]
-        return [p for p in ranked if any(set(p) <= ids for ids in present)]
+        """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks mention, ranked as of
+        each chunk (grouped by its day and ingestion day, so batch boundaries change nothing)."""
+        pairs: dict[tuple[str, str], None] = {}
+        for key in sorted({as_of_key(x.chunk) for x in extractions}):
+            subjects = self.subject_ids(*key)
+            ranked = self.mention_stats.top_pairs(subjects, self.options.top_n * 4, key[0],
+                                                  self.options.window_days, key[1])
+            present = [{m.entity_id for m in x.mentions} for x in extractions if as_of_key(x.chunk) == key]
+            pairs.update((p, None) for p in ranked if any(set(p) <= ids for ids in present))
+        return list(pairs)
 
     def tick(self) -> bool:
         """Every step, records or not: M2 remainders that waited long enough, and batches to try again."""

@@ -8,13 +8,14 @@ from collections.abc import Callable
 
 from core.settings import Settings
 from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
+from extract.entities.alias_index import ALWAYS, AliasIndex
 from extract.entities.kb import load_kb
 from extract.entities.linker import Linker
 from extract.llm.cache import LLMCache
 from extract.llm.client import LLMClient
 from extract.stage import GROUP as EXTRACT_GROUP
 from extract.stage import ExtractOptions, ExtractRunner, ExtractStage
+from graph.store.mentions import entities_first_seen
 from graph.store.store import GraphStore
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
@@ -68,13 +69,15 @@ def process_runner(settings: Settings) -> StageRunner:
 
 
 def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
-    """The linking target: a configured KB first, then every entity already in the graph."""
+    """The linking target: a configured KB first, then every entity already in the graph, each with when it was
+    first seen (its first mentioning chunk's day and ingestion), so linking stays as of the chunk."""
     index = AliasIndex()
     if settings.extract_kb_path:
         load_kb(settings.extract_kb_path, index)
-    for row in store.entities():
+    for row in entities_first_seen(store.conn):
+        seen = ALWAYS if row["first_day"] is None else (row["first_day"], row["first_ingested_ms"])
         index.add(row["id"], row["name"], row["type"], aliases=row["aliases"] or [], mentions=row["mentions"],
-                  description=row["description"])
+                  description=row["description"], seen=seen)
     return index
 
 

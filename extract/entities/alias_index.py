@@ -2,7 +2,14 @@
 
 Lookup order: the normalised name or a recorded alias exactly (never missed, whatever the type), an
 organisation's recorded acronym, then a rapidfuzz match of the same type, accepted only when the digits agree
-(so "SR-2023-052" never becomes "SR-2023-053") and the contexts overlap or the names are nearly identical."""
+(so "SR-2023-052" never becomes "SR-2023-053") and the contexts overlap or the names are nearly identical.
+
+As of a chunk: every name, alias, acronym, surname and context word remembers when it was first seen (the
+publication day and ingestion instant of the first chunk that showed it), and a lookup for a chunk consults only
+what was published on or before the chunk's day and ingested strictly before it. So a chunk links the same way
+whether a later-published article happened to be processed before it or not (KB entries and entities loaded
+without a time are always visible). Nothing here depends on set iteration order (PYTHONHASHSEED): candidates
+are visited in sorted order and trimming keeps the earliest-seen words."""
 
 from __future__ import annotations
 
@@ -19,16 +26,34 @@ NEAR_IDENTICAL = 95.0
 MIN_CONTEXT_OVERLAP = 0.05
 CONTEXT_WORDS_KEPT = 300
 
+Seen = tuple[int, int]  # (publication day yyyymmdd, ingestion epoch ms) of the first chunk that showed it
+ALWAYS = (0, 0)  # KB entries, names given without a time: visible to every chunk
+
+
+def visible(seen: Seen, as_of: Seen | None) -> bool:
+    """Published on or before the chunk's day and ingested strictly before it (None: everything)."""
+    return as_of is None or (seen[0] <= as_of[0] and seen[1] < as_of[1]) or seen == ALWAYS
+
+
+def _earlier(a: Seen, b: Seen) -> Seen:
+    """First seen, axis by axis: the first publication and the first ingestion (commutative, so the index ends
+    the same whatever order the chunks came in)."""
+    return min(a[0], b[0]), min(a[1], b[1])
+
 
 @dataclass
 class KnownEntity:
     id: str
     name: str
     type: str
-    aliases: set[str] = field(default_factory=set)
-    context: set[str] = field(default_factory=set)
+    seen: Seen = ALWAYS
+    aliases: dict[str, Seen] = field(default_factory=dict)  # alias → first seen
+    context: dict[str, Seen] = field(default_factory=dict)  # context word → first seen
     mentions: int = 0
     description: str | None = None
+
+    def context_as_of(self, as_of: Seen | None) -> set[str]:
+        return {w for w, seen in self.context.items() if visible(seen, as_of)}
 
 
 @dataclass(frozen=True)
@@ -39,87 +64,117 @@ class LinkDecision:
     explanation: str
 
 
+def _note(table: dict[str, dict[str, Seen]], key: str, entity_id: str, seen: Seen) -> None:
+    known = table[key].get(entity_id)
+    table[key][entity_id] = seen if known is None else _earlier(known, seen)
+
+
 class AliasIndex:
     def __init__(self) -> None:
         self.entities: dict[str, KnownEntity] = {}
-        self._by_key: dict[str, set[str]] = defaultdict(set)
-        self._by_acronym: dict[str, set[str]] = defaultdict(set)
-        self._keys_by_type: dict[str, set[str]] = defaultdict(set)
-        self._person_parts: dict[str, set[str]] = defaultdict(set)  # surname of a full person name → ids
+        # key → {entity id → when that key was first seen for it}
+        self._by_key: dict[str, dict[str, Seen]] = defaultdict(dict)
+        self._by_acronym: dict[str, dict[str, Seen]] = defaultdict(dict)
+        self._keys_by_type: dict[str, dict[str, Seen]] = defaultdict(dict)  # type → {key → first seen}
+        self._person_parts: dict[str, dict[str, Seen]] = defaultdict(dict)  # surname of a full name → ids
 
     def __len__(self) -> int:
         return len(self.entities)
 
     def add(self, entity_id: str, name: str, kind: str, aliases: list[str] | set[str] = (),
-            context: set[str] | None = None, mentions: int = 1, description: str | None = None) -> KnownEntity:
+            context: set[str] | None = None, mentions: int = 1, description: str | None = None,
+            seen: Seen = ALWAYS) -> KnownEntity:
         entity = self.entities.get(entity_id)
         if entity is None:
-            entity = self.entities[entity_id] = KnownEntity(entity_id, name, kind, description=description)
-            self._index_key(entity, name)
-            words = name_key(name).split()
-            if kind == "ORG" and len(words) > 1:
-                self._by_acronym[initials(name)].add(entity_id)
-            if kind == "PERSON" and len(words) > 1 and words[-1] not in CALENDAR_WORDS:
-                # Surnames only: across documents a lone first name ("Karl") is too common to trust.
-                self._person_parts[words[-1]].add(entity_id)
+            entity = self.entities[entity_id] = KnownEntity(entity_id, name, kind, seen, description=description)
+        else:
+            entity.seen = _earlier(entity.seen, seen)
+        self._index_name(entity, entity.seen)  # again when an earlier chunk lowered the first-seen time
         entity.mentions += mentions
         for alias in aliases:
-            self.add_alias(entity_id, alias)
+            self.add_alias(entity_id, alias, seen)
         if context:
-            entity.context = set(list(entity.context | context)[-CONTEXT_WORDS_KEPT:])
+            for word in context:
+                known = entity.context.get(word)
+                entity.context[word] = seen if known is None else _earlier(known, seen)
+            if len(entity.context) > CONTEXT_WORDS_KEPT:
+                # The earliest-seen words stay (then by the word itself): the same words whatever the order.
+                kept = sorted(entity.context.items(), key=lambda kv: (kv[1], kv[0]))[:CONTEXT_WORDS_KEPT]
+                entity.context = dict(kept)
         return entity
 
-    def add_alias(self, entity_id: str, alias: str) -> None:
-        entity = self.entities[entity_id]
-        if name_key(alias) and alias not in entity.aliases:
-            entity.aliases.add(alias)
-            self._index_key(entity, alias)
+    def _index_name(self, entity: KnownEntity, seen: Seen) -> None:
+        self._index_key(entity, entity.name, seen)
+        words = name_key(entity.name).split()
+        if entity.type == "ORG" and len(words) > 1:
+            _note(self._by_acronym, initials(entity.name), entity.id, seen)
+        if entity.type == "PERSON" and len(words) > 1 and words[-1] not in CALENDAR_WORDS:
+            # Surnames only: across documents a lone first name ("Karl") is too common to trust.
+            _note(self._person_parts, words[-1], entity.id, seen)
 
-    def _index_key(self, entity: KnownEntity, name: str) -> None:
+    def add_alias(self, entity_id: str, alias: str, seen: Seen = ALWAYS) -> None:
+        entity = self.entities[entity_id]
+        if not name_key(alias):
+            return
+        known = entity.aliases.get(alias)
+        entity.aliases[alias] = seen if known is None else _earlier(known, seen)
+        self._index_key(entity, alias, entity.aliases[alias])
+
+    def _index_key(self, entity: KnownEntity, name: str, seen: Seen) -> None:
         key = name_key(name)
         if key:
-            self._by_key[key].add(entity.id)
-            self._keys_by_type[entity.type].add(key)
+            _note(self._by_key, key, entity.id, seen)
+            known = self._keys_by_type[entity.type].get(key)
+            self._keys_by_type[entity.type][key] = seen if known is None else _earlier(known, seen)
 
-    def lookup(self, name: str, kind: str, context: set[str] | None = None) -> LinkDecision | None:
+    @staticmethod
+    def _visible_ids(table: dict[str, dict[str, Seen]], key: str, as_of: Seen | None) -> list[str]:
+        return sorted(i for i, seen in table.get(key, {}).items() if visible(seen, as_of))
+
+    def lookup(self, name: str, kind: str, context: set[str] | None = None,
+               as_of: Seen | None = None) -> LinkDecision | None:
+        """`as_of`: the (day, ingestion ms) of the chunk being linked; None consults everything."""
         key = name_key(name)
         if not key:
             return None
-        if key in self._by_key:
-            return self._best(self._by_key[key], kind, "exact", 100.0, f"{name!r} is a recorded name or alias")
+        exact = self._visible_ids(self._by_key, key, as_of)
+        if exact:
+            return self._best(exact, kind, "exact", 100.0, f"{name!r} is a recorded name or alias")
         compact = key.replace(" ", "")
-        if name.strip().isupper() and compact in self._by_acronym:
-            return self._best(self._by_acronym[compact], kind, "acronym", 100.0, f"{name!r} is the acronym")
-        people = self._person_parts.get(key, set())
+        acronym = self._visible_ids(self._by_acronym, compact, as_of) if name.strip().isupper() else []
+        if acronym:
+            return self._best(acronym, kind, "acronym", 100.0, f"{name!r} is the acronym")
+        people = self._visible_ids(self._person_parts, key, as_of)
         if " " not in key and kind in PERSON_CONFUSIONS and len(people) == 1:
             return self._best(people, "PERSON", "surname", 90.0, f"{name!r} is the surname of the one known person")
-        return self._fuzzy(name, key, kind, context or set())
+        return self._fuzzy(name, key, kind, context or set(), as_of)
 
-    def person_name_parts(self) -> set[str]:
+    def person_name_parts(self, as_of: Seen | None = None) -> set[str]:
         """Surnames of exactly one known person: a lone proper noun equal to one is worth a mention."""
-        return {part for part, ids in self._person_parts.items() if len(ids) == 1}
+        return {part for part, ids in self._person_parts.items()
+                if sum(1 for seen in ids.values() if visible(seen, as_of)) == 1}
 
-    def _best(self, ids: set[str], kind: str, method: str, score: float, why: str) -> LinkDecision:
+    def _best(self, ids: list[str], kind: str, method: str, score: float, why: str) -> LinkDecision:
         same_type = [i for i in ids if self.entities[i].type == kind]
-        pool = same_type or list(ids)
+        pool = same_type or ids
         chosen = max(pool, key=lambda i: (self.entities[i].mentions, i))
         entity = self.entities[chosen]
         note = "" if len(pool) == 1 else f"; most mentioned of {len(pool)} candidates"
         return LinkDecision(chosen, method, score, f"{why} of {entity.name!r} ({entity.type}){note}")
 
-    def _fuzzy(self, name: str, key: str, kind: str, context: set[str]) -> LinkDecision | None:
-        choices = self._keys_by_type.get(kind)
+    def _fuzzy(self, name: str, key: str, kind: str, context: set[str], as_of: Seen | None) -> LinkDecision | None:
+        choices = sorted(k for k, seen in self._keys_by_type.get(kind, {}).items() if visible(seen, as_of))
         if not choices:
             return None
-        for candidate, score, _ in process.extract(key, list(choices), scorer=fuzz.token_sort_ratio,
+        for candidate, score, _ in process.extract(key, choices, scorer=fuzz.token_sort_ratio,
                                                    score_cutoff=FUZZY_CUTOFF, limit=5):
             if digits_of(candidate) != digits_of(key):
                 continue  # names that differ in digits or codes are different things
-            for entity_id in self._by_key[candidate]:
+            for entity_id in self._visible_ids(self._by_key, candidate, as_of):
                 entity = self.entities[entity_id]
                 if entity.type != kind:
                     continue
-                overlap = _jaccard(context, entity.context)
+                overlap = _jaccard(context, entity.context_as_of(as_of))
                 if score >= NEAR_IDENTICAL or overlap >= MIN_CONTEXT_OVERLAP:
                     return LinkDecision(entity_id, "fuzzy", score,
                                         f"{name!r} ~ {entity.name!r} (similarity {score:.0f}, context overlap "

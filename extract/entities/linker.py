@@ -1,5 +1,6 @@
 """Mentions → canonical entities: within the article first (short forms), then across documents through the
-alias index; every decision carries its explanation (`--explain`)."""
+alias index as of the chunk (what was published on or before its day and ingested before it); every decision
+carries its explanation (`--explain`)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from spacy.tokens import Doc
 
 from core.ids import entity_id
 from core.records import Entity
-from extract.entities.alias_index import AliasIndex
+from extract.entities.alias_index import ALWAYS, AliasIndex, Seen
 from extract.entities.coref import Canonical, full_forms, resolve
 from extract.entities.mentions import find_mentions
-from extract.entities.names import tokens_of
+from extract.entities.names import name_key, tokens_of
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class LinkedMention:
     type: str
     entity_id: str
     name: str  # the canonical name
-    method: str  # exact | alias | acronym | fuzzy | new
+    method: str  # article | exact | alias | acronym | fuzzy | new
     explanation: str
 
 
@@ -32,10 +33,18 @@ class LinkedMention:
 class _ArticleMemory:
     fulls: list[Canonical] = field(default_factory=list)
     person_tokens: set[str] = field(default_factory=set)
+    # name key → entity linked earlier in this article: its chunks share one ingestion instant, so the index
+    # (as of "ingested strictly before") does not show them each other's entities.
+    linked: dict[str, str] = field(default_factory=dict)
 
 
 def context_words(doc: Doc) -> set[str]:
     return {t.lower_ for t in doc if t.is_alpha and not t.is_stop and len(t) > 3 and not t.ent_type_}
+
+
+def first_seen(day: int | None, ingested_ms: int | None) -> Seen | None:
+    """The as-of key of a chunk: (publication day, ingestion ms); None when unknown (consult everything)."""
+    return None if day is None or ingested_ms is None else (day, ingested_ms)
 
 
 class Linker:
@@ -51,27 +60,36 @@ class Linker:
             self._articles.popitem(last=False)
         return memory
 
-    def link(self, doc: Doc, article_id: str) -> list[LinkedMention]:
+    def link(self, doc: Doc, article_id: str, as_of: Seen | None = None) -> list[LinkedMention]:
+        """`as_of`: the chunk's (publication day, ingestion ms): the index answers as of it, and what this chunk
+        teaches the index is remembered as first seen then."""
         memory = self._memory(article_id)
-        mentions = find_mentions(doc, memory.person_tokens | self.index.person_name_parts())
+        mentions = find_mentions(doc, memory.person_tokens | self.index.person_name_parts(as_of))
         fulls = memory.fulls + [f for f in full_forms([(m.name, m.type) for m in mentions]) if f not in memory.fulls]
         context = context_words(doc)
-        linked = [self._link_one(m, fulls, context) for m in mentions]
+        linked = [self._link_one(m, fulls, context, as_of, memory) for m in mentions]
         memory.fulls = fulls
         memory.person_tokens.update(t for f in fulls if f.type == "PERSON" for t in tokens_of(f.name))
         return linked
 
-    def _link_one(self, mention, fulls: list[Canonical], context: set[str]) -> LinkedMention:
+    def _link_one(self, mention, fulls: list[Canonical], context: set[str], as_of: Seen | None,
+                  memory: _ArticleMemory) -> LinkedMention:
         canon = resolve(mention.name, mention.type, fulls)
-        decision = self.index.lookup(canon.name, canon.type, context)
-        if decision:
+        key = name_key(canon.name)
+        decision = None if key in memory.linked else self.index.lookup(canon.name, canon.type, context, as_of)
+        if key in memory.linked:
+            eid, method = memory.linked[key], "article"
+            why = f"{canon.name!r} was linked earlier in the article"
+        elif decision:
             eid, method, why = decision.entity_id, decision.method, decision.explanation
         else:
             eid, method = entity_id(canon.name, canon.type), "new"
             why = f"no known entity matches {canon.name!r} ({canon.type}): new entity"
-        known = self.index.add(eid, canon.name, canon.type, context=context)
+        seen = as_of or ALWAYS
+        known = self.index.add(eid, canon.name, canon.type, context=context, seen=seen)
+        memory.linked.setdefault(key, eid)
         if mention.name and mention.name != known.name:
-            self.index.add_alias(eid, mention.name)
+            self.index.add_alias(eid, mention.name, seen)
         explanation = "; ".join(p for p in (canon.explanation, why) if p)
         return LinkedMention(mention.start, mention.end, mention.text, known.type, eid, known.name, method,
                              explanation)
@@ -81,5 +99,5 @@ class Linker:
         for m in mentions:
             known = self.index.entities[m.entity_id]
             out[m.entity_id] = Entity(id=known.id, name=known.name, type=known.type,
-                                      aliases=sorted(known.aliases), description=known.description)
+                                      aliases=sorted(known.aliases), description=known.description)  # keys
         return list(out.values())

@@ -1,10 +1,13 @@
 """The mirror over qdrant-client: the same calls for local mode (`path=`) and a server (`url=`). Point ids are
 UUID5 of the graph ids, so every upsert is idempotent; payloads carry the graph id, the three time axes as
-integers, and the entity and source ids the retrieval filters on."""
+integers, and the entity and source ids the retrieval filters on. The stage and reconcile write what the graph
+holds after its write (graph/mirror/sync.py), so the payload times are the graph's: first published, first
+ingested. `mirrored_ms` is the wall-clock instant of the upsert: reconcile deletes only points older than its scan."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,8 +20,13 @@ from graph.mirror.embed import Embedder
 INTERACTIONS = "interactions"
 CHUNKS = "chunks"
 INTEGER_FIELDS = {
-    INTERACTIONS: ("event_day", "published_day", "ingested_ms"),
-    CHUNKS: ("day", "ingested_ms"),
+    INTERACTIONS: ("event_day", "published_day", "ingested_ms", "mirrored_ms"),
+    CHUNKS: ("day", "ingested_ms", "mirrored_ms"),
+}
+# The payload fields that must equal the graph node's (reconcile compares and repairs them).
+TIME_FIELDS = {
+    INTERACTIONS: ("event_day", "published_day", "ingested_ms", "ingested_at"),
+    CHUNKS: ("day", "ingested_ms", "ingested_at"),
 }
 KEYWORD_FIELDS = {INTERACTIONS: ("graph_id", "entity_ids", "source_ids", "variant"),
                   CHUNKS: ("graph_id", "entity_ids", "source_ids")}
@@ -72,7 +80,8 @@ class VectorMirror:
         if not payloads:
             return 0
         vectors = self.embedder.embed([p["text"] for p in payloads])
-        points = [models.PointStruct(id=point_uuid(p["graph_id"]), vector=v, payload=p)
+        mirrored_ms = int(time.time() * 1000)
+        points = [models.PointStruct(id=point_uuid(p["graph_id"]), vector=v, payload=p | {"mirrored_ms": mirrored_ms})
                   for p, v in zip(payloads, vectors, strict=True)]
         with self.lock:
             self.client.upsert(self.name(collection), points, wait=True)
@@ -93,16 +102,23 @@ class VectorMirror:
             return self.client.count(name, exact=True).count if self.client.collection_exists(name) else 0
 
     def graph_ids(self, collection: str) -> set[str]:
-        ids, offset = set(), None
+        return set(self.time_payloads(collection, fields=()))
+
+    def time_payloads(self, collection: str, fields: tuple[str, ...] | None = None) -> dict[str, dict[str, Any]]:
+        """graph id → its time fields (TIME_FIELDS by default) and `mirrored_ms`, for every point."""
+        wanted = ["graph_id", *(TIME_FIELDS[collection] if fields is None else fields), "mirrored_ms"]
+        found: dict[str, dict[str, Any]] = {}
+        offset = None
         name = self.name(collection)
         if not self.client.collection_exists(name):
-            return ids
+            return found
         while True:
-            points, offset = self.client.scroll(name, limit=1000, offset=offset, with_payload=["graph_id"],
-                                                with_vectors=False)
-            ids.update(p.payload["graph_id"] for p in points)
+            with self.lock:
+                points, offset = self.client.scroll(name, limit=1000, offset=offset, with_payload=wanted,
+                                                    with_vectors=False)
+            found.update((p.payload["graph_id"], p.payload) for p in points)
             if offset is None:
-                return ids
+                return found
 
     def payloads(self, collection: str, graph_ids: list[str]) -> list[dict[str, Any]]:
         if not graph_ids:
@@ -114,6 +130,19 @@ class VectorMirror:
         if graph_ids:
             self.client.delete(self.name(collection), models.PointIdsList(points=[point_uuid(g) for g in graph_ids]),
                                wait=True)
+
+    def delete_if_older(self, collection: str, graph_ids: list[str], before_ms: int) -> None:
+        """Delete these points unless they were (re)written at or after `before_ms`: the condition is checked by
+        Qdrant with the delete, so a stage upserting one of them meanwhile keeps it. Points from before
+        `mirrored_ms` existed count as old."""
+        if not graph_ids:
+            return
+        old = models.Filter(should=[models.FieldCondition(key="mirrored_ms", range=models.Range(lt=before_ms)),
+                                    models.IsEmptyCondition(is_empty=models.PayloadField(key="mirrored_ms"))])
+        selector = models.FilterSelector(filter=models.Filter(must=[
+            models.HasIdCondition(has_id=[point_uuid(g) for g in graph_ids]), old]))
+        with self.lock:
+            self.client.delete(self.name(collection), selector, wait=True)
 
     def search(self, collection: str, text: str, query_filter: models.Filter | None = None,
                limit: int = 10) -> list[models.ScoredPoint]:

@@ -1,20 +1,28 @@
-"""Compare the ids in the graph and the mirror and repair either side, so the counts end equal.
+"""Compare the graph and the mirror, ids and payload times, and repair either side.
 
-The graph is the source of truth: what it has and the mirror lacks is embedded and upserted. What only the
-mirror has (a graph write lost after the mirror write, or a graph rebuilt from an older backup) is written back
-into the graph from the payload when what it hangs on (entities, chunks) is there, and deleted otherwise."""
+The graph is the source of truth: what it has and the mirror lacks, and every point whose time payload differs
+from the graph node's, is upserted from the graph (graph/mirror/sync.py). What only the mirror has (a graph write
+lost after the mirror write, or a graph rebuilt from an older backup) is written back into the graph from the
+payload when what it hangs on (entities, chunks) is there, and deleted otherwise.
+
+Safe beside a running stage: the mirror is scanned before the graph, and a stage writes the graph before the
+mirror, so a point the stage writes during the scan is either not seen in the mirror or seen in the graph too;
+and a delete removes a point only if it was last written before the scan began (`mirrored_ms`, checked by Qdrant
+with the delete)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
 from core.records import Interaction
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, VectorMirror
+from graph.mirror.qdrant import CHUNKS, INTERACTIONS, TIME_FIELDS, VectorMirror
+from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
-
-BATCH = 256
+from graph.store.times import graph_times
 
 
 @dataclass
@@ -23,31 +31,55 @@ class ReconcileReport:
     graph: int
     mirror_before: int
     added_to_mirror: int
+    times_repaired: int  # points whose time payload differed from the graph's
     restored_to_graph: int
     deleted_from_mirror: int
+    kept_written_after_scan: int  # absent from the graph but (re)written after the scan began: left alone
     mirror_after: int
 
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def reconcile(store: GraphStore, mirror: VectorMirror) -> list[ReconcileReport]:
+def reconcile(store: GraphStore, mirror: VectorMirror, started_ms: int | None = None) -> list[ReconcileReport]:
+    started_ms = started_ms or int(time.time() * 1000)
     mirror.ensure()
-    return [_interactions(store, mirror), _chunks(store, mirror)]
+    return [_interactions(store, mirror, started_ms), _chunks(store, mirror, started_ms)]
 
 
-def _interactions(store: GraphStore, mirror: VectorMirror) -> ReconcileReport:
-    in_graph, in_mirror = store.ids("Interaction"), mirror.graph_ids(INTERACTIONS)
-    missing = sorted(in_graph - in_mirror)
-    for start in range(0, len(missing), BATCH):
-        mirror.upsert_interactions(store.interactions(missing[start:start + BATCH]))
-    orphans = sorted(in_mirror - in_graph)
+def _scan(store: GraphStore, mirror: VectorMirror, collection: str, label: str):
+    in_mirror = mirror.time_payloads(collection)  # first: see the module docstring
+    in_graph = graph_times(store, label)
+    missing = sorted(in_graph.keys() - in_mirror.keys())
+    stale = sorted(i for i in in_graph.keys() & in_mirror.keys()
+                   if _differs(in_graph[i], in_mirror[i], TIME_FIELDS[collection]))
+    orphans = sorted(in_mirror.keys() - in_graph.keys())
+    return in_graph, in_mirror, missing, stale, orphans
+
+
+def _differs(graph: dict[str, Any], payload: dict[str, Any], fields: tuple[str, ...]) -> bool:
+    return any(graph.get(f) != payload.get(f) for f in fields)
+
+
+def _delete_old(mirror: VectorMirror, collection: str, ids: list[str], in_mirror: dict[str, dict],
+                started_ms: int) -> tuple[int, int]:
+    recent = [i for i in ids if (in_mirror[i].get("mirrored_ms") or 0) >= started_ms]
+    mirror.delete_if_older(collection, ids, started_ms)
+    return len(ids) - len(recent), len(recent)
+
+
+def _interactions(store: GraphStore, mirror: VectorMirror, started_ms: int) -> ReconcileReport:
+    in_graph, in_mirror, missing, stale, orphans = _scan(store, mirror, INTERACTIONS, "Interaction")
+    added, _ = mirror_from_graph(store, mirror, interaction_ids=missing)
+    mirror_from_graph(store, mirror, interaction_ids=stale)
     restorable = [i for i in map(_interaction_from_payload, mirror.payloads(INTERACTIONS, orphans)) if i]
     store.write_batch(interactions=restorable)  # writes only those whose subject entity exists
     still_missing = sorted(set(orphans) - store.ids("Interaction"))
-    mirror.delete(INTERACTIONS, still_missing)
-    return ReconcileReport(INTERACTIONS, len(in_graph), len(in_mirror), len(missing),
-                           len(orphans) - len(still_missing), len(still_missing), mirror.count(INTERACTIONS))
+    deleted, kept = _delete_old(mirror, INTERACTIONS, still_missing, in_mirror, started_ms)
+    return ReconcileReport(INTERACTIONS, graph=len(in_graph), mirror_before=len(in_mirror), added_to_mirror=added,
+                           times_repaired=len(stale), restored_to_graph=len(orphans) - len(still_missing),
+                           deleted_from_mirror=deleted, kept_written_after_scan=kept,
+                           mirror_after=mirror.count(INTERACTIONS))
 
 
 def _interaction_from_payload(payload: dict) -> Interaction | None:
@@ -58,12 +90,12 @@ def _interaction_from_payload(payload: dict) -> Interaction | None:
         return None  # too little left to rebuild it: deleted from the mirror
 
 
-def _chunks(store: GraphStore, mirror: VectorMirror) -> ReconcileReport:
-    in_graph, in_mirror = store.ids("Chunk"), mirror.graph_ids(CHUNKS)
-    missing = sorted(in_graph - in_mirror)
-    added = 0
-    for start in range(0, len(missing), BATCH):
-        added += mirror.upsert_chunks(store.chunks(missing[start:start + BATCH]))
-    orphans = sorted(in_mirror - in_graph)
-    mirror.delete(CHUNKS, orphans)  # a chunk is only whole with its article and mentions: the stream rebuilds it
-    return ReconcileReport(CHUNKS, len(in_graph), len(in_mirror), added, 0, len(orphans), mirror.count(CHUNKS))
+def _chunks(store: GraphStore, mirror: VectorMirror, started_ms: int) -> ReconcileReport:
+    in_graph, in_mirror, missing, stale, orphans = _scan(store, mirror, CHUNKS, "Chunk")
+    _, added = mirror_from_graph(store, mirror, chunk_ids=missing)
+    mirror_from_graph(store, mirror, chunk_ids=stale)
+    # A chunk is only whole with its article and mentions: the stream rebuilds it.
+    deleted, kept = _delete_old(mirror, CHUNKS, orphans, in_mirror, started_ms)
+    return ReconcileReport(CHUNKS, graph=len(in_graph), mirror_before=len(in_mirror), added_to_mirror=added,
+                           times_repaired=len(stale), restored_to_graph=0, deleted_from_mirror=deleted,
+                           kept_written_after_scan=kept, mirror_after=mirror.count(CHUNKS))

@@ -60,7 +60,7 @@ def export_jsonl(store: GraphStore, write: Callable[[dict], object], as_of: AsOf
     as_of = AsOf.of(as_of) if as_of is not None else None
     bounds = as_of.params() if as_of else {}
     lines = 0
-    for label in (*COUNTS_LABELS, "M2Batch"):
+    for label in (*COUNTS_LABELS, "M2Batch", "EntityDay"):
         after = ""
         while True:
             rows = store.conn.read(_node_query(label, as_of), {"after": after, "limit": PAGE, **bounds})

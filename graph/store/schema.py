@@ -8,9 +8,10 @@ from graph.connection import FalkorConnection, GraphConnection
 
 log = logging.getLogger(__name__)
 
-KEYED_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
+KEYED_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction", "EntityDay")
 RANGE_INDEXES = (("Interaction", "event_day"), ("Interaction", "published_day"), ("Interaction", "ingested_ms"),
-                 ("Entity", "name"), ("Chunk", "day"), ("Article", "published_day"))
+                 ("Entity", "name"), ("Chunk", "day"), ("Article", "published_day"), ("EntityDay", "entity_id"),
+                 ("EntityDay", "day"))
 
 
 def neo4j_ddl() -> list[str]:

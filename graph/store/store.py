@@ -12,9 +12,11 @@ from core.timeaxes import day_iso
 from graph.connection import GraphConnection
 from graph.store import m2, reads, writes
 from graph.store.asof import AsOf
+from graph.store.mentions import ingested_day, recount_statements
 from graph.store.schema import init_schema
 
 COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
+ALIAS_CAP = 32  # aliases kept per entity: the first in code-point order (writes.ENTITIES)
 COUNTS = {
     "sources": "MATCH (n:Source) RETURN count(n) AS n",
     "articles": "MATCH (n:Article) RETURN count(n) AS n",
@@ -34,6 +36,7 @@ def _article_row(item: Chunk | ChunkSighting) -> dict[str, Any]:
 def _chunk_row(chunk: Chunk, marked: str | None) -> dict[str, Any]:
     return {"id": chunk.id, "text": chunk.text, "day": chunk.day, "published": chunk.published,
             "ingested_ms": chunk.ingested_ms, "ingested_at": chunk.ingested_at,
+            "ingested_day": ingested_day(chunk.ingested_ms),
             "sentence_start": chunk.sentence_start, "sentence_end": chunk.sentence_end,
             "article_id": chunk.article_id, "source": chunk.source, "source_id": chunk.source_id, "url": chunk.url,
             "title": chunk.title, "marked": marked, "similarity": 1.0}
@@ -49,6 +52,54 @@ def _interaction_row(i: Interaction) -> dict[str, Any]:
     # The fields are already JSON-native (str, int, list[str]); the attribute dict is 10x cheaper than model_dump.
     row = {k: v for k, v in i.__dict__.items() if k != "schema_version"}
     return row | {"event_iso": day_iso(i.event_day), "published_iso": day_iso(i.published_day)}
+
+
+def _first_published(row: dict[str, Any]) -> tuple:
+    return row["day"], row["published"], row["article_id"]
+
+
+def fold_chunk_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per chunk id, as writes.CHUNKS would leave the node after all of them (rows of one statement do
+    not see each other's writes): the first published row's fields with the first ingestion among them."""
+    folded: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        kept = folded.get(row["id"])
+        if kept is None:
+            folded[row["id"]] = dict(row)
+            continue
+        first = min(kept, row, key=_first_published)
+        earliest = min(kept, row, key=lambda r: r["ingested_ms"])
+        folded[row["id"]] = first | {k: earliest[k] for k in ("ingested_ms", "ingested_at", "ingested_day")}
+    return list(folded.values())
+
+
+def fold_interactions(interactions: Iterable[Interaction]) -> list[Interaction]:
+    """One record per interaction id: evidence, articles and sources united, the first publication and first
+    ingestion kept (the same fact read in two overlapping chunks of one batch keeps both as evidence)."""
+    folded: dict[str, Interaction] = {}
+    for i in interactions:
+        kept = folded.get(i.id)
+        if kept is None:
+            folded[i.id] = i
+            continue
+        earliest = min(kept, i, key=lambda x: x.ingested_ms)
+        folded[i.id] = kept.model_copy(update={
+            "published_day": min(kept.published_day, i.published_day), "ingested_ms": earliest.ingested_ms,
+            "ingested_at": earliest.ingested_at, "chunk_ids": sorted({*kept.chunk_ids, *i.chunk_ids}),
+            "article_ids": sorted({*kept.article_ids, *i.article_ids}),
+            "source_ids": sorted({*kept.source_ids, *i.source_ids})})
+    return list(folded.values())
+
+
+def _entity_rows(entities: Iterable[Entity]) -> list[dict[str, Any]]:
+    """One row per entity id, its aliases united (the graph unites them again with what it has)."""
+    rows: dict[str, dict[str, Any]] = {}
+    for e in entities:
+        row = rows.setdefault(e.id, {"id": e.id, "name": e.name, "type": e.type, "aliases": set(),
+                                     "description": e.description})
+        row["aliases"].update(e.aliases)
+        row["description"] = row["description"] or e.description
+    return [row | {"aliases": sorted(row["aliases"])} for row in rows.values()]
 
 
 def _chunk_from_row(r: dict[str, Any], article_ids: list[str], source: str, source_id: str) -> Chunk:
@@ -75,15 +126,17 @@ class GraphStore:
         chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
         articles = {row["id"]: row for row in map(_article_row, [*chunks, *sightings])}
         chunk_rows = [_chunk_row(c, (marked or {}).get(c.id)) for c in chunks]
+        chunk_articles = [{k: r[k] for k in ("id", "article_id", "day", "ingested_ms", "similarity")}
+                          for r in chunk_rows]
         batch_rows = [{"id": "m2_" + digest(pair, *ids), "pair": pair, "chunk_ids": ids} for pair, ids in m2_batches]
         sighting_rows = [_sighting_row(s) for s in sightings]
-        entity_rows = [{"id": e.id, "name": e.name, "type": e.type, "aliases": e.aliases,
-                        "description": e.description} for e in {e.id: e for e in entities}.values()]
+        entity_rows = _entity_rows(entities)
         mention_rows = [{"chunk_id": c, "entity_id": e} for c, e in sorted(set(mentions))]
-        interaction_rows = [_interaction_row(i) for i in {i.id: i for i in interactions}.values()]
+        interaction_rows = [_interaction_row(i) for i in fold_interactions(interactions)]
         statements = [
             (writes.ARTICLES, list(articles.values())),
-            (writes.CHUNKS, chunk_rows),
+            (writes.CHUNKS, fold_chunk_rows(chunk_rows)),
+            (writes.CHUNK_ARTICLES, chunk_articles),
             (writes.SIGHTING_CHUNKS, sighting_rows),
             (writes.ENTITIES, entity_rows),
             (writes.MENTIONS, mention_rows),
@@ -91,7 +144,10 @@ class GraphStore:
             (writes.INTERACTION_OBJECTS, [r for r in interaction_rows if r["object_id"]]),
             (writes.M2_BATCHES, batch_rows),
         ]
-        self.conn.run_many([(query, {"rows": rows}) for query, rows in statements if rows])
+        self.conn.run_many([(query, {"rows": rows, **({"alias_cap": ALIAS_CAP} if query is writes.ENTITIES else {})})
+                            for query, rows in statements if rows]
+                           # the daily mention counts of what this batch mentions, recounted from the graph
+                           + recount_statements([row["chunk_id"] for row in mention_rows]))
 
     def m2_pending(self, subject_id: str, object_id: str, pair: str) -> list[tuple[Chunk, str, list[str]]]:
         """(chunk, marked text, linked entity ids) of the chunks mentioning both entities that no M2 batch of this

@@ -10,23 +10,45 @@ MERGE (ar:Article {id: a.id})
 MERGE (ar)-[:FROM]->(s)
 """
 
+# A chunk id is the hash of its normalised text, so two records may carry the same id (two replicas kept the same
+# text, a backfill re-dated it). Whatever order they arrive in, the node ends the same: its times are the first
+# published and the first ingested of all its records, and its other fields come from the first published one
+# (ties broken by the published instant, then the article id). Rows of one statement do not see each other's
+# writes (FalkorDB), so the store folds duplicate ids of a batch first (store.fold_chunk_rows).
 CHUNKS = """
 UNWIND $rows AS c
 MERGE (ch:Chunk {id: c.id})
-SET ch.text = c.text, ch.day = c.day, ch.published = c.published, ch.ingested_ms = c.ingested_ms,
-    ch.ingested_at = c.ingested_at, ch.sentence_start = c.sentence_start, ch.sentence_end = c.sentence_end,
-    ch.article_id = c.article_id, ch.source = c.source, ch.source_id = c.source_id, ch.url = c.url,
-    ch.title = c.title, ch.marked = c.marked
-WITH ch, c
+WITH ch, c,
+     (ch.text IS NULL OR c.day < ch.day OR (c.day = ch.day AND (c.published < ch.published
+       OR (c.published = ch.published AND c.article_id < ch.article_id)))) AS first_published,
+     (ch.ingested_ms IS NULL OR c.ingested_ms < ch.ingested_ms) AS first_ingested
+FOREACH (_ IN CASE WHEN first_published THEN [1] ELSE [] END |
+  SET ch.text = c.text, ch.day = c.day, ch.published = c.published, ch.sentence_start = c.sentence_start,
+      ch.sentence_end = c.sentence_end, ch.article_id = c.article_id, ch.source = c.source,
+      ch.source_id = c.source_id, ch.url = c.url, ch.title = c.title, ch.marked = c.marked)
+FOREACH (_ IN CASE WHEN first_ingested THEN [1] ELSE [] END |
+  SET ch.ingested_ms = c.ingested_ms, ch.ingested_at = c.ingested_at, ch.ingested_day = c.ingested_day)
+"""
+
+CHUNK_ARTICLES = """
+UNWIND $rows AS c
+MATCH (ch:Chunk {id: c.id})
 MATCH (ar:Article {id: c.article_id})
 MERGE (ch)-[r:IN]->(ar) ON CREATE SET r.day = c.day, r.ingested_ms = c.ingested_ms, r.similarity = c.similarity
 """
 
+# Aliases merge as a set union, kept in code-point order and cut to the first $alias_cap: the same aliases
+# whatever order the batches (or replicas) write them in; never the last writer's list.
 ENTITIES = """
 UNWIND $rows AS e
 MERGE (n:Entity {id: e.id})
-ON CREATE SET n.name = e.name, n.type = e.type
-SET n.aliases = e.aliases, n.description = e.description
+ON CREATE SET n.name = e.name, n.type = e.type, n.aliases = []
+SET n.description = coalesce(e.description, n.description)
+WITH n, e
+UNWIND coalesce(n.aliases, []) + e.aliases AS alias
+WITH n, alias ORDER BY alias
+WITH n, collect(DISTINCT alias) AS aliases
+SET n.aliases = aliases[0..$alias_cap]
 """
 
 MENTIONS = """
@@ -36,14 +58,20 @@ MATCH (n:Entity {id: m.entity_id})
 MERGE (ch)-[:MENTIONS]->(n)
 """
 
+# An interaction's id does not hold its publication: the same fact read in two chunks is one node, dated by
+# the first publication and the first ingestion among them, whatever order they arrive in.
 INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
 MERGE (x:Interaction {id: i.id})
-  ON CREATE SET x.text = i.text, x.event_day = i.event_day, x.event_iso = i.event_iso,
-                x.published_day = i.published_day, x.published_iso = i.published_iso,
-                x.ingested_at = i.ingested_at, x.ingested_ms = i.ingested_ms, x.variant = i.variant,
+  ON CREATE SET x.text = i.text, x.event_day = i.event_day, x.event_iso = i.event_iso, x.variant = i.variant,
                 x.subject_id = i.subject_id, x.object_id = i.object_id
+WITH s, x, i, (x.published_day IS NULL OR i.published_day < x.published_day) AS first_published,
+     (x.ingested_ms IS NULL OR i.ingested_ms < x.ingested_ms) AS first_ingested
+FOREACH (_ IN CASE WHEN first_published THEN [1] ELSE [] END |
+  SET x.published_day = i.published_day, x.published_iso = i.published_iso)
+FOREACH (_ IN CASE WHEN first_ingested THEN [1] ELSE [] END |
+  SET x.ingested_ms = i.ingested_ms, x.ingested_at = i.ingested_at)
 MERGE (s)-[:SUBJECT_OF]->(x)
 WITH x, i
 UNWIND i.chunk_ids AS cid

@@ -65,7 +65,8 @@ def graph_stats(as_json: bool = JsonOption) -> None:
 
 @graph_app.command("reconcile")
 def graph_reconcile(as_json: bool = JsonOption) -> None:
-    """Compare graph and mirror ids and repair either side (the graph is the source of truth)."""
+    """Compare graph and mirror ids and payload times and repair either side (the graph is the source of truth;
+    points written after the scan began are never deleted)."""
     from graph.mirror.reconcile import reconcile
 
     store, mirror = _store(), _mirror()

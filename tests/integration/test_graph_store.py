@@ -166,7 +166,8 @@ def test_graph_cli_stats_reconcile_timeline_export(stack, tmp_path):
 
     newskg("graph", "export", "--format", "jsonl", "--out", str(out), env=env)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert sum(1 for x in lines if x["type"] == "node") == 2 + 2 + 2 + 2 + 2
+    # sources, articles, chunks, entities, interactions, and the daily mention counts (2 entities x 2 days)
+    assert sum(1 for x in lines if x["type"] == "node") == 2 + 2 + 2 + 2 + 2 + 4
     assert sum(1 for x in lines if x["type"] == "relationship") == 14
     store.conn.drop()
 

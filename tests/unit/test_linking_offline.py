@@ -12,10 +12,10 @@ PASSAGE = ("Doja Cat dressed as Choupette at the Met Gala in New York on Monday.
            "the theme.")
 
 
-def chunk(text: str, day: int = 20230505, article: str = "a1", cid: str = "c1") -> Chunk:
+def chunk(text: str, day: int = 20230505, article: str = "a1", cid: str = "c1", ingested_ms: int = 1) -> Chunk:
     return Chunk(id=cid, text=text, sentences=[text], article_id=article, article_ids=[article], source="s",
                  source_id="s_1", day=day, published="2023-05-05T00:00:00Z", ingested_at="2023-05-05T00:00:00Z",
-                 ingested_ms=1, sentence_start=0, sentence_end=4)
+                 ingested_ms=ingested_ms, sentence_start=0, sentence_end=4)
 
 
 def test_short_forms_and_possessives_link_to_the_full_entity():
@@ -50,7 +50,8 @@ def test_offline_interactions_have_the_right_subject_and_day():
 def test_short_forms_link_across_documents_through_the_alias_index():
     extractor = ChunkExtractor(Linker(AliasIndex()))
     (first,) = extractor.offline([chunk(PASSAGE)])
-    (later,) = extractor.offline([chunk("Leto and Wintour met again in Paris on Friday.", article="a2", cid="c2")])
+    (later,) = extractor.offline([chunk("Leto and Wintour met again in Paris on Friday.", article="a2", cid="c2",
+                                        ingested_ms=2)])  # ingested after the first: it may consult it
     first_ids = {m.name: m.entity_id for m in first.mentions}
     later_ids = {m.text: m.entity_id for m in later.mentions}
     assert later_ids["Leto"] == first_ids["Jared Leto"] and later_ids["Wintour"] == first_ids["Anna Wintour"]
@@ -61,7 +62,7 @@ def test_a_surname_inside_a_longer_name_is_not_a_lone_surname():
     extractor = ChunkExtractor(Linker(AliasIndex()))
     (first,) = extractor.offline([chunk("Reviewer Dana Mini praised the drone on Monday.", cid="c1")])
     (later,) = extractor.offline([chunk("The Harbour Trust unveiled the Talaira Mini, a water filter, on Friday.",
-                                        article="a2", cid="c2")])
+                                        article="a2", cid="c2", ingested_ms=2)])
     mini = {m.entity_id for m in first.mentions if m.name == "Dana Mini"}
     assert mini and not mini & {m.entity_id for m in later.mentions}
 

@@ -1,0 +1,128 @@
+"""How much cross-document linking depends on arrival order: the same deduplicated chunk stream extracted (M0)
+by one consumer in ingestion order, against other orders and two consumers with their own alias indexes.
+
+The input goes through the real pipeline once (`newskg ingest files … --backfill` or `ingest synthetic`, then
+`run process` into a 3-partition chunks topic on the local servers `newskg services up` starts in a temporary
+folder); the chunks topic is then replayed into an empty FalkorDB graph per configuration:
+
+  single      one consumer, every record in production order (what one partition would deliver);
+  partitions  one consumer reading the 3 partitions one after the other (another arrival order);
+  two         two consumers sharing the graph, each with its own in-memory alias index: partitions {0, 1} and
+              {2}, their batches interleaved (the `run extract` group with 2 replicas).
+
+Each is compared with `single`: entities, chunk→entity links (MENTIONS) and interactions that only one side
+has. Run: `.venv/bin/python -m bench.determinism [--pages DIR | --synthetic N] [--batch 16]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from core.settings import Settings
+from graph.store.store import GraphStore
+from ingest.kafka.reader import read_topic
+from newskg.pipeline import extract_stage
+from newskg.services.manager import ServiceManager
+from newskg.wiring import kafka_options, open_graph
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = Path("/work/shared/data/news-html")
+
+
+def newskg(env: dict, *args: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "newskg", *args, "--json"], env=env, cwd=REPO, check=True,
+                         capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def snapshot(store: GraphStore) -> dict[str, set]:
+    read = store.conn.read
+    return {"entities": {r["id"] for r in read("MATCH (e:Entity) RETURN e.id AS id")},
+            "links": {(r["c"], r["e"]) for r in read("MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
+                                                         "RETURN c.id AS c, e.id AS e")},
+            "interactions": {r["id"] for r in read("MATCH (x:Interaction) RETURN x.id AS id")}}
+
+
+def replay(settings: Settings, consumers: list[list], batch: int) -> dict[str, set]:
+    """Each consumer its own stage (own alias index), one shared graph; batches interleaved round-robin."""
+    graph = f"bench{uuid.uuid4().hex[:8]}"
+    local = settings.model_copy(update={"graph_database": graph})
+    stages = [extract_stage(local, with_mirror=False) for _ in consumers]
+    queues = [[records[i:i + batch] for i in range(0, len(records), batch)] for records in consumers]
+    try:
+        while any(queues):
+            for stage, queue in zip(stages, queues, strict=True):
+                if queue:
+                    stage.handle(queue.pop(0))
+        return snapshot(stages[0].store)
+    finally:
+        for stage in stages:
+            stage.close()
+        with open_graph(local) as conn:
+            conn.drop()
+
+
+def compare(base: dict[str, set], other: dict[str, set]) -> dict[str, dict[str, int]]:
+    return {kind: {"base": len(base[kind]), "only_base": len(base[kind] - other[kind]),
+                   "only_other": len(other[kind] - base[kind])} for kind in base}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=Path, default=PAGES)
+    parser.add_argument("--synthetic", type=int, default=0, help="Timelines of `ingest synthetic` instead.")
+    parser.add_argument("--batch", type=int, default=16)
+    args = parser.parse_args()
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-determinism-"))
+    prefix = f"b{uuid.uuid4().hex[:6]}"
+    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    settings = Settings(data_dir=data_dir, topic_partitions=3, mirror_enabled=False, _env_file=None,
+                        **{f"topic_{k}": v for k, v in names.items()})
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}, "NEWSKG_DATA_DIR": str(data_dir),
+           "NEWSKG_TOPIC_PARTITIONS": "3", "NEWSKG_MIRROR_ENABLED": "false", "PYTHONPATH": str(REPO),
+           **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()}}
+    manager = ServiceManager(settings)
+    manager.up(only={"broker", "graph"})
+    try:
+        if args.synthetic:
+            newskg(env, "ingest", "synthetic", "--timelines", str(args.synthetic), "--out", str(data_dir / "neoqa"))
+            source = f"ingest synthetic --timelines {args.synthetic}"
+        else:
+            newskg(env, "ingest", "files", str(args.pages), "--backfill", "--date", "2023-05-05")
+            source = f"ingest files {args.pages} --backfill"
+        newskg(env, "run", "process", "--until-idle")
+        records = read_topic(kafka_options(settings), names["chunks"])
+        by_partition = [[r for r in records if r.partition == p] for p in range(3)]
+        production_order = sorted(records, key=lambda r: (r.timestamp, r.partition, r.offset))
+        base = replay(settings, [production_order], args.batch)
+        results = {
+            "partitions": compare(base, replay(settings, [[r for p in by_partition for r in p]], args.batch)),
+            "two": compare(base, replay(settings, [by_partition[0] + by_partition[1], by_partition[2]],
+                                        args.batch)),
+        }
+        report = {"input": source, "chunk_records": len(records), "batch": args.batch,
+                  "partition_sizes": [len(p) for p in by_partition], "against_single": results}
+        table = Table(title=f"differences from one consumer in production order ({source})")
+        for column in ("configuration", "kind", "single", "only single", "only other"):
+            table.add_column(column)
+        for config, kinds in results.items():
+            for kind, n in kinds.items():
+                table.add_row(config, kind, str(n["base"]), str(n["only_base"]), str(n["only_other"]))
+        Console().print(table)
+        print(json.dumps(report))
+    finally:
+        manager.down()
+
+
+if __name__ == "__main__":
+    main()
