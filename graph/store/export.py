@@ -2,7 +2,8 @@
 
 Without an as-of the export is the whole graph (a backup). With one it is the graph as it stood at the end of
 that day (graph/store/asof.py): articles, chunks and interactions visible then, the sources and entities they
-name, the M2 batches whose chunks had all arrived, and only the relationships between visible nodes."""
+name, the M2 batches whose chunks had all arrived, the daily mention counts of days known
+then, and only the relationships between visible nodes."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ _NODE_AS_OF = {
     "Entity": "MATCH (e:Entity) WHERE e.id > $after " + ENTITY_VISIBLE + " WITH e AS n",
     "Interaction": f"MATCH (n:Interaction) WHERE n.id > $after AND {visible('n')}",
     "M2Batch": f"MATCH (n:M2Batch)-[:COVERS]->(c:Chunk) WHERE n.id > $after {_BATCH_RAN}",
+    # A daily mention count is a cell per (publication day, ingestion day): visible when both are on or before D
+    # (an export as of D is the strict, ingested view).
+    "EntityDay": "MATCH (n:EntityDay) WHERE n.id > $after AND n.day <= $as_of_day AND n.ingested_day <= $as_of_day "
+                 "AND n.chunks > 0",
 }
 
 # Relationship → the MATCH that makes (a)-[r]->(b) visible. Where an end's visibility follows from the other's
