@@ -17,7 +17,7 @@ from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.stage import StageRunner
 from ingest.process.dedup import DedupIndex
-from ingest.process.signature_log import SignatureLog
+from ingest.process.signature_log import LOG_TOPIC_CONFIG, SignatureLog
 from ingest.process.stage import GROUP as PROCESS_GROUP
 from ingest.process.stage import ProcessStage
 from newskg.wiring import NotConfigured, kafka_options, llm_base_url, open_graph, open_mirror
@@ -32,7 +32,8 @@ def project_topics(settings: Settings) -> list[str]:
 def ensure_topics(settings: Settings) -> None:
     admin = TopicAdmin(kafka_options(settings))
     try:
-        admin.ensure_topics(project_topics(settings), settings.topic_partitions, settings.topic_replication)
+        admin.ensure_topics(project_topics(settings), settings.topic_partitions, settings.topic_replication,
+                            configs={settings.topic_dedup: LOG_TOPIC_CONFIG})
     finally:
         admin.close()
 
@@ -46,7 +47,7 @@ def articles_producer(settings: Settings) -> RecordProducer:
 def process_runner(settings: Settings) -> StageRunner:
     options = kafka_options(settings)
     producer = RecordProducer(options)
-    index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm)
+    index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, settings.dedup_window_days)
     stage = ProcessStage(settings, index, SignatureLog(options, settings.topic_dedup, producer))
     consumer = GroupConsumer(options, PROCESS_GROUP, [settings.topic_articles],
                              max_poll_records=settings.process_batch_size)

@@ -40,11 +40,14 @@ def run_process(env) -> dict:
 
 def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
     env, settings, names = topics
+    # The pages were published from 2018-04 to 2019-11; "re-ingest adds nothing" holds inside the dedup window
+    # (default 30 days back from the newest publication day seen), so the window here spans them all.
+    env = {**env, "NEWSKG_DEDUP_WINDOW_DAYS": "1000"}
     sent = newskg_json("ingest", "files", str(FIXTURES), "--source", "benchmark", env=env)
     assert sent["sent"] == 8 and sent["failed"] == []
     stats = run_process(env)
     assert stats["consumed"] == 8 and stats["dead"] == 0
-    chunks, _ = chunks_topic(settings, names)
+    chunks, sightings = chunks_topic(settings, names)
     assert len({c.article_id for c in chunks}) == 8
     assert len(chunks) == len({c.id for c in chunks}) > 8 * 2
     assert all(1 <= c.sentence_end - c.sentence_start <= 5 and c.source == "benchmark" for c in chunks)
@@ -53,8 +56,9 @@ def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
     newskg_json("ingest", "files", str(FIXTURES), "--source", "benchmark", env=env)
     again = run_process(env)  # a new process: the dedup index is rebuilt from the signature log
     assert again["consumed"] == 8 and again["dead"] == 0
-    after, _ = chunks_topic(settings, names)
+    after, sightings_after = chunks_topic(settings, names)
     assert len(after) == len(chunks)  # zero new chunks
+    assert len(sightings_after) == len(sightings)  # and zero new sightings
     report = {t["name"]: t for t in newskg_json("topics", env=env)["topics"]}
     assert report[names["articles"]]["messages"] == 16
     assert report[names["articles"]]["lag"] == {"newskg-process": 0}
@@ -89,6 +93,13 @@ def test_republished_story_is_one_chunk_linked_to_both_articles(topics, tmp_path
     assert sightings and all(s.source == "beta" and s.day == 20230901 and s.similarity >= 0.7 for s in sightings)
     assert {s.chunk_id for s in sightings} == {c.id for c in chunks}  # every kept chunk now has both articles
     assert {s.article_id for s in sightings} == {beta_id}
+
+    # beta is made only of near-duplicates: ingesting it again (a new process, the state replayed from the dedup
+    # log) emits nothing at all, neither chunks nor sightings.
+    newskg_json("ingest", "files", str(second), env=env)
+    again = run_process(env)
+    assert again["consumed"] == 1 and again["produced"] == 0
+    assert chunks_topic(settings, names) == (chunks, sightings)
 
 
 def test_bad_input_goes_to_the_dead_letter_topic_and_the_stage_keeps_consuming(topics):

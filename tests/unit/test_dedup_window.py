@@ -1,0 +1,71 @@
+"""The dedup index's publication window and its memory of emitted sightings (pure logic, no broker)."""
+
+import itertools
+
+from ingest.process.dedup import DedupIndex
+
+TEXT = ("Doja Cat arrived at the Paris show on Thursday night wearing a striking red outfit. The singer then posed "
+        "for photographers outside the venue with her manager and several friends.")
+OTHER = "The central bank raised interest rates by a quarter point, citing persistent inflation pressures today."
+THIRD = "Engineers closed the old stone bridge over the river after inspectors found deep cracks in its arches."
+
+
+def test_a_sighting_already_emitted_is_decided_again_not_duplicate():
+    index = DedupIndex(0.7, 128, window_days=30)
+    index.add("kept", "article-a", index.signer.sign(TEXT), 20230831)
+    edited = TEXT.replace("several", "a few")
+    first = index.decide("own", "article-b", index.signer.sign(edited))
+    assert (first.kind, first.chunk_id) == ("duplicate", "kept")
+    assert index.add_sighting("article-b", "own", "kept", 20230901)
+    again = index.decide("own", "article-b", index.signer.sign(edited))
+    assert (again.kind, again.chunk_id) == ("again", "kept")
+    # an exact copy (own chunk id == kept id) in article b: once emitted, it too is "again"
+    assert index.decide("kept", "article-b", index.signer.sign(TEXT)).kind == "duplicate"
+    index.add_sighting("article-b", "kept", "kept", 20230901)
+    assert index.decide("kept", "article-b", index.signer.sign(TEXT)).kind == "again"
+    # another article still sights it
+    assert index.decide("own", "article-c", index.signer.sign(edited)).kind == "duplicate"
+
+
+def test_window_evicts_by_publication_day_relative_to_the_newest_seen():
+    index = DedupIndex(0.7, 128, window_days=30)
+    mh = index.signer.sign(TEXT)
+    assert index.add("old", "a1", mh, 20230101)
+    index.add_sighting("a9", "s-old", "old", 20230101)
+    assert index.decide("x", "a2", mh).kind == "duplicate"
+    # 29 days later: still inside the 30-day window
+    assert index.add("other", "a3", index.signer.sign(OTHER), 20230130)
+    assert "old" in index and index.decide("x", "a2", mh).kind == "duplicate"
+    # day 30 after: "old" falls out of the LSH, the owner map and the sighting memory
+    assert index.add("third", "a4", index.signer.sign(THIRD), 20230131)
+    assert "old" not in index and len(index) == 2 and index.evicted == 1 and index.sightings == 0
+    assert index.decide("x", "a2", mh).kind == "new"
+    # an entry older than the window is not held at all
+    assert not index.add("late", "a5", mh, 20221225)
+    assert not index.add_sighting("a6", "s-late", "other", 20221225)
+    assert "late" not in index and index.sightings == 0
+
+
+def test_window_state_does_not_depend_on_replay_order():
+    entries = [(f"c{i}", f"a{i}", day) for i, day in
+               enumerate([20230101, 20230115, 20230204, 20230210, 20230305, 20230203])]
+    texts = [TEXT, OTHER, THIRD, TEXT + " Later.", OTHER + " Again.", THIRD + " Still."]
+    held = set()
+    for order in itertools.permutations(range(len(entries))):
+        index = DedupIndex(0.7, 64, window_days=30)
+        for i in order:
+            cid, aid, day = entries[i]
+            index.add(cid, aid, index.signer.sign(texts[i]), day)
+        held.add(frozenset(cid for cid, _, _ in entries if cid in index))
+    assert held == {frozenset({"c2", "c3", "c4"})}  # newest 2023-03-05: 30 days held, 02-04 in, 02-03 out
+
+
+def test_entries_without_a_day_are_held_and_no_window_keeps_everything():
+    index = DedupIndex(0.7, 64, window_days=1)
+    index.add("undated", "a0", index.signer.sign(TEXT))
+    index.add("new", "a1", index.signer.sign(OTHER), 20250101)
+    assert "undated" in index
+    unbounded = DedupIndex(0.7, 64)
+    unbounded.add("a", "a0", unbounded.signer.sign(TEXT), 19990101)
+    unbounded.add("b", "a1", unbounded.signer.sign(OTHER), 20250101)
+    assert "a" in unbounded and "b" in unbounded
