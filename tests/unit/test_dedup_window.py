@@ -69,3 +69,20 @@ def test_entries_without_a_day_are_held_and_no_window_keeps_everything():
     unbounded.add("a", "a0", unbounded.signer.sign(TEXT), 19990101)
     unbounded.add("b", "a1", unbounded.signer.sign(OTHER), 20250101)
     assert "a" in unbounded and "b" in unbounded
+
+
+def test_producer_ordering_options_from_the_brokers_api_versions():
+    from kafka import KafkaProducer
+
+    from ingest.kafka.producer import ordering_options, supports_idempotence
+
+    assert supports_idempotence({0: (0, 9), 22: (0, 4)})
+    assert not supports_idempotence({0: (0, 9)})  # no InitProducerId: no producer ids
+    assert not supports_idempotence({0: (0, 2), 22: (0, 1)})  # Produce < v3: no sequenced record batches
+    assert ordering_options(False) == {"enable_idempotence": False, "max_in_flight_requests_per_connection": 1,
+                                       "retries": 5}
+    # The idempotent options satisfy kafka-python's requirements (acks=all, retries > 0, <= 5 in flight):
+    # set explicitly, a conflict would raise KafkaConfigurationError instead of silently dropping idempotence.
+    options = ordering_options(True)
+    assert options["enable_idempotence"] is True and options["max_in_flight_requests_per_connection"] <= 5
+    assert "retries" not in options and KafkaProducer.DEFAULT_CONFIG["retries"] > 0
