@@ -97,6 +97,7 @@ class SignatureLog:
                 last_report = now
                 log.info("dedup log %s: replayed %d of %d entries (%.0f/s)", self.topic, stats.read, total,
                          stats.read / (now - started))
+        index.settle()
         stats.seconds = time.monotonic() - started
         return stats
 
@@ -112,7 +113,7 @@ class SignatureLog:
             return index.add_sighting(entry.article_id, entry.chunk_id, entry.kept_chunk_id, entry.day)
         if not isinstance(entry, DedupSignature) or entry.num_perm != index.signer.num_perm:
             return False  # another kind, or written with other settings: not comparable
-        return index.add(entry.chunk_id, entry.article_id, index.signer.decode(entry.minhash), entry.day)
+        return index.load(entry.chunk_id, entry.article_id, index.signer.decode_values(entry.minhash), entry.day)
 
     def append(self, index: DedupIndex, kept: list[Kept], sighted: list[DedupSighting]) -> None:
         """Write kept signatures and emitted sightings and wait for the acknowledgement."""
