@@ -24,6 +24,7 @@ import datetime as dt
 import gc
 import gzip
 import json
+import logging
 import random
 import tempfile
 import time
@@ -268,6 +269,9 @@ def main() -> None:
     parser.add_argument("--memory-signatures", type=int, default=300_000,
                         help="signatures loaded for the memory figure (1,500,000 for the full 30 days)")
     args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("ingest.process.signature_log").setLevel(logging.INFO)  # the replay's progress lines
+    logging.getLogger("kafka").setLevel(logging.ERROR)
     pages = load_pages(args.pages)
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-ingest-")), _env_file=None)
     manager = ServiceManager(settings)
