@@ -247,7 +247,8 @@ def dedup_state_table(settings: Settings, replay_n: int, memory_n: int) -> Table
     table.add_row(f"replay rate ({replay_n:,} signatures)", f"{replay['replay_rate']:,.0f}/s",
                   f"{replay['held']:,} held in the window")
     table.add_row(f"start-up, {replay_n:,} signatures", f"{replay['startup_s']:.1f} s", "measured")
-    table.add_row("start-up, 1,000,000 signatures", f"{replay['startup_s'] * 1_000_000 / replay_n:.0f} s", label)
+    if replay_n != 1_000_000:
+        table.add_row("start-up, 1,000,000 signatures", f"{replay['startup_s'] * 1_000_000 / replay_n:.0f} s", label)
     full = WINDOW_DAYS * PER_DAY
     mem_label = "measured" if memory["held"] >= full else f"extrapolated from {memory['held']:,} measured"
     table.add_row(f"index memory per signature ({memory['held']:,} held)",
