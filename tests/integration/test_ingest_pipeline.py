@@ -21,11 +21,15 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "news-html"
 
 @pytest.fixture
 def topics(stack):
-    """Private topic names per test, so tests never see each other's messages."""
+    """Private topic names per test, so tests never see each other's messages. The fixture pages were published
+    from 2018-04 to 2019-11; "re-ingest adds nothing" holds inside the dedup window (default 30 days back from the
+    newest publication day seen), so the window here spans them all."""
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()}}
-    settings = stack.settings.model_copy(update={f"topic_{k}": v for k, v in names.items()})
+    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+           "NEWSKG_DEDUP_WINDOW_DAYS": "1000"}
+    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
+                                                 "dedup_window_days": 1000})
     return env, settings, names
 
 
@@ -40,9 +44,6 @@ def run_process(env) -> dict:
 
 def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
     env, settings, names = topics
-    # The pages were published from 2018-04 to 2019-11; "re-ingest adds nothing" holds inside the dedup window
-    # (default 30 days back from the newest publication day seen), so the window here spans them all.
-    env = {**env, "NEWSKG_DEDUP_WINDOW_DAYS": "1000"}
     sent = newskg_json("ingest", "files", str(FIXTURES), "--source", "benchmark", env=env)
     assert sent["sent"] == 8 and sent["failed"] == []
     stats = run_process(env)
