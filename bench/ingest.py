@@ -7,26 +7,37 @@ Prints, on this machine:
   4. recall/precision of the dedup decision (LSH candidates + estimated Jaccard) against exact trigram Jaccard
      >= threshold on a sample of edited copies (goal recall >= 0.95);
   5. the shared dedup state: in-memory LSH + Kafka signature log against datasketch's Redis storage on the
-     FalkorDB redis-server (baseline, same run).
-Run: `make bench` or `.venv/bin/python -m bench.ingest [--pages DIR]`.
+     FalkorDB redis-server (baseline, same run);
+  6. the dedup log's replay through the local broker (entries/s, stage start-up time) and the index's memory,
+     each measured on a given number of synthetic signatures and extrapolated linearly (labelled so) to 1 M
+     signatures and to 30 days x 50k chunks/day = 1.5 M signatures when fewer were measured.
+Run: `make bench` or `.venv/bin/python -m bench.ingest [--pages DIR]`;
+     dedup state only: `.venv/bin/python -m bench.ingest --dedup-only [--replay-signatures N]
+     [--memory-signatures N]`.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import datetime as dt
+import gc
 import gzip
 import json
+import logging
 import random
 import tempfile
 import time
+import tracemalloc
 import uuid
 from pathlib import Path
 
+import numpy as np
 from datasketch import MinHash, MinHashLSH
 from rich.console import Console
 from rich.table import Table
 
-from core.records import RawArticle
+from core.records import DedupSignature, RawArticle
 from core.settings import Settings
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.stage import run_stages
@@ -35,7 +46,7 @@ from ingest.process.chunking import windows
 from ingest.process.dedup import DedupIndex, exact_jaccard
 from ingest.process.quality import token_f1
 from ingest.process.sentences import split_many
-from ingest.process.signature_log import SignatureLog
+from ingest.process.signature_log import LOG_TOPIC_CONFIG, Kept, SignatureLog
 from newskg.pipeline import build_runners
 from newskg.services.manager import ServiceManager
 from newskg.wiring import kafka_options
@@ -144,7 +155,7 @@ def state_stores(texts: list[str], settings: Settings) -> tuple[float, float]:
         index.decide(key, article, mh)
         index.add(key, article, mh)
     for batch in range(0, len(signed), 64):
-        log.append(index, signed[batch:batch + 64])
+        log.append(index, [Kept(cid, article, mh, None) for cid, article, mh in signed[batch:batch + 64]], [])
     ours = len(signed) / (time.perf_counter() - start)
     log.close()
     record = ServiceManager(settings).state.load()["graph"]
@@ -159,16 +170,119 @@ def state_stores(texts: list[str], settings: Settings) -> tuple[float, float]:
     return ours, len(signed) / (time.perf_counter() - start)
 
 
+PER_DAY = 50_000
+WINDOW_DAYS = 30
+
+
+def synthetic_day(i: int) -> int:
+    """50k chunks a day from 2024-01-01: the i-th signature's publication day key."""
+    day = dt.date(2024, 1, 1) + dt.timedelta(days=i // PER_DAY)
+    return day.year * 10000 + day.month * 100 + day.day
+
+
+def synthetic_values(n: int, num_perm: int, seed: int = 11) -> np.ndarray:
+    """MinHash values of distinct texts are uniform 32-bit values: random ones load the index the same way."""
+    return np.random.default_rng(seed).integers(0, 2**32, size=(n, num_perm), dtype=np.uint64).astype(np.uint32)
+
+
+def replay_figures(settings: Settings, n: int) -> dict:
+    """Write n signatures to a fresh compacted log on the local broker, then time a stage's start-up: open the
+    log, replay it into a windowed index, ready to decide."""
+    options = kafka_options(settings)
+    topic = f"bench{uuid.uuid4().hex[:6]}.dedup"
+    from ingest.kafka.admin import TopicAdmin
+
+    TopicAdmin(options).ensure_topics([topic], 3, configs={topic: LOG_TOPIC_CONFIG})
+    producer = RecordProducer(options, linger_ms=20)
+    values = synthetic_values(n, settings.dedup_num_perm)
+    start = time.perf_counter()
+    for first in range(0, n, 5000):
+        producer.send_all(topic, [(f"c_{i:032x}", DedupSignature(
+            chunk_id=f"c_{i:032x}", article_id=f"a_{i // 10:032x}", num_perm=settings.dedup_num_perm,
+            minhash=base64.b64encode(values[i].astype("<u4").tobytes()).decode(), day=synthetic_day(i)))
+            for i in range(first, min(n, first + 5000))])
+    written = time.perf_counter() - start
+    del values
+    start = time.perf_counter()
+    index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, WINDOW_DAYS)
+    log = SignatureLog(options, topic, producer)
+    stats = log.replay(index)
+    startup = time.perf_counter() - start
+    log.close()
+    producer.close()
+    return {"n": n, "write_rate": n / written, "replay_rate": stats.read / stats.seconds, "startup_s": startup,
+            "held": len(index)}
+
+
+def memory_figures(settings: Settings, n: int) -> dict:
+    """tracemalloc over an index loaded with n signatures (as a replay loads them), ids and maps included."""
+    values = synthetic_values(n, settings.dedup_num_perm, seed=12)
+    ids = [f"c_{i:032x}" for i in range(n)]
+    articles = [f"a_{i // 10:032x}" for i in range(n)]
+    gc.collect()
+    tracemalloc.start()
+    index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, WINDOW_DAYS)
+    for i in range(n):
+        index.load(ids[i], articles[i], values[i], synthetic_day(i))
+    index.settle()
+    gc.collect()
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    # ids/article strings were made outside the measured span but the index holds them: count them in
+    strings = sum(map(len, ids)) + 49 * n + (sum(map(len, articles)) + 49 * n) / 10
+    held = len(index)
+    return {"n": n, "held": held, "bytes_per_signature": (current + strings) / held,
+            "peak_per_signature": (peak + strings) / held, "arrays_per_signature": index.memory_bytes() / held}
+
+
+def dedup_state_table(settings: Settings, replay_n: int, memory_n: int) -> Table:
+    replay = replay_figures(settings, replay_n)
+    memory = memory_figures(settings, memory_n)
+    table = Table(title=f"dedup state (window {WINDOW_DAYS} days, {PER_DAY:,} chunks/day), this machine")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    table.add_column("note", justify="right")
+    label = "measured" if replay_n == 1_000_000 else f"extrapolated from {replay_n:,} measured"
+    table.add_row(f"log write through the broker ({replay_n:,} signatures)", f"{replay['write_rate']:,.0f}/s", "")
+    table.add_row(f"replay rate ({replay_n:,} signatures)", f"{replay['replay_rate']:,.0f}/s",
+                  f"{replay['held']:,} held in the window")
+    table.add_row(f"start-up, {replay_n:,} signatures", f"{replay['startup_s']:.1f} s", "measured")
+    if replay_n != 1_000_000:
+        table.add_row("start-up, 1,000,000 signatures", f"{replay['startup_s'] * 1_000_000 / replay_n:.0f} s", label)
+    full = WINDOW_DAYS * PER_DAY
+    mem_label = "measured" if memory["held"] >= full else f"extrapolated from {memory['held']:,} measured"
+    table.add_row(f"index memory per signature ({memory['held']:,} held)",
+                  f"{memory['bytes_per_signature']:,.0f} B",
+                  f"numpy arrays {memory['arrays_per_signature']:,.0f} B, peak {memory['peak_per_signature']:,.0f} B")
+    table.add_row(f"index memory, {WINDOW_DAYS} days x {PER_DAY:,} = {full:,} signatures",
+                  f"{memory['bytes_per_signature'] * full / 2**30:.2f} GiB", mem_label)
+    return table
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     default = REPO.parent / "shared" / "data" / "news-html"
     parser.add_argument("--pages", type=Path, default=default if default.exists() else
                         REPO / "tests" / "fixtures" / "news-html")
+    parser.add_argument("--dedup-only", action="store_true", help="only the dedup state figures (6)")
+    parser.add_argument("--replay-signatures", type=int, default=200_000,
+                        help="signatures written and replayed through the broker (1,000,000 for the full figure)")
+    parser.add_argument("--memory-signatures", type=int, default=300_000,
+                        help="signatures loaded for the memory figure (1,500,000 for the full 30 days)")
     args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("ingest.process.signature_log").setLevel(logging.INFO)  # the replay's progress lines
+    logging.getLogger("kafka").setLevel(logging.ERROR)
     pages = load_pages(args.pages)
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-ingest-")), _env_file=None)
     manager = ServiceManager(settings)
     manager.up()
+    if args.dedup_only:
+        try:
+            console.print(dedup_state_table(settings, args.replay_signatures, args.memory_signatures))
+        finally:
+            manager.down()
+        return
     try:
         split_many(["Warm up the sentence model."])
         f1, inproc_rate, chunk_texts = quality_and_speed(pages, settings)
@@ -176,6 +290,7 @@ def main() -> None:
         ours_mh, base_mh = minhash_rates(chunk_texts * 3, settings.dedup_num_perm)
         quality = lsh_quality(chunk_texts, settings.dedup_threshold, settings.dedup_num_perm)
         log_rate, redis_rate = state_stores(chunk_texts, settings)
+        dedup_table = dedup_state_table(settings, args.replay_signatures, args.memory_signatures)
     finally:
         manager.down()
     table = Table(title=f"ingestion, {len(pages)} real pages ({len(chunk_texts)} chunks), this machine")
@@ -194,6 +309,7 @@ def main() -> None:
     table.add_row("dedup state: LSH + Kafka log (chunks/s)", f"{log_rate:.0f}",
                   f"redis storage {redis_rate:.0f} ({log_rate / redis_rate:.1f}x)")
     console.print(table)
+    console.print(dedup_table)
 
 
 if __name__ == "__main__":

@@ -155,6 +155,18 @@ class DedupSignature(Record):
     article_id: NonEmpty
     num_perm: int = Field(ge=1)
     minhash: NonEmpty = Field(description="base64 of little-endian uint32 hash values")
+    day: DayKey | None = Field(None, description="the chunk's publication day: the dedup window's clock")
+
+
+class DedupSighting(Record):
+    """An article's chunk already sent as a sighting of a kept chunk: one entry of the shared dedup log, so the
+    same article ingested again emits nothing, on any replica and after restarts."""
+
+    KIND: ClassVar[str] = "DedupSighting"
+    chunk_id: NonEmpty = Field(description="the sighting article's own chunk (hash of its text)")
+    article_id: NonEmpty
+    kept_chunk_id: NonEmpty
+    day: DayKey
 
 
 class Mention(Record):
@@ -213,7 +225,8 @@ class DeadLetter(Record):
 
 RECORD_TYPES: dict[str, type[Record]] = {
     cls.KIND: cls
-    for cls in (RawArticle, Article, Chunk, ChunkSighting, DedupSignature, Mention, Entity, Interaction, DeadLetter)
+    for cls in (RawArticle, Article, Chunk, ChunkSighting, DedupSignature, DedupSighting, Mention, Entity, Interaction,
+                DeadLetter)
 }
 
 

@@ -62,11 +62,19 @@ class Settings(BaseSettings):
         0.7, gt=0.0, le=1.0, description="Word-trigram Jaccard at or above which a chunk is a near-duplicate."
     )
     dedup_num_perm: int = Field(128, ge=16, le=1024, description="MinHash permutations.")
+    dedup_window_days: int = Field(
+        30, ge=1, description="Days of chunks (by publication, back from the newest seen) the dedup index keeps; "
+                              "older ones are neither matched nor replayed from the dedup log."
+    )
     max_page_bytes: int = Field(5_000_000, ge=1024, description="Larger pages/messages go to the dead-letter topic.")
     process_batch_size: int = Field(64, ge=1, description="Messages a stage takes per poll.")
     fetch_timeout_s: float = Field(20.0, gt=0, description="HTTP timeout for feeds and pages.")
     fetch_min_interval_s: float = Field(1.0, ge=0, description="Minimum seconds between requests to one domain.")
     fetch_user_agent: str = Field("newskg/0.1 (+https://github.com/newskg)", description="User-Agent for fetching.")
+    fetch_allow_private: bool = Field(
+        False, description="Fetch private, loopback, link-local and reserved addresses (local test servers only)."
+    )
+    fetch_max_redirects: int = Field(5, ge=0, le=20, description="Redirect hops followed per fetch.")
 
     # --- graph store
     graph_uri: str | None = Field(

@@ -36,7 +36,8 @@ def parse_every(text: str) -> int:
 def feed_poller(settings: Settings):
     producer = articles_producer(settings)
     fetcher = PoliteFetcher(settings.fetch_user_agent, settings.fetch_timeout_s, settings.fetch_min_interval_s,
-                            settings.max_page_bytes)
+                            settings.max_page_bytes, allow_private=settings.fetch_allow_private,
+                            max_redirects=settings.fetch_max_redirects)
     state = FeedState(settings.data_dir / "feeds" / "state.sqlite")
     try:
         yield FeedPoller(fetcher, state, producer, settings.topic_articles, settings.topic_dlq)

@@ -23,7 +23,7 @@ from ingest.kafka.membership import claim_member
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.stage import StageRunner, run_stages
 from ingest.process.dedup import DedupIndex
-from ingest.process.signature_log import SignatureLog
+from ingest.process.signature_log import LOG_TOPIC_CONFIG, SignatureLog
 from ingest.process.stage import GROUP as PROCESS_GROUP
 from ingest.process.stage import ProcessStage
 from newskg.wiring import NotConfigured, kafka_bootstrap, kafka_options, llm_base_url, open_graph, open_mirror
@@ -41,7 +41,8 @@ def project_topics(settings: Settings) -> list[str]:
 def ensure_topics(settings: Settings) -> None:
     admin = TopicAdmin(kafka_options(settings))
     try:
-        admin.ensure_topics(project_topics(settings), settings.topic_partitions, settings.topic_replication)
+        admin.ensure_topics(project_topics(settings), settings.topic_partitions, settings.topic_replication,
+                            configs={settings.topic_dedup: LOG_TOPIC_CONFIG})
     finally:
         admin.close()
 
@@ -63,7 +64,7 @@ def process_runner(settings: Settings) -> StageRunner:
     consumer = group_consumer(settings, PROCESS_GROUP, "process", [settings.topic_articles])  # a clash fails fast
     options = kafka_options(settings)
     producer = RecordProducer(options)
-    index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm)
+    index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, settings.dedup_window_days)
     stage = ProcessStage(settings, index, SignatureLog(options, settings.topic_dedup, producer))
     return StageRunner(stage, consumer, producer, settings.topic_dlq)
 

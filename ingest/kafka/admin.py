@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
-from kafka.errors import TopicAlreadyExistsError
+from kafka.admin import ConfigResource, ConfigResourceType
+from kafka.errors import KafkaError, TopicAlreadyExistsError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -27,15 +31,43 @@ class TopicAdmin:
         self._admin = KafkaAdminClient(**options, request_timeout_ms=10000)
         self._offsets = KafkaConsumer(**options)
 
-    def ensure_topics(self, names: list[str], partitions: int, replication: int = 1) -> list[str]:
-        """Create the missing topics; returns the ones created. Safe to call from several processes."""
-        missing = [n for n in names if n not in set(self._admin.list_topics())]
-        if not missing:
-            return []
-        spec = {n: {"num_partitions": partitions, "replication_factor": replication} for n in missing}
-        with contextlib.suppress(TopicAlreadyExistsError):  # another process won the race
-            self._admin.create_topics(spec, raise_errors=True, wait_for_metadata=True)
+    def ensure_topics(self, names: list[str], partitions: int, replication: int = 1,
+                      configs: dict[str, dict[str, str]] | None = None) -> list[str]:
+        """Create the missing topics; returns the ones created. Safe to call from several processes.
+        `configs` (per topic, e.g. cleanup.policy) are set at creation and brought up to date on a topic that
+        already exists (one created by an older version)."""
+        configs = configs or {}
+        existing = set(self._admin.list_topics())
+        missing = [n for n in names if n not in existing]
+        if missing:
+            spec = {n: {"num_partitions": partitions, "replication_factor": replication,
+                        "configs": configs.get(n, {})} for n in missing}
+            with contextlib.suppress(TopicAlreadyExistsError):  # another process won the race
+                self._admin.create_topics(spec, raise_errors=True, wait_for_metadata=True)
+        for name in names:
+            if name not in missing and configs.get(name):
+                self.align_configs(name, configs[name])
         return missing
+
+    def topic_configs(self, topic: str) -> dict[str, str]:
+        """The configs the broker reports as set on the topic (empty when it keeps none, as Tansu)."""
+        answer = self._admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)])
+        entries = answer.get("topic", {}).get(topic, {})
+        return {key: entry["value"] for key, entry in entries.items()}
+
+    def align_configs(self, topic: str, wanted: dict[str, str]) -> bool:
+        """Set the wanted configs where the broker reports other values; False if the broker refused them."""
+        current = self.topic_configs(topic)
+        changes = {key: value for key, value in wanted.items() if current.get(key) != value}
+        if not changes:
+            return True
+        try:
+            self._admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, configs=changes)])
+        except (KafkaError, ValueError) as exc:  # ValueError: a broker that keeps no topic configs at all
+            log.warning("could not set %s on topic %s: %s", changes, topic, exc)
+            return False
+        log.info("topic %s: set %s", topic, changes)
+        return True
 
     def partitions(self, topic: str) -> list[TopicPartition]:
         parts = self._offsets.partitions_for_topic(topic) or set()

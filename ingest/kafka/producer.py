@@ -1,20 +1,69 @@
-"""Keyed, acknowledged writes: acks=all, idempotent producer, a flush before anyone commits upstream."""
+"""Keyed, acknowledged writes: acks=all, in-order delivery per partition, a flush before anyone commits upstream.
+
+Order matters: an article's chunks share a key (one partition) and the extract stage links short names to the
+full names of earlier chunks. A plain producer with retries and several requests in flight can reorder them (a
+failed batch is retried after a later one succeeded). The idempotent producer (sequence numbers per partition,
+KIP-98) keeps order with up to 5 requests in flight and drops retried duplicates; where the broker cannot give a
+producer id (no InitProducerId API), the producer falls back to one request in flight, which keeps order too.
+"""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from kafka import KafkaProducer
+from kafka import KafkaAdminClient, KafkaProducer
+from kafka.errors import KafkaError
 from kafka.producer.future import FutureRecordMetadata
 
 from core.records import Record
 
+log = logging.getLogger(__name__)
+
+INIT_PRODUCER_ID = 22  # Kafka API key of InitProducerId: the broker hands out producer ids (idempotence)
+PRODUCE = 0  # Produce v3+ carries the record-batch format with producer id and sequence numbers
+
+_support: dict[str, bool] = {}  # per bootstrap string: the answer does not change while the process runs
+
+
+def supports_idempotence(api_versions: dict[int, tuple[int, int]]) -> bool:
+    """From the broker's ApiVersions answer: can it give a producer id and take sequenced batches?"""
+    produce = api_versions.get(PRODUCE)
+    return INIT_PRODUCER_ID in api_versions and produce is not None and produce[1] >= 3
+
+
+def ordering_options(idempotent: bool) -> dict[str, Any]:
+    """Producer options that keep an article's messages in order, with or without broker support."""
+    if idempotent:
+        # kafka-python raises (not silently downgrades) on a conflicting option when this is set explicitly;
+        # retries stay at its default (unbounded within delivery_timeout_ms), as its documentation advises.
+        return {"enable_idempotence": True, "max_in_flight_requests_per_connection": 5}
+    return {"enable_idempotence": False, "max_in_flight_requests_per_connection": 1, "retries": 5}
+
+
+def broker_supports_idempotence(options: dict[str, Any]) -> bool:
+    key = ",".join(options["bootstrap_servers"])
+    if key not in _support:
+        admin = KafkaAdminClient(**options, request_timeout_ms=10000)
+        try:
+            versions = {int(api): tuple(span) for api, span in admin.api_versions().items()}
+        except KafkaError as exc:  # cannot tell: the safe choice keeps order either way
+            log.warning("could not read the broker's API versions (%s): one request in flight", exc)
+            versions = {}
+        finally:
+            admin.close()
+        _support[key] = supports_idempotence(versions)
+        if not _support[key]:
+            log.warning("broker %s has no idempotent producer: sending with one request in flight", key)
+    return _support[key]
+
 
 class RecordProducer:
     def __init__(self, options: dict[str, Any], linger_ms: int = 5):
+        self.idempotent = broker_supports_idempotence(options)
         # gzip: HTML pages shrink 5-10x, which keeps large pages under the broker's 1 MB message limit.
-        self._producer = KafkaProducer(**options, acks="all", linger_ms=linger_ms, retries=5,
-                                       compression_type="gzip", max_request_size=8 * 1024 * 1024)
+        self._producer = KafkaProducer(**options, acks="all", linger_ms=linger_ms, compression_type="gzip",
+                                       max_request_size=8 * 1024 * 1024, **ordering_options(self.idempotent))
 
     def send(self, topic: str, key: str | None, value: Record | bytes) -> FutureRecordMetadata:
         payload = value.to_bytes() if isinstance(value, Record) else value

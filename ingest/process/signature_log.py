@@ -1,64 +1,137 @@
-"""The dedup index's durable, shared state: a Kafka topic of kept chunks' signatures, replayed into memory."""
+"""The dedup index's durable, shared state: a Kafka topic replayed into memory.
+
+Two kinds of entry, keyed so that a compacted topic keeps exactly the latest one of each:
+  - DedupSignature, keyed by chunk id: a kept chunk's MinHash signature;
+  - DedupSighting, keyed by article id + its own chunk id: a sighting already emitted, so the same article ingested
+    again emits nothing.
+The topic is created with cleanup.policy=compact (`LOG_TOPIC_CONFIG`): time-based retention (Kafka's default 7
+days) would silently delete the state, and every key is written once (a chunk id is a hash of its text), so
+compaction keeps it all while dropping superseded copies. What the index holds is bounded by the publication
+window (`NEWSKG_DEDUP_WINDOW_DAYS`), not by the topic: entries older than the window are read and skipped.
+"""
 
 from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from datasketch import LeanMinHash
 from kafka import KafkaConsumer, TopicPartition
 
-from core.records import DedupSignature, RecordError
+from core.records import DedupSighting, DedupSignature, RecordError, decode_any
 from ingest.kafka.producer import RecordProducer
 from ingest.process.dedup import DedupIndex
 
 log = logging.getLogger(__name__)
 
+LOG_TOPIC_CONFIG = {"cleanup.policy": "compact"}
+PROGRESS_EVERY_S = 5.0
+RECEIVE_MAX_BYTES = 2**31 - 1  # the largest frame the Kafka protocol's int32 length allows
+
+
+@dataclass
+class ReplayStats:
+    read: int = 0  # entries read from the log
+    held: int = 0  # entries now in the index (signatures and sightings)
+    skipped: int = 0  # older than the window, written with other settings, or unreadable
+    seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.read / self.seconds if self.seconds else 0.0
+
+
+@dataclass(frozen=True)
+class Kept:
+    chunk_id: str
+    article_id: str
+    minhash: LeanMinHash
+    day: int | None
+
+
+def sighting_key(article_id: str, chunk_id: str) -> str:
+    return f"{article_id}/{chunk_id}"
+
 
 class SignatureLog:
-    def __init__(self, options: dict[str, Any], topic: str, producer: RecordProducer, timeout_s: float = 300.0):
+    def __init__(self, options: dict[str, Any], topic: str, producer: RecordProducer):
         self.topic = topic
-        self.timeout_s = timeout_s
+        self.replayed = False  # True once the log was read to the end offsets seen at start (ready to decide)
         self._producer = producer
+        # A replay reads the whole log: large fetches and polls, and no client-side CRC32C check of each record
+        # batch, which kafka-python computes in pure Python unless the `crc32c` C package is installed (it took
+        # 8 of 14 s of a 30k-entry replay here). The broker checked the CRC when the batch was produced, and
+        # every entry is still validated as a record. noida-db 0.2.3 ignores the fetch size limits and answers
+        # with everything after the offset (109 MB for a 200k-signature log): a larger frame limit than
+        # kafka-python's 100 MB lets such a log be read at all; Kafka honours the limits and never sends one.
         self._reader = KafkaConsumer(**options, group_id=None, enable_auto_commit=False,
-                                     auto_offset_reset="earliest", fetch_max_bytes=32 * 1024 * 1024)
+                                     auto_offset_reset="earliest", fetch_max_bytes=64 * 1024 * 1024,
+                                     max_partition_fetch_bytes=16 * 1024 * 1024, max_poll_records=20_000,
+                                     check_crcs=False, receive_message_max_bytes=RECEIVE_MAX_BYTES)
         parts = self._reader.partitions_for_topic(topic) or set()
         self._tps = [TopicPartition(topic, p) for p in sorted(parts)]
         self._reader.assign(self._tps)
         self._reader.seek_to_beginning(*self._tps)
 
-    def catch_up(self, index: DedupIndex) -> int:
-        """Read every entry written so far (by any replica) into the index; returns how many were read."""
+    def replay(self, index: DedupIndex) -> ReplayStats:
+        """Read the whole log into the index, logging progress and rate; no time cap: deciding without the shared
+        state would re-emit duplicates, so the stage is not ready (and joins no group) until this returns."""
+        stats = self.catch_up(index)
+        self.replayed = True
+        log.info("dedup log %s replayed: %d entries in %.1f s (%.0f/s); index holds %d chunks and %d sightings, "
+                 "%d entries skipped (older than the %s-day window or unreadable)", self.topic, stats.read,
+                 stats.seconds, stats.rate, len(index), index.sightings, stats.skipped, index.window.days)
+        return stats
+
+    def catch_up(self, index: DedupIndex) -> ReplayStats:
+        """Read every entry written so far (by any replica) into the index; a read that takes long (the start-up
+        replay, a slow broker) logs its progress every PROGRESS_EVERY_S."""
+        stats = ReplayStats()
         if not self._tps:
-            return 0
+            return stats
         ends = self._reader.end_offsets(self._tps)
-        read, deadline = 0, time.monotonic() + self.timeout_s
+        total = sum(end - self._reader.position(tp) for tp, end in ends.items())
+        started = last_report = time.monotonic()
         while any(self._reader.position(tp) < end for tp, end in ends.items()):
-            if time.monotonic() > deadline:
-                # Deciding without the shared state would re-emit duplicates: fail the batch instead.
-                raise TimeoutError(f"dedup log {self.topic} not read to its end within {self.timeout_s} s")
             for records in self._reader.poll(timeout_ms=500).values():
                 for record in records:
-                    read += self._apply(index, record.value)
-        return read
+                    stats.read += 1
+                    if self._apply(index, record.value):
+                        stats.held += 1
+                    else:
+                        stats.skipped += 1
+            now = time.monotonic()
+            if now - last_report >= PROGRESS_EVERY_S:
+                last_report = now
+                log.info("dedup log %s: replayed %d of %d entries (%.0f/s)", self.topic, stats.read, total,
+                         stats.read / (now - started))
+        index.settle()
+        stats.seconds = time.monotonic() - started
+        return stats
 
-    def _apply(self, index: DedupIndex, value: bytes) -> int:
+    def _apply(self, index: DedupIndex, value: bytes | None) -> bool:
+        if value is None:  # a tombstone: nothing to hold
+            return False
         try:
-            entry = DedupSignature.from_bytes(value)
+            entry = decode_any(value)
         except RecordError as exc:
             log.warning("skipping a bad dedup log entry: %s", exc)
-            return 0
-        if entry.num_perm != index.signer.num_perm:
-            return 0  # written with other settings: not comparable
-        index.add(entry.chunk_id, entry.article_id, index.signer.decode(entry.minhash))
-        return 1
+            return False
+        if isinstance(entry, DedupSighting):
+            return index.add_sighting(entry.article_id, entry.chunk_id, entry.kept_chunk_id, entry.day)
+        if not isinstance(entry, DedupSignature) or entry.num_perm != index.signer.num_perm:
+            return False  # another kind, or written with other settings: not comparable
+        return index.load(entry.chunk_id, entry.article_id, index.signer.decode_values(entry.minhash), entry.day)
 
-    def append(self, index: DedupIndex, kept: list[tuple[str, str, LeanMinHash]]) -> None:
-        """Write kept signatures and wait for the acknowledgement; keyed by chunk id (compaction-friendly)."""
-        items = [(chunk_id, DedupSignature(chunk_id=chunk_id, article_id=article_id,
-                                           num_perm=index.signer.num_perm, minhash=index.signer.encode(mh)))
-                 for chunk_id, article_id, mh in kept]
+    def append(self, index: DedupIndex, kept: list[Kept], sighted: list[DedupSighting]) -> None:
+        """Write kept signatures and emitted sightings and wait for the acknowledgement."""
+        items: list[tuple[str | None, DedupSignature | DedupSighting]] = [
+            (k.chunk_id, DedupSignature(chunk_id=k.chunk_id, article_id=k.article_id, num_perm=index.signer.num_perm,
+                                        minhash=index.signer.encode(k.minhash), day=k.day))
+            for k in kept]
+        items += [(sighting_key(s.article_id, s.chunk_id), s) for s in sighted]
         if items:
             self._producer.send_all(self.topic, items)
 

@@ -7,7 +7,7 @@ import logging
 from kafka.consumer.fetcher import ConsumerRecord
 
 from core.ids import chunk_id
-from core.records import Article, Chunk, ChunkSighting, RawArticle, RecordError
+from core.records import Article, Chunk, ChunkSighting, DedupSighting, RawArticle, RecordError
 from core.settings import Settings
 from ingest.kafka.stage import Stage, StageOutput, dead_letter
 from ingest.process.article import build_article
@@ -15,7 +15,7 @@ from ingest.process.chunking import windows
 from ingest.process.dedup import DedupIndex
 from ingest.process.guards import Rejected, check_size, looks_binary
 from ingest.process.sentences import split_many
-from ingest.process.signature_log import SignatureLog
+from ingest.process.signature_log import Kept, SignatureLog
 
 log = logging.getLogger(__name__)
 
@@ -29,10 +29,16 @@ class ProcessStage(Stage):
         self.settings = settings
         self.index = index
         self.signature_log = signature_log
-        self._kept: list = []
+        self._kept: list[Kept] = []
+        self._sighted: list[DedupSighting] = []
         if signature_log:
-            read = signature_log.catch_up(index)
-            log.info("dedup index loaded %d signatures from %s", read, signature_log.topic)
+            # Before the stage exists (and so before its consumer joins the group): ready only after replay.
+            signature_log.replay(index)
+
+    @property
+    def ready(self) -> bool:
+        """The dedup state is loaded: decisions made now agree with every other replica's."""
+        return self.signature_log is None or self.signature_log.replayed
 
     def handle(self, records: list[ConsumerRecord]) -> StageOutput:
         if self.signature_log:
@@ -48,7 +54,7 @@ class ProcessStage(Stage):
                 log.exception("process failed on %s[%d]@%d", record.topic, record.partition, record.offset)
                 output.dead.append(dead_letter(record, self.name, "processing_error", repr(exc)))
         sentence_lists = split_many([article.text for _, article in articles]) if articles else []
-        self._kept = []
+        self._kept, self._sighted = [], []
         for (record, article), sentences in zip(articles, sentence_lists, strict=True):
             try:
                 self._chunk(article, sentences, output)
@@ -75,15 +81,21 @@ class ProcessStage(Stage):
             # full name before the short forms of later chunks.
             if decision.kind == "duplicate":
                 output.messages.append((topic, article.id, _sighting(article, decision)))
+                day = article.published_day
+                if self.index.add_sighting(article.id, cid, decision.chunk_id, day):
+                    self._sighted.append(DedupSighting(chunk_id=cid, article_id=article.id,
+                                                       kept_chunk_id=decision.chunk_id, day=day))
             elif decision.kind == "new":
-                self.index.add(cid, article.id, mh)
-                self._kept.append((cid, article.id, mh))
+                # Not held (published before the window): not logged either; a re-ingest re-emits the same
+                # content-keyed chunk, which the graph's upsert absorbs.
+                if self.index.add(cid, article.id, mh, article.published_day):
+                    self._kept.append(Kept(cid, article.id, mh, article.published_day))
                 output.messages.append((topic, article.id, _chunk(article, cid, window)))
 
     def acknowledged(self, output: StageOutput) -> None:
         if self.signature_log:
-            self.signature_log.append(self.index, self._kept)
-        self._kept = []
+            self.signature_log.append(self.index, self._kept, self._sighted)
+        self._kept, self._sighted = [], []
 
     def close(self) -> None:
         if self.signature_log:

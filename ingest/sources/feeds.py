@@ -1,6 +1,8 @@
 """RSS/Atom feeds: conditional GET of the feed, each new entry's page fetched politely and produced as a
 RawArticle (with the entry date and the page's Last-Modified as date fallbacks); URLs already sent are skipped
-across restarts. Pages refused for size go to the dead-letter topic; robots.txt refusals are counted, not sent."""
+across restarts. An entry refused on purpose (robots.txt of any host on its redirect chain, a private or
+otherwise non-public target, too many redirects, too large) goes to the dead-letter topic with that reason and is
+remembered, so the next poll does not send it again; a refused feed URL is reported as an error."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ class FeedReport:
     sent: int = 0
     already_seen: int = 0
     robots_disallowed: int = 0
+    refused_target: int = 0
     dead_letters: int = 0
     errors: list[str] = field(default_factory=list)
 
@@ -80,9 +83,8 @@ class FeedPoller:
         try:
             page = self.fetcher.fetch(link)
         except FetchRefused as exc:
-            if exc.reason == "robots_disallowed":
-                report.robots_disallowed += 1
-                return
+            report.robots_disallowed += exc.reason == "robots_disallowed"
+            report.refused_target += exc.reason == "refused_target"
             self._dead_letter(link, exc.reason, exc.detail)
             report.dead_letters += 1
             self.state.mark_seen(link, exc.reason)

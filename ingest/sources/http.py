@@ -1,15 +1,21 @@
-"""Polite HTTP fetching for feeds and their pages: robots.txt honoured, a minimum interval per domain,
-timeouts, a size cap read while streaming, and conditional GET."""
+"""Polite, guarded HTTP fetching for feeds and their pages: redirects followed by hand (bounded), and on every hop
+the target checked (http/https, every resolved address public unless allowed) and that host's robots.txt
+honoured; a minimum interval per domain, timeouts, a size cap read while streaming, and conditional GET."""
 
 from __future__ import annotations
 
+import ipaddress
+import socket
 import threading
 import time
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
 import httpx
+
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class FetchRefused(Exception):
@@ -19,6 +25,43 @@ class FetchRefused(Exception):
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+
+
+def non_public_reason(address: IPAddress) -> str | None:
+    """Why an address must not be fetched from a feed link (None: a public address). Private, loopback,
+    link-local (cloud metadata at 169.254.169.254), shared, reserved, documentation, multicast and unspecified
+    ranges are all outside `is_global`; an IPv4 address mapped or embedded in IPv6 is judged as IPv4."""
+    embedded = getattr(address, "ipv4_mapped", None) or getattr(address, "sixtofour", None)
+    if embedded is not None:
+        return non_public_reason(embedded)
+    for kind in ("loopback", "link_local", "unspecified", "multicast", "reserved", "private"):
+        if getattr(address, f"is_{kind}"):
+            return kind.replace("_", "-")
+    return None if address.is_global else "not-global"
+
+
+def resolve(host: str, port: int) -> list[IPAddress]:
+    """Every address the host resolves to (a literal address resolves to itself)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:  # transient or mistyped: like a failed connection
+        raise httpx.ConnectError(f"cannot resolve {host}: {exc}") from exc
+    return sorted({ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos}, key=str)
+
+
+def check_target(url: str, allow_private: bool) -> None:
+    """Refuse what a feed must not make us fetch: other schemes, and hosts with any non-public address (all are
+    checked: a name with one public and one private address could be connected to either)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise FetchRefused("refused_target", f"{url}: only http(s) URLs with a host are fetched")
+    if allow_private:
+        return
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    for address in resolve(parts.hostname, port):
+        if reason := non_public_reason(address):
+            raise FetchRefused("refused_target", f"{url}: {parts.hostname} resolves to {address} ({reason}); "
+                                                 "set NEWSKG_FETCH_ALLOW_PRIVATE=true to allow it")
 
 
 @dataclass(frozen=True)
@@ -41,27 +84,44 @@ class FetchResult:
 
 
 class PoliteFetcher:
-    def __init__(self, user_agent: str, timeout_s: float, min_interval_s: float, max_bytes: int):
+    def __init__(self, user_agent: str, timeout_s: float, min_interval_s: float, max_bytes: int,
+                 allow_private: bool = False, max_redirects: int = 5):
         self.user_agent = user_agent
         self.min_interval_s = min_interval_s
         self.max_bytes = max_bytes
-        self._client = httpx.Client(timeout=timeout_s, follow_redirects=True, headers={"User-Agent": user_agent})
+        self.allow_private = allow_private
+        self.max_redirects = max_redirects
+        # Redirects by hand: each hop is a new target to check (address, robots.txt, interval).
+        self._client = httpx.Client(timeout=timeout_s, follow_redirects=False, headers={"User-Agent": user_agent})
         self._robots: dict[str, RobotFileParser] = {}
         self._last_request: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def fetch(self, url: str, etag: str | None = None, last_modified: str | None = None) -> FetchResult:
-        if not self.allowed(url):
-            raise FetchRefused("robots_disallowed", f"robots.txt of {_origin(url)} disallows {url}")
         headers = {}
         if etag:
             headers["If-None-Match"] = etag
         if last_modified:
             headers["If-Modified-Since"] = last_modified
-        self._wait_turn(url)
+        for _ in range(self.max_redirects + 1):
+            check_target(url, self.allow_private)
+            if not self.allowed(url):
+                raise FetchRefused("robots_disallowed", f"robots.txt of {_origin(url)} disallows {url}")
+            self._wait_turn(url)
+            result = self._fetch_one(url, headers)
+            if isinstance(result, FetchResult):
+                return result
+            url = result
+        raise FetchRefused("too_many_redirects", f"more than {self.max_redirects} redirects from {url}")
+
+    def _fetch_one(self, url: str, headers: dict[str, str]) -> FetchResult | str:
+        """One request: the result, or the next URL when the answer is a redirect."""
         with self._client.stream("GET", url, headers=headers) as response:
+            if response.status_code in REDIRECTS and response.headers.get("location"):
+                return urljoin(url, response.headers["location"])
             if response.status_code == 304:
-                return FetchResult(str(response.url), 304, b"", etag, last_modified, None)
+                return FetchResult(str(response.url), 304, b"", headers.get("If-None-Match"),
+                                   headers.get("If-Modified-Since"), None)
             response.raise_for_status()
             declared = int(response.headers.get("content-length") or 0)
             if declared > self.max_bytes:
@@ -88,9 +148,8 @@ class PoliteFetcher:
     def _load_robots(self, origin: str) -> RobotFileParser:
         parser = RobotFileParser(origin + "/robots.txt")
         try:
-            self._wait_turn(origin)
-            response = self._client.get(origin + "/robots.txt")
-        except httpx.HTTPError:
+            response = self._get_robots(origin + "/robots.txt")
+        except (httpx.HTTPError, FetchRefused):
             parser.disallow_all = True  # unreachable robots.txt: assume nothing may be fetched (RFC 9309 §2.3.1.4)
             return parser
         if response.status_code >= 500:
@@ -100,6 +159,17 @@ class PoliteFetcher:
         else:
             parser.parse(response.text.splitlines())
         return parser
+
+    def _get_robots(self, url: str) -> httpx.Response:
+        """robots.txt, its redirects followed (RFC 9309: at least five hops), every hop's target checked."""
+        for _ in range(self.max_redirects + 1):
+            check_target(url, self.allow_private)
+            self._wait_turn(url)
+            response = self._client.get(url)
+            if response.status_code not in REDIRECTS or not response.headers.get("location"):
+                return response
+            url = urljoin(url, response.headers["location"])
+        raise FetchRefused("too_many_redirects", f"robots.txt redirects more than {self.max_redirects} times")
 
     def _wait_turn(self, url: str) -> None:
         """Keep at least min_interval (or the site's Crawl-delay, if larger) between requests to one host."""

@@ -126,8 +126,9 @@ def ingest_feeds(
     show: bool = typer.Option(False, "--list", help="List the stored schedule and exit."),
     as_json: bool = JsonOption,
 ) -> None:
-    """Poll feeds politely (robots.txt, per-domain interval, conditional GET, size cap) on a schedule that
-    survives restarts; new entries' pages go to the articles topic."""
+    """Poll feeds politely (robots.txt of every redirect hop, private targets refused, per-domain interval,
+    conditional GET, size cap) on a schedule that survives restarts; new entries' pages go to the articles
+    topic, refused ones to the dead-letter topic."""
     from newskg.feeds import parse_every, poll_once, schedule_feed, scheduler
 
     settings = get_settings()

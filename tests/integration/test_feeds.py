@@ -102,9 +102,10 @@ def site():
 def feed_settings(stack, tmp_path):
     prefix = f"t{uuid.uuid4().hex[:8]}"
     topics = {f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    # The feed state lives in this test's data dir; the broker is the session's, named explicitly.
+    # The feed state lives in this test's data dir; the broker is the session's, named explicitly. The test
+    # servers listen on loopback, which feeds may reach only with fetch_allow_private.
     return stack.settings.model_copy(update={**topics, "data_dir": tmp_path, "fetch_min_interval_s": 0.3,
-                                             "max_page_bytes": 100_000,
+                                             "max_page_bytes": 100_000, "fetch_allow_private": True,
                                              "kafka_bootstrap": kafka_bootstrap(stack.settings)})
 
 
@@ -116,7 +117,7 @@ def test_feed_polling_is_polite_conditional_and_remembers(site, feed_settings, s
     settings = feed_settings
     report = poll_once(settings, [site.base + "/feed.xml"])[0]
     assert (report.status, report.entries, report.sent) == ("ok", 4, 2)
-    assert report.robots_disallowed == 1 and report.dead_letters == 1  # /private/ skipped, /news/huge too big
+    assert report.robots_disallowed == 1 and report.dead_letters == 2  # /private/ disallowed, /news/huge too big
     assert "/private/secret" not in _paths(site)
     assert _paths(site).count("/robots.txt") == 1
     page_times = [t for path, t, _ in site.requests if path.startswith("/news/")]
@@ -127,7 +128,8 @@ def test_feed_polling_is_polite_conditional_and_remembers(site, feed_settings, s
     assert sorted(a.url for a in articles) == [site.base + "/news/budget", site.base + "/news/tram"]
     assert all(a.source == "Lyon Local" and a.feed_published and a.http_last_modified for a in articles)
     letters = [DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), settings.topic_dlq)]
-    assert [(d.reason, d.key, d.stage) for d in letters] == [("too_large", site.base + "/news/huge", "feeds")]
+    assert sorted((d.reason, d.key, d.stage) for d in letters) == [
+        ("robots_disallowed", site.base + "/private/secret", "feeds"), ("too_large", site.base + "/news/huge", "feeds")]
 
     # A restart (new poller, same data dir): the unchanged feed answers 304 and nothing is fetched again.
     mark = len(site.requests)
@@ -142,7 +144,7 @@ def test_feed_polling_is_polite_conditional_and_remembers(site, feed_settings, s
     site.feed_version = 2
     mark = len(site.requests)
     third = poll_once(settings, [site.base + "/feed.xml"])[0]
-    assert (third.sent, third.already_seen) == (1, 3)
+    assert (third.sent, third.already_seen) == (1, 4)  # the refused ones (dead letters) are not retried either
     assert [p for p in _paths(site, mark) if p.startswith("/news/")] == ["/news/bridge"]
 
 
@@ -172,3 +174,96 @@ def test_schedule_persists_across_restarts(tmp_path, stack):
     assert [(j.name, j.trigger.interval.total_seconds()) for j in jobs] == [("http://127.0.0.1:9/feed.xml", 900)]
     with pytest.raises(ValueError):
         parse_every("soon")
+
+
+class Host:
+    """A tiny site on its own loopback port: robots.txt, pages and redirects, with every request recorded."""
+
+    def __init__(self, robots: str, pages: dict[str, bytes], redirects: dict[str, str]):
+        self.robots, self.pages, self.redirects = robots, pages, redirects
+        self.requests: list[str] = []
+        host = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                host.requests.append(self.path)
+                if self.path == "/robots.txt":
+                    return self._send(200, host.robots.encode(), "text/plain")
+                if self.path in host.redirects:
+                    self.send_response(302)
+                    self.send_header("Location", host.redirects[self.path])
+                    self.send_header("Content-Length", "0")
+                    return self.end_headers()
+                if self.path in host.pages:
+                    return self._send(200, host.pages[self.path], "text/html" if self.path != "/feed.xml"
+                                      else "application/rss+xml")
+                return self._send(404, b"not found", "text/plain")
+
+            def _send(self, status, body, ctype):
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def _rss(links: list[str]) -> bytes:
+    items = "".join(f"<item><title>Story {i}</title><link>{link}</link>"
+                    f"<pubDate>{formatdate(1693440000 + i * 86400, usegmt=True)}</pubDate></item>"
+                    for i, link in enumerate(links))
+    return f'<?xml version="1.0"?><rss version="2.0"><channel><title>Hops</title>{items}</channel></rss>'.encode()
+
+
+@pytest.fixture
+def two_hosts():
+    """The feed host redirects to a second host (another port: another robots.txt) that disallows /private/."""
+    other = Host("User-agent: *\nDisallow: /private/\n",
+                 {"/news/bridge": PAGE.format(title="Bridge", meta="", body=BODIES["bridge"]).encode(),
+                  "/private/leak": PAGE.format(title="Leak", meta="", body=BODIES["budget"]).encode()}, {})
+    feed = Host("User-agent: *\nAllow: /\n", {}, {})
+    feed.redirects = {"/go/allowed": other.base + "/news/bridge", "/go/disallowed": other.base + "/private/leak",
+                      "/go/loop": "/go/loop"}
+    feed.pages["/feed.xml"] = _rss([feed.base + path for path in feed.redirects] + ["file:///etc/passwd"])
+    yield feed, other
+    feed.server.shutdown()
+    other.server.shutdown()
+
+
+def test_robots_and_targets_are_checked_on_every_redirect_hop(two_hosts, feed_settings):
+    feed, other = two_hosts
+    settings = feed_settings.model_copy(update={"fetch_min_interval_s": 0.0, "fetch_max_redirects": 3})
+    report = poll_once(settings, [feed.base + "/feed.xml"])[0]
+    assert "/private/leak" not in other.requests  # refused by the second host's robots.txt, never requested
+    assert (report.entries, report.sent, report.robots_disallowed, report.refused_target) == (4, 1, 1, 1)
+    assert other.requests.count("/robots.txt") == 1 and "/news/bridge" in other.requests
+    assert feed.requests.count("/go/loop") == 4  # the first request and 3 redirects, then refused
+    options = kafka_options(settings)
+    [article] = [RawArticle.from_bytes(r.value) for r in read_topic(options, settings.topic_articles)]
+    assert article.url == other.base + "/news/bridge"  # the final URL of the chain
+    letters = {d.key: d.reason for d in (DeadLetter.from_bytes(r.value)
+                                         for r in read_topic(options, settings.topic_dlq))}
+    assert letters == {feed.base + "/go/disallowed": "robots_disallowed", feed.base + "/go/loop": "too_many_redirects",
+                       "file://etc/passwd": "refused_target"}  # the link as feedparser hands it over
+
+
+def test_private_targets_are_refused_without_allow_private(two_hosts, feed_settings):
+    feed, other = two_hosts
+    settings = feed_settings.model_copy(update={"fetch_allow_private": False})
+    report = poll_once(settings, [feed.base + "/feed.xml"])[0]
+    assert report.status == "error" and "refused_target" in report.errors[0] and report.sent == 0
+    assert feed.requests == []  # refused before any request, robots.txt included
+
+    from ingest.sources.http import FetchRefused, PoliteFetcher
+
+    fetcher = PoliteFetcher("test", 5, 0, 100_000, allow_private=False)
+    with pytest.raises(FetchRefused) as refused:
+        fetcher.fetch(other.base + "/news/bridge")
+    assert refused.value.reason == "refused_target" and other.requests == []
+    fetcher.close()

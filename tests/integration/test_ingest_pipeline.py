@@ -21,11 +21,15 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "news-html"
 
 @pytest.fixture
 def topics(stack):
-    """Private topic names per test, so tests never see each other's messages."""
+    """Private topic names per test, so tests never see each other's messages. The fixture pages were published
+    from 2018-04 to 2019-11; "re-ingest adds nothing" holds inside the dedup window (default 30 days back from the
+    newest publication day seen), so the window here spans them all."""
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()}}
-    settings = stack.settings.model_copy(update={f"topic_{k}": v for k, v in names.items()})
+    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+           "NEWSKG_DEDUP_WINDOW_DAYS": "1000"}
+    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
+                                                 "dedup_window_days": 1000})
     return env, settings, names
 
 
@@ -44,7 +48,7 @@ def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
     assert sent["sent"] == 8 and sent["failed"] == []
     stats = run_process(env)
     assert stats["consumed"] == 8 and stats["dead"] == 0
-    chunks, _ = chunks_topic(settings, names)
+    chunks, sightings = chunks_topic(settings, names)
     assert len({c.article_id for c in chunks}) == 8
     assert len(chunks) == len({c.id for c in chunks}) > 8 * 2
     assert all(1 <= c.sentence_end - c.sentence_start <= 5 and c.source == "benchmark" for c in chunks)
@@ -53,8 +57,9 @@ def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
     newskg_json("ingest", "files", str(FIXTURES), "--source", "benchmark", env=env)
     again = run_process(env)  # a new process: the dedup index is rebuilt from the signature log
     assert again["consumed"] == 8 and again["dead"] == 0
-    after, _ = chunks_topic(settings, names)
+    after, sightings_after = chunks_topic(settings, names)
     assert len(after) == len(chunks)  # zero new chunks
+    assert len(sightings_after) == len(sightings)  # and zero new sightings
     report = {t["name"]: t for t in newskg_json("topics", env=env)["topics"]}
     assert report[names["articles"]]["messages"] == 16
     assert report[names["articles"]]["lag"] == {"newskg-process": 0}
@@ -89,6 +94,13 @@ def test_republished_story_is_one_chunk_linked_to_both_articles(topics, tmp_path
     assert sightings and all(s.source == "beta" and s.day == 20230901 and s.similarity >= 0.7 for s in sightings)
     assert {s.chunk_id for s in sightings} == {c.id for c in chunks}  # every kept chunk now has both articles
     assert {s.article_id for s in sightings} == {beta_id}
+
+    # beta is made only of near-duplicates: ingesting it again (a new process, the state replayed from the dedup
+    # log) emits nothing at all, neither chunks nor sightings.
+    newskg_json("ingest", "files", str(second), env=env)
+    again = run_process(env)
+    assert again["consumed"] == 1 and again["produced"] == 0
+    assert chunks_topic(settings, names) == (chunks, sightings)
 
 
 def test_bad_input_goes_to_the_dead_letter_topic_and_the_stage_keeps_consuming(topics):
