@@ -30,7 +30,8 @@ def chunk(cid: str, text: str, day: int = 20230501) -> Chunk:
 
 def stage(linker: Linker | None = None) -> ExtractStage:
     # M0 reads nothing from the graph while extracting: a store without a connection is enough here.
-    return ExtractStage(store=SimpleNamespace(conn=None), extractor=ChunkExtractor(linker or Linker(AliasIndex())), options=ExtractOptions())
+    return ExtractStage(store=SimpleNamespace(conn=None), extractor=ChunkExtractor(linker or Linker(AliasIndex())),
+                        options=ExtractOptions())
 
 
 def test_a_chunk_that_breaks_validation_is_set_aside_and_the_others_go_on():
