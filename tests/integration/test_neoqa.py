@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.synthetic import NewsArticle
 from evaluation.neoqa.dataset import load
+from evaluation.neoqa.records import NewsArticle
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.conftest import isolated_env, newskg, newskg_json
