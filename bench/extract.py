@@ -19,11 +19,11 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.ingest import REPO, load_pages, raw_of
+from core.llm.client import LLMClient
 from core.settings import Settings
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
-from extract.llm.client import LLMClient
 from extract.nlp import pipeline
 from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m1, run_m2
 from extract.openie.targets import MentionStats

@@ -11,6 +11,8 @@ from typing import Annotated, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
+from core.errors import NewskgError
+
 SCHEMA_VERSION = 1
 
 DayKey = Annotated[int, Field(ge=10000101, le=99991231, description="yyyymmdd day key")]
@@ -18,12 +20,13 @@ NonEmpty = Annotated[str, StringConstraints(min_length=1)]
 Variant = Literal["M0", "M1", "M2"]
 
 
-class RecordError(ValueError):
+class RecordError(NewskgError, ValueError):
     """Bytes that are not a valid record of the expected kind and version; `reason` is a stable code."""
 
+    REASON = "invalid_record"
+
     def __init__(self, reason: str, message: str):
-        super().__init__(message)
-        self.reason = reason
+        super().__init__(message, reason=reason)
 
 
 class Record(BaseModel):

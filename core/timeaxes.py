@@ -57,3 +57,8 @@ def end_of_day_ms(key: int) -> int:
         return 2**62
     start = pendulum.datetime(key // 10000, key // 100 % 100, key % 100, tz="UTC")
     return int(start.add(days=1).timestamp() * 1000) - 1
+
+
+def day_words(day: int) -> str:
+    """A day key as prompts and answers spell it: "March 5, 2024"."""
+    return pendulum.parse(day_iso(day)).format("MMMM D, YYYY")

@@ -15,7 +15,7 @@ import openai
 import redis.exceptions
 from qdrant_client.http.exceptions import ResponseHandlingException
 
-from extract.llm.client import BudgetExceeded
+from core.llm.client import BudgetExceeded
 
 INFRASTRUCTURE: tuple[type[BaseException], ...] = (
     ConnectionError, TimeoutError,  # builtin socket-level failures

@@ -19,12 +19,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from core.errors import NewskgError
+from core.llm.client import LLMClient
 from core.records import DeadLetter, Interaction
 from core.timeaxes import iso, utc_now
 from extract.failures import describe, must_stop
-from extract.llm.client import LLMClient
-from extract.llm.prompts import m2_pair
 from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m2
+from extract.prompts import m2_pair
 from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
 
@@ -194,7 +195,8 @@ class M2Scheduler:
         payload = json.dumps({"pair": key, "subject_id": pair[0], "object_id": pair[1], "chunk_ids": chunk_ids,
                               "tries": tries}, ensure_ascii=False)
         # Not one consumed message but a batch assembled from the graph: no partition or offset (-1).
-        return DeadLetter(reason=BATCH_FAILED, detail=f"{tries} tries; last: {problem}"[:2000], stage=self.stage,
+        error = NewskgError(f"{tries} tries; last: {problem}", reason=BATCH_FAILED)
+        return DeadLetter(reason=error.reason, detail=str(error)[:2000], stage=self.stage,
                           topic=self.topic, partition=-1, offset=-1, key=key, payload_excerpt=payload[:500],
                           payload_bytes=len(payload.encode("utf-8")), at=iso(utc_now()))
 

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 
 from kafka.consumer.fetcher import ConsumerRecord
 
+from core.errors import NewskgError
+from core.llm.client import LLMClient
 from core.records import Chunk, ChunkSighting, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
 from extract.failures import EXTRACTION_ERROR, describe, must_stop
-from extract.llm.client import LLMClient
 from extract.m2_scheduler import M2Scheduler
 from extract.openie.llm_variants import run_m1
 from extract.openie.targets import GraphMentionStats
@@ -82,7 +83,7 @@ class ExtractStage(Stage):
             try:
                 item = decode_any(record.value or b"")
             except RecordError as exc:
-                output.dead.append(dead_letter(record, self.name, exc.reason, str(exc)))
+                output.dead.append(dead_letter(record, self.name, exc))
                 continue
             if isinstance(item, Chunk):
                 if item.id not in origin:  # a re-emitted copy in the same batch is extracted once
@@ -91,13 +92,14 @@ class ExtractStage(Stage):
             elif isinstance(item, ChunkSighting):
                 sightings.append((item, record))  # a near-duplicate: recorded against the kept chunk, not extracted
             else:
-                output.dead.append(dead_letter(record, self.name, "wrong_kind", f"{item.KIND} on the chunks topic"))
+                misplaced = NewskgError(f"{item.KIND} on the chunks topic", reason="wrong_kind")
+                output.dead.append(dead_letter(record, self.name, misplaced))
         extractions, failures = self.extract_each(chunks)
         failed = [(origin[chunk.id], exc, reason) for chunk, exc, reason in failures]
         written, write_failures = self._persist(extractions, sightings, origin)
         for messages, exc, reason in failed + write_failures:
             log.warning("dead-lettered %d message(s) (%s): %s", len(messages), reason, describe(exc))
-            output.dead += [dead_letter(r, self.name, reason, describe(exc)) for r in messages]
+            output.dead += [dead_letter(r, self.name, NewskgError(describe(exc), reason=reason)) for r in messages]
         if self.m2 and written:
             # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
             self.m2.after_write(self._touched_pairs(written))

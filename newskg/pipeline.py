@@ -6,13 +6,13 @@ import logging
 import threading
 from collections.abc import Callable
 
+from core.llm.cache import LLMCache
+from core.llm.client import LLMClient
 from core.settings import Settings
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import ALWAYS, AliasIndex
 from extract.entities.kb import load_kb
 from extract.entities.linker import Linker
-from extract.llm.cache import LLMCache
-from extract.llm.client import LLMClient
 from extract.stage import GROUP as EXTRACT_GROUP
 from extract.stage import ExtractOptions, ExtractRunner, ExtractStage
 from graph.store.mentions import entities_first_seen

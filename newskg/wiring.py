@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.errors import NewskgError
 from core.settings import Settings
 from graph.connection import GraphConnection, connect_graph
 from ingest.kafka.options import client_options
 from newskg.services.state import ServiceState
 
 
-class NotConfigured(RuntimeError):
+class NotConfigured(NewskgError, RuntimeError):
     """A server is neither configured nor running locally: the message says which command fixes it."""
+
+    REASON = "not_configured"
 
 
 def _local_address(settings: Settings, name: str) -> str | None:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import httpx
 import openai
 
-from extract.llm.client import BudgetExceeded, LLMClient
-from extract.openie.llm_variants import day_words
+from core.llm.client import BudgetExceeded, LLMClient
+from core.timeaxes import day_words
 from qa.evidence import Evidence
 from qa.prompts import answer as answer_prompt
 

@@ -8,8 +8,8 @@ import datetime as dt
 import time
 from dataclasses import asdict, dataclass, field
 
+from core.llm.client import LLMClient
 from core.timeaxes import day_iso, iso
-from extract.llm.client import LLMClient
 from graph.mirror.qdrant import VectorMirror
 from graph.store.asof import AsOf, Knowledge
 from graph.store.store import GraphStore

@@ -15,11 +15,11 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.synthetic import UNANSWERABLE, Instance, NewsArticle
+from core.llm.client import LLMClient
 from core.timeaxes import day_key
 from evaluation.neoqa import reader
 from evaluation.neoqa.prompts import mcq_answer
-from extract.llm.client import LLMClient
+from evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle
 from graph.mirror.qdrant import CHUNKS, VectorMirror
 from graph.store.store import GraphStore
 from qa.query import EntityResolver

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from core.synthetic import MARKUP, NewsArticle, plain
+from evaluation.neoqa.records import MARKUP, NewsArticle, plain
 from evaluation.neoqa.timeline import World
 
 PROFILES = {

@@ -12,15 +12,18 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from core.synthetic import UNANSWERABLE, Instance, NewsArticle, Question, Timeline, normalise_category
+from core.errors import NewskgError
 from evaluation.neoqa.instances import shuffled_options
+from evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle, Question, Timeline, normalise_category
 
 FILES = {"timelines": "timelines.jsonl", "articles": "articles.jsonl", "questions": "questions.jsonl",
          "instances": "instances.jsonl"}
 
 
-class DatasetError(ValueError):
+class DatasetError(NewskgError, ValueError):
     """A file that is not a NeoQA file: which one, which line, what is wrong."""
+
+    REASON = "invalid_dataset"
 
 
 @dataclass

@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from core.synthetic import NewsArticle
 from evaluation.neoqa.articles import write_articles
 from evaluation.neoqa.dataset import Dataset
 from evaluation.neoqa.instances import build_instances
 from evaluation.neoqa.questions import write_questions
+from evaluation.neoqa.records import NewsArticle
 from evaluation.neoqa.timeline import build_timeline
 
 

@@ -16,7 +16,7 @@ import itertools
 import random
 from collections.abc import Iterable
 
-from core.synthetic import UNANSWERABLE, Instance, NewsArticle, Question
+from evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle, Question
 
 ABLATION_STEPS = (0, 20, 40, 60, 80)
 

@@ -7,9 +7,9 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
-from core.synthetic import EntitySnapshot, HistoryEntry, NamedEntity, plain
 from evaluation.neoqa import vocab
 from evaluation.neoqa.names import NameMaker
+from evaluation.neoqa.records import EntitySnapshot, HistoryEntry, NamedEntity, plain
 
 PREFIX = {"person": "PERSON", "organization": "ORGANIZATION", "location": "LOCATION", "product": "PRODUCT",
           "art": "ART", "event": "EVENT", "building": "BUILDING", "miscellaneous": "MISC"}

@@ -10,15 +10,18 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from extract.llm.client import LLMClient
-from extract.llm.prompt import Prompt
+from core.errors import NewskgError
+from core.llm.client import LLMClient
+from core.llm.prompt import Prompt
 
 T = TypeVar("T", bound=BaseModel)
 ATTEMPTS = 2
 
 
-class LLMGenerationError(RuntimeError):
+class LLMGenerationError(NewskgError, RuntimeError):
     """A generation step whose answer stayed invalid after the critique: which step, and why."""
+
+    REASON = "llm_generation_failed"
 
 
 def ask(client: LLMClient, prompt: Prompt, check: Callable[[T], str | None] | None = None) -> T:

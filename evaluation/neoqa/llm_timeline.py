@@ -10,7 +10,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
-from core.synthetic import MARKUP, Event, OutlineItem, Timeline, UsedEntity, mark_names, plain
+from core.llm.client import LLMClient
 from evaluation.neoqa.kb import EntityBook, Entry
 from evaluation.neoqa.llm_steps import ask, count_between
 from evaluation.neoqa.names import is_real
@@ -25,8 +25,8 @@ from evaluation.neoqa.prompts import (
     refine,
     rename,
 )
+from evaluation.neoqa.records import MARKUP, Event, OutlineItem, Timeline, UsedEntity, mark_names, plain
 from evaluation.neoqa.timeline import start_timeline
-from extract.llm.client import LLMClient
 
 
 @dataclass

@@ -13,9 +13,9 @@ import itertools
 import random
 from collections import Counter
 
-from core.synthetic import UNANSWERABLE, Distractor, Question, Timeline, plain
 from evaluation.neoqa import vocab
 from evaluation.neoqa.frames import Fact
+from evaluation.neoqa.records import UNANSWERABLE, Distractor, Question, Timeline, plain
 from evaluation.neoqa.timeline import World
 
 SPANS = (1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 14, 15, 20, 21, 28, 30)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from core.synthetic import UNANSWERABLE
+from evaluation.neoqa.records import UNANSWERABLE
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“'])")
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d,]*")

@@ -7,10 +7,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from core.synthetic import Instance
 from evaluation.neoqa.answerers import Answer, Answerer
 from evaluation.neoqa.dataset import Dataset, evidence_articles
 from evaluation.neoqa.metrics import Outcome, summarise
+from evaluation.neoqa.records import Instance
 
 
 @dataclass

@@ -6,12 +6,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from core.errors import NewskgError
 from extract.entities.alias_index import AliasIndex
 from extract.entities.types import ENTITY_TYPES, LABEL_TO_TYPE
 
 
-class KBError(ValueError):
-    pass
+class KBError(NewskgError, ValueError):
+    """A knowledge-base file line that is not a valid entry: which file, which line, what is wrong."""
+
+    REASON = "invalid_kb_entry"
 
 
 def load_kb(path: Path, index: AliasIndex) -> int:

@@ -9,19 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pendulum
-
+from core.llm.client import LLMClient
 from core.records import Chunk, Interaction
-from core.timeaxes import day_iso
+from core.timeaxes import day_words
 from extract.entities.linker import LinkedMention
 from extract.entities.names import name_key
-from extract.llm.client import LLMClient
-from extract.llm.prompts import m1_subject, m2_pair
+from extract.prompts import m1_subject, m2_pair
 from extract.result import ChunkExtraction, make_day_interaction, make_interaction
-
-
-def day_words(day: int) -> str:
-    return pendulum.parse(day_iso(day)).format("MMMM D, YYYY")
 
 
 def match_object(line: str, subject_id: str, candidates: list[LinkedMention]) -> LinkedMention | None:

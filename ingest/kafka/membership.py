@@ -28,18 +28,22 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.errors import NewskgError
+
 log = logging.getLogger(__name__)
 
 MAX_LOCAL_SLOTS = 64
 _INVALID = re.compile(r"[^A-Za-z0-9._-]")  # Kafka accepts only these in group.instance.id
 
 
-class GroupMembershipError(RuntimeError):
+class GroupMembershipError(NewskgError, RuntimeError):
     """This process cannot be (or stay) the group member it should be: the message names group, member, broker."""
+
+    REASON = "group_membership"
 
 
 class MemberInUse(GroupMembershipError):
-    pass
+    REASON = "member_in_use"
 
 
 def lease_dir() -> Path:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from kafka.consumer.fetcher import ConsumerRecord
 
+from core.errors import NewskgError
 from core.records import DeadLetter, Record
 from core.timeaxes import iso, utc_now
 from ingest.kafka.consumer import GroupConsumer
@@ -27,6 +28,8 @@ DEFAULT_JOIN_TIMEOUT_S = 60.0
 class AssignmentTimeout(GroupMembershipError):
     """`--until-idle` got no partitions in time: another member holds them (on noida-db, possibly a dead one)."""
 
+    REASON = "assignment_timeout"
+
 
 @dataclass
 class StageOutput:
@@ -34,10 +37,11 @@ class StageOutput:
     dead: list[DeadLetter] = field(default_factory=list)
 
 
-def dead_letter(record: ConsumerRecord, stage: str, reason: str, detail: str) -> DeadLetter:
+def dead_letter(record: ConsumerRecord, stage: str, error: NewskgError) -> DeadLetter:
+    """The dead letter for a consumed message: the error's reason code, its message as the detail."""
     value = record.value or b""
     key = record.key.decode("utf-8", "replace") if record.key else None
-    return DeadLetter(reason=reason, detail=detail[:2000], stage=stage, topic=record.topic,
+    return DeadLetter(reason=error.reason, detail=str(error)[:2000], stage=stage, topic=record.topic,
                       partition=record.partition, offset=record.offset, key=key,
                       payload_excerpt=value[:EXCERPT_CHARS].decode("utf-8", "replace"),
                       payload_bytes=len(value), at=iso(utc_now()))

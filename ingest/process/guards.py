@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from core.errors import NewskgError
+
 BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b", b"\x7fELF", b"OggS",
                 b"RIFF", b"\x00\x00\x01\x00")
 
 
-class Rejected(Exception):
+class Rejected(NewskgError):
     """Raised for input that cannot become an article; `reason` is a stable code, the message says why."""
 
+    REASON = "processing_error"
+
     def __init__(self, reason: str, detail: str):
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
+        super().__init__(f"{reason}: {detail}", reason=reason)
         self.detail = detail
 
 

@@ -6,6 +6,7 @@ import logging
 
 from kafka.consumer.fetcher import ConsumerRecord
 
+from core.errors import NewskgError
 from core.ids import chunk_id
 from core.records import Article, Chunk, ChunkSighting, DedupSighting, RawArticle, RecordError
 from core.settings import Settings
@@ -49,10 +50,10 @@ class ProcessStage(Stage):
             try:
                 articles.append((record, self._article(record)))
             except (Rejected, RecordError) as exc:
-                output.dead.append(dead_letter(record, self.name, exc.reason, str(exc)))
+                output.dead.append(dead_letter(record, self.name, exc))
             except Exception as exc:
                 log.exception("process failed on %s[%d]@%d", record.topic, record.partition, record.offset)
-                output.dead.append(dead_letter(record, self.name, "processing_error", repr(exc)))
+                output.dead.append(dead_letter(record, self.name, NewskgError(repr(exc), reason="processing_error")))
         sentence_lists = split_many([article.text for _, article in articles]) if articles else []
         self._kept, self._sighted = [], []
         for (record, article), sentences in zip(articles, sentence_lists, strict=True):
@@ -60,7 +61,7 @@ class ProcessStage(Stage):
                 self._chunk(article, sentences, output)
             except Exception as exc:
                 log.exception("chunking failed for article %s", article.id)
-                output.dead.append(dead_letter(record, self.name, "processing_error", repr(exc)))
+                output.dead.append(dead_letter(record, self.name, NewskgError(repr(exc), reason="processing_error")))
         return output
 
     def _article(self, record: ConsumerRecord) -> Article:

@@ -85,7 +85,7 @@ class FeedPoller:
         except FetchRefused as exc:
             report.robots_disallowed += exc.reason == "robots_disallowed"
             report.refused_target += exc.reason == "refused_target"
-            self._dead_letter(link, exc.reason, exc.detail)
+            self._dead_letter(link, exc)
             report.dead_letters += 1
             self.state.mark_seen(link, exc.reason)
             return
@@ -99,7 +99,7 @@ class FeedPoller:
         self.state.mark_seen(link, "sent")
         report.sent += 1
 
-    def _dead_letter(self, url: str, reason: str, detail: str) -> None:
-        letter = DeadLetter(reason=reason, detail=detail, stage="feeds", topic="", partition=-1, offset=-1,
-                            key=url, payload_excerpt=url, at=iso(utc_now()))
+    def _dead_letter(self, url: str, refused: FetchRefused) -> None:
+        letter = DeadLetter(reason=refused.reason, detail=refused.detail, stage="feeds", topic="", partition=-1,
+                            offset=-1, key=url, payload_excerpt=url, at=iso(utc_now()))
         self.producer.send_all(self.dlq_topic, [(url, letter)])

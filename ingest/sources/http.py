@@ -14,16 +14,19 @@ from urllib.robotparser import RobotFileParser
 
 import httpx
 
+from core.errors import NewskgError
+
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
-class FetchRefused(Exception):
+class FetchRefused(NewskgError):
     """Not fetched on purpose (robots.txt, size cap); `reason` is a dead-letter reason code."""
 
+    REASON = "refused_target"
+
     def __init__(self, reason: str, detail: str):
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
+        super().__init__(f"{reason}: {detail}", reason=reason)
         self.detail = detail
 
 

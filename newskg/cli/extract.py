@@ -66,7 +66,7 @@ def _render(data: dict, explain: bool) -> None:
 def extract_stats(as_json: bool = JsonOption) -> None:
     """LLM calls, cache hits, failures, tokens and cost so far, per model and prompt; and what became of the
     answers (e.g. m2_pair lines_dropped_uncited, batches_failed, batches_dead_lettered)."""
-    from extract.llm.cache import LLMCache
+    from core.llm.cache import LLMCache
     settings = get_settings()
     cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite")
     rows = cache.usage()

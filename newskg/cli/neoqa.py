@@ -68,8 +68,8 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
 
 def _produce(articles, quiet: bool) -> int:
     from core.records import RawArticle
-    from core.synthetic import plain
     from evaluation.neoqa.generate import article_url
+    from evaluation.neoqa.records import plain
     from ingest.process.article import raw_article_id
     from ingest.publish import ArticlePublisher
     from ingest.sources.files import SourceItem

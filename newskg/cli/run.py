@@ -31,7 +31,7 @@ def _table(runners) -> Table:
 
 def _run(names: list[str], until_idle: bool, as_json: bool, variant: str | None = None,
          max_calls: int | None = None) -> None:
-    from extract.llm.client import BudgetExceeded
+    from core.llm.client import BudgetExceeded
     from ingest.kafka.membership import GroupMembershipError
     from ingest.kafka.stage import run_stages
     from newskg.pipeline import build_runners

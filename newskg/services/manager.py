@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.errors import NewskgError
 from core.settings import Settings
 from core.timeaxes import iso, utc_now
 from newskg.services import process
@@ -23,8 +24,10 @@ from newskg.services.servers import (
 from newskg.services.state import ServiceRecord, ServiceState
 
 
-class ServiceError(RuntimeError):
-    pass
+class ServiceError(NewskgError, RuntimeError):
+    """A local server that cannot be started, stopped or reached: the message says which and why."""
+
+    REASON = "service_error"
 
 
 @dataclass

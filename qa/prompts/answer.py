@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from extract.llm.prompt import Prompt, delimit
+from core.llm.prompt import Prompt, delimit
 
 NAME = "qa_answer"
 VERSION = 1

@@ -16,10 +16,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from core.ids import chunk_id, entity_id, interaction_id, source_id
+from core.llm.client import LLMClient
 from core.records import Chunk, Entity, Interaction
 from core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
 from evaluation.neoqa.answerers import GraphAnswerer
-from extract.llm.client import LLMClient
 from graph.browser import saved_queries
 from graph.store.reads import day_ordinal
 from graph.store.store import GraphStore

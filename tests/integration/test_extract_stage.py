@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from extract.llm.cache import LLMCache
+from core.llm.cache import LLMCache
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import build_runners, extract_stage

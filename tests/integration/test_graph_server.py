@@ -61,6 +61,7 @@ def test_untrusted_text_is_a_parameter_never_code(graph):
     assert graph.read("MATCH (n) RETURN count(n) AS c") == [{"c": 1}]
 
 
+@pytest.mark.chaos
 def test_kill_9_loses_nothing_acknowledged(stack):
     settings = stack.settings.model_copy(update={"graph_database": "durability"})
     with open_graph(settings) as conn:

@@ -19,7 +19,7 @@ from ingest.process.stage import GROUP as PROCESS_GROUP
 from newskg.wiring import kafka_bootstrap, kafka_options, open_graph
 from tests.conftest import REPO, isolated_env, newskg, newskg_json
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.chaos]
 
 SEED = 11  # the same seed gives the same synthetic articles in every test
 

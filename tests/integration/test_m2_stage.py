@@ -13,12 +13,12 @@ import time
 import httpx
 import pytest
 
+from core.llm.cache import LLMCache
+from core.llm.client import LLMClient
 from core.records import DeadLetter
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
-from extract.llm.cache import LLMCache
-from extract.llm.client import LLMClient
 from extract.stage import GROUP, ExtractOptions, ExtractStage
 from graph.store.store import GraphStore
 from ingest.kafka.consumer import GroupConsumer

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from core.synthetic import NewsArticle
 from evaluation.neoqa.dataset import load
+from evaluation.neoqa.records import NewsArticle
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.conftest import isolated_env, newskg, newskg_json
@@ -85,6 +85,7 @@ def test_eval_rejects_bad_arguments_with_a_clear_error(neoqa_world, tmp_path):
     assert bad.returncode != 0 and "instances.jsonl:1" in bad.stderr + bad.stdout
 
 
+@pytest.mark.llm
 def test_llm_answerer_runs_the_real_wire_path(llm_stack, neoqa_world):
     env, _, out, _ = neoqa_world
     env = {**env, **{k: v for k, v in llm_stack.env.items() if k.startswith("NEWSKG_LLM")}}
@@ -99,6 +100,7 @@ def test_llm_answerer_runs_the_real_wire_path(llm_stack, neoqa_world):
                for row in usage["by_prompt"])
 
 
+@pytest.mark.llm
 def test_llm_generation_mode_talks_to_the_real_server_and_stops_cleanly_or_delivers(llm_stack, tmp_path):
     """SmolLM2-135M (INFRA.md) is far too small to write 20-30 consistent outline items, so on this machine the
     run is expected to stop at a named step after its critique; with a capable endpoint the same command writes

@@ -15,7 +15,7 @@ from newskg.services.process import free_port
 from tests.conftest import REPO, LocalStack, isolated_env
 from tests.integration.test_qa import STORIES, _evidence, _wait, ingest
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.chaos]
 
 
 def test_serve_pipeline_turns_unready_and_exits_nonzero_when_its_stages_stop(tmp_path):

@@ -7,12 +7,12 @@ from types import SimpleNamespace
 import pytest
 import redis.exceptions
 
+from core.llm.client import BudgetExceeded
 from core.records import Chunk
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.failures import EXTRACTION_ERROR, must_stop
-from extract.llm.client import BudgetExceeded
 from extract.stage import ExtractOptions, ExtractStage
 
 GOOD = "Doja Cat met Jared Leto at the Met Gala in New York on Monday."

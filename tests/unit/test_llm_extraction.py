@@ -7,14 +7,14 @@ import json
 import httpx
 import pytest
 
+from core.llm.cache import LLMCache
+from core.llm.client import BudgetExceeded, LLMClient
 from core.records import Chunk
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
-from extract.llm.cache import LLMCache
-from extract.llm.client import BudgetExceeded, LLMClient
-from extract.llm.prompts import m1_subject, m2_pair
 from extract.openie.llm_variants import EntityRef, M2Snippet, batches, match_object, run_m1, run_m2
+from extract.prompts import m1_subject, m2_pair
 
 TEXT = ("Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and "
         "Leto posed with Doja Cat for photographers.")

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from core.synthetic import ENTITY_CLASSES, UNANSWERABLE, plain
 from evaluation.neoqa.answerers import EvidenceAnswerer
 from evaluation.neoqa.articles import PROFILES
 from evaluation.neoqa.dataset import evidence_articles, load
@@ -20,6 +19,7 @@ from evaluation.neoqa.names import is_real
 from evaluation.neoqa.parsing import parse_choice
 from evaluation.neoqa.prompts import mcq_answer
 from evaluation.neoqa.reader import choose, date_in
+from evaluation.neoqa.records import ENTITY_CLASSES, UNANSWERABLE, plain
 from evaluation.neoqa.report import write_report
 from evaluation.neoqa.run import run
 

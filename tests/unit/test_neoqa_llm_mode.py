@@ -8,7 +8,6 @@ import re
 
 import pytest
 
-from core.synthetic import MARKUP
 from evaluation.neoqa import reader
 from evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
 from evaluation.neoqa.prompts import (
@@ -24,6 +23,7 @@ from evaluation.neoqa.prompts import (
     question_write,
     rename,
 )
+from evaluation.neoqa.records import MARKUP
 
 BLOCK = re.compile(r"<(\w+)>\n(.*?)\n</\1>", re.S)
 NUMBERED = re.compile(r"^\d+\. (.*)$", re.M)

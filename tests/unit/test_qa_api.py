@@ -13,7 +13,7 @@ from importlib.resources import files
 import pytest
 from fastapi.testclient import TestClient
 
-from extract.llm.client import LLMClient
+from core.llm.client import LLMClient
 from graph.browser import saved_queries
 from graph.store.asof import AsOf, days_between
 from newskg.services.process import free_port

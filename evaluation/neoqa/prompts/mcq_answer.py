@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from core.llm.prompt import Prompt, delimit
 from evaluation.neoqa.parsing import parse_choice
-from extract.llm.prompt import Prompt, delimit
 
 NAME = "neoqa_mcq"
 VERSION = 1

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from extract.llm.prompt import Prompt, delimit, escape
-from extract.llm.prompts.interactions import InteractionLines
+from core.llm.prompt import Prompt, delimit, escape
+from extract.prompts.interactions import InteractionLines
 
 NAME = "m1_subject"
 VERSION = 1

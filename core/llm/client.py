@@ -17,8 +17,9 @@ from openai import OpenAI
 from pydantic import BaseModel, ValidationError
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from extract.llm.cache import LLMCache
-from extract.llm.prompt import Prompt
+from core.errors import NewskgError
+from core.llm.cache import LLMCache
+from core.llm.prompt import Prompt
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -26,8 +27,10 @@ RETRYABLE = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnection
 _JSON_BLOCK = re.compile(r"\{.*\}", re.S)
 
 
-class BudgetExceeded(RuntimeError):
+class BudgetExceeded(NewskgError, RuntimeError):
     """The --max-llm-calls budget is spent: the caller stops cleanly (nothing half-written)."""
+
+    REASON = "llm_budget_exceeded"
 
 
 @dataclass
