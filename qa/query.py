@@ -74,7 +74,8 @@ class EntityProfile:
 def _visible_count(cells: tuple[Cell, ...], as_of: AsOf) -> int:
     """Items published on or before the day and ingested by as_of.ms (the end of the day; no bound when the view
     is by publication only)."""
-    return sum(n for day, ms, n in cells if day <= as_of.day and ms <= as_of.ms)
+    last_day, last_ms = as_of.day, as_of.ms  # AsOf.ms is computed on each access: once per count
+    return sum(n for day, ms, n in cells if day <= last_day and ms <= last_ms)
 
 
 @dataclass
