@@ -39,6 +39,43 @@ class EntityChoice:
 
 
 Resolution = tuple[EntityChoice | None, list[EntityChoice]]  # (best, close runners-up)
+Cell = tuple[int, int, int]  # (publication day, ingestion instant in ms, how many items share them)
+
+
+@dataclass(frozen=True)
+class EntityProfile:
+    """An entity's chunks and interactions grouped by (publication day, ingestion instant), from one graph read
+    (graph/store/reads.ENTITY_PROFILES): its existence and popularity as of any day and view follow from the cells
+    by the one as-of rule (graph/store/reads.visible), exactly as ENTITY_VISIBLE counts them."""
+
+    id: str
+    name: str
+    type: str
+    chunk_cells: tuple[Cell, ...]
+    interaction_cells: tuple[Cell, ...]
+
+    @classmethod
+    def of_row(cls, row: dict) -> EntityProfile:
+        def cells(raw: list) -> tuple[Cell, ...]:
+            return tuple((int(day), int(ms), int(n)) for day, ms, n in raw)
+
+        return cls(row["id"], row["name"], row["type"], cells(row["chunk_cells"]),
+                   cells(row["interaction_cells"]))
+
+    def as_of(self, as_of: AsOf) -> dict | None:
+        """The entity as ENTITIES_AS_OF returns it for that day and view, or None when nothing visible names it."""
+        mentions, interactions = _visible_count(self.chunk_cells, as_of), _visible_count(self.interaction_cells, as_of)
+        if not mentions and not interactions:
+            return None
+        return {"id": self.id, "name": self.name, "type": self.type, "mentions": mentions,
+                "interactions": interactions}
+
+
+def _visible_count(cells: tuple[Cell, ...], as_of: AsOf) -> int:
+    """Items published on or before the day and ingested by as_of.ms (the end of the day; no bound when the view
+    is by publication only)."""
+    last_day, last_ms = as_of.day, as_of.ms  # AsOf.ms is computed on each access: once per count
+    return sum(n for day, ms, n in cells if day <= last_day and ms <= last_ms)
 
 
 @dataclass
@@ -74,17 +111,21 @@ class EntityResolver:
     `refresh_s` (names carry no time, so one copy serves every day); a name the copy does not know yet is looked
     up in the graph itself, so a brand-new entity is found at once. Which candidates existed on the day, and how
     popular they were, is read from the graph; the outcome is cached per (as-of day, view, name) for `refresh_s`,
-    so the common case (many askers, one day) costs no query. A name no entity of the day carries is matched
+    so the common case (many askers, one day) costs no query. Those facts come from each candidate's
+    EntityProfile, kept per entity for `refresh_s` (one batched read for the ids without a fresh one), so asking
+    about the same entity on another day costs no query either. A name no entity of the day carries is matched
     fuzzily: every entity name scoring at least FUZZY_CUTOFF, then only those of the day, best 5. (Not the best 5
     names first: whether a similar name exists later must not change an answer about earlier.)"""
 
-    def __init__(self, store: GraphStore, refresh_s: float = 30.0, cache_size: int = 4096):
+    def __init__(self, store: GraphStore, refresh_s: float = 30.0, cache_size: int = 4096,
+                 profile_cache_size: int = 16384):
         self.store = store
         self.refresh_s = refresh_s
         self._keys: dict[str, list[str]] = {}  # name_key of every name and alias → entity ids
         self._names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
         self._loaded_at = float("-inf")
         self._resolved = _Recent(refresh_s, cache_size)  # (day, view, name key) → Resolution
+        self._profiles = _Recent(refresh_s, profile_cache_size)  # entity id → EntityProfile
         self._lock = threading.Lock()
 
     def resolve(self, mention: str, as_of: AsOf | int | str | None = None) -> Resolution:
@@ -98,7 +139,7 @@ class EntityResolver:
         return resolution
 
     def _candidates(self, mention: str, key: str, as_of: AsOf) -> list[EntityChoice]:
-        rows = self.store.entities_as_of(self._known(key), as_of)
+        rows = self._visible(self._known(key), as_of)
         if not rows:
             rows = self.store.find_entities(mention, limit=5, as_of=as_of)
         if rows:
@@ -127,6 +168,17 @@ class EntityResolver:
                 self._loaded_at = time.monotonic()
             return self._keys, self._names
 
+    def _visible(self, ids: list[str], as_of: AsOf) -> list[dict]:
+        """Those of `ids` that exist as of the day, with their popularity then, most mentioned first (what
+        GraphStore.entities_as_of returns), from their profiles: only ids without a fresh one are read."""
+        profiles = {i: p for i in ids if (p := self._profiles.get(i)) is not None}
+        missing = [i for i in dict.fromkeys(ids) if i not in profiles]
+        for row in self.store.entity_profiles(missing):
+            profiles[row["id"]] = profile = EntityProfile.of_row(row)
+            self._profiles.put(profile.id, profile)
+        rows = [row for p in profiles.values() if (row := p.as_of(as_of)) is not None]
+        return sorted(rows, key=lambda r: (-r["mentions"], -r["interactions"], r["id"]))
+
     def _prior(self, choice: EntityChoice) -> float:
         return choice.score * (1 + math.log1p(choice.mentions) / 10)  # popular entities win near-ties
 
@@ -142,7 +194,7 @@ class EntityResolver:
             if len(choices) >= FUZZY_LIMIT and batch[0][0] < choices[FUZZY_LIMIT - 1].score:
                 break
             scores = {entity: score for score, entity in batch}
-            choices += [_choice(r, scores[r["id"]]) for r in self.store.entities_as_of(list(scores), as_of)]
+            choices += [_choice(r, scores[r["id"]]) for r in self._visible(list(scores), as_of)]
             choices.sort(key=lambda c: (-c.score, c.id))
         return choices[:FUZZY_LIMIT]
 

@@ -39,9 +39,9 @@ class Retriever:
     def retrieve(self, strategy: str, entity_id: str | None, text: str, as_of: AsOf | int, k: int
                  ) -> list[Evidence]:
         as_of = AsOf.of(as_of)
-        if strategy == "temporal":
-            found = self.temporal(entity_id, as_of, k) if entity_id else []
-        elif strategy == "generic":
+        if strategy == "temporal":  # the timeline read already carries the sources as of the day
+            return self.temporal(entity_id, as_of, k) if entity_id else []
+        if strategy == "generic":
             found = self.semantic(INTERACTIONS, text, as_of, k, None)
         elif strategy == "hybrid":  # entity-filtered: no entity, no evidence (generic is the unfiltered one)
             found = self.fused(INTERACTIONS, self.temporal(entity_id, as_of, 2 * k), text, as_of, k,
@@ -64,7 +64,7 @@ class Retriever:
         ranked = sorted(rows, key=lambda r: (days_between(r["event_day"], day), -r["n_sources"],
                                              -r["published_day"], r["id"]))
         return [Evidence(r["id"], "interaction", r["text"], r["event_day"], r["published_day"],
-                         1.0 / (1 + days_between(r["event_day"], day)), r["sources"], r["urls"])
+                         1.0 / (1 + days_between(r["event_day"], day)), sorted(r["sources"]), sorted(r["urls"]))
                 for r in ranked[:k]]
 
     def temporal_chunks(self, entity_id: str, as_of: AsOf | int, k: int) -> list[Evidence]:

@@ -27,6 +27,23 @@ RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mention
 ORDER BY mentions DESC, interactions DESC, id
 """
 
+# Each entity's visibility profile, for every day at once: its mentioning chunks and its interactions grouped by
+# (publication day, ingestion instant). `visible` applied to the cells in Python (qa/query.EntityProfile) gives
+# exactly ENTITY_VISIBLE's existence and counts for any day and view, so one read serves every day a resolver
+# asks about. Items lacking either time are never visible and are left out, as ENTITY_VISIBLE leaves them.
+ENTITY_PROFILES = """
+UNWIND $ids AS wanted
+MATCH (e:Entity {id: wanted})
+OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)
+WITH e, c.day AS day, c.ingested_ms AS ms, count(DISTINCT c) AS n
+WITH e, collect(CASE WHEN day IS NOT NULL AND ms IS NOT NULL AND n > 0 THEN [day, ms, n] END) AS chunk_cells
+OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH e, chunk_cells, x.published_day AS day, x.ingested_ms AS ms, count(DISTINCT x) AS n
+WITH e, chunk_cells,
+     collect(CASE WHEN day IS NOT NULL AND ms IS NOT NULL AND n > 0 THEN [day, ms, n] END) AS interaction_cells
+RETURN e.id AS id, e.name AS name, e.type AS type, chunk_cells, interaction_cells
+"""
+
 ENTITY_FIND = """
 MATCH (e:Entity)
 WHERE e.id = $q OR toLower(e.name) = toLower($q) OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) = toLower($q))

@@ -195,6 +195,11 @@ class GraphStore:
         """Those of `ids` that exist as of the day, with their popularity then (most mentioned first)."""
         return self.conn.read(reads.ENTITIES_AS_OF, {"ids": list(ids), **AsOf.of(as_of).params()}) if ids else []
 
+    def entity_profiles(self, ids: list[str]) -> list[dict[str, Any]]:
+        """Per entity of `ids` in the graph: (day, ingested_ms, count) cells of its mentioning chunks and of its
+        interactions, from which its existence and popularity as of any day follow (qa/query.EntityProfile)."""
+        return self.conn.read(reads.ENTITY_PROFILES, {"ids": list(ids)}) if ids else []
+
     def top_entities(self, limit: int = 10, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
         return self.conn.read(reads.TOP_ENTITIES, {"limit": limit, **AsOf.of(as_of).params()})
 

@@ -21,11 +21,13 @@ from core.records import Chunk, Entity, Interaction
 from core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
 from evaluation.neoqa.answerers import GraphAnswerer
 from graph.browser import saved_queries
+from graph.store.asof import AsOf
 from graph.store.reads import day_ordinal
 from graph.store.store import GraphStore
 from newskg.services.process import free_port
 from newskg.wiring import open_graph
 from qa.api import create_app
+from qa.query import EntityResolver
 from qa.retrieve import Retriever, shift
 from qa.service import QAService
 from tests.conftest import isolated_env, newskg, newskg_json
@@ -191,6 +193,32 @@ def test_popularity_is_counted_as_of_the_day(graph):
     assert (best.id, best.mentions) == (MERCURY_ORG.id, 7)
     assert [r["id"] for r in store.find_entities("Mercury", as_of=20230502)] == [MERCURY_LOC.id, MERCURY_ORG.id]
     assert JORDAN.id not in {r["id"] for r in store.top_entities(50, as_of=20230502)}
+
+
+class ExactResolver(EntityResolver):
+    """The resolver with every day's candidates read by the exact Cypher path (ENTITIES_AS_OF) per query."""
+
+    def _visible(self, ids: list[str], as_of: AsOf) -> list[dict]:
+        return self.store.entities_as_of(ids, as_of)
+
+
+def test_cached_profiles_resolve_as_the_exact_cypher_path(graph, monkeypatch):
+    store, _ = graph
+    ids = [e.id for e in ALL]
+    today = day_key(utc_now().date().isoformat())
+    days = [20230221, 20230301, 20230430, 20230501, 20230502, 20230610, 20230630, today, 99991231]
+    resolver, exact = EntityResolver(store), ExactResolver(store)
+    reads, profiles = Counter(), store.entity_profiles
+    monkeypatch.setattr(store, "entity_profiles", lambda wanted: reads.update(wanted) or profiles(wanted))
+    for day in days:
+        for view in ("ingested", "published"):
+            as_of = AsOf(day, view)
+            fields = ("id", "name", "type", "mentions", "interactions")
+            exact_rows = [{f: r[f] for f in fields} for r in store.entities_as_of(ids, as_of)]
+            assert resolver._visible(ids, as_of) == exact_rows, (day, view)
+            for name in ("Jordan", "Mercury", "Choupette", "Karl Lagerfeld", "Lagerfeld", "Taylor Swift", "Mercurry"):
+                assert resolver.resolve(name, as_of) == exact.resolve(name, as_of), (name, day, view)
+    assert reads and max(reads.values()) == 1  # one profile read per entity served every day and view
 
 
 def test_api_entities_and_timeline_as_of(graph):
