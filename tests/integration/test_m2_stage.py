@@ -21,11 +21,10 @@ from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.stage import GROUP, ExtractOptions, ExtractStage
 from graph.store.store import GraphStore
-from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.reader import read_topic
 from ingest.kafka.stage import run_stages
-from newskg.pipeline import ensure_topics
+from newskg.pipeline import ensure_topics, group_consumer
 from newskg.wiring import kafka_options, open_graph
 from tests.conftest import newskg_json
 from tests.integration.test_extract_poison import make_chunk, publish
@@ -119,7 +118,9 @@ def m2_runner(settings, names, model: PairModel, **options):
     from extract.stage import ExtractRunner  # the runner that gives the stage its clock
 
     stage = m2_stage(settings, model, k=3, m2_max_wait_s=1.0, chunks_topic=names["chunks"], **options)
-    consumer = GroupConsumer(kafka_options(settings), GROUP, [names["chunks"]])
+    # Joined as the real stage joins (static member, this machine's id): the session's broker (noida) never expires
+    # the static member an earlier test's `newskg run` left in the group, and only the same id takes its place.
+    consumer = group_consumer(settings, GROUP, "extract", [names["chunks"]])
     return ExtractRunner(stage, consumer, RecordProducer(kafka_options(settings)), names["dlq"])
 
 
