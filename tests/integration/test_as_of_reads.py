@@ -31,6 +31,7 @@ from qa.query import EntityResolver
 from qa.retrieve import Retriever, shift
 from qa.service import QAService
 from tests.conftest import isolated_env, newskg, newskg_json
+from tests.integration.test_qa import STORIES as HISTORICAL  # the same three dated stories
 
 pytestmark = pytest.mark.integration
 
@@ -408,11 +409,3 @@ def test_a_corpus_ingested_without_backfill_explains_its_empty_answers(stack, tm
     assert "more than the system knew" in published["knowledge_label"]
 
 
-HISTORICAL = [
-    ("2023-05-01", "alpha", "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as "
-                            "Choupette, and Leto posed with Anna Wintour before the dinner."),
-    ("2023-05-02", "beta", "Doja Cat thanked Karl Lagerfeld's estate in a statement. Anna Wintour praised the "
-                           "Met Gala theme in an interview with Vogue."),
-    ("2023-08-31", "gamma", "Doja Cat performed in Paris at the Accor Arena. Doja Cat later met Pharrell "
-                            "Williams backstage after the concert."),
-]
