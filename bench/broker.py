@@ -25,8 +25,7 @@ from newskg.wiring import kafka_options
 
 
 def measure(engine: str, messages: int) -> dict:
-    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix=f"bench-{engine}-")), local_broker=engine,
-                        _env_file=None)
+    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix=f"bench-{engine}-")), local_broker=engine, _env_file=None)
     manager = ServiceManager(settings)
     t0 = time.perf_counter()
     manager.up(only={"broker"})
@@ -63,8 +62,16 @@ def measure(engine: str, messages: int) -> dict:
     kept = sum(admin.end_offsets(topic).values()) if topic in admin._admin.list_topics() else 0
     admin.close()
     manager.down()
-    return {"engine": engine, "startup_s": startup, "produce_per_s": produce_rate, "join_s": join_s,
-            "consume_per_s": consume_rate, "restart_s": restart, "kept_after_kill9": kept, "sent": messages}
+    return {
+        "engine": engine,
+        "startup_s": startup,
+        "produce_per_s": produce_rate,
+        "join_s": join_s,
+        "consume_per_s": consume_rate,
+        "restart_s": restart,
+        "kept_after_kill9": kept,
+        "sent": messages,
+    }
 
 
 def main() -> None:
@@ -73,16 +80,32 @@ def main() -> None:
     args = parser.parse_args()
     rows = [measure(engine, args.messages) for engine in ("noida", "tansu")]
     table = Table(title=f"local brokers, {args.messages} x 1 KB messages, acks=all, 3 partitions")
-    for column in ("engine", "start s", "produce msg/s", "group join s", "consume msg/s", "restart s",
-                   "kept after kill -9"):
+    for column in (
+        "engine",
+        "start s",
+        "produce msg/s",
+        "group join s",
+        "consume msg/s",
+        "restart s",
+        "kept after kill -9",
+    ):
         table.add_column(column)
     for r in rows:
-        table.add_row(r["engine"], f"{r['startup_s']:.2f}", f"{r['produce_per_s']:.0f}", f"{r['join_s']:.1f}",
-                      f"{r['consume_per_s']:.0f}", f"{r['restart_s']:.2f}", f"{r['kept_after_kill9']}/{r['sent']}")
+        table.add_row(
+            r["engine"],
+            f"{r['startup_s']:.2f}",
+            f"{r['produce_per_s']:.0f}",
+            f"{r['join_s']:.1f}",
+            f"{r['consume_per_s']:.0f}",
+            f"{r['restart_s']:.2f}",
+            f"{r['kept_after_kill9']}/{r['sent']}",
+        )
     Console(width=120).print(table)
     noida, tansu = rows
-    print(f"noida/tansu ratios: produce {noida['produce_per_s'] / tansu['produce_per_s']:.2f}x, "
-          f"consume {noida['consume_per_s'] / tansu['consume_per_s']:.2f}x")
+    print(
+        f"noida/tansu ratios: produce {noida['produce_per_s'] / tansu['produce_per_s']:.2f}x, "
+        f"consume {noida['consume_per_s'] / tansu['consume_per_s']:.2f}x"
+    )
 
 
 if __name__ == "__main__":

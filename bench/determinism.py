@@ -40,17 +40,21 @@ PAGES = Path("/work/shared/data/news-html")
 
 
 def newskg(env: dict, *args: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "newskg", *args, "--json"], env=env, cwd=REPO, check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "newskg", *args, "--json"], env=env, cwd=REPO, check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout)
 
 
 def snapshot(store: GraphStore) -> dict[str, set]:
     read = store.conn.read
-    return {"entities": {r["id"] for r in read("MATCH (e:Entity) RETURN e.id AS id")},
-            "links": {(r["c"], r["e"]) for r in read("MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) "
-                                                         "RETURN c.id AS c, e.id AS e")},
-            "interactions": {r["id"] for r in read("MATCH (x:Interaction) RETURN x.id AS id")}}
+    return {
+        "entities": {r["id"] for r in read("MATCH (e:Entity) RETURN e.id AS id")},
+        "links": {
+            (r["c"], r["e"]) for r in read("MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id AS c, e.id AS e")
+        },
+        "interactions": {r["id"] for r in read("MATCH (x:Interaction) RETURN x.id AS id")},
+    }
 
 
 def replay(settings: Settings, consumers: list[list], batch: int) -> dict[str, set]:
@@ -58,7 +62,7 @@ def replay(settings: Settings, consumers: list[list], batch: int) -> dict[str, s
     graph = f"bench{uuid.uuid4().hex[:8]}"
     local = settings.model_copy(update={"graph_database": graph})
     stages = [extract_stage(local, with_mirror=False) for _ in consumers]
-    queues = [[records[i:i + batch] for i in range(0, len(records), batch)] for records in consumers]
+    queues = [[records[i : i + batch] for i in range(0, len(records), batch)] for records in consumers]
     try:
         while any(queues):
             for stage, queue in zip(stages, queues, strict=True):
@@ -73,8 +77,14 @@ def replay(settings: Settings, consumers: list[list], batch: int) -> dict[str, s
 
 
 def compare(base: dict[str, set], other: dict[str, set]) -> dict[str, dict[str, int]]:
-    return {kind: {"base": len(base[kind]), "only_base": len(base[kind] - other[kind]),
-                   "only_other": len(other[kind] - base[kind])} for kind in base}
+    return {
+        kind: {
+            "base": len(base[kind]),
+            "only_base": len(base[kind] - other[kind]),
+            "only_other": len(other[kind] - base[kind]),
+        }
+        for kind in base
+    }
 
 
 def main() -> None:
@@ -86,11 +96,21 @@ def main() -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="bench-determinism-"))
     prefix = f"b{uuid.uuid4().hex[:6]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    settings = Settings(data_dir=data_dir, topic_partitions=3, mirror_enabled=False, _env_file=None,
-                        **{f"topic_{k}": v for k, v in names.items()})
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}, "NEWSKG_DATA_DIR": str(data_dir),
-           "NEWSKG_TOPIC_PARTITIONS": "3", "NEWSKG_MIRROR_ENABLED": "false", "PYTHONPATH": str(REPO),
-           **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()}}
+    settings = Settings(
+        data_dir=data_dir,
+        topic_partitions=3,
+        mirror_enabled=False,
+        _env_file=None,
+        **{f"topic_{k}": v for k, v in names.items()},
+    )
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")},
+        "NEWSKG_DATA_DIR": str(data_dir),
+        "NEWSKG_TOPIC_PARTITIONS": "3",
+        "NEWSKG_MIRROR_ENABLED": "false",
+        "PYTHONPATH": str(REPO),
+        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+    }
     manager = ServiceManager(settings)
     manager.up(only={"broker", "graph"})
     try:
@@ -107,11 +127,15 @@ def main() -> None:
         base = replay(settings, [production_order], args.batch)
         results = {
             "partitions": compare(base, replay(settings, [[r for p in by_partition for r in p]], args.batch)),
-            "two": compare(base, replay(settings, [by_partition[0] + by_partition[1], by_partition[2]],
-                                        args.batch)),
+            "two": compare(base, replay(settings, [by_partition[0] + by_partition[1], by_partition[2]], args.batch)),
         }
-        report = {"input": source, "chunk_records": len(records), "batch": args.batch,
-                  "partition_sizes": [len(p) for p in by_partition], "against_single": results}
+        report = {
+            "input": source,
+            "chunk_records": len(records),
+            "batch": args.batch,
+            "partition_sizes": [len(p) for p in by_partition],
+            "against_single": results,
+        }
         table = Table(title=f"differences from one consumer in production order ({source})")
         for column in ("configuration", "kind", "single", "only single", "only other"):
             table.add_column(column)

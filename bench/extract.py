@@ -49,21 +49,45 @@ def dedup_chunks(pages, settings: Settings):
             if index.decide(cid, article.id, mh).kind != "new":
                 continue
             index.add(cid, article.id, mh)
-            chunks.append(Chunk(id=cid, text=w.text, sentences=w.sentences, article_id=article.id,
-                                article_ids=[article.id], source=article.source, source_id=article.source_id,
-                                day=article.published_day, published=article.published,
-                                ingested_at=article.ingested_at, ingested_ms=article.ingested_ms,
-                                sentence_start=w.start, sentence_end=w.end))
+            chunks.append(
+                Chunk(
+                    id=cid,
+                    text=w.text,
+                    sentences=w.sentences,
+                    article_id=article.id,
+                    article_ids=[article.id],
+                    source=article.source,
+                    source_id=article.source_id,
+                    day=article.published_day,
+                    published=article.published,
+                    ingested_at=article.ingested_at,
+                    ingested_ms=article.ingested_ms,
+                    sentence_start=w.start,
+                    sentence_end=w.end,
+                )
+            )
     return chunks
 
 
 def instant_endpoint() -> httpx.Client:
     def answer(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, json={
-            "id": "b", "object": "chat.completion", "created": 0, "model": "bench",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": json.dumps({"interactions": []})}}],
-            "usage": {"prompt_tokens": len(request.content) // 4, "completion_tokens": 5, "total_tokens": 0}})
+        return httpx.Response(
+            200,
+            json={
+                "id": "b",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "bench",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": json.dumps({"interactions": []})},
+                    }
+                ],
+                "usage": {"prompt_tokens": len(request.content) // 4, "completion_tokens": 5, "total_tokens": 0},
+            },
+        )
 
     return httpx.Client(transport=httpx.MockTransport(answer))
 
@@ -114,14 +138,24 @@ def main() -> None:
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_column("baseline / note", justify="right")
-    table.add_row("M1 LLM calls per 100 chunks", f"{client_m1.usage.calls * per100:.1f}",
-                  f"{len(subjects)} target subjects")
-    table.add_row(f"M2 LLM calls per 100 chunks (k = {K})", f"{m2_prominent * per100:.1f}",
-                  f"{len(prominent)} prominent pairs; M1/M2 = {client_m1.usage.calls / max(1, m2_prominent):.2f}x")
-    table.add_row("M2, every co-occurring pair", f"{m2_every * per100:.1f}",
-                  f"{len(every_pair)} pairs; M1/M2 = {client_m1.usage.calls / max(1, m2_every):.2f}x")
-    table.add_row("M0 offline chunks/s (link + extract)", f"{m0_rate:.1f}",
-                  f"spaCy parse alone {parse_rate:.1f} ({m0_rate / parse_rate:.2f}x)")
+    table.add_row(
+        "M1 LLM calls per 100 chunks", f"{client_m1.usage.calls * per100:.1f}", f"{len(subjects)} target subjects"
+    )
+    table.add_row(
+        f"M2 LLM calls per 100 chunks (k = {K})",
+        f"{m2_prominent * per100:.1f}",
+        f"{len(prominent)} prominent pairs; M1/M2 = {client_m1.usage.calls / max(1, m2_prominent):.2f}x",
+    )
+    table.add_row(
+        "M2, every co-occurring pair",
+        f"{m2_every * per100:.1f}",
+        f"{len(every_pair)} pairs; M1/M2 = {client_m1.usage.calls / max(1, m2_every):.2f}x",
+    )
+    table.add_row(
+        "M0 offline chunks/s (link + extract)",
+        f"{m0_rate:.1f}",
+        f"spaCy parse alone {parse_rate:.1f} ({m0_rate / parse_rate:.2f}x)",
+    )
     table.add_row("M0 interactions per 100 chunks", f"{m0_interactions * per100:.1f}", "")
     Console(width=120).print(table)
 

@@ -43,14 +43,39 @@ def synthetic(n: int, rng: random.Random) -> tuple[list[Chunk], list[Entity], li
         s, o = rng.sample(entities, 2)
         text = f"{s.name} {rng.choice(VERBS)} {o.name} in story {i}"
         if i % 5 == 0:
-            chunks.append(Chunk(id=chunk_id(f"chunk {i}"), text=f"chunk {i}", sentences=[], article_id=f"a{i}",
-                                article_ids=[f"a{i}"], source="bench", source_id=source_id("bench"), day=day,
-                                published="2023-01-01T00:00:00Z", ingested_at="2023-01-01T00:00:00Z",
-                                ingested_ms=i, sentence_start=0, sentence_end=1))
-        interactions.append(Interaction(id=interaction_id(s.id, o.id, text, day), subject_id=s.id,
-                                        subject_name=s.name, object_id=o.id, object_name=o.name, text=text,
-                                        event_day=day, published_day=day, ingested_at="2023-01-01T00:00:00Z",
-                                        ingested_ms=i, variant="M0", chunk_ids=[chunks[-1].id]))
+            chunks.append(
+                Chunk(
+                    id=chunk_id(f"chunk {i}"),
+                    text=f"chunk {i}",
+                    sentences=[],
+                    article_id=f"a{i}",
+                    article_ids=[f"a{i}"],
+                    source="bench",
+                    source_id=source_id("bench"),
+                    day=day,
+                    published="2023-01-01T00:00:00Z",
+                    ingested_at="2023-01-01T00:00:00Z",
+                    ingested_ms=i,
+                    sentence_start=0,
+                    sentence_end=1,
+                )
+            )
+        interactions.append(
+            Interaction(
+                id=interaction_id(s.id, o.id, text, day),
+                subject_id=s.id,
+                subject_name=s.name,
+                object_id=o.id,
+                object_name=o.name,
+                text=text,
+                event_day=day,
+                published_day=day,
+                ingested_at="2023-01-01T00:00:00Z",
+                ingested_ms=i,
+                variant="M0",
+                chunk_ids=[chunks[-1].id],
+            )
+        )
     return chunks, entities, interactions
 
 
@@ -63,7 +88,7 @@ def graph_rates(settings: Settings, rows: int, batch: int) -> tuple[float, float
     store.write_batch(chunks=chunks, entities=entities)
     start = time.perf_counter()
     for i in range(0, len(interactions), batch):
-        store.write_batch(interactions=interactions[i:i + batch])
+        store.write_batch(interactions=interactions[i : i + batch])
     batched = len(interactions) / (time.perf_counter() - start)
     single_rows = [_interaction_row(i) for i in synthetic(1000, random.Random(4))[2]]
     start = time.perf_counter()
@@ -75,7 +100,7 @@ def graph_rates(settings: Settings, rows: int, batch: int) -> tuple[float, float
     ids = [i.id for i in interactions]
     start = time.perf_counter()
     for i in range(0, len(ids), 256):  # the page size of graph/mirror/sync.py
-        store.interactions(ids[i:i + 256])
+        store.interactions(ids[i : i + 256])
     readback = len(ids) / (time.perf_counter() - start)
     store.conn.drop()
     return batched, per_row, readback
@@ -90,14 +115,16 @@ def mirror_rates(settings: Settings, rows: int) -> tuple[float, float]:
     mirror.ensure()
     start = time.perf_counter()
     for i in range(0, len(interactions), 256):
-        mirror.upsert_interactions(interactions[i:i + 256])
+        mirror.upsert_interactions(interactions[i : i + 256])
     with_embedding = len(interactions) / (time.perf_counter() - start)
     vectors = embedder.embed([i.text for i in interactions])
-    points = [models.PointStruct(id=point_uuid(i.id + "-again"), vector=v, payload=interaction_payload(i))
-              for i, v in zip(interactions, vectors, strict=True)]
+    points = [
+        models.PointStruct(id=point_uuid(i.id + "-again"), vector=v, payload=interaction_payload(i))
+        for i, v in zip(interactions, vectors, strict=True)
+    ]
     start = time.perf_counter()
     for i in range(0, len(points), 256):
-        mirror.client.upsert(mirror.name(INTERACTIONS), points[i:i + 256], wait=True)
+        mirror.client.upsert(mirror.name(INTERACTIONS), points[i : i + 256], wait=True)
     upsert_only = len(points) / (time.perf_counter() - start)
     mirror.close()
     return with_embedding, upsert_only
@@ -121,13 +148,22 @@ def main() -> None:
     table.add_column("measure")
     table.add_column("value", justify="right")
     table.add_column("baseline / goal", justify="right")
-    table.add_row(f"interactions/s, UNWIND batches of {args.batch:,} ({args.rows} rows)", f"{batched:,.0f}",
-                  f"one MERGE per row {per_row:,.0f} ({batched / per_row:.1f}x; goal >= 20x)")
+    table.add_row(
+        f"interactions/s, UNWIND batches of {args.batch:,} ({args.rows} rows)",
+        f"{batched:,.0f}",
+        f"one MERGE per row {per_row:,.0f} ({batched / per_row:.1f}x; goal >= 20x)",
+    )
     table.add_row(f"mirror upserts/s with MiniLM embedding ({args.mirror_rows} rows)", f"{with_embedding:,.0f}", "")
-    table.add_row("mirror upserts/s, vectors precomputed", f"{upsert_only:,.0f}",
-                  f"embedding costs {upsert_only / with_embedding:.1f}x")
-    table.add_row("interactions/s read back from the graph for the mirror", f"{readback:,.0f}",
-                  f"adds {100 * with_embedding / readback:.1f}% to a mirrored row's cost")
+    table.add_row(
+        "mirror upserts/s, vectors precomputed",
+        f"{upsert_only:,.0f}",
+        f"embedding costs {upsert_only / with_embedding:.1f}x",
+    )
+    table.add_row(
+        "interactions/s read back from the graph for the mirror",
+        f"{readback:,.0f}",
+        f"adds {100 * with_embedding / readback:.1f}% to a mirrored row's cost",
+    )
     Console(width=120).print(table)
 
 

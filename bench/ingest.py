@@ -58,8 +58,14 @@ console = Console(width=120)
 
 def load_pages(folder: Path) -> list[tuple[str, str, str]]:
     gold = json.loads((folder / "ground-truth.json").read_text())
-    return [(key, gzip.decompress((folder / f"{key}.html.gz").read_bytes()).decode("utf-8", "replace"),
-             entry["articleBody"]) for key, entry in sorted(gold.items())]
+    return [
+        (
+            key,
+            gzip.decompress((folder / f"{key}.html.gz").read_bytes()).decode("utf-8", "replace"),
+            entry["articleBody"],
+        )
+        for key, entry in sorted(gold.items())
+    ]
 
 
 def raw_of(html: str) -> RawArticle:
@@ -121,15 +127,15 @@ def lsh_quality(texts: list[str], threshold: float, num_perm: int, queries: int 
         tp += len(predicted & truth)
         fp += len(predicted - truth)
         fn += int(bool(truth) and not (predicted & truth))
-    return {"recall": tp / max(1, tp + fn), "precision": tp / max(1, tp + fp), "queries": queries,
-            "positives": tp + fn}
+    return {"recall": tp / max(1, tp + fn), "precision": tp / max(1, tp + fp), "queries": queries, "positives": tp + fn}
 
 
 def end_to_end(pages, settings: Settings) -> float:
     options = kafka_options(settings)
     prefix = f"bench{uuid.uuid4().hex[:6]}"
-    settings = settings.model_copy(update={f"topic_{k}": f"{prefix}.{k}" for k in
-                                           ("articles", "chunks", "dlq", "dedup")})
+    settings = settings.model_copy(
+        update={f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    )
     runner = build_runners(settings, ["process"])[0]
     producer = RecordProducer(options)
     producer.send_all(settings.topic_articles, [(raw_article_id(raw_of(h)), raw_of(h)) for _, h, _ in pages])
@@ -155,13 +161,19 @@ def state_stores(texts: list[str], settings: Settings) -> tuple[float, float]:
         index.decide(key, article, mh)
         index.add(key, article, mh)
     for batch in range(0, len(signed), 64):
-        log.append(index, [Kept(cid, article, mh, None) for cid, article, mh in signed[batch:batch + 64]], [])
+        log.append(index, [Kept(cid, article, mh, None) for cid, article, mh in signed[batch : batch + 64]], [])
     ours = len(signed) / (time.perf_counter() - start)
     log.close()
     record = ServiceManager(settings).state.load()["graph"]
-    redis_lsh = MinHashLSH(threshold=settings.dedup_threshold, num_perm=settings.dedup_num_perm, storage_config={
-        "type": "redis", "basename": f"bench{uuid.uuid4().hex[:6]}".encode(),
-        "redis": {"host": record.host, "port": record.port}})
+    redis_lsh = MinHashLSH(
+        threshold=settings.dedup_threshold,
+        num_perm=settings.dedup_num_perm,
+        storage_config={
+            "type": "redis",
+            "basename": f"bench{uuid.uuid4().hex[:6]}".encode(),
+            "redis": {"host": record.host, "port": record.port},
+        },
+    )
     start = time.perf_counter()
     with redis_lsh.insertion_session() as session:
         for key, _, mh in signed:
@@ -197,10 +209,22 @@ def replay_figures(settings: Settings, n: int) -> dict:
     values = synthetic_values(n, settings.dedup_num_perm)
     start = time.perf_counter()
     for first in range(0, n, 5000):
-        producer.send_all(topic, [(f"c_{i:032x}", DedupSignature(
-            chunk_id=f"c_{i:032x}", article_id=f"a_{i // 10:032x}", num_perm=settings.dedup_num_perm,
-            minhash=base64.b64encode(values[i].astype("<u4").tobytes()).decode(), day=synthetic_day(i)))
-            for i in range(first, min(n, first + 5000))])
+        producer.send_all(
+            topic,
+            [
+                (
+                    f"c_{i:032x}",
+                    DedupSignature(
+                        chunk_id=f"c_{i:032x}",
+                        article_id=f"a_{i // 10:032x}",
+                        num_perm=settings.dedup_num_perm,
+                        minhash=base64.b64encode(values[i].astype("<u4").tobytes()).decode(),
+                        day=synthetic_day(i),
+                    ),
+                )
+                for i in range(first, min(n, first + 5000))
+            ],
+        )
     written = time.perf_counter() - start
     del values
     start = time.perf_counter()
@@ -210,8 +234,13 @@ def replay_figures(settings: Settings, n: int) -> dict:
     startup = time.perf_counter() - start
     log.close()
     producer.close()
-    return {"n": n, "write_rate": n / written, "replay_rate": stats.read / stats.seconds, "startup_s": startup,
-            "held": len(index)}
+    return {
+        "n": n,
+        "write_rate": n / written,
+        "replay_rate": stats.read / stats.seconds,
+        "startup_s": startup,
+        "held": len(index),
+    }
 
 
 def memory_figures(settings: Settings, n: int) -> dict:
@@ -231,8 +260,13 @@ def memory_figures(settings: Settings, n: int) -> dict:
     # ids/article strings were made outside the measured span but the index holds them: count them in
     strings = sum(map(len, ids)) + 49 * n + (sum(map(len, articles)) + 49 * n) / 10
     held = len(index)
-    return {"n": n, "held": held, "bytes_per_signature": (current + strings) / held,
-            "peak_per_signature": (peak + strings) / held, "arrays_per_signature": index.memory_bytes() / held}
+    return {
+        "n": n,
+        "held": held,
+        "bytes_per_signature": (current + strings) / held,
+        "peak_per_signature": (peak + strings) / held,
+        "arrays_per_signature": index.memory_bytes() / held,
+    }
 
 
 def dedup_state_table(settings: Settings, replay_n: int, memory_n: int) -> Table:
@@ -244,31 +278,48 @@ def dedup_state_table(settings: Settings, replay_n: int, memory_n: int) -> Table
     table.add_column("note", justify="right")
     label = "measured" if replay_n == 1_000_000 else f"extrapolated from {replay_n:,} measured"
     table.add_row(f"log write through the broker ({replay_n:,} signatures)", f"{replay['write_rate']:,.0f}/s", "")
-    table.add_row(f"replay rate ({replay_n:,} signatures)", f"{replay['replay_rate']:,.0f}/s",
-                  f"{replay['held']:,} held in the window")
+    table.add_row(
+        f"replay rate ({replay_n:,} signatures)",
+        f"{replay['replay_rate']:,.0f}/s",
+        f"{replay['held']:,} held in the window",
+    )
     table.add_row(f"start-up, {replay_n:,} signatures", f"{replay['startup_s']:.1f} s", "measured")
     if replay_n != 1_000_000:
         table.add_row("start-up, 1,000,000 signatures", f"{replay['startup_s'] * 1_000_000 / replay_n:.0f} s", label)
     full = WINDOW_DAYS * PER_DAY
     mem_label = "measured" if memory["held"] >= full else f"extrapolated from {memory['held']:,} measured"
-    table.add_row(f"index memory per signature ({memory['held']:,} held)",
-                  f"{memory['bytes_per_signature']:,.0f} B",
-                  f"numpy arrays {memory['arrays_per_signature']:,.0f} B, peak {memory['peak_per_signature']:,.0f} B")
-    table.add_row(f"index memory, {WINDOW_DAYS} days x {PER_DAY:,} = {full:,} signatures",
-                  f"{memory['bytes_per_signature'] * full / 2**30:.2f} GiB", mem_label)
+    table.add_row(
+        f"index memory per signature ({memory['held']:,} held)",
+        f"{memory['bytes_per_signature']:,.0f} B",
+        f"numpy arrays {memory['arrays_per_signature']:,.0f} B, peak {memory['peak_per_signature']:,.0f} B",
+    )
+    table.add_row(
+        f"index memory, {WINDOW_DAYS} days x {PER_DAY:,} = {full:,} signatures",
+        f"{memory['bytes_per_signature'] * full / 2**30:.2f} GiB",
+        mem_label,
+    )
     return table
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     default = REPO.parent / "shared" / "data" / "news-html"
-    parser.add_argument("--pages", type=Path, default=default if default.exists() else
-                        REPO / "tests" / "fixtures" / "news-html")
+    parser.add_argument(
+        "--pages", type=Path, default=default if default.exists() else REPO / "tests" / "fixtures" / "news-html"
+    )
     parser.add_argument("--dedup-only", action="store_true", help="only the dedup state figures (6)")
-    parser.add_argument("--replay-signatures", type=int, default=200_000,
-                        help="signatures written and replayed through the broker (1,000,000 for the full figure)")
-    parser.add_argument("--memory-signatures", type=int, default=300_000,
-                        help="signatures loaded for the memory figure (1,500,000 for the full 30 days)")
+    parser.add_argument(
+        "--replay-signatures",
+        type=int,
+        default=200_000,
+        help="signatures written and replayed through the broker (1,000,000 for the full figure)",
+    )
+    parser.add_argument(
+        "--memory-signatures",
+        type=int,
+        default=300_000,
+        help="signatures loaded for the memory figure (1,500,000 for the full 30 days)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("ingest.process.signature_log").setLevel(logging.INFO)  # the replay's progress lines
@@ -300,14 +351,22 @@ def main() -> None:
     table.add_row("main-text token F1 vs articleBody", f"{f1:.3f}", "goal >= 0.90")
     table.add_row("process stage, in-process (articles/s)", f"{inproc_rate:.1f}", "")
     table.add_row("process stage through Kafka (articles/s)", f"{kafka_rate:.1f}", "")
-    table.add_row("MinHash signatures/s (cached permutations)", f"{ours_mh:.0f}",
-                  f"default {base_mh:.0f} ({ours_mh / base_mh:.1f}x)")
-    table.add_row(f"dedup recall (exact J >= {settings.dedup_threshold})", f"{quality['recall']:.3f}",
-                  "goal >= 0.95")
-    table.add_row("dedup precision", f"{quality['precision']:.3f}",
-                  f"{quality['positives']} true pairs in {quality['queries']} queries")
-    table.add_row("dedup state: LSH + Kafka log (chunks/s)", f"{log_rate:.0f}",
-                  f"redis storage {redis_rate:.0f} ({log_rate / redis_rate:.1f}x)")
+    table.add_row(
+        "MinHash signatures/s (cached permutations)",
+        f"{ours_mh:.0f}",
+        f"default {base_mh:.0f} ({ours_mh / base_mh:.1f}x)",
+    )
+    table.add_row(f"dedup recall (exact J >= {settings.dedup_threshold})", f"{quality['recall']:.3f}", "goal >= 0.95")
+    table.add_row(
+        "dedup precision",
+        f"{quality['precision']:.3f}",
+        f"{quality['positives']} true pairs in {quality['queries']} queries",
+    )
+    table.add_row(
+        "dedup state: LSH + Kafka log (chunks/s)",
+        f"{log_rate:.0f}",
+        f"redis storage {redis_rate:.0f} ({log_rate / redis_rate:.1f}x)",
+    )
     console.print(table)
     console.print(dedup_table)
 

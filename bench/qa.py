@@ -50,8 +50,9 @@ def load(settings: Settings, rows: int) -> list[str]:
     from graph.store.store import GraphStore
 
     rng = random.Random(11)
-    entities = [Entity(id=entity_id(f"Entity {k}", "PERSON"), name=f"Entity {k}", type="PERSON")
-                for k in range(ENTITIES)]
+    entities = [
+        Entity(id=entity_id(f"Entity {k}", "PERSON"), name=f"Entity {k}", type="PERSON") for k in range(ENTITIES)
+    ]
     store = GraphStore(open_graph(settings))
     store.conn.drop()
     store.init()
@@ -61,10 +62,22 @@ def load(settings: Settings, rows: int) -> list[str]:
         s, o = rng.sample(entities, 2)
         day = int(f"2023{(1 + (i % DAYS) // 30):02d}{(1 + (i % DAYS) % 28):02d}")
         text = f"{s.name} met {o.name} about matter {i}"
-        batch.append(Interaction(id=interaction_id(s.id, o.id, text, day), subject_id=s.id, subject_name=s.name,
-                                 object_id=o.id, object_name=o.name, text=text, event_day=day, published_day=day,
-                                 ingested_at="2023-01-01T00:00:00Z", ingested_ms=end_of_day_ms(day) - 1000,
-                                 variant="M0", chunk_ids=[]))
+        batch.append(
+            Interaction(
+                id=interaction_id(s.id, o.id, text, day),
+                subject_id=s.id,
+                subject_name=s.name,
+                object_id=o.id,
+                object_name=o.name,
+                text=text,
+                event_day=day,
+                published_day=day,
+                ingested_at="2023-01-01T00:00:00Z",
+                ingested_ms=end_of_day_ms(day) - 1000,
+                variant="M0",
+                chunk_ids=[],
+            )
+        )
         if len(batch) == 2000:
             store.write_batch(interactions=batch)
             batch = []
@@ -85,11 +98,20 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
     logging.disable(logging.WARNING)
     store = GraphStore(open_graph(settings))
     if brute_force:
+
         def scan(entity_id, from_day, to_day, as_of=None, limit=1000, focus_day=None):
             as_of_day = AsOf.of(as_of).day
-            return store.conn.read(SCAN, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
-                                          "as_of_day": as_of_day, "as_of_ms": end_of_day_ms(as_of_day),
-                                          "limit": limit})
+            return store.conn.read(
+                SCAN,
+                {
+                    "entity": entity_id,
+                    "from_day": from_day,
+                    "to_day": to_day,
+                    "as_of_day": as_of_day,
+                    "as_of_ms": end_of_day_ms(as_of_day),
+                    "limit": limit,
+                },
+            )
 
         store.timeline = scan
     app = create_app(QAService(store, None), {"graph": store.conn.ping}, [])
@@ -111,8 +133,9 @@ class LeanClient:
         self.writer.write(f"GET {path}?{urlencode(params)} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode())
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head.split(b" ", 2)[1])
-        length = next(int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
-                      if line.lower().startswith(b"content-length:"))
+        length = next(
+            int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        )
         body = await self.reader.readexactly(length)
         if status == 200:
             json.loads(body)  # a complete, well-formed answer, or it counts as an error
@@ -137,8 +160,9 @@ async def drive(base: str, names: list[str], clients: int, seconds: float) -> tu
             day = f"2023-{rng.randint(1, 3):02d}-{rng.randint(1, 28):02d}"
             start = time.perf_counter()
             try:
-                status = await http.get("/v1/ask", {"q": rng.choice(names), "date": day, "strategy": "temporal",
-                                                    "k": 10})
+                status = await http.get(
+                    "/v1/ask", {"q": rng.choice(names), "date": day, "strategy": "temporal", "k": 10}
+                )
             except (OSError, asyncio.IncompleteReadError, ValueError, StopIteration):
                 errors += 1
                 http.close()
@@ -163,8 +187,14 @@ def measure(settings: Settings, names: list[str], clients: int, seconds: float, 
     server.terminate()
     server.join(10)
     cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 2 else [float("nan")] * 99
-    return {"p50": cuts[49], "p95": cuts[94], "p99": cuts[98], "rps": len(latencies) / elapsed,
-            "errors": errors, "requests": len(latencies)}
+    return {
+        "p50": cuts[49],
+        "p95": cuts[94],
+        "p99": cuts[98],
+        "rps": len(latencies) / elapsed,
+        "errors": errors,
+        "requests": len(latencies),
+    }
 
 
 def _up(base: str) -> bool:
@@ -180,8 +210,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
     args = parser.parse_args()
-    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-qa-")), graph_database="bench_qa",
-                        _env_file=None)
+    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-qa-")), graph_database="bench_qa", _env_file=None)
     manager = ServiceManager(settings)
     manager.up(only={"graph"})
     try:
@@ -191,16 +220,21 @@ def main() -> None:
         scan = measure(settings, names, args.clients, args.seconds, brute_force=True)
     finally:
         manager.down()
-    table = Table(title=f"/v1/ask (temporal, extractive), {args.rows:,} interactions, {args.clients} clients, "
-                        f"{args.seconds:.0f} s each")
+    table = Table(
+        title=f"/v1/ask (temporal, extractive), {args.rows:,} interactions, {args.clients} clients, "
+        f"{args.seconds:.0f} s each"
+    )
     for column in ("retrieval", "p50 ms", "p95 ms", "p99 ms", "requests/s", "errors"):
         table.add_column(column, justify="right")
     for name, r in (("graph (adjacency + indexes)", indexed), ("brute-force scan (baseline)", scan)):
-        table.add_row(name, f"{r['p50']:.1f}", f"{r['p95']:.1f}", f"{r['p99']:.1f}", f"{r['rps']:.1f}",
-                      str(r["errors"]))
+        table.add_row(
+            name, f"{r['p50']:.1f}", f"{r['p95']:.1f}", f"{r['p99']:.1f}", f"{r['rps']:.1f}", str(r["errors"])
+        )
     Console(width=120).print(table)
-    print(f"p95 goal < 150 ms: {'met' if indexed['p95'] < 150 else 'missed'}; "
-          f"throughput vs scan: {indexed['rps'] / max(scan['rps'], 1e-9):.1f}x")
+    print(
+        f"p95 goal < 150 ms: {'met' if indexed['p95'] < 150 else 'missed'}; "
+        f"throughput vs scan: {indexed['rps'] / max(scan['rps'], 1e-9):.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,10 @@ class Record(BaseModel):
             raise RecordError("wrong_kind", f"expected a {cls.KIND} record, got {kind!r}")
         version = payload.get("schema_version")
         if isinstance(version, int) and version > SCHEMA_VERSION:
-            raise RecordError("unsupported_schema_version",
-                              f"schema_version {version} is newer than this build reads ({SCHEMA_VERSION})")
+            raise RecordError(
+                "unsupported_schema_version",
+                f"schema_version {version} is newer than this build reads ({SCHEMA_VERSION})",
+            )
         try:
             return cls.model_validate(payload)
         except ValueError as exc:
@@ -228,8 +230,18 @@ class DeadLetter(Record):
 
 RECORD_TYPES: dict[str, type[Record]] = {
     cls.KIND: cls
-    for cls in (RawArticle, Article, Chunk, ChunkSighting, DedupSignature, DedupSighting, Mention, Entity, Interaction,
-                DeadLetter)
+    for cls in (
+        RawArticle,
+        Article,
+        Chunk,
+        ChunkSighting,
+        DedupSignature,
+        DedupSighting,
+        Mention,
+        Entity,
+        Interaction,
+        DeadLetter,
+    )
 }
 
 

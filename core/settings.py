@@ -15,9 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="NEWSKG_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
-    )
+    model_config = SettingsConfigDict(env_prefix="NEWSKG_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     # --- where local state lives (service pids/ports, qdrant local storage, caches, reports)
     data_dir: Path = Field(Path(".newskg"), description="Folder for local server data, state and caches.")
@@ -34,16 +32,21 @@ class Settings(BaseSettings):
     kafka_sasl_username: str | None = Field(None, description="SASL user name.")
     kafka_sasl_password: SecretStr | None = Field(None, description="SASL password.")
     instance_id: str | None = Field(
-        None, description="This replica's stable name in the consumer groups (static membership): each stage "
+        None,
+        description="This replica's stable name in the consumer groups (static membership): each stage "
         "joins as INSTANCE-STAGE, and a restart with the same name takes its partitions back at once. Empty: the "
         "host name (a second local process of a stage gets HOST.2, ...). In k8s: the StatefulSet pod name.",
     )
     kafka_max_poll_interval_s: int = Field(
-        180, ge=10, description="Longest a stage may spend on one polled batch before the group hands its "
+        180,
+        ge=10,
+        description="Longest a stage may spend on one polled batch before the group hands its "
         "partitions (and the batch) to another member; also how long a rebalance waits for members.",
     )
     kafka_join_timeout_s: float = Field(
-        60.0, gt=0, description="How long `run --until-idle` waits for its partitions before it exits non-zero "
+        60.0,
+        gt=0,
+        description="How long `run --until-idle` waits for its partitions before it exits non-zero "
         "naming the group and the broker; long-running stages log a warning and keep waiting.",
     )
     topic_articles: str = Field("news.articles", description="Topic of raw articles.")
@@ -63,8 +66,10 @@ class Settings(BaseSettings):
     )
     dedup_num_perm: int = Field(128, ge=16, le=1024, description="MinHash permutations.")
     dedup_window_days: int = Field(
-        30, ge=1, description="Days of chunks (by publication, back from the newest seen) the dedup index keeps; "
-                              "older ones are neither matched nor replayed from the dedup log."
+        30,
+        ge=1,
+        description="Days of chunks (by publication, back from the newest seen) the dedup index keeps; "
+        "older ones are neither matched nor replayed from the dedup log.",
     )
     max_page_bytes: int = Field(5_000_000, ge=1024, description="Larger pages/messages go to the dead-letter topic.")
     process_batch_size: int = Field(64, ge=1, description="Messages a stage takes per poll.")
@@ -115,11 +120,17 @@ class Settings(BaseSettings):
     extract_window_days: int = Field(7, ge=1, description="Window of the TF-IDF subject selection, in days.")
     extract_m2_batch: int = Field(5, ge=1, description="k: chunks per M2 prompt.")
     extract_m2_max_wait_s: float = Field(
-        600.0, gt=0, description="A pair's M2 remainder (fewer than k chunks) goes out once its oldest chunk has "
-                                 "waited this long, in wall-clock seconds since the extract stage first saw it "
-                                 "pending (since the stage started, after a restart); batch runs also flush at idle.")
-    extract_m2_max_tries: int = Field(3, ge=1, description="Tries of an M2 batch whose answer does not parse before "
-                                                           "it is dead-lettered (m2_batch_failed).")
+        600.0,
+        gt=0,
+        description="A pair's M2 remainder (fewer than k chunks) goes out once its oldest chunk has "
+        "waited this long, in wall-clock seconds since the extract stage first saw it "
+        "pending (since the stage started, after a restart); batch runs also flush at idle.",
+    )
+    extract_m2_max_tries: int = Field(
+        3,
+        ge=1,
+        description="Tries of an M2 batch whose answer does not parse before it is dead-lettered (m2_batch_failed).",
+    )
     extract_kb_path: Path | None = Field(None, description="Optional KB (JSONL: id, name, aliases, type, description).")
 
     # --- embeddings
@@ -140,8 +151,12 @@ class Settings(BaseSettings):
     api_port: int = Field(8000, ge=1, le=65535, description="Port `newskg serve` listens on.")
     api_keys: list[str] = Field([], description="Accepted API keys (JSON list); empty: no authentication.")
     api_max_query_chars: int = Field(300, ge=10, description="Longest query the API accepts.")
-    api_threads: int = Field(4, ge=1, le=64, description="Threads per API process for graph/LLM calls; "
-                                                         "further requests queue first-in first-out.")
+    api_threads: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="Threads per API process for graph/LLM calls; further requests queue first-in first-out.",
+    )
 
     log_level: str = Field("INFO", description="Python log level.")
 

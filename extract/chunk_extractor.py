@@ -46,8 +46,9 @@ class ChunkExtractor:
         sentences = list(doc.sents)
         for relation in extract_relations(doc, extraction.mentions, subjects):
             day, _ = sentence_day(sentences[relation.sentence], extraction.chunk.day)
-            extraction.interactions.append(make_interaction(extraction.chunk, relation.subject, relation.object,
-                                                            relation.text, day, "M0"))
+            extraction.interactions.append(
+                make_interaction(extraction.chunk, relation.subject, relation.object, relation.text, day, "M0")
+            )
 
     def link(self, chunks: list[Chunk]) -> list[tuple[ChunkExtraction, object]]:
         """Parse and link a batch (one spaCy pass); returns each extraction with its parsed doc."""

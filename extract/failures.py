@@ -18,12 +18,22 @@ from qdrant_client.http.exceptions import ResponseHandlingException
 from core.llm.client import BudgetExceeded
 
 INFRASTRUCTURE: tuple[type[BaseException], ...] = (
-    ConnectionError, TimeoutError,  # builtin socket-level failures
-    redis.exceptions.ConnectionError, redis.exceptions.TimeoutError,  # FalkorDB over RESP (BusyLoading included)
-    neo4j.exceptions.ServiceUnavailable, neo4j.exceptions.SessionExpired, neo4j.exceptions.TransientError,
-    kafka.errors.KafkaConnectionError, kafka.errors.KafkaTimeoutError, kafka.errors.NodeNotReadyError,
-    ResponseHandlingException, httpx.TransportError,  # a Qdrant server out of reach
-    openai.APIConnectionError, openai.APITimeoutError, openai.RateLimitError, openai.InternalServerError,
+    ConnectionError,
+    TimeoutError,  # builtin socket-level failures
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,  # FalkorDB over RESP (BusyLoading included)
+    neo4j.exceptions.ServiceUnavailable,
+    neo4j.exceptions.SessionExpired,
+    neo4j.exceptions.TransientError,
+    kafka.errors.KafkaConnectionError,
+    kafka.errors.KafkaTimeoutError,
+    kafka.errors.NodeNotReadyError,
+    ResponseHandlingException,
+    httpx.TransportError,  # a Qdrant server out of reach
+    openai.APIConnectionError,
+    openai.APITimeoutError,
+    openai.RateLimitError,
+    openai.InternalServerError,
 )
 
 EXTRACTION_ERROR = "extraction_error"

@@ -38,6 +38,7 @@ Pair = tuple[str, str]
 @dataclass
 class GiveUp:
     """A batch dead-lettered: the record to send, then (once the broker acknowledged it) the graph's note."""
+
     letter: DeadLetter
     pair: Pair
     chunk_ids: list[str]
@@ -129,9 +130,11 @@ class M2Scheduler:
         subject_id, object_id = pair
         key = f"{subject_id}|{object_id}"
         now = self.clock()
-        pending = [M2Snippet(chunk, marked, frozenset(ids))
-                   for chunk, marked, ids in self.store.m2_pending(subject_id, object_id, key)
-                   if (pair, chunk.id) not in self._abandoned]
+        pending = [
+            M2Snippet(chunk, marked, frozenset(ids))
+            for chunk, marked, ids in self.store.m2_pending(subject_id, object_id, key)
+            if (pair, chunk.id) not in self._abandoned
+        ]
         seen = self._seen.setdefault(pair, {})
         first_seen = self._restored.pop(pair, now)
         for s in pending:
@@ -192,18 +195,28 @@ class M2Scheduler:
 
     def _letter(self, pair: Pair, chunk_ids: list[str], tries: int, problem: str) -> DeadLetter:
         key = f"{pair[0]}|{pair[1]}"
-        payload = json.dumps({"pair": key, "subject_id": pair[0], "object_id": pair[1], "chunk_ids": chunk_ids,
-                              "tries": tries}, ensure_ascii=False)
+        payload = json.dumps(
+            {"pair": key, "subject_id": pair[0], "object_id": pair[1], "chunk_ids": chunk_ids, "tries": tries},
+            ensure_ascii=False,
+        )
         # Not one consumed message but a batch assembled from the graph: no partition or offset (-1).
         error = NewskgError(f"{tries} tries; last: {problem}", reason=BATCH_FAILED)
-        return DeadLetter(reason=error.reason, detail=str(error)[:2000], stage=self.stage,
-                          topic=self.topic, partition=-1, offset=-1, key=key, payload_excerpt=payload[:500],
-                          payload_bytes=len(payload.encode("utf-8")), at=iso(utc_now()))
+        return DeadLetter(
+            reason=error.reason,
+            detail=str(error)[:2000],
+            stage=self.stage,
+            topic=self.topic,
+            partition=-1,
+            offset=-1,
+            key=key,
+            payload_excerpt=payload[:500],
+            payload_bytes=len(payload.encode("utf-8")),
+            at=iso(utc_now()),
+        )
 
     def _settle(self, pair: Pair, remainder: list[M2Snippet], failed: list[M2Snippet]) -> None:
         """What of the pair still waits, and since when; the graph remembers open pairs across restarts."""
-        waiting = [s.chunk.id for s in [*failed, *remainder]
-                   if (pair, s.chunk.id) not in self._abandoned]
+        waiting = [s.chunk.id for s in [*failed, *remainder] if (pair, s.chunk.id) not in self._abandoned]
         was_open = pair in self._waiting
         if not waiting:
             self._waiting.pop(pair, None)

@@ -15,8 +15,8 @@ def mark_up(text: str, mentions: list[LinkedMention]) -> str:
     for m in sorted(mentions, key=lambda m: m.start):
         if m.start < cursor:
             continue  # overlapping spans: the first wins
-        parts.append(escape(text[cursor:m.start]))
-        parts.append(f"<e>{escape(text[m.start:m.end])}</e>")
+        parts.append(escape(text[cursor : m.start]))
+        parts.append(f"<e>{escape(text[m.start : m.end])}</e>")
         cursor = m.end
     parts.append(escape(text[cursor:]))
     return "".join(parts)

@@ -18,23 +18,39 @@ class ChunkExtraction:
     interactions: list[Interaction] = field(default_factory=list)
 
     def as_dict(self, explain: bool = False) -> dict:
-        mentions = [{"text": m.text, "start": m.start, "end": m.end, "type": m.type, "entity_id": m.entity_id,
-                     "name": m.name, "method": m.method, **({"explanation": m.explanation} if explain else {})}
-                    for m in self.mentions]
-        return {"chunk_id": self.chunk.id, "day": self.chunk.day, "marked_text": self.marked_text,
-                "entities": [e.model_dump(mode="json", exclude={"schema_version"}) for e in self.entities],
-                "mentions": mentions,
-                "interactions": [i.model_dump(mode="json", exclude={"schema_version"}) for i in self.interactions]}
+        mentions = [
+            {
+                "text": m.text,
+                "start": m.start,
+                "end": m.end,
+                "type": m.type,
+                "entity_id": m.entity_id,
+                "name": m.name,
+                "method": m.method,
+                **({"explanation": m.explanation} if explain else {}),
+            }
+            for m in self.mentions
+        ]
+        return {
+            "chunk_id": self.chunk.id,
+            "day": self.chunk.day,
+            "marked_text": self.marked_text,
+            "entities": [e.model_dump(mode="json", exclude={"schema_version"}) for e in self.entities],
+            "mentions": mentions,
+            "interactions": [i.model_dump(mode="json", exclude={"schema_version"}) for i in self.interactions],
+        }
 
 
-def make_interaction(chunk: Chunk, subject: LinkedMention, obj: LinkedMention | None, text: str, event_day: int,
-                     variant: Variant) -> Interaction:
+def make_interaction(
+    chunk: Chunk, subject: LinkedMention, obj: LinkedMention | None, text: str, event_day: int, variant: Variant
+) -> Interaction:
     """An interaction stated by one chunk, carrying that chunk's publication day and ingestion instant."""
     return _interaction([chunk], subject, obj, text, event_day, variant, [chunk.id])
 
 
-def make_day_interaction(evidence: list[Chunk], subject, obj, text: str, event_day: int,
-                         variant: Variant) -> Interaction:
+def make_day_interaction(
+    evidence: list[Chunk], subject, obj, text: str, event_day: int, variant: Variant
+) -> Interaction:
     """An interaction stated by one or more chunks of one publication day (an M2 line's cited chunks of that day).
     It carries the day and the earliest ingestion among *those* chunks (never another chunk's: as of D shows a
     fact only once a chunk that states it was published and ingested), and their articles and sources."""
@@ -44,16 +60,27 @@ def make_day_interaction(evidence: list[Chunk], subject, obj, text: str, event_d
     return _interaction(evidence, subject, obj, text, event_day, variant, [c.id for c in evidence])
 
 
-def _interaction(evidence: list[Chunk], subject, obj, text: str, event_day: int, variant: Variant,
-                 chunk_ids: list[str]) -> Interaction:
+def _interaction(
+    evidence: list[Chunk], subject, obj, text: str, event_day: int, variant: Variant, chunk_ids: list[str]
+) -> Interaction:
     first = min(evidence, key=lambda c: (c.ingested_ms, c.id))
     object_id = obj.entity_id if obj else None
-    return Interaction(id=interaction_id(subject.entity_id, object_id, text, event_day), subject_id=subject.entity_id,
-                       subject_name=subject.name, object_id=object_id, object_name=obj.name if obj else None,
-                       text=text, event_day=event_day, published_day=first.day, ingested_at=first.ingested_at,
-                       ingested_ms=first.ingested_ms, variant=variant, chunk_ids=chunk_ids,
-                       article_ids=_union(a for c in evidence for a in c.article_ids),
-                       source_ids=_union(c.source_id for c in evidence))
+    return Interaction(
+        id=interaction_id(subject.entity_id, object_id, text, event_day),
+        subject_id=subject.entity_id,
+        subject_name=subject.name,
+        object_id=object_id,
+        object_name=obj.name if obj else None,
+        text=text,
+        event_day=event_day,
+        published_day=first.day,
+        ingested_at=first.ingested_at,
+        ingested_ms=first.ingested_ms,
+        variant=variant,
+        chunk_ids=chunk_ids,
+        article_ids=_union(a for c in evidence for a in c.article_ids),
+        source_ids=_union(c.source_id for c in evidence),
+    )
 
 
 def _union(items) -> list[str]:

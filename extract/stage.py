@@ -55,11 +55,18 @@ class ExtractOptions:
 class ExtractStage(Stage):
     name = "extract"
 
-    def __init__(self, store: GraphStore, extractor: ChunkExtractor, options: ExtractOptions,
-                 llm: LLMClient | None = None, mirror: VectorMirror | None = None):
+    def __init__(
+        self,
+        store: GraphStore,
+        extractor: ChunkExtractor,
+        options: ExtractOptions,
+        llm: LLMClient | None = None,
+        mirror: VectorMirror | None = None,
+    ):
         if options.variant in ("m1", "m2") and llm is None:
-            raise ValueError(f"variant {options.variant} needs an LLM endpoint (NEWSKG_LLM_BASE_URL or "
-                             "`newskg services up --llm`)")
+            raise ValueError(
+                f"variant {options.variant} needs an LLM endpoint (NEWSKG_LLM_BASE_URL or `newskg services up --llm`)"
+            )
         self.store = store
         self.extractor = extractor
         self.options = options
@@ -70,9 +77,17 @@ class ExtractStage(Stage):
         self.m2: M2Scheduler | None = None
         if options.variant == "m2":
             index = extractor.linker.index.entities
-            self.m2 = M2Scheduler(store, llm, lambda entity_id: index[entity_id].name, k=options.m2_batch,
-                                  max_wait_s=options.m2_max_wait_s, max_tries=options.m2_max_tries, mirror=mirror,
-                                  stage=self.name, topic=options.chunks_topic)
+            self.m2 = M2Scheduler(
+                store,
+                llm,
+                lambda entity_id: index[entity_id].name,
+                k=options.m2_batch,
+                max_wait_s=options.m2_max_wait_s,
+                max_tries=options.m2_max_tries,
+                mirror=mirror,
+                stage=self.name,
+                topic=options.chunks_topic,
+            )
 
     def handle(self, records: list[ConsumerRecord]) -> StageOutput:
         output = StageOutput()
@@ -106,8 +121,12 @@ class ExtractStage(Stage):
             output.dead += self.m2.dead_letters()
         return output
 
-    def _persist(self, extractions: list[ChunkExtraction], sightings: list[tuple[ChunkSighting, ConsumerRecord]],
-                 origin: dict[str, list[ConsumerRecord]]):
+    def _persist(
+        self,
+        extractions: list[ChunkExtraction],
+        sightings: list[tuple[ChunkSighting, ConsumerRecord]],
+        origin: dict[str, list[ConsumerRecord]],
+    ):
         """Graph, then mirror, for the whole batch in one write. If that write fails for a reason that is not the
         infrastructure's, one message at a time, so only what cannot be written is dead-lettered. Returns the
         extractions written and the failures as (messages, exception, reason)."""
@@ -132,14 +151,20 @@ class ExtractStage(Stage):
 
     def _write(self, extractions: list[ChunkExtraction], sightings: list[ChunkSighting]) -> None:
         self.store.write_batch(
-            chunks=[x.chunk for x in extractions], sightings=sightings,
+            chunks=[x.chunk for x in extractions],
+            sightings=sightings,
             marked={x.chunk.id: x.marked_text for x in extractions},
             entities=[e for x in extractions for e in x.entities],
             mentions=[(x.chunk.id, m.entity_id) for x in extractions for m in x.mentions],
-            interactions=[i for x in extractions for i in x.interactions])
+            interactions=[i for x in extractions for i in x.interactions],
+        )
         if self.mirror and extractions:  # right after the graph write, same step: a failure means no commit
-            mirror_from_graph(self.store, self.mirror, (i.id for x in extractions for i in x.interactions),
-                              (x.chunk.id for x in extractions))
+            mirror_from_graph(
+                self.store,
+                self.mirror,
+                (i.id for x in extractions for i in x.interactions),
+                (x.chunk.id for x in extractions),
+            )
 
     def acknowledged(self, output: StageOutput) -> None:
         if self.m2:
@@ -153,8 +178,10 @@ class ExtractStage(Stage):
             raise failures[0][1]
         return extractions
 
-    def extract_each(self, chunks: list[Chunk],
-                     ) -> tuple[list[ChunkExtraction], list[tuple[Chunk, BaseException, str]]]:
+    def extract_each(
+        self,
+        chunks: list[Chunk],
+    ) -> tuple[list[ChunkExtraction], list[tuple[Chunk, BaseException, str]]]:
         """(extractions, failures): every chunk in its own guard; infrastructure failures propagate."""
         if not chunks:
             return [], []
@@ -192,15 +219,17 @@ class ExtractStage(Stage):
         if self.mirror and self.owns_mirror:
             self.mirror.close()  # releases the local Qdrant folder for the next process
 
-    def subject_ids(self, end_day: int, ingested_by: int,
-                    pending: Iterable[tuple[int, int, set[str]]] = ()) -> set[str]:
+    def subject_ids(
+        self, end_day: int, ingested_by: int, pending: Iterable[tuple[int, int, set[str]]] = ()
+    ) -> set[str]:
         """Target subjects as of a chunk published on end_day and ingested on ingested_by (see targets.py)."""
         if self.options.subjects:
             index = self.extractor.linker.index
             found = (index.lookup(name, "PERSON") or index.lookup(name, "ORG") for name in self.options.subjects)
             return {d.entity_id for d in found if d}
-        return set(self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days,
-                                                   ingested_by, pending))
+        return set(
+            self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days, ingested_by, pending)
+        )
 
     def _touched_pairs(self, extractions: list[ChunkExtraction]) -> list[tuple[str, str]]:
         """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks mention, ranked as of
@@ -208,8 +237,9 @@ class ExtractStage(Stage):
         pairs: dict[tuple[str, str], None] = {}
         for key in sorted({as_of_key(x.chunk) for x in extractions}):
             subjects = self.subject_ids(*key)
-            ranked = self.mention_stats.top_pairs(subjects, self.options.top_n * 4, key[0],
-                                                  self.options.window_days, key[1])
+            ranked = self.mention_stats.top_pairs(
+                subjects, self.options.top_n * 4, key[0], self.options.window_days, key[1]
+            )
             present = [{m.entity_id for m in x.mentions} for x in extractions if as_of_key(x.chunk) == key]
             pairs.update((p, None) for p in ranked if any(set(p) <= ids for ids in present))
         return list(pairs)

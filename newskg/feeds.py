@@ -35,9 +35,14 @@ def parse_every(text: str) -> int:
 @contextmanager
 def feed_poller(settings: Settings):
     producer = articles_producer(settings)
-    fetcher = PoliteFetcher(settings.fetch_user_agent, settings.fetch_timeout_s, settings.fetch_min_interval_s,
-                            settings.max_page_bytes, allow_private=settings.fetch_allow_private,
-                            max_redirects=settings.fetch_max_redirects)
+    fetcher = PoliteFetcher(
+        settings.fetch_user_agent,
+        settings.fetch_timeout_s,
+        settings.fetch_min_interval_s,
+        settings.max_page_bytes,
+        allow_private=settings.fetch_allow_private,
+        max_redirects=settings.fetch_max_redirects,
+    )
     state = FeedState(settings.data_dir / "feeds" / "state.sqlite")
     try:
         yield FeedPoller(fetcher, state, producer, settings.topic_articles, settings.topic_dlq)
@@ -67,6 +72,16 @@ def scheduler(settings: Settings, blocking: bool = True) -> BaseScheduler:
 
 
 def schedule_feed(sched: BaseScheduler, url: str, every_s: int) -> None:
-    sched.add_job(poll_feed_job, "interval", seconds=every_s, args=[url], id="feed-" + digest(url, size=8),
-                  name=url, replace_existing=True, next_run_time=utc_now(), max_instances=1, coalesce=True,
-                  misfire_grace_time=every_s)
+    sched.add_job(
+        poll_feed_job,
+        "interval",
+        seconds=every_s,
+        args=[url],
+        id="feed-" + digest(url, size=8),
+        name=url,
+        replace_existing=True,
+        next_run_time=utc_now(),
+        max_instances=1,
+        coalesce=True,
+        misfire_grace_time=every_s,
+    )

@@ -41,8 +41,12 @@ def project_topics(settings: Settings) -> list[str]:
 def ensure_topics(settings: Settings) -> None:
     admin = TopicAdmin(kafka_options(settings))
     try:
-        admin.ensure_topics(project_topics(settings), settings.topic_partitions, settings.topic_replication,
-                            configs={settings.topic_dedup: LOG_TOPIC_CONFIG})
+        admin.ensure_topics(
+            project_topics(settings),
+            settings.topic_partitions,
+            settings.topic_replication,
+            configs={settings.topic_dedup: LOG_TOPIC_CONFIG},
+        )
     finally:
         admin.close()
 
@@ -56,8 +60,14 @@ def articles_producer(settings: Settings) -> RecordProducer:
 def group_consumer(settings: Settings, group: str, stage: str, topics: list[str]) -> GroupConsumer:
     """A static member of `group` (ingest/kafka/membership.py): this replica's id, leased on this machine."""
     member = claim_member(kafka_bootstrap(settings), group, stage, settings.instance_id)
-    return GroupConsumer(kafka_options(settings), group, topics, max_poll_records=settings.process_batch_size,
-                         member=member, max_poll_interval_ms=settings.kafka_max_poll_interval_s * 1000)
+    return GroupConsumer(
+        kafka_options(settings),
+        group,
+        topics,
+        max_poll_records=settings.process_batch_size,
+        member=member,
+        max_poll_interval_ms=settings.kafka_max_poll_interval_s * 1000,
+    )
 
 
 def process_runner(settings: Settings) -> StageRunner:
@@ -77,8 +87,15 @@ def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
         load_kb(settings.extract_kb_path, index)
     for row in entities_first_seen(store.conn):
         seen = ALWAYS if row["first_day"] is None else (row["first_day"], row["first_ingested_ms"])
-        index.add(row["id"], row["name"], row["type"], aliases=row["aliases"] or [], mentions=row["mentions"],
-                  description=row["description"], seen=seen)
+        index.add(
+            row["id"],
+            row["name"],
+            row["type"],
+            aliases=row["aliases"] or [],
+            mentions=row["mentions"],
+            description=row["description"],
+            seen=seen,
+        )
     return index
 
 
@@ -88,22 +105,37 @@ def llm_client(settings: Settings, max_calls: int | None = None) -> LLMClient | 
         return None
     key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
     cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite") if settings.llm_cache else None
-    return LLMClient(base_url, settings.llm_model, key, cache=cache, max_concurrency=settings.llm_max_concurrency,
-                     timeout_s=settings.llm_timeout_s, max_retries=settings.llm_max_retries, max_calls=max_calls,
-                     max_tokens=settings.llm_max_tokens,
-                     price_in_per_mtok=settings.llm_price_in_per_mtok,
-                     price_out_per_mtok=settings.llm_price_out_per_mtok)
+    return LLMClient(
+        base_url,
+        settings.llm_model,
+        key,
+        cache=cache,
+        max_concurrency=settings.llm_max_concurrency,
+        timeout_s=settings.llm_timeout_s,
+        max_retries=settings.llm_max_retries,
+        max_calls=max_calls,
+        max_tokens=settings.llm_max_tokens,
+        price_in_per_mtok=settings.llm_price_in_per_mtok,
+        price_out_per_mtok=settings.llm_price_out_per_mtok,
+    )
 
 
-def extract_stage(settings: Settings, variant: str | None = None, max_calls: int | None = None,
-                  with_mirror: bool = True, mirror=None) -> ExtractStage:
+def extract_stage(
+    settings: Settings, variant: str | None = None, max_calls: int | None = None, with_mirror: bool = True, mirror=None
+) -> ExtractStage:
     """`mirror`: an already open mirror to share (serve --pipeline: local Qdrant admits one client)."""
     store = GraphStore(open_graph(settings))
     store.init()
-    options = ExtractOptions(variant=variant or settings.extract_variant, subjects=settings.extract_subjects,
-                             top_n=settings.extract_top_n, window_days=settings.extract_window_days,
-                             m2_batch=settings.extract_m2_batch, m2_max_wait_s=settings.extract_m2_max_wait_s,
-                             m2_max_tries=settings.extract_m2_max_tries, chunks_topic=settings.topic_chunks)
+    options = ExtractOptions(
+        variant=variant or settings.extract_variant,
+        subjects=settings.extract_subjects,
+        top_n=settings.extract_top_n,
+        window_days=settings.extract_window_days,
+        m2_batch=settings.extract_m2_batch,
+        m2_max_wait_s=settings.extract_m2_max_wait_s,
+        m2_max_tries=settings.extract_m2_max_tries,
+        chunks_topic=settings.topic_chunks,
+    )
     llm = llm_client(settings, max_calls) if options.variant != "m0" else None
     lent = mirror is not None
     if mirror is None and with_mirror and settings.mirror_enabled:
@@ -113,18 +145,22 @@ def extract_stage(settings: Settings, variant: str | None = None, max_calls: int
     return stage
 
 
-def extract_runner(settings: Settings, variant: str | None = None, max_calls: int | None = None,
-                   mirror=None) -> StageRunner:
+def extract_runner(
+    settings: Settings, variant: str | None = None, max_calls: int | None = None, mirror=None
+) -> StageRunner:
     consumer = group_consumer(settings, EXTRACT_GROUP, "extract", [settings.topic_chunks])  # a clash fails fast
     stage = extract_stage(settings, variant, max_calls, mirror=mirror)
     return ExtractRunner(stage, consumer, RecordProducer(kafka_options(settings)), settings.topic_dlq)
 
 
-def build_runners(settings: Settings, names: list[str], variant: str | None = None,
-                  max_calls: int | None = None, mirror=None) -> list[StageRunner]:
+def build_runners(
+    settings: Settings, names: list[str], variant: str | None = None, max_calls: int | None = None, mirror=None
+) -> list[StageRunner]:
     ensure_topics(settings)
-    builders = {"process": lambda s: process_runner(s),
-                "extract": lambda s: extract_runner(s, variant, max_calls, mirror)}
+    builders = {
+        "process": lambda s: process_runner(s),
+        "extract": lambda s: extract_runner(s, variant, max_calls, mirror),
+    }
     return [builders[name](settings) for name in names]
 
 
@@ -145,8 +181,13 @@ class PipelineThread:
     at once and `on_failure(reason)` is called, so the server can report 503 and exit non-zero instead of serving
     a graph that silently stopped growing."""
 
-    def __init__(self, runners: list[StageRunner], stop: threading.Event, join_timeout_s: float,
-                 on_failure: Callable[[str], None]):
+    def __init__(
+        self,
+        runners: list[StageRunner],
+        stop: threading.Event,
+        join_timeout_s: float,
+        on_failure: Callable[[str], None],
+    ):
         self.runners, self.stop, self.join_timeout_s, self.on_failure = runners, stop, join_timeout_s, on_failure
         self.failure: str | None = None
         self.thread = threading.Thread(target=self._run, name="stages", daemon=True)

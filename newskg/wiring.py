@@ -83,9 +83,11 @@ def open_mirror(settings: Settings):
         client = open_qdrant(settings)
     except RuntimeError as exc:
         if "already accessed" in str(exc):
-            raise NotConfigured(f"the local Qdrant folder {settings.qdrant_local_path} is in use by another newskg "
-                                "process (local mode admits one; stop it, or use a Qdrant server via "
-                                "NEWSKG_QDRANT_URL)") from exc
+            raise NotConfigured(
+                f"the local Qdrant folder {settings.qdrant_local_path} is in use by another newskg "
+                "process (local mode admits one; stop it, or use a Qdrant server via "
+                "NEWSKG_QDRANT_URL)"
+            ) from exc
         raise
     mirror = VectorMirror(client, open_embedder(settings))
     mirror.ensure()

@@ -33,8 +33,10 @@ class Answer:
 def extractive(reformulated: str, evidence: list[Evidence]) -> str:
     if not evidence:
         return f"Extractive answer (no LLM): the graph holds nothing for {reformulated} as of that day."
-    lines = [f"{day_words(e.event_day)}: {e.text}" + (f" ({', '.join(e.sources)})" if e.sources else "")
-             for e in evidence[:EXTRACTIVE_ITEMS]]
+    lines = [
+        f"{day_words(e.event_day)}: {e.text}" + (f" ({', '.join(e.sources)})" if e.sources else "")
+        for e in evidence[:EXTRACTIVE_ITEMS]
+    ]
     return "Extractive answer (no LLM), from the graph as of that day:\n" + "\n".join(f"- {line}" for line in lines)
 
 

@@ -32,8 +32,10 @@ DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 OPEN_PATHS = {"/healthz", "/readyz"}
 UNMATCHED = "unmatched"  # the metric label of every path no route serves
 AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
-KNOWLEDGE_HELP = ("ingested (default): what the system knew at the end of the day | published: everything "
-                  "published by the day, also facts ingested after it (labelled in the response)")
+KNOWLEDGE_HELP = (
+    "ingested (default): what the system knew at the end of the day | published: everything "
+    "published by the day, also facts ingested after it (labelled in the response)"
+)
 
 
 def _day(value: str | None, name: str) -> int | None:
@@ -62,8 +64,13 @@ class Gate:
         self.app, self.routes = app, routes if routes is not None else []
         self.keys = [key.encode() for key in sorted(keys)]
         self.requests = Counter("newskg_http_requests_total", "HTTP requests", ["path", "status"], registry=registry)
-        self.latency = Histogram("newskg_http_request_seconds", "HTTP request latency", ["path"], registry=registry,
-                                 buckets=(0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5))
+        self.latency = Histogram(
+            "newskg_http_request_seconds",
+            "HTTP request latency",
+            ["path"],
+            registry=registry,
+            buckets=(0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5),
+        )
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -107,10 +114,18 @@ class Gate:
         return matched
 
 
-def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api_keys: list[str],
-               max_query_chars: int = 300, threads: int = 4) -> FastAPI:
-    app = FastAPI(title="newskg", version="0.1.0",
-                  description="Entity-centric temporal QA over the NEON news entity-interaction graph.")
+def create_app(
+    service: QAService,
+    readiness: dict[str, Callable[[], bool]],
+    api_keys: list[str],
+    max_query_chars: int = 300,
+    threads: int = 4,
+) -> FastAPI:
+    app = FastAPI(
+        title="newskg",
+        version="0.1.0",
+        description="Entity-centric temporal QA over the NEON news entity-interaction graph.",
+    )
     registry = CollectorRegistry()
     app.add_middleware(Gate, keys=set(api_keys), registry=registry, routes=app.router.routes)
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qa")
@@ -120,11 +135,13 @@ def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api
         return await asyncio.get_running_loop().run_in_executor(pool, partial(fn, *args, **kwargs))
 
     @app.get("/v1/ask")
-    async def ask(q: Annotated[str, Query(min_length=1, description="A telegraphic query, e.g. 'doja cat news'")],
-                  date: Annotated[str, Query(description="The query's date, YYYY-MM-DD (the graph as of that day)")],
-                  k: Annotated[int, Query(ge=1, le=50)] = 10,
-                  strategy: Annotated[str, Query(description=" | ".join(STRATEGIES))] = "hybrid",
-                  knowledge: Annotated[str, Query(description=KNOWLEDGE_HELP)] = "ingested") -> Response:
+    async def ask(
+        q: Annotated[str, Query(min_length=1, description="A telegraphic query, e.g. 'doja cat news'")],
+        date: Annotated[str, Query(description="The query's date, YYYY-MM-DD (the graph as of that day)")],
+        k: Annotated[int, Query(ge=1, le=50)] = 10,
+        strategy: Annotated[str, Query(description=" | ".join(STRATEGIES))] = "hybrid",
+        knowledge: Annotated[str, Query(description=KNOWLEDGE_HELP)] = "ingested",
+    ) -> Response:
         if len(q) > max_query_chars:
             raise HTTPException(422, f"q is {len(q)} characters; at most {max_query_chars}")
         if strategy not in STRATEGIES:
@@ -136,15 +153,21 @@ def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api
         return _json(result.as_dict())
 
     @app.get("/v1/entities")
-    async def entities(search: Annotated[str, Query(min_length=1, max_length=200)],
-                       limit: Annotated[int, Query(ge=1, le=100)] = 10,
-                       as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None) -> Response:
+    async def entities(
+        search: Annotated[str, Query(min_length=1, max_length=200)],
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None,
+    ) -> Response:
         return _json(await blocking(_entities, service, search, limit, AsOf.of(_day(as_of, "as_of"))))
 
     @app.get("/v1/entities/{entity_id}/timeline")
-    async def timeline(entity_id: str, from_: Annotated[str, Query(alias="from")], to: str,
-                       as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None,
-                       limit: Annotated[int, Query(ge=1, le=1000)] = 200) -> Response:
+    async def timeline(
+        entity_id: str,
+        from_: Annotated[str, Query(alias="from")],
+        to: str,
+        as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+    ) -> Response:
         first, last, view = _day(from_, "from"), _day(to, "to"), AsOf.of(_day(as_of, "as_of"))
         if first > last:
             raise HTTPException(422, "from is after to")
@@ -165,8 +188,9 @@ def create_app(service: QAService, readiness: dict[str, Callable[[], bool]], api
                 checks[name] = bool(check())
             except Exception:
                 checks[name] = False
-        return JSONResponse({"ready": all(checks.values()), "checks": checks},
-                            status_code=200 if all(checks.values()) else 503)
+        return JSONResponse(
+            {"ready": all(checks.values()), "checks": checks}, status_code=200 if all(checks.values()) else 503
+        )
 
     @app.get("/metrics")
     def metrics() -> PlainTextResponse:

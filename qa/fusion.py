@@ -15,8 +15,9 @@ def rrf(rankings: list[list[str]], k: int = RRF_K) -> dict[str, float]:
     return scores
 
 
-def mmr(candidates: list[str], relevance: dict[str, float], vectors: dict[str, np.ndarray], k: int,
-        lambda_: float = 0.7) -> list[str]:
+def mmr(
+    candidates: list[str], relevance: dict[str, float], vectors: dict[str, np.ndarray], k: int, lambda_: float = 0.7
+) -> list[str]:
     """Greedy MMR: relevance (scaled to [0, 1]) against the highest cosine similarity to what is already picked.
     Candidates without a vector keep their relevance order."""
     if not candidates:
@@ -25,13 +26,18 @@ def mmr(candidates: list[str], relevance: dict[str, float], vectors: dict[str, n
     picked: list[str] = []
     remaining = list(candidates)
     while remaining and len(picked) < k:
+
         def gain(item: str) -> float:
             rel = relevance.get(item, 0.0) / top
             if item not in vectors or not picked:
                 return rel
-            redundancy = max(float(vectors[item] @ vectors[p]) for p in picked if p in vectors) \
-                if any(p in vectors for p in picked) else 0.0
+            redundancy = (
+                max(float(vectors[item] @ vectors[p]) for p in picked if p in vectors)
+                if any(p in vectors for p in picked)
+                else 0.0
+            )
             return lambda_ * rel - (1 - lambda_) * redundancy
+
         best = max(remaining, key=lambda item: (gain(item), -candidates.index(item)))
         picked.append(best)
         remaining.remove(best)

@@ -20,8 +20,11 @@ from extract.entities.names import name_key
 from graph.store.asof import AsOf, Knowledge
 from graph.store.store import GraphStore
 
-FILLER = re.compile(r"\b(news|latest|update[sd]?|today|now|what happened (to|with)|what is|who is|about|"
-                    r"recent(ly)?|headlines?|story|stories|the)\b", re.I)
+FILLER = re.compile(
+    r"\b(news|latest|update[sd]?|today|now|what happened (to|with)|what is|who is|about|"
+    r"recent(ly)?|headlines?|story|stories|the)\b",
+    re.I,
+)
 AMBIGUITY_MARGIN = 0.08  # runner-up within 8% of the winner's score: report, do not guess silently
 FUZZY_CUTOFF, FUZZY_LIMIT = 75.0, 5  # a fuzzy name match scores at least this; at most this many are weighed
 FUZZY_BATCH = 25  # fuzzy hits checked against the day per query
@@ -59,16 +62,14 @@ class EntityProfile:
         def cells(raw: list) -> tuple[Cell, ...]:
             return tuple((int(day), int(ms), int(n)) for day, ms, n in raw)
 
-        return cls(row["id"], row["name"], row["type"], cells(row["chunk_cells"]),
-                   cells(row["interaction_cells"]))
+        return cls(row["id"], row["name"], row["type"], cells(row["chunk_cells"]), cells(row["interaction_cells"]))
 
     def as_of(self, as_of: AsOf) -> dict | None:
         """The entity as ENTITIES_AS_OF returns it for that day and view, or None when nothing visible names it."""
         mentions, interactions = _visible_count(self.chunk_cells, as_of), _visible_count(self.interaction_cells, as_of)
         if not mentions and not interactions:
             return None
-        return {"id": self.id, "name": self.name, "type": self.type, "mentions": mentions,
-                "interactions": interactions}
+        return {"id": self.id, "name": self.name, "type": self.type, "mentions": mentions, "interactions": interactions}
 
 
 def _visible_count(cells: tuple[Cell, ...], as_of: AsOf) -> int:
@@ -117,8 +118,9 @@ class EntityResolver:
     fuzzily: every entity name scoring at least FUZZY_CUTOFF, then only those of the day, best 5. (Not the best 5
     names first: whether a similar name exists later must not change an answer about earlier.)"""
 
-    def __init__(self, store: GraphStore, refresh_s: float = 30.0, cache_size: int = 4096,
-                 profile_cache_size: int = 16384):
+    def __init__(
+        self, store: GraphStore, refresh_s: float = 30.0, cache_size: int = 4096, profile_cache_size: int = 16384
+    ):
         self.store = store
         self.refresh_s = refresh_s
         self._keys: dict[str, list[str]] = {}  # name_key of every name and alias → entity ids
@@ -186,11 +188,13 @@ class EntityResolver:
         """The FUZZY_LIMIT best-scoring entities of the day among all names that match: the hits are checked
         against the day best first, a batch at a time, until the limit is reached and no later hit could tie."""
         names = self._index()[1]
-        hits = sorted(((score, entity) for name, score in _fuzzy_hits(mention, list(names)).items()
-                       for entity in names[name]), key=lambda hit: (-hit[0], hit[1]))
+        hits = sorted(
+            ((score, entity) for name, score in _fuzzy_hits(mention, list(names)).items() for entity in names[name]),
+            key=lambda hit: (-hit[0], hit[1]),
+        )
         choices: list[EntityChoice] = []
         for start in range(0, len(hits), FUZZY_BATCH):
-            batch = hits[start:start + FUZZY_BATCH]
+            batch = hits[start : start + FUZZY_BATCH]
             if len(choices) >= FUZZY_LIMIT and batch[0][0] < choices[FUZZY_LIMIT - 1].score:
                 break
             scores = {entity: score for score, entity in batch}
@@ -206,8 +210,12 @@ def _fuzzy_hits(mention: str, names: list[str]) -> dict[str, float]:
     found: set[str] = set()
     passes = ((fuzz.token_sort_ratio, FUZZY_CUTOFF), (fuzz.partial_ratio, FUZZY_CUTOFF / PARTIAL_WEIGHT - 1e-6))
     for scorer, cutoff in passes:
-        found.update(name for name, _, _ in process.extract(mention, names, scorer=scorer, score_cutoff=cutoff,
-                                                             processor=utils.default_process, limit=None))
+        found.update(
+            name
+            for name, _, _ in process.extract(
+                mention, names, scorer=scorer, score_cutoff=cutoff, processor=utils.default_process, limit=None
+            )
+        )
     query = utils.default_process(mention)
     return {name: score for name in found if (score := _name_score(query, utils.default_process(name))) >= FUZZY_CUTOFF}
 

@@ -21,7 +21,7 @@ from qa.retrieve import Retriever
 KNOWLEDGE_LABELS = {
     "ingested": "what the system knew at the end of the day: published on or before it and ingested by its end",
     "published": "publication view: everything published on or before the day, including facts ingested after "
-                 "it, so more than the system knew on that day",
+    "it, so more than the system knew on that day",
 }
 
 
@@ -43,38 +43,61 @@ class AskResult:
     note: str | None = None
 
     def as_dict(self) -> dict:
-        return {"query": self.query, "reformulated": self.reformulated, "entity": self.entity,
-                "ambiguous": bool(self.alternatives), "alternatives": self.alternatives, "as_of": self.as_of,
-                "knowledge": self.knowledge, "knowledge_label": KNOWLEDGE_LABELS[self.knowledge],
-                "strategy": self.strategy, "answer": self.answer, "answer_mode": self.answer_mode,
-                "fallback_reason": self.fallback_reason, "note": self.note, "not_yet_ingested": self.not_yet_ingested,
-                "evidence": [e.as_dict() for e in self.evidence], "latency_ms": round(self.latency_ms, 1)}
+        return {
+            "query": self.query,
+            "reformulated": self.reformulated,
+            "entity": self.entity,
+            "ambiguous": bool(self.alternatives),
+            "alternatives": self.alternatives,
+            "as_of": self.as_of,
+            "knowledge": self.knowledge,
+            "knowledge_label": KNOWLEDGE_LABELS[self.knowledge],
+            "strategy": self.strategy,
+            "answer": self.answer,
+            "answer_mode": self.answer_mode,
+            "fallback_reason": self.fallback_reason,
+            "note": self.note,
+            "not_yet_ingested": self.not_yet_ingested,
+            "evidence": [e.as_dict() for e in self.evidence],
+            "latency_ms": round(self.latency_ms, 1),
+        }
 
 
 class QAService:
-    def __init__(self, store: GraphStore, mirror: VectorMirror | None, llm: LLMClient | None = None,
-                 backoff_days: int = 7):
+    def __init__(
+        self, store: GraphStore, mirror: VectorMirror | None, llm: LLMClient | None = None, backoff_days: int = 7
+    ):
         self.store = store
         self.mirror = mirror
         self.llm = llm
         self.resolver = EntityResolver(store)
         self.retriever = Retriever(store, mirror, backoff_days)
 
-    def ask(self, query: str, date: str, k: int = 10, strategy: str = "hybrid",
-            knowledge: Knowledge = "ingested") -> AskResult:
+    def ask(
+        self, query: str, date: str, k: int = 10, strategy: str = "hybrid", knowledge: Knowledge = "ingested"
+    ) -> AskResult:
         start = time.perf_counter()
         parsed = parse_query(query, date, self.resolver, knowledge)
         entity_id = parsed.entity.id if parsed.entity else None
         evidence = self.retriever.retrieve(strategy, entity_id, parsed.reformulated, AsOf(parsed.day, knowledge), k)
         answer = generate(self.llm, parsed.reformulated, evidence)
         late = self._not_yet_ingested(parsed) if not evidence and knowledge == "ingested" else None
-        return AskResult(query=query, reformulated=parsed.reformulated,
-                         entity=asdict(parsed.entity) if parsed.entity else None,  # copies: choices are cached
-                         alternatives=[asdict(a) for a in parsed.alternatives], as_of=parsed.date_words,
-                         strategy=strategy, answer=answer.text, answer_mode=answer.mode, evidence=evidence,
-                         latency_ms=(time.perf_counter() - start) * 1000, knowledge=knowledge,
-                         fallback_reason=answer.fallback_reason, not_yet_ingested=late,
-                         note=_late_note(parsed, late) if late else None)
+        return AskResult(
+            query=query,
+            reformulated=parsed.reformulated,
+            entity=asdict(parsed.entity) if parsed.entity else None,  # copies: choices are cached
+            alternatives=[asdict(a) for a in parsed.alternatives],
+            as_of=parsed.date_words,
+            strategy=strategy,
+            answer=answer.text,
+            answer_mode=answer.mode,
+            evidence=evidence,
+            latency_ms=(time.perf_counter() - start) * 1000,
+            knowledge=knowledge,
+            fallback_reason=answer.fallback_reason,
+            not_yet_ingested=late,
+            note=_late_note(parsed, late) if late else None,
+        )
 
     def _not_yet_ingested(self, parsed: ParsedQuery) -> dict | None:
         """What the publication view would add: for the query's entity (resolved in that view when the strict one
@@ -84,15 +107,20 @@ class QAService:
         if not counts["facts"] and not counts["chunks"]:
             return None
         first = counts["first_ingested_ms"]
-        return {"facts": counts["facts"], "chunks": counts["chunks"],
-                "scope": f"entity {entity.name} ({entity.id})" if entity else "whole graph",
-                "first_ingested": iso(dt.datetime.fromtimestamp(first / 1000, dt.UTC)) if first is not None else None}
+        return {
+            "facts": counts["facts"],
+            "chunks": counts["chunks"],
+            "scope": f"entity {entity.name} ({entity.id})" if entity else "whole graph",
+            "first_ingested": iso(dt.datetime.fromtimestamp(first / 1000, dt.UTC)) if first is not None else None,
+        }
 
 
 def _late_note(parsed: ParsedQuery, late: dict) -> str:
     about = late["scope"].removeprefix("entity ") if late["scope"] != "whole graph" else "the graph"
-    return (f"No evidence as of {day_iso(parsed.day)}; {late['facts']} facts ({late['chunks']} chunks) "
-            f"about {about} published on or before that day were ingested after it (first on "
-            f"{late['first_ingested']}). To see them: ingest historical corpora with `--backfill` (dated as known "
-            "when published), or ask with knowledge=published (`newskg ask --knowledge published`), a view by "
-            "publication day only.")
+    return (
+        f"No evidence as of {day_iso(parsed.day)}; {late['facts']} facts ({late['chunks']} chunks) "
+        f"about {about} published on or before that day were ingested after it (first on "
+        f"{late['first_ingested']}). To see them: ingest historical corpora with `--backfill` (dated as known "
+        "when published), or ask with knowledge=published (`newskg ask --knowledge published`), a view by "
+        "publication day only."
+    )

@@ -20,8 +20,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 def newskg(*args: str, env: dict[str, str], check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run the real CLI in a subprocess, as a user would."""
-    proc = subprocess.run([sys.executable, "-m", "newskg", *args], env=env, cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "newskg", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"newskg {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
@@ -51,8 +52,10 @@ class LocalStack:
         newskg("services", "down", env=self.env, check=False)
 
     def status(self) -> dict:
-        return {s["name"]: s for s in json.loads(newskg("services", "status", "--json", env=self.env,
-                                                         check=False).stdout)["services"]}
+        return {
+            s["name"]: s
+            for s in json.loads(newskg("services", "status", "--json", env=self.env, check=False).stdout)["services"]
+        }
 
 
 @pytest.fixture(scope="session")
@@ -75,10 +78,19 @@ def isolated_env(stack, tmp_path):
     """Private topics, graph and Qdrant folder for one test module on the shared servers."""
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-           "NEWSKG_GRAPH_DATABASE": f"g{uuid.uuid4().hex[:8]}", "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant"),
-           "NEWSKG_QA_ANSWERER": "extractive"}  # the offline answerer, even when the LLM server runs
-    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
-                                                 "graph_database": env["NEWSKG_GRAPH_DATABASE"],
-                                                 "qdrant_path": tmp_path / "qdrant", "qa_answerer": "extractive"})
+    env = {
+        **stack.env,
+        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+        "NEWSKG_GRAPH_DATABASE": f"g{uuid.uuid4().hex[:8]}",
+        "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant"),
+        "NEWSKG_QA_ANSWERER": "extractive",
+    }  # the offline answerer, even when the LLM server runs
+    settings = stack.settings.model_copy(
+        update={
+            **{f"topic_{k}": v for k, v in names.items()},
+            "graph_database": env["NEWSKG_GRAPH_DATABASE"],
+            "qdrant_path": tmp_path / "qdrant",
+            "qa_answerer": "extractive",
+        }
+    )
     return env, settings

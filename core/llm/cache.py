@@ -30,11 +30,23 @@ class LLMCache:
 
     def put(self, key: str, model: str, prompt: str, version: int, content: str) -> None:
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses (key, model, prompt, version, content) "
-                             "VALUES (?, ?, ?, ?, ?)", (key, model, prompt, version, content))
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses (key, model, prompt, version, content) VALUES (?, ?, ?, ?, ?)",
+                (key, model, prompt, version, content),
+            )
 
-    def record(self, model: str, prompt: str, *, calls: int = 0, cached: int = 0, failures: int = 0,
-               prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float = 0.0) -> None:
+    def record(
+        self,
+        model: str,
+        prompt: str,
+        *,
+        calls: int = 0,
+        cached: int = 0,
+        failures: int = 0,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        cost_usd: float = 0.0,
+    ) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model, prompt) DO UPDATE SET "
@@ -42,18 +54,23 @@ class LLMCache:
                 "failures = failures + excluded.failures, prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
                 "completion_tokens = completion_tokens + excluded.completion_tokens, "
                 "cost_usd = cost_usd + excluded.cost_usd",
-                (model, prompt, calls, cached, failures, prompt_tokens, completion_tokens, cost_usd))
+                (model, prompt, calls, cached, failures, prompt_tokens, completion_tokens, cost_usd),
+            )
 
     def count(self, model: str, prompt: str, name: str, n: int = 1) -> None:
         """An outcome of a prompt's answers (e.g. M2 lines dropped for citing no valid chunk), summed per name."""
         with self._lock:
-            self._db.execute("INSERT INTO counters VALUES (?, ?, ?, ?) ON CONFLICT (model, prompt, name) DO UPDATE "
-                             "SET n = n + excluded.n", (model, prompt, name, n))
+            self._db.execute(
+                "INSERT INTO counters VALUES (?, ?, ?, ?) ON CONFLICT (model, prompt, name) DO UPDATE "
+                "SET n = n + excluded.n",
+                (model, prompt, name, n),
+            )
 
     def counters(self) -> list[dict]:
         with self._lock:
-            rows = self._db.execute("SELECT model, prompt, name, n FROM counters "
-                                    "ORDER BY model, prompt, name").fetchall()
+            rows = self._db.execute(
+                "SELECT model, prompt, name, n FROM counters ORDER BY model, prompt, name"
+            ).fetchall()
         return [{"model": m, "prompt": p, "name": name, "n": n} for m, p, name, n in rows]
 
     def usage(self) -> list[dict]:

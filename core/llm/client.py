@@ -44,10 +44,22 @@ class SessionUsage:
 
 
 class LLMClient:
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, cache: LLMCache | None = None,
-                 max_concurrency: int = 4, timeout_s: float = 120.0, max_retries: int = 4,
-                 max_calls: int | None = None, price_in_per_mtok: float = 0.0, price_out_per_mtok: float = 0.0,
-                 json_mode: bool = True, max_tokens: int = 512, http_client=None):
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        cache: LLMCache | None = None,
+        max_concurrency: int = 4,
+        timeout_s: float = 120.0,
+        max_retries: int = 4,
+        max_calls: int | None = None,
+        price_in_per_mtok: float = 0.0,
+        price_out_per_mtok: float = 0.0,
+        json_mode: bool = True,
+        max_tokens: int = 512,
+        http_client=None,
+    ):
         self.model = model
         self.cache = cache
         self.max_calls = max_calls
@@ -59,8 +71,13 @@ class LLMClient:
         self._lock = threading.Lock()
         self._retries = max_retries
         # Retries are ours (tenacity, counted against the budget once per logical call), not the SDK's.
-        self._client = OpenAI(base_url=base_url, api_key=api_key or "not-needed", timeout=timeout_s, max_retries=0,
-                              http_client=http_client)
+        self._client = OpenAI(
+            base_url=base_url,
+            api_key=api_key or "not-needed",
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=http_client,
+        )
 
     def complete(self, prompt: Prompt, response_model: type[T] | None = None) -> T | None:
         """The parsed answer, or None when the model's output could not be parsed even after a retry."""
@@ -80,10 +97,12 @@ class LLMClient:
                     self.cache.put(key, self.model, prompt.name, prompt.version, parsed.model_dump_json())
                 return parsed
             log.warning("unparseable %s answer (attempt %d): %.200r", prompt.name, attempt + 1, content)
-            retry = ("That was not valid JSON of the requested shape. Answer again with only the JSON object."
-                     if prompt.json_answer else "Please follow the requested answer format exactly.")
-            messages = [*messages, {"role": "assistant", "content": content[:4000]},
-                        {"role": "user", "content": retry}]
+            retry = (
+                "That was not valid JSON of the requested shape. Answer again with only the JSON object."
+                if prompt.json_answer
+                else "Please follow the requested answer format exactly."
+            )
+            messages = [*messages, {"role": "assistant", "content": content[:4000]}, {"role": "user", "content": retry}]
         self._account(prompt, failures=1)
         return None
 
@@ -104,19 +123,40 @@ class LLMClient:
                 raise BudgetExceeded(f"LLM call budget of {self.max_calls} spent")
             self.usage.calls += 1
         extra = {"response_format": {"type": "json_object"}} if self.json_mode and prompt.json_answer else {}
-        retrying = Retrying(retry=retry_if_exception_type(RETRYABLE), stop=stop_after_attempt(self._retries + 1),
-                            wait=wait_exponential(multiplier=0.5, max=20), reraise=True)
+        retrying = Retrying(
+            retry=retry_if_exception_type(RETRYABLE),
+            stop=stop_after_attempt(self._retries + 1),
+            wait=wait_exponential(multiplier=0.5, max=20),
+            reraise=True,
+        )
         with self._slots:
-            reply = retrying(lambda: self._client.chat.completions.create(
-                model=self.model, messages=messages, temperature=prompt.temperature, max_tokens=self.max_tokens,
-                **extra))
+            reply = retrying(
+                lambda: self._client.chat.completions.create(
+                    model=self.model,
+                    messages=messages,
+                    temperature=prompt.temperature,
+                    max_tokens=self.max_tokens,
+                    **extra,
+                )
+            )
         usage = reply.usage
-        self._account(prompt, calls=1, prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-                      completion_tokens=getattr(usage, "completion_tokens", 0) or 0)
+        self._account(
+            prompt,
+            calls=1,
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+        )
         return reply.choices[0].message.content or ""
 
-    def _account(self, prompt: Prompt, calls: int = 0, cached: int = 0, failures: int = 0,
-                 prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+    def _account(
+        self,
+        prompt: Prompt,
+        calls: int = 0,
+        cached: int = 0,
+        failures: int = 0,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+    ) -> None:
         with self._lock:
             self.usage.cached += cached
             self.usage.failures += failures
@@ -124,8 +164,16 @@ class LLMClient:
             self.usage.completion_tokens += completion_tokens
         cost = (prompt_tokens * self._prices[0] + completion_tokens * self._prices[1]) / 1e6
         if self.cache:
-            self.cache.record(self.model, prompt.name, calls=calls, cached=cached, failures=failures,
-                              prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost)
+            self.cache.record(
+                self.model,
+                prompt.name,
+                calls=calls,
+                cached=cached,
+                failures=failures,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                cost_usd=cost,
+            )
 
 
 def _parse(content: str, model_cls: type[T]) -> T | None:

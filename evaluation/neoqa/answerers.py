@@ -52,8 +52,15 @@ class EvidenceAnswerer:
 class GraphAnswerer:
     name = "graph"
 
-    def __init__(self, store: GraphStore, mirror: VectorMirror | None = None, horizon_days: int = 3650,
-                 neighbours: int = 12, chunks: int = 80, nearest: int = 10):
+    def __init__(
+        self,
+        store: GraphStore,
+        mirror: VectorMirror | None = None,
+        horizon_days: int = 3650,
+        neighbours: int = 12,
+        chunks: int = 80,
+        nearest: int = 10,
+    ):
         self.store = store
         self.resolver = EntityResolver(store)
         self.retriever = Retriever(store, mirror)

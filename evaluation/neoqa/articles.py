@@ -16,8 +16,11 @@ PROFILES = {
     "SensationalNews": {
         "headline": "{lead} Sparks Uproar",
         "leads": ["In a stunning turn, ", "Jaws dropped when ", "Brace yourselves: ", ""],
-        "colour": ["Nobody saw this coming.", "The fallout is only just beginning.",
-                   "Tempers are running high across town."],
+        "colour": [
+            "Nobody saw this coming.",
+            "The fallout is only just beginning.",
+            "Tempers are running high across town.",
+        ],
         "close": "Stay with us for every twist in this unfolding saga.",
     },
     "ObjectiveNews": {
@@ -29,29 +32,35 @@ PROFILES = {
     "ProgressiveNews": {
         "headline": "{lead} Puts Community Voices First",
         "leads": ["", "Community advocates noted that ", "In a step welcomed by many residents, "],
-        "colour": ["Advocates say fairness and openness must guide what happens next.",
-                   "Many hope the process will include those most affected."],
+        "colour": [
+            "Advocates say fairness and openness must guide what happens next.",
+            "Many hope the process will include those most affected.",
+        ],
         "close": "The debate shows how much local democracy depends on participation.",
     },
     "ConservativeNews": {
         "headline": "{lead} Raises Questions Over Costs",
         "leads": ["", "Taxpayers may note that ", "Critics of public spending pointed out that "],
-        "colour": ["Sceptics ask whether the plans are affordable.",
-                   "Local businesses are watching the decisions carefully."],
+        "colour": [
+            "Sceptics ask whether the plans are affordable.",
+            "Local businesses are watching the decisions carefully.",
+        ],
         "close": "Whether the plans deliver value for money remains to be seen.",
     },
 }
 
 
-def write_articles(rng: random.Random, world: World, per_profile: int = 3,
-                   size: tuple[int, int] = (5, 9)) -> list[NewsArticle]:
+def write_articles(
+    rng: random.Random, world: World, per_profile: int = 3, size: tuple[int, int] = (5, 9)
+) -> list[NewsArticle]:
     articles = []
     for event in world.timeline.events:
         number = 0
         for profile in PROFILES:
             for _ in range(per_profile):
-                chosen = sorted(rng.sample(event.outline, min(len(event.outline), rng.randint(*size))),
-                                key=lambda item: item.pos)
+                chosen = sorted(
+                    rng.sample(event.outline, min(len(event.outline), rng.randint(*size))), key=lambda item: item.pos
+                )
                 articles.append(_article(rng, world, event, profile, chosen, number))
                 number += 1
     return articles
@@ -61,13 +70,23 @@ def _article(rng, world, event, profile: str, items, number: int) -> NewsArticle
     style = PROFILES[profile]
     sentences = [_with_lead(rng.choice(style["leads"]), item.sentence) for item in items]
     cut = max(1, len(sentences) // 2)
-    passages = [" ".join(sentences[:cut]), " ".join([*sentences[cut:], rng.choice(style["colour"])]).strip(),
-                style["close"]]
+    passages = [
+        " ".join(sentences[:cut]),
+        " ".join([*sentences[cut:], rng.choice(style["colour"])]).strip(),
+        style["close"],
+    ]
     base = world.timeline.timeline_id.replace(":", "_")
-    return NewsArticle(timeline_id=world.timeline.timeline_id, article_id=f"{base}-ev{event.created_at}-{number}",
-                       event_id=event.event_id, headline=style["headline"].format(lead=_headline_lead(items[0])),
-                       passages=[p for p in passages if p], news_profile=profile,
-                       used_items=[item.id for item in items], created_at=event.created_at, date=event.date)
+    return NewsArticle(
+        timeline_id=world.timeline.timeline_id,
+        article_id=f"{base}-ev{event.created_at}-{number}",
+        event_id=event.event_id,
+        headline=style["headline"].format(lead=_headline_lead(items[0])),
+        passages=[p for p in passages if p],
+        news_profile=profile,
+        used_items=[item.id for item in items],
+        created_at=event.created_at,
+        date=event.date,
+    )
 
 
 def _with_lead(lead: str, sentence: str) -> str:

@@ -16,8 +16,12 @@ from core.errors import NewskgError
 from evaluation.neoqa.instances import shuffled_options
 from evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle, Question, Timeline, normalise_category
 
-FILES = {"timelines": "timelines.jsonl", "articles": "articles.jsonl", "questions": "questions.jsonl",
-         "instances": "instances.jsonl"}
+FILES = {
+    "timelines": "timelines.jsonl",
+    "articles": "articles.jsonl",
+    "questions": "questions.jsonl",
+    "instances": "instances.jsonl",
+}
 
 
 class DatasetError(NewskgError, ValueError):

@@ -75,8 +75,11 @@ def role(s: Scene) -> Fact | None:
     person, title = s.book.person(s.created_at, s.day, s.place), s.rng.choice(free)
     s.taken["roles"][(org.id, title)] = person.id
     person.facts.update(role=title, org=org.id)
-    return Fact("role", f"{person.mark()} serves as the {title} of {org.mark()}.",
-                {"person": person.id, "role": title, "org": org.id})
+    return Fact(
+        "role",
+        f"{person.mark()} serves as the {title} of {org.mark()}.",
+        {"person": person.id, "role": title, "org": org.id},
+    )
 
 
 def _officials(s: Scene) -> list[Entry]:
@@ -103,22 +106,35 @@ def quote(s: Scene) -> Fact | None:
         return None
     s.taken["quotes"].add((person.id, topic))
     outcome = s.rng.choice(vocab.OUTCOMES)
-    return Fact("quote", f"{person.mark()} said the {topic} would {outcome}.",
-                {"person": person.id, "topic": topic, "answer": outcome})
+    return Fact(
+        "quote",
+        f"{person.mark()} said the {topic} would {outcome}.",
+        {"person": person.id, "topic": topic, "answer": outcome},
+    )
 
 
 def opening(s: Scene) -> Fact:
     org, thing = s.org(), s.rng.choice(s.genre["initiatives"])
-    return Fact("opening", f"On {words(s.day)}, {org.mark()} announced {thing}.", {"org": org.id}, s.day,
-                f"the day {org.mark()} announced {thing}")
+    return Fact(
+        "opening",
+        f"On {words(s.day)}, {org.mark()} announced {thing}.",
+        {"org": org.id},
+        s.day,
+        f"the day {org.mark()} announced {thing}",
+    )
 
 
 def schedule(s: Scene) -> Fact:
     org = s.org()
     event = s.book.event(s.created_at, s.day, s.place)
     when = s.later(5, 90)
-    return Fact("schedule", f"{org.mark()} scheduled the {event.mark()} for {words(when)}.",
-                {"org": org.id, "event": event.id}, when, f"the date set for the {event.mark()}")
+    return Fact(
+        "schedule",
+        f"{org.mark()} scheduled the {event.mark()} for {words(when)}.",
+        {"org": org.id, "event": event.id},
+        when,
+        f"the date set for the {event.mark()}",
+    )
 
 
 def deadline(s: Scene) -> Fact | None:
@@ -127,8 +143,13 @@ def deadline(s: Scene) -> Fact | None:
         return None
     person, topic = s.rng.choice(officials), s.rng.choice(s.genre["topics"])
     when = s.later(20, 200)
-    return Fact("deadline", f"{person.mark()} said the {topic} must be completed by {words(when)}.",
-                {"person": person.id}, when, f"the completion deadline {person.mark()} gave for the {topic}")
+    return Fact(
+        "deadline",
+        f"{person.mark()} said the {topic} must be completed by {words(when)}.",
+        {"person": person.id},
+        when,
+        f"the completion deadline {person.mark()} gave for the {topic}",
+    )
 
 
 def meeting(s: Scene) -> Fact | None:
@@ -137,8 +158,13 @@ def meeting(s: Scene) -> Fact | None:
         return None
     a, b = s.rng.sample(people, 2)
     where, when = s.building(), s.day - dt.timedelta(days=s.rng.randint(0, 6))
-    return Fact("meeting", f"On {words(when)}, {a.mark()} met {b.mark()} at {where.mark()}.",
-                {"people": [a.id, b.id]}, when, f"the meeting of {a.mark()} and {b.mark()} at {where.mark()}")
+    return Fact(
+        "meeting",
+        f"On {words(when)}, {a.mark()} met {b.mark()} at {where.mark()}.",
+        {"people": [a.id, b.id]},
+        when,
+        f"the meeting of {a.mark()} and {b.mark()} at {where.mark()}",
+    )
 
 
 def venue(s: Scene) -> Fact | None:
@@ -146,8 +172,11 @@ def venue(s: Scene) -> Fact | None:
     if not events:
         return None
     event, where = s.rng.choice(events), s.building()
-    return Fact("venue", f"The {event.mark()} will be held at {where.mark()} in {s.place.mark()}.",
-                {"event": event.id, "building": where.id})
+    return Fact(
+        "venue",
+        f"The {event.mark()} will be held at {where.mark()} in {s.place.mark()}.",
+        {"event": event.id, "building": where.id},
+    )
 
 
 def turnout(s: Scene) -> Fact:
@@ -166,29 +195,41 @@ def product(s: Scene) -> Fact:
     org = s.org()
     item = s.book.product(s.created_at, s.day, org)
     price = s.rng.randrange(19, 899)
-    return Fact("product", f"{org.mark()} unveiled the {item.mark()}, a {item.facts['kind']} priced at {price} "
-                           f"crowns.", {"org": org.id, "product": item.id})
+    return Fact(
+        "product",
+        f"{org.mark()} unveiled the {item.mark()}, a {item.facts['kind']} priced at {price} crowns.",
+        {"org": org.id, "product": item.id},
+    )
 
 
 def artwork(s: Scene) -> Fact:
     creator = s.person()
     work, where = s.book.art(s.created_at, s.day, creator), s.building()
-    return Fact("art", f"{creator.mark()} created {work.mark()}, a {work.facts['kind']} now shown at "
-                       f"{where.mark()}.", {"person": creator.id, "art": work.id})
+    return Fact(
+        "art",
+        f"{creator.mark()} created {work.mark()}, a {work.facts['kind']} now shown at {where.mark()}.",
+        {"person": creator.id, "art": work.id},
+    )
 
 
 def petition(s: Scene) -> Fact:
     org = s.org()
     n, demand = s.rng.randrange(150, 6000), s.rng.choice(vocab.DEMANDS)
-    return Fact("petition", f"A petition signed by {n:,} residents of {s.place.mark()} asked {org.mark()} to "
-                            f"{demand}.", {"org": org.id})
+    return Fact(
+        "petition",
+        f"A petition signed by {n:,} residents of {s.place.mark()} asked {org.mark()} to {demand}.",
+        {"org": org.id},
+    )
 
 
 def criticism(s: Scene) -> Fact:
     person = s.person()
     thing, verdict = s.rng.choice(s.genre["initiatives"]), s.rng.choice(vocab.CRITICISMS)
-    return Fact("criticism", f"{person.mark()}, a {person.facts['profession']}, called {thing} {verdict}.",
-                {"person": person.id})
+    return Fact(
+        "criticism",
+        f"{person.mark()}, a {person.facts['profession']}, called {thing} {verdict}.",
+        {"person": person.id},
+    )
 
 
 def pledge(s: Scene) -> Fact:
@@ -198,5 +239,22 @@ def pledge(s: Scene) -> Fact:
 
 
 OPENING_FRAMES = [opening, role, role, schedule]
-BODY_FRAMES = [role, proposal, proposal, quote, quote, quote, schedule, deadline, meeting, venue, turnout, budget,
-               product, artwork, petition, criticism, pledge]
+BODY_FRAMES = [
+    role,
+    proposal,
+    proposal,
+    quote,
+    quote,
+    quote,
+    schedule,
+    deadline,
+    meeting,
+    venue,
+    turnout,
+    budget,
+    product,
+    artwork,
+    petition,
+    criticism,
+    pledge,
+]

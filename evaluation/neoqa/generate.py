@@ -14,8 +14,9 @@ from evaluation.neoqa.records import NewsArticle
 from evaluation.neoqa.timeline import build_timeline
 
 
-def generate(timelines: int, seed: int, events: int = 10, ablation: bool = True,
-             on_timeline: Callable[[int], None] | None = None) -> Dataset:
+def generate(
+    timelines: int, seed: int, events: int = 10, ablation: bool = True, on_timeline: Callable[[int], None] | None = None
+) -> Dataset:
     data = Dataset()
     for index in range(timelines):
         rng = random.Random(f"{seed}:{index}")

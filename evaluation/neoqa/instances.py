@@ -26,14 +26,19 @@ def sufficient_combinations(question: Question, articles: list[NewsArticle], lim
     need = set(question.evidence_ids)
     holders = [a for a in articles if need & set(a.used_items)]
     singles = [[a.article_id] for a in holders if need <= set(a.used_items)]
-    pairs = [[a.article_id, b.article_id] for a, b in itertools.combinations(holders, 2)
-             if need <= set(a.used_items) | set(b.used_items)
-             and not need <= set(a.used_items) and not need <= set(b.used_items)]
+    pairs = [
+        [a.article_id, b.article_id]
+        for a, b in itertools.combinations(holders, 2)
+        if need <= set(a.used_items) | set(b.used_items)
+        and not need <= set(a.used_items)
+        and not need <= set(b.used_items)
+    ]
     return (singles + pairs)[:limit]
 
 
-def build_instances(rng: random.Random, questions: list[Question], articles: list[NewsArticle],
-                    ablation: bool = True) -> list[Instance]:
+def build_instances(
+    rng: random.Random, questions: list[Question], articles: list[NewsArticle], ablation: bool = True
+) -> list[Instance]:
     by_timeline: dict[str, list[NewsArticle]] = {}
     for article in articles:
         by_timeline.setdefault(article.timeline_id, []).append(article)
@@ -86,9 +91,16 @@ def _ablation(rng, q: Question, family: list[Question], past: list[NewsArticle])
         order = [a for a in _stable_order(q, [*required, *pool]) if id(a) in chosen]
         made.append(_instance(q, "answerable-sufficient", order, f"ablation-{n}", irrelevant=n))
         for dropped in required:
-            made.append(_instance(q, "answerable-insufficient", [a for a in order if a is not dropped],
-                                  f"ablation-{n}", irrelevant=n,
-                                  removed=next(i for i in q.evidence_ids if i in dropped.used_items)))
+            made.append(
+                _instance(
+                    q,
+                    "answerable-insufficient",
+                    [a for a in order if a is not dropped],
+                    f"ablation-{n}",
+                    irrelevant=n,
+                    removed=next(i for i in q.evidence_ids if i in dropped.used_items),
+                )
+            )
         made.extend(_instance(c, "unanswerable", order, f"ablation-{n}", irrelevant=n) for c in family)
     return made
 
@@ -98,16 +110,29 @@ def _stable_order(q: Question, articles: list[NewsArticle]) -> list[NewsArticle]
     return random.Random(q.question_id).sample(articles, len(articles))
 
 
-def _instance(q: Question, answerable: str, docs: Iterable[NewsArticle], instance_set: str,
-              irrelevant: int | None = None, removed: str | None = None) -> Instance:
+def _instance(
+    q: Question,
+    answerable: str,
+    docs: Iterable[NewsArticle],
+    instance_set: str,
+    irrelevant: int | None = None,
+    removed: str | None = None,
+) -> Instance:
     ids = [a.article_id for a in docs]
     instance_id = hashlib.sha256("\x1f".join([q.question_id, answerable, instance_set, *ids]).encode()).hexdigest()
     options = shuffled_options(q, instance_id)
     gold = UNANSWERABLE if answerable != "answerable-sufficient" else q.answer
-    return Instance(**q.model_dump(by_alias=True, exclude={"answer_options"}), removed_evidence=removed,
-                    answer_options=options, instance_id=instance_id[:32], answerable=answerable,
-                    use_evidence_documents=ids, gold_answer_idx=options.index(gold), instance_set=instance_set,
-                    irrelevant_documents=irrelevant)
+    return Instance(
+        **q.model_dump(by_alias=True, exclude={"answer_options"}),
+        removed_evidence=removed,
+        answer_options=options,
+        instance_id=instance_id[:32],
+        answerable=answerable,
+        use_evidence_documents=ids,
+        gold_answer_idx=options.index(gold),
+        instance_set=instance_set,
+        irrelevant_documents=irrelevant,
+    )
 
 
 def shuffled_options(q: Question, seed: str) -> list[str]:

@@ -11,8 +11,16 @@ from evaluation.neoqa import vocab
 from evaluation.neoqa.names import NameMaker
 from evaluation.neoqa.records import EntitySnapshot, HistoryEntry, NamedEntity, plain
 
-PREFIX = {"person": "PERSON", "organization": "ORGANIZATION", "location": "LOCATION", "product": "PRODUCT",
-          "art": "ART", "event": "EVENT", "building": "BUILDING", "miscellaneous": "MISC"}
+PREFIX = {
+    "person": "PERSON",
+    "organization": "ORGANIZATION",
+    "location": "LOCATION",
+    "product": "PRODUCT",
+    "art": "ART",
+    "event": "EVENT",
+    "building": "BUILDING",
+    "miscellaneous": "MISC",
+}
 
 
 @dataclass
@@ -43,12 +51,20 @@ class EntityBook:
     def of_class(self, entity_class: str) -> list[Entry]:
         return [e for e in self.entries.values() if e.entity.entity_class == entity_class]
 
-    def add(self, entity_class: str, name: str, created_at: int, day: dt.date, description: str,
-            properties: dict, **facts) -> Entry:
+    def add(
+        self, entity_class: str, name: str, created_at: int, day: dt.date, description: str, properties: dict, **facts
+    ) -> Entry:
         self._counts[entity_class] = self._counts.get(entity_class, 0) + 1
         entity_id = f"{PREFIX[entity_class]}-{self._counts[entity_class]}"
-        entity = NamedEntity(id=entity_id, name=name, entity_class=entity_class, description=description,
-                             created_at=created_at, last_updated=day.isoformat(), **properties)
+        entity = NamedEntity(
+            id=entity_id,
+            name=name,
+            entity_class=entity_class,
+            description=description,
+            created_at=created_at,
+            last_updated=day.isoformat(),
+            **properties,
+        )
         entry = Entry(entity, facts)
         self.entries[entity_id] = entry
         self.new_in_event.add(entity_id)
@@ -60,16 +76,16 @@ class EntityBook:
             marker = f"|{entry.id}}}"
             mentioned = next((s for s in sentences if marker in s), None)
             if mentioned:
-                entry.entity.history.append(HistoryEntry(created_at=created_at, event_update=plain(mentioned),
-                                                         date=day.isoformat()))
+                entry.entity.history.append(
+                    HistoryEntry(created_at=created_at, event_update=plain(mentioned), date=day.isoformat())
+                )
                 entry.entity.last_updated = day.isoformat()
 
     def snapshot(self, created_at: int, event_id: str, day: dt.date) -> EntitySnapshot:
         grouped: dict[str, list[NamedEntity]] = {}
         for entry in self.entries.values():
             grouped.setdefault(entry.entity.entity_class, []).append(entry.entity.model_copy(deep=True))
-        return EntitySnapshot(created_at=created_at, for_event=event_id, date=day.isoformat(),
-                              named_entities=grouped)
+        return EntitySnapshot(created_at=created_at, for_event=event_id, date=day.isoformat(), named_entities=grouped)
 
     # --- typed constructors: the properties each class carries (NeoQA Table 5 shows a person's)
 
@@ -77,45 +93,99 @@ class EntityBook:
         rng = self.rng
         profession = rng.choice(vocab.PROFESSIONS)
         born = dt.date(rng.randint(1950, 2000), rng.randint(1, 12), rng.randint(1, 28))
-        return self.add("person", self.names.person(), created_at, day,
-                        f"A {profession} from {place.name} who follows local affairs closely.",
-                        {"date_of_birth": born.isoformat(), "gender": rng.choice(["Female", "Male", "Non-binary"]),
-                         "profession": profession, "nationality": self.names.demonym,
-                         "education": rng.choice(vocab.EDUCATION)},
-                        profession=profession, home=place.id)
+        return self.add(
+            "person",
+            self.names.person(),
+            created_at,
+            day,
+            f"A {profession} from {place.name} who follows local affairs closely.",
+            {
+                "date_of_birth": born.isoformat(),
+                "gender": rng.choice(["Female", "Male", "Non-binary"]),
+                "profession": profession,
+                "nationality": self.names.demonym,
+                "education": rng.choice(vocab.EDUCATION),
+            },
+            profession=profession,
+            home=place.id,
+        )
 
     def location(self, created_at: int, day: dt.date) -> Entry:
-        return self.add("location", self.names.location(), created_at, day,
-                        f"A town in {self.names.country}.",
-                        {"population": self.rng.randrange(8_000, 400_000, 500), "country": self.names.country})
+        return self.add(
+            "location",
+            self.names.location(),
+            created_at,
+            day,
+            f"A town in {self.names.country}.",
+            {"population": self.rng.randrange(8_000, 400_000, 500), "country": self.names.country},
+        )
 
     def organization(self, created_at: int, day: dt.date, place: Entry) -> Entry:
-        return self.add("organization", self.names.organization(place.name), created_at, day,
-                        f"An organisation based in {place.name}.",
-                        {"founded": self.rng.randint(1890, 2020), "headquarters": place.name,
-                         "employees": self.rng.randrange(5, 900)}, home=place.id)
+        return self.add(
+            "organization",
+            self.names.organization(place.name),
+            created_at,
+            day,
+            f"An organisation based in {place.name}.",
+            {
+                "founded": self.rng.randint(1890, 2020),
+                "headquarters": place.name,
+                "employees": self.rng.randrange(5, 900),
+            },
+            home=place.id,
+        )
 
     def building(self, created_at: int, day: dt.date, place: Entry) -> Entry:
-        return self.add("building", self.names.building(place.name), created_at, day,
-                        f"A public building in {place.name}.",
-                        {"floors": self.rng.randint(1, 9), "opened": self.rng.randint(1850, 2015),
-                         "location": place.name}, home=place.id)
+        return self.add(
+            "building",
+            self.names.building(place.name),
+            created_at,
+            day,
+            f"A public building in {place.name}.",
+            {"floors": self.rng.randint(1, 9), "opened": self.rng.randint(1850, 2015), "location": place.name},
+            home=place.id,
+        )
 
     def event(self, created_at: int, day: dt.date, place: Entry) -> Entry:
-        return self.add("event", self.names.event(place.name), created_at, day,
-                        f"A public gathering held in {place.name}.",
-                        {"budget": f"{self.rng.randrange(2, 90)},000 crowns", "location": place.name})
+        return self.add(
+            "event",
+            self.names.event(place.name),
+            created_at,
+            day,
+            f"A public gathering held in {place.name}.",
+            {"budget": f"{self.rng.randrange(2, 90)},000 crowns", "location": place.name},
+        )
 
     def product(self, created_at: int, day: dt.date, maker: Entry) -> Entry:
         kind = self.rng.choice(vocab.PRODUCT_KINDS)
-        return self.add("product", self.names.product(), created_at, day, f"A {kind} made by {maker.name}.",
-                        {"manufacturer": maker.name, "category": kind}, kind=kind)
+        return self.add(
+            "product",
+            self.names.product(),
+            created_at,
+            day,
+            f"A {kind} made by {maker.name}.",
+            {"manufacturer": maker.name, "category": kind},
+            kind=kind,
+        )
 
     def art(self, created_at: int, day: dt.date, creator: Entry) -> Entry:
         kind = self.rng.choice(vocab.ART_KINDS)
-        return self.add("art", self.names.art(), created_at, day, f"A {kind} by {creator.name}.",
-                        {"creator": creator.name, "medium": kind}, kind=kind)
+        return self.add(
+            "art",
+            self.names.art(),
+            created_at,
+            day,
+            f"A {kind} by {creator.name}.",
+            {"creator": creator.name, "medium": kind},
+            kind=kind,
+        )
 
     def miscellaneous(self, created_at: int, day: dt.date) -> Entry:
-        return self.add("miscellaneous", self.names.miscellaneous(), created_at, day,
-                        "A public pledge that supporters sign to show their backing.", {"category": "pledge"})
+        return self.add(
+            "miscellaneous",
+            self.names.miscellaneous(),
+            created_at,
+            day,
+            "A public pledge that supporters sign to show their backing.",
+            {"category": "pledge"},
+        )

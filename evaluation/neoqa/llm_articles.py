@@ -15,10 +15,12 @@ from evaluation.neoqa.llm_steps import ask
 from evaluation.neoqa.prompts import article_complete, article_select, article_trim, article_write
 from evaluation.neoqa.records import MARKUP, NewsArticle, Timeline, mark_names, plain
 
-STYLES = {"SensationalNews": "dramatic, emotional, attention-grabbing",
-          "ObjectiveNews": "neutral, factual, measured",
-          "ProgressiveNews": "focused on fairness, community and inclusion",
-          "ConservativeNews": "focused on costs, tradition and order"}
+STYLES = {
+    "SensationalNews": "dramatic, emotional, attention-grabbing",
+    "ObjectiveNews": "neutral, factual, measured",
+    "ProgressiveNews": "focused on fairness, community and inclusion",
+    "ConservativeNews": "focused on costs, tradition and order",
+}
 NUMBER = re.compile(r"\d[\d,.]*")
 
 
@@ -35,12 +37,20 @@ def write_llm_articles(client: LLMClient, timeline: Timeline, per_profile: int =
                 headline, passages = _draft(client, profile, event.date, [plain(i.sentence) for i in items])
                 text = " ".join([headline, *passages])
                 used = [i.id for i in items if _carries(text, plain(i.sentence))]
-                articles.append(NewsArticle(
-                    timeline_id=timeline.timeline_id, article_id=f"{base}-ev{event.created_at}-{number}",
-                    event_id=event.event_id, headline=mark_names(headline, names), news_profile=profile,
-                    passages=[mark_names(p, names) for p in passages], used_items=used,
-                    unsure_evidences=[i.id for i in items if i.id not in used], created_at=event.created_at,
-                    date=event.date))
+                articles.append(
+                    NewsArticle(
+                        timeline_id=timeline.timeline_id,
+                        article_id=f"{base}-ev{event.created_at}-{number}",
+                        event_id=event.event_id,
+                        headline=mark_names(headline, names),
+                        news_profile=profile,
+                        passages=[mark_names(p, names) for p in passages],
+                        used_items=used,
+                        unsure_evidences=[i.id for i in items if i.id not in used],
+                        created_at=event.created_at,
+                        date=event.date,
+                    )
+                )
                 number += 1
     return articles
 
@@ -51,8 +61,7 @@ def _subsets(client, profile: str, sentences: list[str], count: int) -> list[lis
         return None if len(good) >= 1 else "every group must list item numbers from the outline"
 
     reply = ask(client, article_select.build(profile, [plain(s) for s in sentences], count), valid)
-    return [sorted({i - 1 for i in s}) for s in reply.subsets if s and all(1 <= i <= len(sentences) for i in s)][
-        :count]
+    return [sorted({i - 1 for i in s}) for s in reply.subsets if s and all(1 <= i <= len(sentences) for i in s)][:count]
 
 
 def _draft(client, profile: str, date: str, items: list[str]) -> tuple[str, list[str]]:
@@ -80,4 +89,3 @@ def _names(timeline: Timeline) -> dict[str, str]:
             for m in MARKUP.finditer(item.sentence):
                 found[m.group(1)] = m.group(0)
     return found
-

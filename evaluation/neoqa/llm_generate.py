@@ -19,9 +19,16 @@ from evaluation.neoqa.llm_timeline import LLMTimelineConfig, build_llm_timeline
 __all__ = ["LLMGenerationError", "generate_with_llm"]
 
 
-def generate_with_llm(client: LLMClient, timelines: int, seed: int, events: int = 10,
-                      items: tuple[int, int] = (20, 30), per_profile: int = 3, question_pairs: int = 20,
-                      on_timeline: Callable[[int], None] | None = None) -> Dataset:
+def generate_with_llm(
+    client: LLMClient,
+    timelines: int,
+    seed: int,
+    events: int = 10,
+    items: tuple[int, int] = (20, 30),
+    per_profile: int = 3,
+    question_pairs: int = 20,
+    on_timeline: Callable[[int], None] | None = None,
+) -> Dataset:
     data = Dataset()
     config = LLMTimelineConfig(events=events, items=items)
     for index in range(timelines):

@@ -21,8 +21,9 @@ from evaluation.neoqa.reader import DATE, date_in
 from evaluation.neoqa.records import MARKUP, Distractor, OutlineItem, Question, Timeline, plain
 
 
-def write_llm_questions(client: LLMClient, rng: random.Random, timeline: Timeline,
-                        max_pairs: int = 20) -> list[Question]:
+def write_llm_questions(
+    client: LLMClient, rng: random.Random, timeline: Timeline, max_pairs: int = 20
+) -> list[Question]:
     pairs = list(itertools.combinations_with_replacement(range(len(timeline.events)), 2))
     questions: list[Question] = []
     for i, j in rng.sample(pairs, min(max_pairs, len(pairs))):
@@ -37,31 +38,45 @@ def write_llm_questions(client: LLMClient, rng: random.Random, timeline: Timelin
 def _multi_hop(client, rng, timeline: Timeline, i: int, j: int) -> list[Question]:
     first, second = timeline.events[i].outline, timeline.events[j].outline
     shared = sorted(_entities(first) & _entities(second))
-    candidates = [(a, b, e) for e in shared for a in first for b in second
-                  if a.id != b.id and e in _ids(a) and e in _ids(b)]
+    candidates = [
+        (a, b, e) for e in shared for a in first for b in second if a.id != b.id and e in _ids(a) and e in _ids(b)
+    ]
     if not candidates:
         return []
     a, b, bridge_id = rng.choice(candidates)
     bridge = next(m.group(1) for m in MARKUP.finditer(a.sentence) if m.group(2) == bridge_id)
     items = [plain(a.sentence), plain(b.sentence)]
-    written = ask(client, question_write.build("multi-hop", items, _story(timeline, j), bridge),
-                  lambda r: f"the question names {bridge}" if bridge.lower() in r.question.lower() else None)
+    written = ask(
+        client,
+        question_write.build("multi-hop", items, _story(timeline, j), bridge),
+        lambda r: f"the question names {bridge}" if bridge.lower() in r.question.lower() else None,
+    )
     options = _distractors(client, written.question, written.answer, items)
     parent = _llm_question(timeline, j, "multi-hop", written.question, written.answer, options, [a.id, b.id])
     if not _answers_itself(client, parent, items):
         return []
     variants = []
     for kind in ("false-premise", "uncertain-specificity"):
-        changed = ask(client, question_variant.build(kind, written.question, items),
-                      lambda r: "the question is unchanged" if r.question.strip() == written.question else None)
-        variants.append(_llm_question(timeline, j, kind, changed.question, written.answer, options, [a.id, b.id],
-                                  parent=parent.question_id))
+        changed = ask(
+            client,
+            question_variant.build(kind, written.question, items),
+            lambda r: "the question is unchanged" if r.question.strip() == written.question else None,
+        )
+        variants.append(
+            _llm_question(
+                timeline, j, kind, changed.question, written.answer, options, [a.id, b.id], parent=parent.question_id
+            )
+        )
     return [parent, *variants]
 
 
 def _time_span(client, rng, timeline: Timeline, i: int, j: int) -> list[Question]:
-    dated = [(x, y) for x in timeline.events[i].outline for y in timeline.events[j].outline
-             if x.id != y.id and _day(x) and _day(y) and _day(x) != _day(y)]
+    dated = [
+        (x, y)
+        for x in timeline.events[i].outline
+        for y in timeline.events[j].outline
+        if x.id != y.id and _day(x) and _day(y) and _day(x) != _day(y)
+    ]
     if not dated:
         return []
     a, b = rng.choice(dated)
@@ -102,8 +117,16 @@ def _answers_itself(client, question: Question, items: list[str]) -> bool:
     return mcq_answer.read_choice(reply, options) == options.index(question.answer)
 
 
-def _llm_question(timeline: Timeline, j: int, category: str, text: str, answer: str, options: list[Distractor],
-                  evidence: list[str], parent: str | None = None) -> Question:
+def _llm_question(
+    timeline: Timeline,
+    j: int,
+    category: str,
+    text: str,
+    answer: str,
+    options: list[Distractor],
+    evidence: list[str],
+    parent: str | None = None,
+) -> Question:
     return make_question(timeline, category, text, answer, options, evidence, j, parent, {"mode": "llm"})
 
 

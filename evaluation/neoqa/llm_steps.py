@@ -43,4 +43,5 @@ def count_between(low: int, high: int, field: str = "items") -> Callable[[BaseMo
     def check(reply: BaseModel) -> str | None:
         n = len(getattr(reply, field))
         return None if low <= n <= high else f"it has {n} {field}; between {low} and {high} are needed"
+
     return check

@@ -49,20 +49,29 @@ def build_llm_timeline(client: LLMClient, rng: random.Random, index: int, config
     return timeline
 
 
-def _event(client, book: EntityBook, timeline: Timeline, n: int, day: dt.date, summary: str,
-           config: LLMTimelineConfig) -> Event:
+def _event(
+    client, book: EntityBook, timeline: Timeline, n: int, day: dt.date, summary: str, config: LLMTimelineConfig
+) -> Event:
     story, known = _story(timeline, config.context_chars), _known(book)
     low, high = config.items
-    draft = ask(client, outline.build(summary, story, known, day.isoformat(), max(2, low // 2)),
-                count_between(max(2, low // 2), max(2, high // 2))).items
+    draft = ask(
+        client,
+        outline.build(summary, story, known, day.isoformat(), max(2, low // 2)),
+        count_between(max(2, low // 2), max(2, high // 2)),
+    ).items
     detailed = ask(client, refine.build(draft, story), count_between(low, high)).items
     checked = ask(client, consistency.build(detailed, story, known), count_between(len(detailed), len(detailed)))
     sentences = _register_entities(client, book, checked.items, n, day)
     _record_history(client, book, sentences, n, day)
     used = sorted({m.group(2) for s in sentences for m in MARKUP.finditer(s)})
-    return Event(event_id=f"{timeline.timeline_id}:E{n}", created_at=n, initial_summary=summary,
-                 date=day.isoformat(), used_named_entities=[UsedEntity(id=i, new=i in book.new_in_event) for i in used],
-                 outline=[OutlineItem(sentence=s, id=f"N{n}-S{p}", pos=p) for p, s in enumerate(sentences)])
+    return Event(
+        event_id=f"{timeline.timeline_id}:E{n}",
+        created_at=n,
+        initial_summary=summary,
+        date=day.isoformat(),
+        used_named_entities=[UsedEntity(id=i, new=i in book.new_in_event) for i in used],
+        outline=[OutlineItem(sentence=s, id=f"N{n}-S{p}", pos=p) for p, s in enumerate(sentences)],
+    )
 
 
 def _register_entities(client, book: EntityBook, sentences: list[str], n: int, day: dt.date) -> list[str]:
@@ -85,6 +94,7 @@ def _register_entities(client, book: EntityBook, sentences: list[str], n: int, d
 
 def _fictional_name(client, name: str, kind: str, text: str) -> str:
     """Step 5-6: a new name for one that is real; the outline is then rewritten with it (by exact replacement)."""
+
     def check(reply) -> str | None:
         return "that name is real too, or already used" if is_real(reply.name) or reply.name in text else None
 

@@ -8,9 +8,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 # Table 4's columns: (answerable?, category)
-COLUMNS = (("answerable", "multi-hop"), ("answerable", "time-span"), ("unanswerable", "multi-hop"),
-           ("unanswerable", "time-span"), ("unanswerable", "false-premise"),
-           ("unanswerable", "uncertain-specificity"))
+COLUMNS = (
+    ("answerable", "multi-hop"),
+    ("answerable", "time-span"),
+    ("unanswerable", "multi-hop"),
+    ("unanswerable", "time-span"),
+    ("unanswerable", "false-premise"),
+    ("unanswerable", "uncertain-specificity"),
+)
 
 
 def adt_score(acc_answerable: float, acc_unanswerable: float) -> float:
@@ -32,8 +37,9 @@ def adt_from_columns(accuracies: dict[tuple[str, str], float], counts: dict[tupl
 def _question_only(accuracy: dict, counts: dict) -> float:
     """ADTScore without the insufficient-evidence columns, whose gold answer depends on articles being withheld.
     The graph answerer reads everything published by the question date, so for it only these columns are fair."""
-    kept = {k: v for k, v in counts.items() if k[0] == "answerable" or k[1] in ("false-premise",
-                                                                               "uncertain-specificity")}
+    kept = {
+        k: v for k, v in counts.items() if k[0] == "answerable" or k[1] in ("false-premise", "uncertain-specificity")
+    }
     return adt_from_columns(accuracy, kept)
 
 
@@ -53,8 +59,15 @@ def summarise(outcomes: list[Outcome]) -> dict:
     counts = {k: len(v) for k, v in hits.items()}
     accuracy = {k: 100 * sum(v) / len(v) for k, v in hits.items() if v}
     acc_a, acc_u = pooled(accuracy, counts, "answerable"), pooled(accuracy, counts, "unanswerable")
-    return {"instances": len(outcomes), "acc_answerable": acc_a, "acc_unanswerable": acc_u,
-            "adt_score": adt_score(acc_a, acc_u), "adt_question_only": _question_only(accuracy, counts),
-            "parse_rate": 100 * sum(o.parsed for o in outcomes) / len(outcomes) if outcomes else 0.0,
-            "columns": [{"answerable": k[0], "category": k[1], "instances": counts.get(k, 0),
-                         "accuracy": accuracy.get(k)} for k in COLUMNS]}
+    return {
+        "instances": len(outcomes),
+        "acc_answerable": acc_a,
+        "acc_unanswerable": acc_u,
+        "adt_score": adt_score(acc_a, acc_u),
+        "adt_question_only": _question_only(accuracy, counts),
+        "parse_rate": 100 * sum(o.parsed for o in outcomes) / len(outcomes) if outcomes else 0.0,
+        "columns": [
+            {"answerable": k[0], "category": k[1], "instances": counts.get(k, 0), "accuracy": accuracy.get(k)}
+            for k in COLUMNS
+        ],
+    }

@@ -17,8 +17,11 @@ MAX_TRIES = 200
 @lru_cache(maxsize=1)
 def real_names() -> tuple[re.Pattern, ...]:
     lines = BLOCKLIST.read_text(encoding="utf-8").splitlines()
-    return tuple(re.compile(rf"(?<!\w){re.escape(line.strip())}(?!\w)", re.I)
-                 for line in lines if line.strip() and not line.startswith("#"))
+    return tuple(
+        re.compile(rf"(?<!\w){re.escape(line.strip())}(?!\w)", re.I)
+        for line in lines
+        if line.strip() and not line.startswith("#")
+    )
 
 
 def is_real(name: str) -> bool:
@@ -46,31 +49,48 @@ class NameMaker:
         raise RuntimeError("no fresh fictional name after many tries; the syllable lists are too small")
 
     def person(self) -> str:
-        return self._fresh(lambda: f"{self._stem()}{self.rng.choice(vocab.GIVEN_ENDINGS)} "
-                                   f"{self._stem().capitalize()}{self.rng.choice(vocab.FAMILY_ENDINGS)}")
+        return self._fresh(
+            lambda: (
+                f"{self._stem()}{self.rng.choice(vocab.GIVEN_ENDINGS)} "
+                f"{self._stem().capitalize()}{self.rng.choice(vocab.FAMILY_ENDINGS)}"
+            )
+        )
 
     def location(self) -> str:
         return self._fresh(lambda: self._stem() + self.rng.choice(vocab.PLACE_ENDINGS))
 
     def organization(self, place: str) -> str:
-        return self._fresh(lambda: f"{self.rng.choice([place, self._stem() + 'an'])} "
-                                   f"{self.rng.choice(vocab.ORG_KINDS[self.genre_id])}")
+        return self._fresh(
+            lambda: f"{self.rng.choice([place, self._stem() + 'an'])} {self.rng.choice(vocab.ORG_KINDS[self.genre_id])}"
+        )
 
     def building(self, place: str) -> str:
-        return self._fresh(lambda: f"{self.rng.choice([place, self._stem() + 'ton'])} "
-                                   f"{self.rng.choice(vocab.BUILDING_KINDS)}")
+        return self._fresh(
+            lambda: f"{self.rng.choice([place, self._stem() + 'ton'])} {self.rng.choice(vocab.BUILDING_KINDS)}"
+        )
 
     def event(self, place: str) -> str:
-        return self._fresh(lambda: f"{place} {self.rng.choice(['Spring', 'Autumn', 'Summer', 'Winter'])} "
-                                   f"{self.rng.choice(vocab.EVENT_KINDS)}")
+        return self._fresh(
+            lambda: (
+                f"{place} {self.rng.choice(['Spring', 'Autumn', 'Summer', 'Winter'])} "
+                f"{self.rng.choice(vocab.EVENT_KINDS)}"
+            )
+        )
 
     def product(self) -> str:
-        return self._fresh(lambda: f"{self._stem()}{self.rng.choice(['x', 'ra', 'lo', 'na'])} "
-                                   f"{self.rng.choice(['One', 'Pro', 'Mini', 'S2', 'Go'])}")
+        return self._fresh(
+            lambda: (
+                f"{self._stem()}{self.rng.choice(['x', 'ra', 'lo', 'na'])} "
+                f"{self.rng.choice(['One', 'Pro', 'Mini', 'S2', 'Go'])}"
+            )
+        )
 
     def art(self) -> str:
         return self._fresh(lambda: f"{self.rng.choice(vocab.ART_NOUNS)} of {self.rng.choice(vocab.ART_ABSTRACTS)}")
 
     def miscellaneous(self) -> str:
-        return self._fresh(lambda: f"{self.rng.choice(vocab.MISC_WORDS)} "
-                                   f"{self.rng.choice(['Charter', 'Pledge', 'Campaign', 'Accord'])}")
+        return self._fresh(
+            lambda: (
+                f"{self.rng.choice(vocab.MISC_WORDS)} {self.rng.choice(['Charter', 'Pledge', 'Campaign', 'Accord'])}"
+            )
+        )

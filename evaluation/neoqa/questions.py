@@ -42,27 +42,51 @@ def _facts(world: World, index: int) -> list[Fact]:
     return [world.facts[item.id] for item in world.timeline.events[index].outline]
 
 
-def make_question(timeline: Timeline, category: str, text: str, answer: str, distractors: list[Distractor],
-                  evidence: list[str], event_index: int, parent: str | None = None,
-                  meta: dict | None = None) -> Question:
+def make_question(
+    timeline: Timeline,
+    category: str,
+    text: str,
+    answer: str,
+    distractors: list[Distractor],
+    evidence: list[str],
+    event_index: int,
+    parent: str | None = None,
+    meta: dict | None = None,
+) -> Question:
     """A question asked as of its event's date, options in the release's order (answer first, "Unanswerable"
     last); both generators build theirs here."""
     event = timeline.events[event_index]
-    return Question(timeline_id=timeline.timeline_id,
-                    question_id=question_id(timeline.timeline_id, category, text), parent_question_id=parent,
-                    evidence_ids=evidence, question=text, answer=answer, category=category,
-                    distractors=distractors, date=event.date, created_at=event_index,
-                    answer_options=[answer, *(d.answer for d in distractors), UNANSWERABLE], meta=meta or {})
+    return Question(
+        timeline_id=timeline.timeline_id,
+        question_id=question_id(timeline.timeline_id, category, text),
+        parent_question_id=parent,
+        evidence_ids=evidence,
+        question=text,
+        answer=answer,
+        category=category,
+        distractors=distractors,
+        date=event.date,
+        created_at=event_index,
+        answer_options=[answer, *(d.answer for d in distractors), UNANSWERABLE],
+        meta=meta or {},
+    )
 
 
 def day_distractors(rng: random.Random, days: int, evidence: list[str]) -> list[Distractor]:
     """Five near-miss day counts for a time-span answer."""
     wrong = sorted({days + s for s in SPANS} | {days - s for s in SPANS if days - s > 0})
-    return [Distractor(answer=f"{n} days", explanation="a miscount of the days between the two dates",
-                       distractor_sentences=evidence) for n in rng.sample(wrong, 5)]
+    return [
+        Distractor(
+            answer=f"{n} days",
+            explanation="a miscount of the days between the two dates",
+            distractor_sentences=evidence,
+        )
+        for n in rng.sample(wrong, 5)
+    ]
 
 
 # --- time-span
+
 
 def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: int) -> Question | None:
     clauses = Counter(plain(f.clause) for f in _dated_until(world, j))
@@ -70,8 +94,12 @@ def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: i
     def unique(fact: Fact) -> bool:  # no other dated item up to the question's event reads the same moment
         return clauses[plain(fact.clause)] == 1
 
-    pairs = [(a, b) for a in facts_i for b in facts_j
-             if a.day and b.day and a.id != b.id and a.day != b.day and unique(a) and unique(b)]
+    pairs = [
+        (a, b)
+        for a in facts_i
+        for b in facts_j
+        if a.day and b.day and a.id != b.id and a.day != b.day and unique(a) and unique(b)
+    ]
     if not pairs:
         return None
     a, b = rng.choice(pairs)
@@ -88,24 +116,39 @@ def _dated_until(world: World, up_to: int) -> list[Fact]:
 
 # --- multi-hop and the unanswerable variants built from it
 
+
 def _multi_hops(rng, world: World, facts: list[Fact], events: set[str], j: int, most: int = 2) -> list[Question]:
     roles = {f.slots["person"]: f for f in facts if f.kind == "role"}
     answers = [f for f in facts if f.kind in ("proposal", "quote") and f.slots["person"] in roles]
     # both events must contribute when they differ, so the question really spans them
-    pairs = [(roles[f.slots["person"]], f) for f in answers
-             if {_event_of(roles[f.slots["person"]]), _event_of(f)} == events]
+    pairs = [
+        (roles[f.slots["person"]], f) for f in answers if {_event_of(roles[f.slots["person"]]), _event_of(f)} == events
+    ]
     return [_multi_hop(rng, world, role, answer, j) for role, answer in rng.sample(pairs, min(most, len(pairs)))]
 
 
 def _multi_hop(rng, world: World, role: Fact, answer: Fact, j: int) -> Question:
     holder = f"the {role.slots['role']} of {world.book.entries[role.slots['org']].name}"
     text, pool = _hop_text(holder, answer)
-    distractors = [Distractor(answer=d, explanation="stated elsewhere in the story, or plausible for it",
-                              distractor_sentences=_stating(world, d)) for d in rng.sample(pool, 5)]
-    meta = {"bridge_entity": answer.slots["person"], "holder": holder, "answer_kind": answer.kind,
-            "topic": answer.slots.get("topic"), "role_org": role.slots["org"], "role": role.slots["role"]}
-    return make_question(world.timeline, "multi-hop", text, answer.slots["answer"], distractors,
-                         [role.id, answer.id], j, meta=meta)
+    distractors = [
+        Distractor(
+            answer=d,
+            explanation="stated elsewhere in the story, or plausible for it",
+            distractor_sentences=_stating(world, d),
+        )
+        for d in rng.sample(pool, 5)
+    ]
+    meta = {
+        "bridge_entity": answer.slots["person"],
+        "holder": holder,
+        "answer_kind": answer.kind,
+        "topic": answer.slots.get("topic"),
+        "role_org": role.slots["org"],
+        "role": role.slots["role"],
+    }
+    return make_question(
+        world.timeline, "multi-hop", text, answer.slots["answer"], distractors, [role.id, answer.id], j, meta=meta
+    )
 
 
 def _event_of(fact: Fact) -> str:
@@ -134,29 +177,51 @@ def _false_premises(rng, world: World, hop: Question) -> list[Question]:
     meta = hop.meta
     speakers = _speakers(world, meta)
     org_name = world.book.entries[meta["role_org"]].name
-    wrong = [f"the {r} of {org_name}" for r in vocab.ROLES
-             if r != meta["role"] and world.holder(meta["role_org"], r) not in speakers]
-    wrong += [f"the {meta['role']} of {o.name}" for o in world.book.of_class("organization")
-              if o.id != meta["role_org"] and world.holder(o.id, meta["role"]) not in speakers]
-    return [_variant(world, hop, "false-premise", hop.question.replace(meta["holder"], holder), {"premise": holder})
-            for holder in rng.sample(wrong, min(2, len(wrong)))]
+    wrong = [
+        f"the {r} of {org_name}"
+        for r in vocab.ROLES
+        if r != meta["role"] and world.holder(meta["role_org"], r) not in speakers
+    ]
+    wrong += [
+        f"the {meta['role']} of {o.name}"
+        for o in world.book.of_class("organization")
+        if o.id != meta["role_org"] and world.holder(o.id, meta["role"]) not in speakers
+    ]
+    return [
+        _variant(world, hop, "false-premise", hop.question.replace(meta["holder"], holder), {"premise": holder})
+        for holder in rng.sample(wrong, min(2, len(wrong)))
+    ]
 
 
 def _speakers(world: World, meta: dict) -> set[str]:
     """People who made a statement of the same kind (and topic): a swapped holder must not be one of them, or
     the variant would be answerable after all."""
-    return {f.slots["person"] for f in world.facts.values()
-            if f.kind == meta["answer_kind"] and f.slots.get("topic") == meta["topic"]}
+    return {
+        f.slots["person"]
+        for f in world.facts.values()
+        if f.kind == meta["answer_kind"] and f.slots.get("topic") == meta["topic"]
+    }
 
 
 def _uncertain(rng, world: World, hop: Question) -> list[Question]:
     """A detail no item states is added, so the evidence can neither confirm nor deny it."""
     stated = " ".join(plain(f.sentence) for f in world.facts.values())
     details = [d for d in vocab.DETAILS if d not in stated]
-    return [_variant(world, hop, "uncertain-specificity", hop.question.rstrip("?") + f" {d}?", {"detail": d})
-            for d in rng.sample(details, min(2, len(details)))]
+    return [
+        _variant(world, hop, "uncertain-specificity", hop.question.rstrip("?") + f" {d}?", {"detail": d})
+        for d in rng.sample(details, min(2, len(details)))
+    ]
 
 
 def _variant(world: World, hop: Question, category: str, text: str, meta: dict) -> Question:
-    return make_question(world.timeline, category, text, hop.answer, hop.distractors, hop.evidence_ids, hop.created_at,
-                     parent=hop.question_id, meta=meta)
+    return make_question(
+        world.timeline,
+        category,
+        text,
+        hop.answer,
+        hop.distractors,
+        hop.evidence_ids,
+        hop.created_at,
+        parent=hop.question_id,
+        meta=meta,
+    )

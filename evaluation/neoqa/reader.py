@@ -20,18 +20,117 @@ from evaluation.neoqa.records import UNANSWERABLE
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“'])")
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d,]*")
 NAME = re.compile(r"\b[A-Z][\w’'-]+(?:\s+(?:of\s+)?[A-Z][\w’'-]+)*")
-DATE = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December)"
-                  r"\s+(\d{1,2}),\s+(\d{4})")
-MONTHS = {m: n for n, m in enumerate(["January", "February", "March", "April", "May", "June", "July", "August",
-                                      "September", "October", "November", "December"], start=1)}
-STOP = frozenset((
-    "a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "and", "or", "but", "as", "is",
-    "are", "was", "were", "be", "been", "being", "this", "that", "these", "those", "it", "its", "their", "his",
-    "her", "they", "them", "he", "she", "who", "whom", "whose", "which", "what", "when", "where", "why", "how",
-    "did", "does", "do", "done", "would", "will", "can", "could", "should", "may", "might", "must", "has", "have",
-    "had", "not", "no", "so", "than", "then", "there", "here", "into", "about", "over", "after", "before",
-    "between", "according", "many", "much", "days", "day", "passed", "gave", "set", "date", "per",
-))
+DATE = re.compile(
+    r"\b(January|February|March|April|May|June|July|August|September|October|November|December)"
+    r"\s+(\d{1,2}),\s+(\d{4})"
+)
+MONTHS = {
+    m: n
+    for n, m in enumerate(
+        [
+            "January",
+            "February",
+            "March",
+            "April",
+            "May",
+            "June",
+            "July",
+            "August",
+            "September",
+            "October",
+            "November",
+            "December",
+        ],
+        start=1,
+    )
+}
+STOP = frozenset(
+    (
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "from",
+        "with",
+        "and",
+        "or",
+        "but",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "their",
+        "his",
+        "her",
+        "they",
+        "them",
+        "he",
+        "she",
+        "who",
+        "whom",
+        "whose",
+        "which",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "did",
+        "does",
+        "do",
+        "done",
+        "would",
+        "will",
+        "can",
+        "could",
+        "should",
+        "may",
+        "might",
+        "must",
+        "has",
+        "have",
+        "had",
+        "not",
+        "no",
+        "so",
+        "than",
+        "then",
+        "there",
+        "here",
+        "into",
+        "about",
+        "over",
+        "after",
+        "before",
+        "between",
+        "according",
+        "many",
+        "much",
+        "days",
+        "day",
+        "passed",
+        "gave",
+        "set",
+        "date",
+        "per",
+    )
+)
 COVERAGE = 0.9  # share of the question's content words the supporting sentences must hold
 MOMENT_COVERAGE = 0.6  # share of a time-span moment's words its dated sentence must hold
 

@@ -22,8 +22,17 @@ RANDOM = 100 / 7
 def write_report(result: RunResult, folder: Path, title: str) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = {"json": folder / "report.json", "html": folder / "report.html", "categories": folder / "categories.png"}
-    paths["json"].write_text(json.dumps({"answerer": result.answerer, "summary": result.summary,
-                                         "by_set": result.by_set, "predictions": result.predictions}, indent=1))
+    paths["json"].write_text(
+        json.dumps(
+            {
+                "answerer": result.answerer,
+                "summary": result.summary,
+                "by_set": result.by_set,
+                "predictions": result.predictions,
+            },
+            indent=1,
+        )
+    )
     main = result.by_set.get("main", result.summary)
     _bar_chart(main, paths["categories"], f"{title}: accuracy per category ({result.answerer})")
     figures = [paths["categories"]]
@@ -40,8 +49,11 @@ def _bar_chart(summary: dict, path: Path, title: str) -> None:
     columns = [c for c in summary["columns"] if c["instances"]]
     labels = [f"{c['category']}\n({c['answerable']}, n={c['instances']})" for c in columns]
     fig, ax = plt.subplots(figsize=(10, 4.5))
-    ax.bar(range(len(columns)), [c["accuracy"] or 0 for c in columns],
-           color=["#2b6cb0" if c["answerable"] == "answerable" else "#c05621" for c in columns])
+    ax.bar(
+        range(len(columns)),
+        [c["accuracy"] or 0 for c in columns],
+        color=["#2b6cb0" if c["answerable"] == "answerable" else "#c05621" for c in columns],
+    )
     ax.axhline(RANDOM, color="grey", linestyle="--", label="random (14.3)")
     ax.set_xticks(range(len(columns)), labels, fontsize=8)
     ax.set_ylim(0, 100)
@@ -56,8 +68,11 @@ def _bar_chart(summary: dict, path: Path, title: str) -> None:
 def _ablation_chart(ablation: dict[int, dict], path: Path) -> None:
     steps = sorted(ablation)
     fig, ax = plt.subplots(figsize=(6, 4))
-    for key, label in (("adt_score", "ADTScore"), ("acc_answerable", "answerable"),
-                       ("acc_unanswerable", "unanswerable")):
+    for key, label in (
+        ("adt_score", "ADTScore"),
+        ("acc_answerable", "answerable"),
+        ("acc_unanswerable", "unanswerable"),
+    ):
         ax.plot(steps, [ablation[s][key] for s in steps], marker="o", label=label)
     ax.set_xlabel("irrelevant articles added")
     ax.set_ylabel("%")
@@ -74,18 +89,28 @@ def _cell(value: float | None) -> str:
 
 
 def _row(name: str, s: dict) -> str:
-    cells = [str(s["instances"]), _cell(s["adt_score"]), _cell(s["acc_answerable"]), _cell(s["acc_unanswerable"]),
-             _cell(s["parse_rate"]), *(_cell(c["accuracy"]) for c in s["columns"])]
+    cells = [
+        str(s["instances"]),
+        _cell(s["adt_score"]),
+        _cell(s["acc_answerable"]),
+        _cell(s["acc_unanswerable"]),
+        _cell(s["parse_rate"]),
+        *(_cell(c["accuracy"]) for c in s["columns"]),
+    ]
     return f"<tr><td>{html.escape(name)}</td>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>"
 
 
 def _html(result: RunResult, title: str, figures: list[Path]) -> str:
     rows = "".join(_row(name, s) for name, s in [("all", result.summary), *result.by_set.items()])
     heads = "".join(f"<th>{html.escape(c['category'])}<br>{c['answerable']}</th>" for c in result.summary["columns"])
-    images = "".join(f'<p><img alt="{p.stem}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}">'
-                     f"</p>" for p in figures)
-    return (f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
-            f"<style>body{{font-family:sans-serif}} td,th{{padding:3px 8px;border:1px solid #ccc}}</style>"
-            f"<h1>{html.escape(title)}</h1><p>answerer: {html.escape(result.answerer)}; random guessing scores 14.3."
-            f"</p><table><tr><th>set</th><th>instances</th><th>ADTScore</th><th>acc answerable</th>"
-            f"<th>acc unanswerable</th><th>parse rate</th>{heads}</tr>{rows}</table>{images}")
+    images = "".join(
+        f'<p><img alt="{p.stem}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}"></p>'
+        for p in figures
+    )
+    return (
+        f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
+        f"<style>body{{font-family:sans-serif}} td,th{{padding:3px 8px;border:1px solid #ccc}}</style>"
+        f"<h1>{html.escape(title)}</h1><p>answerer: {html.escape(result.answerer)}; random guessing scores 14.3."
+        f"</p><table><tr><th>set</th><th>instances</th><th>ADTScore</th><th>acc answerable</th>"
+        f"<th>acc unanswerable</th><th>parse rate</th>{heads}</tr>{rows}</table>{images}"
+    )

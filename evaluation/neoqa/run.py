@@ -21,8 +21,13 @@ class RunResult:
     predictions: list[dict] = field(default_factory=list)
 
 
-def run(data: Dataset, answerer: Answerer, instances: list[Instance] | None = None, workers: int = 1,
-        on_done: Callable[[], None] | None = None) -> RunResult:
+def run(
+    data: Dataset,
+    answerer: Answerer,
+    instances: list[Instance] | None = None,
+    workers: int = 1,
+    on_done: Callable[[], None] | None = None,
+) -> RunResult:
     index = data.article_index()
     chosen = instances if instances is not None else data.instances
 
@@ -36,14 +41,27 @@ def run(data: Dataset, answerer: Answerer, instances: list[Instance] | None = No
         answered = list(pool.map(one, chosen))
     outcomes, predictions, by_set = [], [], {}
     for instance, answer in answered:
-        outcome = Outcome(instance.category, not instance.expects_deflection,
-                          answer.index == instance.gold_answer_idx, answer.index >= 0,
-                          instance.irrelevant_documents)
+        outcome = Outcome(
+            instance.category,
+            not instance.expects_deflection,
+            answer.index == instance.gold_answer_idx,
+            answer.index >= 0,
+            instance.irrelevant_documents,
+        )
         outcomes.append(outcome)
         by_set.setdefault(instance.instance_set, []).append(outcome)
-        predictions.append({"instance_id": instance.instance_id, "instance_set": instance.instance_set,
-                            "category": instance.category, "answerable": instance.answerable,
-                            "gold_answer_idx": instance.gold_answer_idx, "predicted_answer": answer.index,
-                            "correct": outcome.correct, "rationale": answer.rationale})
-    return RunResult(answerer.name, summarise(outcomes), {name: summarise(o) for name, o in sorted(by_set.items())},
-                     predictions)
+        predictions.append(
+            {
+                "instance_id": instance.instance_id,
+                "instance_set": instance.instance_set,
+                "category": instance.category,
+                "answerable": instance.answerable,
+                "gold_answer_idx": instance.gold_answer_idx,
+                "predicted_answer": answer.index,
+                "correct": outcome.correct,
+                "rationale": answer.rationale,
+            }
+        )
+    return RunResult(
+        answerer.name, summarise(outcomes), {name: summarise(o) for name, o in sorted(by_set.items())}, predictions
+    )

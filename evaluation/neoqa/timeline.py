@@ -34,11 +34,13 @@ def start_timeline(rng: random.Random, suffix: str) -> tuple[Timeline, dict, Ent
     genre = vocab.GENRES[genre_id]
     type_index = rng.randrange(len(genre["event_types"]))
     seed = rng.choice(genre["summaries"])
-    timeline = Timeline(timeline_id=f"{genre_id}:{type_index}:{suffix}",
-                        genre=Genre(category=genre["category"], genre_id=genre_id),
-                        event_type=EventType(category=genre["event_types"][type_index],
-                                             event_type_id=f"{genre_id}:{type_index}"),
-                        initial_summary=seed, events=[])
+    timeline = Timeline(
+        timeline_id=f"{genre_id}:{type_index}:{suffix}",
+        genre=Genre(category=genre["category"], genre_id=genre_id),
+        event_type=EventType(category=genre["event_types"][type_index], event_type_id=f"{genre_id}:{type_index}"),
+        initial_summary=seed,
+        events=[],
+    )
     book = EntityBook(rng, NameMaker(rng, genre_id))
     return timeline, genre, book, dt.date(rng.randint(2031, 2034), rng.randint(1, 12), rng.randint(1, 28))
 
@@ -77,9 +79,14 @@ def _write_event(world: World, scene: frames.Scene, event_id: str, summary: str,
         outline.append(OutlineItem(sentence=fact.sentence, id=fact.id, pos=pos))
     scene.book.record_event(scene.created_at, scene.day, [f.sentence for f in facts])
     used = sorted({eid for f in facts for eid in _ids(f.sentence)}, key=_id_order)
-    return Event(event_id=event_id, created_at=scene.created_at, initial_summary=summary, date=scene.day.isoformat(),
-                 used_named_entities=[UsedEntity(id=eid, new=eid in scene.book.new_in_event) for eid in used],
-                 outline=outline)
+    return Event(
+        event_id=event_id,
+        created_at=scene.created_at,
+        initial_summary=summary,
+        date=scene.day.isoformat(),
+        used_named_entities=[UsedEntity(id=eid, new=eid in scene.book.new_in_event) for eid in used],
+        outline=outline,
+    )
 
 
 def _ids(sentence: str) -> list[str]:

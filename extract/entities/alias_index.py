@@ -81,9 +81,17 @@ class AliasIndex:
     def __len__(self) -> int:
         return len(self.entities)
 
-    def add(self, entity_id: str, name: str, kind: str, aliases: list[str] | set[str] = (),
-            context: set[str] | None = None, mentions: int = 1, description: str | None = None,
-            seen: Seen = ALWAYS) -> KnownEntity:
+    def add(
+        self,
+        entity_id: str,
+        name: str,
+        kind: str,
+        aliases: list[str] | set[str] = (),
+        context: set[str] | None = None,
+        mentions: int = 1,
+        description: str | None = None,
+        seen: Seen = ALWAYS,
+    ) -> KnownEntity:
         entity = self.entities.get(entity_id)
         if entity is None:
             entity = self.entities[entity_id] = KnownEntity(entity_id, name, kind, seen, description=description)
@@ -131,8 +139,9 @@ class AliasIndex:
     def _visible_ids(table: dict[str, dict[str, Seen]], key: str, as_of: Seen | None) -> list[str]:
         return sorted(i for i, seen in table.get(key, {}).items() if visible(seen, as_of))
 
-    def lookup(self, name: str, kind: str, context: set[str] | None = None,
-               as_of: Seen | None = None) -> LinkDecision | None:
+    def lookup(
+        self, name: str, kind: str, context: set[str] | None = None, as_of: Seen | None = None
+    ) -> LinkDecision | None:
         """`as_of`: the (day, ingestion ms) of the chunk being linked; None consults everything."""
         key = name_key(name)
         if not key:
@@ -151,8 +160,11 @@ class AliasIndex:
 
     def person_name_parts(self, as_of: Seen | None = None) -> set[str]:
         """Surnames of exactly one known person: a lone proper noun equal to one is worth a mention."""
-        return {part for part, ids in self._person_parts.items()
-                if sum(1 for seen in ids.values() if visible(seen, as_of)) == 1}
+        return {
+            part
+            for part, ids in self._person_parts.items()
+            if sum(1 for seen in ids.values() if visible(seen, as_of)) == 1
+        }
 
     def _best(self, ids: list[str], kind: str, method: str, score: float, why: str) -> LinkDecision:
         same_type = [i for i in ids if self.entities[i].type == kind]
@@ -166,8 +178,9 @@ class AliasIndex:
         choices = sorted(k for k, seen in self._keys_by_type.get(kind, {}).items() if visible(seen, as_of))
         if not choices:
             return None
-        for candidate, score, _ in process.extract(key, choices, scorer=fuzz.token_sort_ratio,
-                                                   score_cutoff=FUZZY_CUTOFF, limit=5):
+        for candidate, score, _ in process.extract(
+            key, choices, scorer=fuzz.token_sort_ratio, score_cutoff=FUZZY_CUTOFF, limit=5
+        ):
             if digits_of(candidate) != digits_of(key):
                 continue  # names that differ in digits or codes are different things
             for entity_id in self._visible_ids(self._by_key, candidate, as_of):
@@ -176,9 +189,13 @@ class AliasIndex:
                     continue
                 overlap = _jaccard(context, entity.context_as_of(as_of))
                 if score >= NEAR_IDENTICAL or overlap >= MIN_CONTEXT_OVERLAP:
-                    return LinkDecision(entity_id, "fuzzy", score,
-                                        f"{name!r} ~ {entity.name!r} (similarity {score:.0f}, context overlap "
-                                        f"{overlap:.2f}, same type {kind})")
+                    return LinkDecision(
+                        entity_id,
+                        "fuzzy",
+                        score,
+                        f"{name!r} ~ {entity.name!r} (similarity {score:.0f}, context overlap "
+                        f"{overlap:.2f}, same type {kind})",
+                    )
         return None
 
 

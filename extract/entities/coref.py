@@ -20,15 +20,14 @@ class Canonical:
 
 
 def _person_match(short: list[str], full: Canonical) -> bool:
-    return full.type == "PERSON" and len(tokens_of(full.name)) > len(short) and set(short) <= set(
-        tokens_of(full.name))
+    return full.type == "PERSON" and len(tokens_of(full.name)) > len(short) and set(short) <= set(tokens_of(full.name))
 
 
 def _org_match(name: str, short: list[str], full: Canonical) -> bool:
     if full.type != "ORG" or len(tokens_of(full.name)) <= len(short):
         return False
     acronym = name.isupper() and len(name) >= 2 and initials(full.name) == name.lower()
-    return acronym or tokens_of(full.name)[:len(short)] == short
+    return acronym or tokens_of(full.name)[: len(short)] == short
 
 
 def resolve(name: str, kind: str, fulls: list[Canonical]) -> Canonical:

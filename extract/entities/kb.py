@@ -27,8 +27,14 @@ def load_kb(path: Path, index: AliasIndex) -> int:
             kind = LABEL_TO_TYPE.get(entry["type"], entry["type"])
             if kind not in ENTITY_TYPES:
                 raise KBError(f"type {entry['type']!r} is not one of {', '.join(ENTITY_TYPES)}")
-            index.add(str(entry["id"]), entry["name"], kind, aliases=entry.get("aliases") or [],
-                      description=entry.get("description"), mentions=0)
+            index.add(
+                str(entry["id"]),
+                entry["name"],
+                kind,
+                aliases=entry.get("aliases") or [],
+                description=entry.get("description"),
+                mentions=0,
+            )
         except (json.JSONDecodeError, KeyError, TypeError, KBError) as exc:
             raise KBError(f"{path}:{number}: {exc}") from exc
         count += 1

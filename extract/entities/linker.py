@@ -72,8 +72,9 @@ class Linker:
         memory.person_tokens.update(t for f in fulls if f.type == "PERSON" for t in tokens_of(f.name))
         return linked
 
-    def _link_one(self, mention, fulls: list[Canonical], context: set[str], as_of: Seen | None,
-                  memory: _ArticleMemory) -> LinkedMention:
+    def _link_one(
+        self, mention, fulls: list[Canonical], context: set[str], as_of: Seen | None, memory: _ArticleMemory
+    ) -> LinkedMention:
         canon = resolve(mention.name, mention.type, fulls)
         key = name_key(canon.name)
         decision = None if key in memory.linked else self.index.lookup(canon.name, canon.type, context, as_of)
@@ -91,13 +92,17 @@ class Linker:
         if mention.name and mention.name != known.name:
             self.index.add_alias(eid, mention.name, seen)
         explanation = "; ".join(p for p in (canon.explanation, why) if p)
-        return LinkedMention(mention.start, mention.end, mention.text, known.type, eid, known.name, method,
-                             explanation)
+        return LinkedMention(mention.start, mention.end, mention.text, known.type, eid, known.name, method, explanation)
 
     def entities(self, mentions: list[LinkedMention]) -> list[Entity]:
         out = {}
         for m in mentions:
             known = self.index.entities[m.entity_id]
-            out[m.entity_id] = Entity(id=known.id, name=known.name, type=known.type,
-                                      aliases=sorted(known.aliases), description=known.description)  # keys
+            out[m.entity_id] = Entity(
+                id=known.id,
+                name=known.name,
+                type=known.type,
+                aliases=sorted(known.aliases),
+                description=known.description,
+            )  # keys
         return list(out.values())

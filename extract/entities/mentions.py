@@ -28,10 +28,11 @@ class RawMention:
 
 def _widen(span: Span) -> Span:
     doc, end = span.doc, span.end
-    while end < len(doc) and doc[end - 1].dep_ == "compound" and doc[end - 1].head.i == end \
-            and doc[end].pos_ == "PROPN":
+    while (
+        end < len(doc) and doc[end - 1].dep_ == "compound" and doc[end - 1].head.i == end and doc[end].pos_ == "PROPN"
+    ):
         end += 1
-    return doc[span.start:end]
+    return doc[span.start : end]
 
 
 def _in_name_run(token) -> bool:
@@ -57,11 +58,17 @@ def find_mentions(doc: Doc, person_tokens: set[str] | None = None) -> list[RawMe
     known = set(person_tokens or ())
     known.update(t for m in mentions if m.type == "PERSON" and len(tokens_of(m.name)) > 1 for t in tokens_of(m.name))
     for token in doc:
-        if token.i in taken or token.pos_ != "PROPN" or not token.text[:1].isupper() or _in_name_run(token) \
-                or token.text.lower() in CALENDAR_WORDS:
+        if (
+            token.i in taken
+            or token.pos_ != "PROPN"
+            or not token.text[:1].isupper()
+            or _in_name_run(token)
+            or token.text.lower() in CALENDAR_WORDS
+        ):
             continue
         if tokens_of(token.text) and tokens_of(token.text)[0] in known:
             taken.add(token.i)
-            mentions.append(RawMention(token.idx, token.idx + len(token.text), token.text, "PERSON", token.i,
-                                       token.i + 1))
+            mentions.append(
+                RawMention(token.idx, token.idx + len(token.text), token.text, "PERSON", token.i, token.i + 1)
+            )
     return sorted(mentions, key=lambda m: m.start)

@@ -16,7 +16,9 @@ DAY_LEVEL = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
     r"\d+\s+days?\s+ago|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4}|"
     r"(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|"
-    r"\d{1,2}(st|nd|rd|th)?\s+(of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec))", re.I)
+    r"\d{1,2}(st|nd|rd|th)?\s+(of\s+)?(jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec))",
+    re.I,
+)
 FUTURE_CUES = re.compile(r"\b(will|next|upcoming|tomorrow|scheduled|plans? to)\b", re.I)
 MAX_DISTANCE = dt.timedelta(days=3650)
 
@@ -28,9 +30,16 @@ def parse_day(text: str, published_day: int, future: bool = False) -> int | None
     base = dt.datetime.combine(day_from_key(published_day), dt.time(12, 0))
     if base.strftime("%A").lower() in text.lower() and not re.search(r"\b(last|next)\b", text, re.I):
         return published_day  # "on Friday" in a Friday paper is that day, not a week earlier
-    parsed = dateparser.parse(text, languages=["en"], settings={
-        "RELATIVE_BASE": base, "PREFER_DATES_FROM": "future" if future else "past",
-        "RETURN_AS_TIMEZONE_AWARE": False, "PREFER_DAY_OF_MONTH": "first"})
+    parsed = dateparser.parse(
+        text,
+        languages=["en"],
+        settings={
+            "RELATIVE_BASE": base,
+            "PREFER_DATES_FROM": "future" if future else "past",
+            "RETURN_AS_TIMEZONE_AWARE": False,
+            "PREFER_DAY_OF_MONTH": "first",
+        },
+    )
     if parsed is None or abs(parsed - base) > MAX_DISTANCE:
         return None
     return day_key(parsed.date())

@@ -21,8 +21,10 @@ from extract.result import ChunkExtraction, make_day_interaction, make_interacti
 def match_object(line: str, subject_id: str, candidates: list[LinkedMention]) -> LinkedMention | None:
     """The marked entity (other than the subject) that the line names, longest name first."""
     text = f" {name_key(line)} "
-    forms = sorted(((name_key(form), m) for m in candidates if m.entity_id != subject_id
-                    for form in {m.name, m.text}), key=lambda fm: -len(fm[0]))
+    forms = sorted(
+        ((name_key(form), m) for m in candidates if m.entity_id != subject_id for form in {m.name, m.text}),
+        key=lambda fm: -len(fm[0]),
+    )
     for form, mention in forms:
         if form and f" {form} " in text:
             return mention
@@ -58,6 +60,7 @@ class EntityRef:
 @dataclass(frozen=True)
 class M2Snippet:
     """One chunk of an M2 batch: the chunk, its `<e>` marked text and the entities it is linked to."""
+
     chunk: Chunk
     marked: str
     entity_ids: frozenset[str] = frozenset()
@@ -66,6 +69,7 @@ class M2Snippet:
 @dataclass
 class M2Answer:
     """What one M2 call gave: the dated interactions, and what became of the answer's lines."""
+
     parsed: bool
     interactions: list[Interaction] = field(default_factory=list)
     lines_kept: int = 0
@@ -75,7 +79,7 @@ class M2Answer:
 def batches(items: list, k: int, key=lambda item: item) -> list[list]:
     """Sorted by time (day, ingestion instant, id), cut into batches of k; the last may be shorter."""
     ordered = sorted(items, key=lambda item: (key(item).day, key(item).ingested_ms, key(item).id))
-    return [ordered[i:i + k] for i in range(0, len(ordered), k)]
+    return [ordered[i : i + k] for i in range(0, len(ordered), k)]
 
 
 def cited_chunks(cited: list[int], batch: list[M2Snippet], subject_id: str, object_id: str) -> list[Chunk]:

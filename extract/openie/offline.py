@@ -15,8 +15,28 @@ from extract.entities.linker import LinkedMention
 
 SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 VERB_KEEP_DEPS = {"aux", "auxpass", "neg", "prt"}
-PATH_DEPS = {"dobj", "pobj", "prep", "attr", "dative", "agent", "xcomp", "acomp", "oprd", "poss", "case", "conj",
-             "compound", "appos", "npadvmod", "advcl", "ccomp", "pcomp", "nmod", "amod"}
+PATH_DEPS = {
+    "dobj",
+    "pobj",
+    "prep",
+    "attr",
+    "dative",
+    "agent",
+    "xcomp",
+    "acomp",
+    "oprd",
+    "poss",
+    "case",
+    "conj",
+    "compound",
+    "appos",
+    "npadvmod",
+    "advcl",
+    "ccomp",
+    "pcomp",
+    "nmod",
+    "amod",
+}
 MAX_PATH = 4
 
 
@@ -63,8 +83,9 @@ def _path_to(verb: Token, root: Token) -> list[Token] | None:
     return None
 
 
-def _render(doc: Doc, verb: Token, path: list[Token], subject: LinkedMention, obj: LinkedMention,
-            obj_tokens: list[Token]) -> str:
+def _render(
+    doc: Doc, verb: Token, path: list[Token], subject: LinkedMention, obj: LinkedMention, obj_tokens: list[Token]
+) -> str:
     verbs = [verb, *(t for t in path if t.pos_ in ("VERB", "AUX"))]  # "tried to buy": keep each verb's "to"
     keep = {c.i for v in verbs for c in v.children if c.dep_ in VERB_KEEP_DEPS} | {verb.i} | {t.i for t in path}
     keep |= {t.i for t in obj_tokens[-1].children if t.dep_ == "case"}  # "Karl's estate"

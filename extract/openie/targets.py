@@ -44,8 +44,14 @@ class GraphMentionStats:
     def __init__(self, conn: GraphConnection):
         self.conn = conn
 
-    def top_subjects(self, n: int, end_day: int, window_days: int, ingested_by: int,
-                     pending: Iterable[tuple[int, int, set[str]]] = ()) -> list[str]:
+    def top_subjects(
+        self,
+        n: int,
+        end_day: int,
+        window_days: int,
+        ingested_by: int,
+        pending: Iterable[tuple[int, int, set[str]]] = (),
+    ) -> list[str]:
         start = window_start(end_day, window_days)
         tf = Counter(mentions.window_counts(self.conn, start, end_day, ingested_by))
         extra_days: dict[str, set[int]] = defaultdict(set)
@@ -63,10 +69,10 @@ class GraphMentionStats:
         weights = idf(df, days)
         return rank(tf, lambda e: weights.get(e, 0.0), n)
 
-    def top_pairs(self, subjects: set[str], n: int, end_day: int, window_days: int,
-                  ingested_by: int) -> list[tuple[str, str]]:
-        tf = mentions.pair_counts(self.conn, sorted(subjects), window_start(end_day, window_days), end_day,
-                                  ingested_by)
+    def top_pairs(
+        self, subjects: set[str], n: int, end_day: int, window_days: int, ingested_by: int
+    ) -> list[tuple[str, str]]:
+        tf = mentions.pair_counts(self.conn, sorted(subjects), window_start(end_day, window_days), end_day, ingested_by)
         df, days = mentions.days_mentioned(self.conn, sorted({o for _, o in tf}), end_day, ingested_by)
         weights = idf(df, days)
         return rank(tf, lambda pair: weights.get(pair[1], 0.0), n)

@@ -89,9 +89,9 @@ class CitedLines(BaseModel):
                 continue
             line, chunks = raw, ""
             if cites := _TRAILING_CITES.search(line):
-                line, chunks = line[:cites.start()], cites.group(1)
+                line, chunks = line[: cites.start()], cites.group(1)
             elif cites := _LEADING_CITES.match(line):
-                line, chunks = line[cites.end():], cites.group(1)
+                line, chunks = line[cites.end() :], cites.group(1)
             lines.append({"text": line, "chunks": chunks})
         return cls(interactions=lines) if lines else None
 
@@ -99,7 +99,9 @@ class CitedLines(BaseModel):
 def build(subject: str, obj: str, dated_snippets: list[tuple[str, str]]) -> Prompt:
     """`dated_snippets`: (date in words, marked-up chunk text) in time order, numbered from 1."""
     numbered = "\n\n".join(f"[{n}] {escape(date)}: {text}" for n, (date, text) in enumerate(dated_snippets, 1))
-    user = TEMPLATE.format(subject=delimit("subject", subject), object=delimit("object", obj),
-                           snippets=delimit("snippets", numbered, escaped=True))
-    return Prompt(NAME, VERSION, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
-                  CitedLines)
+    user = TEMPLATE.format(
+        subject=delimit("subject", subject),
+        object=delimit("object", obj),
+        snippets=delimit("snippets", numbered, escaped=True),
+    )
+    return Prompt(NAME, VERSION, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], CitedLines)

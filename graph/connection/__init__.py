@@ -17,9 +17,13 @@ def connect_graph(uri: str, settings: Settings) -> GraphConnection:
     parts = urlsplit(uri)
     password = settings.graph_password.get_secret_value() if settings.graph_password else None
     if parts.scheme in ("falkordb", "redis"):
-        return FalkorConnection(parts.hostname or "127.0.0.1", parts.port or 6379,
-                                settings.graph_database or DEFAULT_FALKOR_GRAPH,
-                                password=password or parts.password, username=settings.graph_user or parts.username)
+        return FalkorConnection(
+            parts.hostname or "127.0.0.1",
+            parts.port or 6379,
+            settings.graph_database or DEFAULT_FALKOR_GRAPH,
+            password=password or parts.password,
+            username=settings.graph_user or parts.username,
+        )
     if parts.scheme in BOLT_SCHEMES:
         return BoltConnection(uri, settings.graph_user, password, settings.graph_database)
     raise ValueError(f"unsupported graph URI scheme {parts.scheme!r}: use falkordb://, bolt:// or neo4j://")

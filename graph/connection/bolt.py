@@ -15,8 +15,12 @@ from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_ex
 
 from graph.connection.base import GraphConnection, Row
 
-_retry = retry(retry=retry_if_exception_type((TransientError, SessionExpired, ServiceUnavailable)),
-               wait=wait_exponential(multiplier=0.2, max=5), stop=stop_after_attempt(5), reraise=True)
+_retry = retry(
+    retry=retry_if_exception_type((TransientError, SessionExpired, ServiceUnavailable)),
+    wait=wait_exponential(multiplier=0.2, max=5),
+    stop=stop_after_attempt(5),
+    reraise=True,
+)
 
 
 class BoltConnection(GraphConnection):

@@ -16,10 +16,23 @@ from graph.connection.base import GraphConnection, Row
 class FalkorConnection(GraphConnection):
     dialect = "falkordb"
 
-    def __init__(self, host: str, port: int, graph: str, password: str | None = None,
-                 username: str | None = None, timeout_s: float = 60.0):
-        self._db = FalkorDB(host=host, port=port, password=password, username=username,
-                            socket_timeout=timeout_s, socket_connect_timeout=5)
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        graph: str,
+        password: str | None = None,
+        username: str | None = None,
+        timeout_s: float = 60.0,
+    ):
+        self._db = FalkorDB(
+            host=host,
+            port=port,
+            password=password,
+            username=username,
+            socket_timeout=timeout_s,
+            socket_connect_timeout=5,
+        )
         self.graph_name = graph
         self._graph = self._db.select_graph(graph)
 

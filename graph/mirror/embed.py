@@ -42,8 +42,9 @@ class MiniLMEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
-                                     show_progress_bar=False)
+        vectors = self._model.encode(
+            texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
         return vectors.tolist()
 
 

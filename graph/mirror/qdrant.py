@@ -28,24 +28,46 @@ TIME_FIELDS = {
     INTERACTIONS: ("event_day", "published_day", "ingested_ms", "ingested_at"),
     CHUNKS: ("day", "ingested_ms", "ingested_at"),
 }
-KEYWORD_FIELDS = {INTERACTIONS: ("graph_id", "entity_ids", "source_ids", "variant"),
-                  CHUNKS: ("graph_id", "entity_ids", "source_ids")}
+KEYWORD_FIELDS = {
+    INTERACTIONS: ("graph_id", "entity_ids", "source_ids", "variant"),
+    CHUNKS: ("graph_id", "entity_ids", "source_ids"),
+}
 
 
 def interaction_payload(i: Interaction) -> dict[str, Any]:
-    return {"graph_id": i.id, "text": i.text, "subject_id": i.subject_id, "subject_name": i.subject_name,
-            "object_id": i.object_id, "object_name": i.object_name,
-            "entity_ids": [e for e in (i.subject_id, i.object_id) if e], "event_day": i.event_day,
-            "published_day": i.published_day, "ingested_ms": i.ingested_ms, "ingested_at": i.ingested_at,
-            "variant": i.variant, "chunk_ids": i.chunk_ids, "article_ids": i.article_ids,
-            "source_ids": i.source_ids}
+    return {
+        "graph_id": i.id,
+        "text": i.text,
+        "subject_id": i.subject_id,
+        "subject_name": i.subject_name,
+        "object_id": i.object_id,
+        "object_name": i.object_name,
+        "entity_ids": [e for e in (i.subject_id, i.object_id) if e],
+        "event_day": i.event_day,
+        "published_day": i.published_day,
+        "ingested_ms": i.ingested_ms,
+        "ingested_at": i.ingested_at,
+        "variant": i.variant,
+        "chunk_ids": i.chunk_ids,
+        "article_ids": i.article_ids,
+        "source_ids": i.source_ids,
+    }
 
 
 def chunk_payload(c: Chunk, entity_ids: Iterable[str], source_ids: Iterable[str] = ()) -> dict[str, Any]:
-    return {"graph_id": c.id, "text": c.text, "day": c.day, "ingested_ms": c.ingested_ms,
-            "ingested_at": c.ingested_at, "article_id": c.article_id, "article_ids": c.article_ids,
-            "source_ids": sorted({c.source_id, *source_ids}), "entity_ids": sorted(set(entity_ids)), "url": c.url,
-            "title": c.title}
+    return {
+        "graph_id": c.id,
+        "text": c.text,
+        "day": c.day,
+        "ingested_ms": c.ingested_ms,
+        "ingested_at": c.ingested_at,
+        "article_id": c.article_id,
+        "article_ids": c.article_ids,
+        "source_ids": sorted({c.source_id, *source_ids}),
+        "entity_ids": sorted(set(entity_ids)),
+        "url": c.url,
+        "title": c.title,
+    }
 
 
 class VectorMirror:
@@ -68,8 +90,9 @@ class VectorMirror:
         for collection in (INTERACTIONS, CHUNKS):
             name = self.name(collection)
             if not self.client.collection_exists(name):
-                self.client.create_collection(name, vectors_config=models.VectorParams(
-                    size=self.embedder.dim, distance=models.Distance.COSINE))
+                self.client.create_collection(
+                    name, vectors_config=models.VectorParams(size=self.embedder.dim, distance=models.Distance.COSINE)
+                )
             if self.is_server:  # local mode filters in Python; payload indexes only matter on a server
                 for field in INTEGER_FIELDS[collection]:
                     self.client.create_payload_index(name, field, models.PayloadSchemaType.INTEGER)
@@ -81,8 +104,10 @@ class VectorMirror:
             return 0
         vectors = self.embedder.embed([p["text"] for p in payloads])
         mirrored_ms = int(time.time() * 1000)
-        points = [models.PointStruct(id=point_uuid(p["graph_id"]), vector=v, payload=p | {"mirrored_ms": mirrored_ms})
-                  for p, v in zip(payloads, vectors, strict=True)]
+        points = [
+            models.PointStruct(id=point_uuid(p["graph_id"]), vector=v, payload=p | {"mirrored_ms": mirrored_ms})
+            for p, v in zip(payloads, vectors, strict=True)
+        ]
         with self.lock:
             self.client.upsert(self.name(collection), points, wait=True)
         return len(points)
@@ -114,8 +139,9 @@ class VectorMirror:
             return found
         while True:
             with self.lock:
-                points, offset = self.client.scroll(name, limit=1000, offset=offset, with_payload=wanted,
-                                                    with_vectors=False)
+                points, offset = self.client.scroll(
+                    name, limit=1000, offset=offset, with_payload=wanted, with_vectors=False
+                )
             found.update((p.payload["graph_id"], p.payload) for p in points)
             if offset is None:
                 return found
@@ -128,8 +154,9 @@ class VectorMirror:
 
     def delete(self, collection: str, graph_ids: list[str]) -> None:
         if graph_ids:
-            self.client.delete(self.name(collection), models.PointIdsList(points=[point_uuid(g) for g in graph_ids]),
-                               wait=True)
+            self.client.delete(
+                self.name(collection), models.PointIdsList(points=[point_uuid(g) for g in graph_ids]), wait=True
+            )
 
     def delete_if_older(self, collection: str, graph_ids: list[str], before_ms: int) -> None:
         """Delete these points unless they were (re)written at or after `before_ms`: the condition is checked by
@@ -137,24 +164,32 @@ class VectorMirror:
         `mirrored_ms` existed count as old."""
         if not graph_ids:
             return
-        old = models.Filter(should=[models.FieldCondition(key="mirrored_ms", range=models.Range(lt=before_ms)),
-                                    models.IsEmptyCondition(is_empty=models.PayloadField(key="mirrored_ms"))])
-        selector = models.FilterSelector(filter=models.Filter(must=[
-            models.HasIdCondition(has_id=[point_uuid(g) for g in graph_ids]), old]))
+        old = models.Filter(
+            should=[
+                models.FieldCondition(key="mirrored_ms", range=models.Range(lt=before_ms)),
+                models.IsEmptyCondition(is_empty=models.PayloadField(key="mirrored_ms")),
+            ]
+        )
+        selector = models.FilterSelector(
+            filter=models.Filter(must=[models.HasIdCondition(has_id=[point_uuid(g) for g in graph_ids]), old])
+        )
         with self.lock:
             self.client.delete(self.name(collection), selector, wait=True)
 
-    def search(self, collection: str, text: str, query_filter: models.Filter | None = None,
-               limit: int = 10) -> list[models.ScoredPoint]:
+    def search(
+        self, collection: str, text: str, query_filter: models.Filter | None = None, limit: int = 10
+    ) -> list[models.ScoredPoint]:
         vector = self.embedder.embed([text])[0]
         with self.lock:
-            return self.client.query_points(self.name(collection), query=vector, query_filter=query_filter,
-                                            limit=limit, with_payload=True).points
+            return self.client.query_points(
+                self.name(collection), query=vector, query_filter=query_filter, limit=limit, with_payload=True
+            ).points
 
     def vectors(self, collection: str, graph_ids: list[str]) -> dict[str, list[float]]:
         with self.lock:
-            points = self.client.retrieve(self.name(collection), [point_uuid(g) for g in graph_ids],
-                                          with_vectors=True, with_payload=["graph_id"])
+            points = self.client.retrieve(
+                self.name(collection), [point_uuid(g) for g in graph_ids], with_vectors=True, with_payload=["graph_id"]
+            )
         return {p.payload["graph_id"]: p.vector for p in points}
 
     def close(self) -> None:

@@ -51,8 +51,9 @@ def _scan(store: GraphStore, mirror: VectorMirror, collection: str, label: str):
     in_mirror = mirror.time_payloads(collection)  # first: see the module docstring
     in_graph = graph_times(store, label)
     missing = sorted(in_graph.keys() - in_mirror.keys())
-    stale = sorted(i for i in in_graph.keys() & in_mirror.keys()
-                   if _differs(in_graph[i], in_mirror[i], TIME_FIELDS[collection]))
+    stale = sorted(
+        i for i in in_graph.keys() & in_mirror.keys() if _differs(in_graph[i], in_mirror[i], TIME_FIELDS[collection])
+    )
     orphans = sorted(in_mirror.keys() - in_graph.keys())
     return in_graph, in_mirror, missing, stale, orphans
 
@@ -61,8 +62,9 @@ def _differs(graph: dict[str, Any], payload: dict[str, Any], fields: tuple[str, 
     return any(graph.get(f) != payload.get(f) for f in fields)
 
 
-def _delete_old(mirror: VectorMirror, collection: str, ids: list[str], in_mirror: dict[str, dict],
-                started_ms: int) -> tuple[int, int]:
+def _delete_old(
+    mirror: VectorMirror, collection: str, ids: list[str], in_mirror: dict[str, dict], started_ms: int
+) -> tuple[int, int]:
     recent = [i for i in ids if (in_mirror[i].get("mirrored_ms") or 0) >= started_ms]
     mirror.delete_if_older(collection, ids, started_ms)
     return len(ids) - len(recent), len(recent)
@@ -76,10 +78,17 @@ def _interactions(store: GraphStore, mirror: VectorMirror, started_ms: int) -> R
     store.write_batch(interactions=restorable)  # writes only those whose subject entity exists
     still_missing = sorted(set(orphans) - store.ids("Interaction"))
     deleted, kept = _delete_old(mirror, INTERACTIONS, still_missing, in_mirror, started_ms)
-    return ReconcileReport(INTERACTIONS, graph=len(in_graph), mirror_before=len(in_mirror), added_to_mirror=added,
-                           times_repaired=len(stale), restored_to_graph=len(orphans) - len(still_missing),
-                           deleted_from_mirror=deleted, kept_written_after_scan=kept,
-                           mirror_after=mirror.count(INTERACTIONS))
+    return ReconcileReport(
+        INTERACTIONS,
+        graph=len(in_graph),
+        mirror_before=len(in_mirror),
+        added_to_mirror=added,
+        times_repaired=len(stale),
+        restored_to_graph=len(orphans) - len(still_missing),
+        deleted_from_mirror=deleted,
+        kept_written_after_scan=kept,
+        mirror_after=mirror.count(INTERACTIONS),
+    )
 
 
 def _interaction_from_payload(payload: dict) -> Interaction | None:
@@ -96,6 +105,14 @@ def _chunks(store: GraphStore, mirror: VectorMirror, started_ms: int) -> Reconci
     mirror_from_graph(store, mirror, chunk_ids=stale)
     # A chunk is only whole with its article and mentions: the stream rebuilds it.
     deleted, kept = _delete_old(mirror, CHUNKS, orphans, in_mirror, started_ms)
-    return ReconcileReport(CHUNKS, graph=len(in_graph), mirror_before=len(in_mirror), added_to_mirror=added,
-                           times_repaired=len(stale), restored_to_graph=0, deleted_from_mirror=deleted,
-                           kept_written_after_scan=kept, mirror_after=mirror.count(CHUNKS))
+    return ReconcileReport(
+        CHUNKS,
+        graph=len(in_graph),
+        mirror_before=len(in_mirror),
+        added_to_mirror=added,
+        times_repaired=len(stale),
+        restored_to_graph=0,
+        deleted_from_mirror=deleted,
+        kept_written_after_scan=kept,
+        mirror_after=mirror.count(CHUNKS),
+    )

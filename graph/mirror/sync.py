@@ -16,15 +16,16 @@ from graph.store.store import GraphStore
 PAGE = 256
 
 
-def mirror_from_graph(store: GraphStore, mirror: VectorMirror, interaction_ids: Iterable[str] = (),
-                      chunk_ids: Iterable[str] = ()) -> tuple[int, int]:
+def mirror_from_graph(
+    store: GraphStore, mirror: VectorMirror, interaction_ids: Iterable[str] = (), chunk_ids: Iterable[str] = ()
+) -> tuple[int, int]:
     """Upsert the graph's current view of these interactions and chunks; returns (interactions, chunks) upserted.
     Ids the graph lacks (an interaction whose subject entity is missing) are skipped."""
     interactions = sorted(set(interaction_ids))
     chunks = sorted(set(chunk_ids))
     upserted = [0, 0]
     for start in range(0, len(interactions), PAGE):
-        upserted[0] += mirror.upsert_interactions(store.interactions(interactions[start:start + PAGE]))
+        upserted[0] += mirror.upsert_interactions(store.interactions(interactions[start : start + PAGE]))
     for start in range(0, len(chunks), PAGE):
-        upserted[1] += mirror.upsert_chunks(store.chunks(chunks[start:start + PAGE]))
+        upserted[1] += mirror.upsert_chunks(store.chunks(chunks[start : start + PAGE]))
     return upserted[0], upserted[1]

@@ -19,8 +19,10 @@ PAGE = 1000
 # Label → how a node of it is visible. The timed nodes carry their own days; a source exists once a visible
 # article is from it, an entity once a visible chunk or interaction names it (reads.ENTITY_VISIBLE), an M2 batch
 # once the last of its chunks is visible (it cannot have run before).
-_BATCH_RAN = ("WITH n, max(c.day) AS last_day, max(c.ingested_ms) AS last_ms "
-              "WHERE last_day <= $as_of_day AND last_ms <= $as_of_ms")
+_BATCH_RAN = (
+    "WITH n, max(c.day) AS last_day, max(c.ingested_ms) AS last_ms "
+    "WHERE last_day <= $as_of_day AND last_ms <= $as_of_ms"
+)
 _NODE_AS_OF = {
     "Source": f"MATCH (n:Source)<-[:FROM]-(a:Article) WHERE n.id > $after AND {visible('a')}",
     "Article": f"MATCH (n:Article) WHERE n.id > $after AND {visible('n')}",
@@ -31,7 +33,7 @@ _NODE_AS_OF = {
     # A daily mention count is a cell per (publication day, ingestion day): visible when both are on or before D
     # (an export as of D is the strict, ingested view).
     "EntityDay": "MATCH (n:EntityDay) WHERE n.id > $after AND n.day <= $as_of_day AND n.ingested_day <= $as_of_day "
-                 "AND n.chunks > 0",
+    "AND n.chunks > 0",
 }
 
 # Relationship → the MATCH that makes (a)-[r]->(b) visible. Where an end's visibility follows from the other's
@@ -56,8 +58,9 @@ def _node_query(label: str, as_of: AsOf | None) -> str:
 
 def _rel_query(rel: str, as_of: AsOf | None) -> str:
     match = _REL_AS_OF[rel] if as_of else f"MATCH (a)-[r:{rel}]->(b)"
-    return match + (" RETURN a.id AS start, b.id AS end, properties(r) AS p "
-                    "ORDER BY start, end SKIP $skip LIMIT $limit")
+    return match + (
+        " RETURN a.id AS start, b.id AS end, properties(r) AS p ORDER BY start, end SKIP $skip LIMIT $limit"
+    )
 
 
 def export_jsonl(store: GraphStore, write: Callable[[dict], object], as_of: AsOf | int | None = None) -> int:
@@ -80,8 +83,15 @@ def export_jsonl(store: GraphStore, write: Callable[[dict], object], as_of: AsOf
         while True:
             rows = store.conn.read(_rel_query(rel, as_of), {"skip": skip, "limit": PAGE, **bounds})
             for row in rows:
-                write({"type": "relationship", "rel": rel, "start": row["start"], "end": row["end"],
-                       "properties": row["p"]})
+                write(
+                    {
+                        "type": "relationship",
+                        "rel": rel,
+                        "start": row["start"],
+                        "end": row["end"],
+                        "properties": row["p"],
+                    }
+                )
             lines += len(rows)
             if len(rows) < PAGE:
                 break

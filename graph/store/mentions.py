@@ -104,28 +104,33 @@ def window_counts(conn: GraphConnection, from_day: int, to_day: int, ingested_by
     return {r["entity"]: r["chunks"] for r in rows}
 
 
-def days_mentioned(conn: GraphConnection, entities: list[str], to_day: int,
-                   ingested_by: int) -> tuple[dict[str, int], int]:
+def days_mentioned(
+    conn: GraphConnection, entities: list[str], to_day: int, ingested_by: int
+) -> tuple[dict[str, int], int]:
     """(entity → days it was mentioned on, days with any mention), up to to_day, ingested by ingested_by."""
     params = {"entities": sorted(entities), "to_day": to_day, "ingested_by": ingested_by}
     per_entity = {r["entity"]: r["days"] for r in conn.read(DAYS_MENTIONED, params)} if entities else {}
     return per_entity, conn.read(DAYS_WITH_MENTIONS, params)[0]["days"]
 
 
-def pair_counts(conn: GraphConnection, subjects: list[str], from_day: int, to_day: int,
-                ingested_by: int) -> dict[tuple[str, str], int]:
+def pair_counts(
+    conn: GraphConnection, subjects: list[str], from_day: int, to_day: int, ingested_by: int
+) -> dict[tuple[str, str], int]:
     if not subjects:
         return {}
-    rows = conn.read(PAIR_COUNTS, {"subjects": sorted(subjects), "from_day": from_day, "to_day": to_day,
-                                   "ingested_by": ingested_by})
+    rows = conn.read(
+        PAIR_COUNTS, {"subjects": sorted(subjects), "from_day": from_day, "to_day": to_day, "ingested_by": ingested_by}
+    )
     return {(r["subject"], r["object"]): r["chunks"] for r in rows}
 
 
-def daily_counts(conn: GraphConnection, entity_id: str, from_day: int, to_day: int,
-                 as_of_day: int = 99991231) -> dict[int, int]:
+def daily_counts(
+    conn: GraphConnection, entity_id: str, from_day: int, to_day: int, as_of_day: int = 99991231
+) -> dict[int, int]:
     """Day → chunks mentioning the entity that day, as known by the end of as_of_day (for spike detection)."""
-    rows = conn.read(DAILY_COUNTS, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
-                                    "as_of_day": as_of_day})
+    rows = conn.read(
+        DAILY_COUNTS, {"entity": entity_id, "from_day": from_day, "to_day": to_day, "as_of_day": as_of_day}
+    )
     return {r["day"]: r["chunks"] for r in rows}
 
 

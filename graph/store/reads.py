@@ -22,10 +22,13 @@ OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
 WITH e, mentions, count(DISTINCT CASE WHEN {visible("x")} THEN x END) AS interactions
 WHERE mentions > 0 OR interactions > 0
 """
-_ENTITY_AS_OF = ENTITY_VISIBLE + """
+_ENTITY_AS_OF = (
+    ENTITY_VISIBLE
+    + """
 RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions
 ORDER BY mentions DESC, interactions DESC, id
 """
+)
 
 # Each entity's visibility profile, for every day at once: its mentioning chunks and its interactions grouped by
 # (publication day, ingestion instant). `visible` applied to the cells in Python (qa/query.EntityProfile) gives
@@ -44,15 +47,22 @@ WITH e, chunk_cells,
 RETURN e.id AS id, e.name AS name, e.type AS type, chunk_cells, interaction_cells
 """
 
-ENTITY_FIND = """
+ENTITY_FIND = (
+    """
 MATCH (e:Entity)
 WHERE e.id = $q OR toLower(e.name) = toLower($q) OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) = toLower($q))
-WITH e""" + _ENTITY_AS_OF + "LIMIT $limit\n"
+WITH e"""
+    + _ENTITY_AS_OF
+    + "LIMIT $limit\n"
+)
 
-ENTITIES_AS_OF = """
+ENTITIES_AS_OF = (
+    """
 UNWIND $ids AS wanted
 MATCH (e:Entity {id: wanted})
-WITH e""" + _ENTITY_AS_OF
+WITH e"""
+    + _ENTITY_AS_OF
+)
 
 
 def day_ordinal(day: str) -> str:
@@ -63,8 +73,7 @@ def day_ordinal(day: str) -> str:
     year = f"({day} / 10000 - CASE WHEN ({day} / 100) % 100 <= 2 THEN 1 ELSE 0 END)"  # March-based years
     year_of_era = f"({year} % 400)"
     day_of_year = f"((153 * ((({day} / 100) % 100 + 9) % 12) + 2) / 5 + {day} % 100 - 1)"
-    return (f"({year} / 400 * 146097 + {year_of_era} * 365 + {year_of_era} / 4 - {year_of_era} / 100 "
-            f"+ {day_of_year})")
+    return f"({year} / 400 * 146097 + {year_of_era} * 365 + {year_of_era} / 4 - {year_of_era} / 100 + {day_of_year})"
 
 
 # The entity's visible interactions in [$from_day, $to_day], the ones nearest $focus_day first (then the latest

@@ -28,24 +28,53 @@ COUNTS = {
 
 def _article_row(item: Chunk | ChunkSighting) -> dict[str, Any]:
     article_id = item.article_id
-    return {"id": article_id, "url": item.url, "title": item.title, "published": item.published,
-            "day": item.day, "ingested_at": item.ingested_at, "ingested_ms": item.ingested_ms,
-            "source": item.source, "source_id": item.source_id}
+    return {
+        "id": article_id,
+        "url": item.url,
+        "title": item.title,
+        "published": item.published,
+        "day": item.day,
+        "ingested_at": item.ingested_at,
+        "ingested_ms": item.ingested_ms,
+        "source": item.source,
+        "source_id": item.source_id,
+    }
 
 
 def _chunk_row(chunk: Chunk, marked: str | None) -> dict[str, Any]:
-    return {"id": chunk.id, "text": chunk.text, "day": chunk.day, "published": chunk.published,
-            "ingested_ms": chunk.ingested_ms, "ingested_at": chunk.ingested_at,
-            "ingested_day": ingested_day(chunk.ingested_ms),
-            "sentence_start": chunk.sentence_start, "sentence_end": chunk.sentence_end,
-            "article_id": chunk.article_id, "source": chunk.source, "source_id": chunk.source_id, "url": chunk.url,
-            "title": chunk.title, "marked": marked, "similarity": 1.0}
+    return {
+        "id": chunk.id,
+        "text": chunk.text,
+        "day": chunk.day,
+        "published": chunk.published,
+        "ingested_ms": chunk.ingested_ms,
+        "ingested_at": chunk.ingested_at,
+        "ingested_day": ingested_day(chunk.ingested_ms),
+        "sentence_start": chunk.sentence_start,
+        "sentence_end": chunk.sentence_end,
+        "article_id": chunk.article_id,
+        "source": chunk.source,
+        "source_id": chunk.source_id,
+        "url": chunk.url,
+        "title": chunk.title,
+        "marked": marked,
+        "similarity": 1.0,
+    }
 
 
 def _sighting_row(s: ChunkSighting) -> dict[str, Any]:
     # A sighting may arrive before its kept chunk (another partition): MERGE makes the node, the chunk fills it.
-    return {"id": s.chunk_id, "text": None, "day": None, "published": None, "ingested_ms": None,
-            "sentence_start": None, "sentence_end": None, "article_id": s.article_id, "similarity": s.similarity}
+    return {
+        "id": s.chunk_id,
+        "text": None,
+        "day": None,
+        "published": None,
+        "ingested_ms": None,
+        "sentence_start": None,
+        "sentence_end": None,
+        "article_id": s.article_id,
+        "similarity": s.similarity,
+    }
 
 
 def _interaction_row(i: Interaction) -> dict[str, Any]:
@@ -83,11 +112,16 @@ def fold_interactions(interactions: Iterable[Interaction]) -> list[Interaction]:
             folded[i.id] = i
             continue
         earliest = min(kept, i, key=lambda x: x.ingested_ms)
-        folded[i.id] = kept.model_copy(update={
-            "published_day": min(kept.published_day, i.published_day), "ingested_ms": earliest.ingested_ms,
-            "ingested_at": earliest.ingested_at, "chunk_ids": sorted({*kept.chunk_ids, *i.chunk_ids}),
-            "article_ids": sorted({*kept.article_ids, *i.article_ids}),
-            "source_ids": sorted({*kept.source_ids, *i.source_ids})})
+        folded[i.id] = kept.model_copy(
+            update={
+                "published_day": min(kept.published_day, i.published_day),
+                "ingested_ms": earliest.ingested_ms,
+                "ingested_at": earliest.ingested_at,
+                "chunk_ids": sorted({*kept.chunk_ids, *i.chunk_ids}),
+                "article_ids": sorted({*kept.article_ids, *i.article_ids}),
+                "source_ids": sorted({*kept.source_ids, *i.source_ids}),
+            }
+        )
     return list(folded.values())
 
 
@@ -95,8 +129,9 @@ def _entity_rows(entities: Iterable[Entity]) -> list[dict[str, Any]]:
     """One row per entity id, its aliases united (the graph unites them again with what it has)."""
     rows: dict[str, dict[str, Any]] = {}
     for e in entities:
-        row = rows.setdefault(e.id, {"id": e.id, "name": e.name, "type": e.type, "aliases": set(),
-                                     "description": e.description})
+        row = rows.setdefault(
+            e.id, {"id": e.id, "name": e.name, "type": e.type, "aliases": set(), "description": e.description}
+        )
         row["aliases"].update(e.aliases)
         row["description"] = row["description"] or e.description
     return [row | {"aliases": sorted(row["aliases"])} for row in rows.values()]
@@ -104,10 +139,23 @@ def _entity_rows(entities: Iterable[Entity]) -> list[dict[str, Any]]:
 
 def _chunk_from_row(r: dict[str, Any], article_ids: list[str], source: str, source_id: str) -> Chunk:
     """A Chunk record rebuilt from a chunk node (M2 batches and the mirror read chunks back from the graph)."""
-    return Chunk(id=r["id"], text=r["text"], sentences=[], article_id=r["article_id"], article_ids=article_ids,
-                 source=source, source_id=source_id, url=r["url"], title=r["title"], day=r["day"],
-                 published=r["published"], ingested_at=r["ingested_at"], ingested_ms=r["ingested_ms"],
-                 sentence_start=r["sentence_start"], sentence_end=r["sentence_end"])
+    return Chunk(
+        id=r["id"],
+        text=r["text"],
+        sentences=[],
+        article_id=r["article_id"],
+        article_ids=article_ids,
+        source=source,
+        source_id=source_id,
+        url=r["url"],
+        title=r["title"],
+        day=r["day"],
+        published=r["published"],
+        ingested_at=r["ingested_at"],
+        ingested_ms=r["ingested_ms"],
+        sentence_start=r["sentence_start"],
+        sentence_end=r["sentence_end"],
+    )
 
 
 class GraphStore:
@@ -117,17 +165,24 @@ class GraphStore:
     def init(self) -> list[str]:
         return init_schema(self.conn)
 
-    def write_batch(self, chunks: Iterable[Chunk] = (), sightings: Iterable[ChunkSighting] = (),
-                    entities: Iterable[Entity] = (), mentions: Iterable[tuple[str, str]] = (),
-                    interactions: Iterable[Interaction] = (), marked: dict[str, str] | None = None,
-                    m2_batches: Iterable[tuple[str, list[str]]] = ()) -> None:
+    def write_batch(
+        self,
+        chunks: Iterable[Chunk] = (),
+        sightings: Iterable[ChunkSighting] = (),
+        entities: Iterable[Entity] = (),
+        mentions: Iterable[tuple[str, str]] = (),
+        interactions: Iterable[Interaction] = (),
+        marked: dict[str, str] | None = None,
+        m2_batches: Iterable[tuple[str, list[str]]] = (),
+    ) -> None:
         """Everything one consumer batch produced, as one unit; safe to repeat (all MERGE).
         `marked`: chunk id → `<e>` marked text; `m2_batches`: (pair key, chunk ids) an M2 call has covered."""
         chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
         articles = {row["id"]: row for row in map(_article_row, [*chunks, *sightings])}
         chunk_rows = [_chunk_row(c, (marked or {}).get(c.id)) for c in chunks]
-        chunk_articles = [{k: r[k] for k in ("id", "article_id", "day", "ingested_ms", "similarity")}
-                          for r in chunk_rows]
+        chunk_articles = [
+            {k: r[k] for k in ("id", "article_id", "day", "ingested_ms", "similarity")} for r in chunk_rows
+        ]
         batch_rows = [{"id": "m2_" + digest(pair, *ids), "pair": pair, "chunk_ids": ids} for pair, ids in m2_batches]
         sighting_rows = [_sighting_row(s) for s in sightings]
         entity_rows = _entity_rows(entities)
@@ -144,24 +199,51 @@ class GraphStore:
             (writes.INTERACTION_OBJECTS, [r for r in interaction_rows if r["object_id"]]),
             (writes.M2_BATCHES, batch_rows),
         ]
-        self.conn.run_many([(query, {"rows": rows, **({"alias_cap": ALIAS_CAP} if query is writes.ENTITIES else {})})
-                            for query, rows in statements if rows]
-                           # the daily mention counts of what this batch mentions, recounted from the graph
-                           + recount_statements([row["chunk_id"] for row in mention_rows]))
+        self.conn.run_many(
+            [
+                (query, {"rows": rows, **({"alias_cap": ALIAS_CAP} if query is writes.ENTITIES else {})})
+                for query, rows in statements
+                if rows
+            ]
+            # the daily mention counts of what this batch mentions, recounted from the graph
+            + recount_statements([row["chunk_id"] for row in mention_rows])
+        )
 
     def m2_pending(self, subject_id: str, object_id: str, pair: str) -> list[tuple[Chunk, str, list[str]]]:
         """(chunk, marked text, linked entity ids) of the chunks mentioning both entities that no M2 batch of this
         pair has covered or given up on yet, oldest first."""
         rows = self.conn.read(m2.M2_PENDING, {"subject": subject_id, "object": object_id, "pair": pair})
-        return [(_chunk_from_row(r, [r["article_id"]], r["source"], r["source_id"]), r["marked"] or r["text"],
-                 list(r["entity_ids"] or [])) for r in rows]
+        return [
+            (
+                _chunk_from_row(r, [r["article_id"]], r["source"], r["source_id"]),
+                r["marked"] or r["text"],
+                list(r["entity_ids"] or []),
+            )
+            for r in rows
+        ]
 
     def m2_give_up(self, pair: str, chunk_ids: list[str], reason: str, tries: int, at: str) -> None:
         """A batch dead-lettered after its tries: its chunks leave the pair's pending list without counting as
         covered (no M2Batch)."""
-        self.conn.run_many([(m2.M2_GAVE_UP, {"rows": [{"id": "m2f_" + digest(pair, *chunk_ids), "pair": pair,
-                                                        "chunk_ids": chunk_ids, "reason": reason, "tries": tries,
-                                                        "at": at}]})])
+        self.conn.run_many(
+            [
+                (
+                    m2.M2_GAVE_UP,
+                    {
+                        "rows": [
+                            {
+                                "id": "m2f_" + digest(pair, *chunk_ids),
+                                "pair": pair,
+                                "chunk_ids": chunk_ids,
+                                "reason": reason,
+                                "tries": tries,
+                                "at": at,
+                            }
+                        ]
+                    },
+                )
+            ]
+        )
 
     def m2_set_open(self, pairs: list[tuple[str, str]], is_open: bool) -> None:
         """Remember which pairs have a remainder waiting, so a restarted stage sends it too."""
@@ -174,9 +256,11 @@ class GraphStore:
 
     def entities(self) -> list[dict[str, Any]]:
         """Every entity with its aliases and mention count: the alias index is rebuilt from this at start."""
-        return self.conn.read("MATCH (n:Entity) OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(n) "
-                              "RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, "
-                              "n.description AS description, count(c) AS mentions")
+        return self.conn.read(
+            "MATCH (n:Entity) OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(n) "
+            "RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, "
+            "n.description AS description, count(c) AS mentions"
+        )
 
     def counts(self) -> dict[str, int]:
         return {name: self.conn.read(query)[0]["n"] for name, query in COUNTS.items()}
@@ -203,28 +287,51 @@ class GraphStore:
     def top_entities(self, limit: int = 10, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
         return self.conn.read(reads.TOP_ENTITIES, {"limit": limit, **AsOf.of(as_of).params()})
 
-    def timeline(self, entity_id: str, from_day: int, to_day: int, as_of: AsOf | int | None = None,
-                 limit: int = 1000, focus_day: int | None = None) -> list[dict[str, Any]]:
+    def timeline(
+        self,
+        entity_id: str,
+        from_day: int,
+        to_day: int,
+        as_of: AsOf | int | None = None,
+        limit: int = 1000,
+        focus_day: int | None = None,
+    ) -> list[dict[str, Any]]:
         """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of the
         as-of day, oldest first. When more than `limit` match, the ones nearest `focus_day` (default: the as-of
         day, held inside the window) are kept, the latest report first among equals, so the focus day itself is
         never cut while farther days stay."""
         as_of = AsOf.of(as_of)
         focus = min(max(focus_day or as_of.day, from_day), to_day)
-        return self.conn.read(reads.TIMELINE, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
-                                               "focus_day": focus, "limit": limit, **as_of.params()})
+        return self.conn.read(
+            reads.TIMELINE,
+            {
+                "entity": entity_id,
+                "from_day": from_day,
+                "to_day": to_day,
+                "focus_day": focus,
+                "limit": limit,
+                **as_of.params(),
+            },
+        )
 
-    def evidence_sources(self, ids: list[str], as_of: AsOf | int, kind: str = "interaction",
-                         ) -> dict[str, tuple[list[str], list[str]]]:
+    def evidence_sources(
+        self,
+        ids: list[str],
+        as_of: AsOf | int,
+        kind: str = "interaction",
+    ) -> dict[str, tuple[list[str], list[str]]]:
         """For interaction (or chunk) ids: (source names, article urls) that had reported them by the as-of day."""
         query = reads.INTERACTION_SOURCES_AS_OF if kind == "interaction" else reads.CHUNK_SOURCES_AS_OF
         rows = self.conn.read(query, {"ids": ids, **AsOf.of(as_of).params()})
         return {r["id"]: (sorted(r["sources"]), sorted(r["urls"])) for r in rows}
 
-    def entity_chunks(self, entity_id: str, from_day: int, to_day: int, as_of: AsOf | int,
-                      limit: int = 50) -> list[dict[str, Any]]:
-        return self.conn.read(reads.ENTITY_CHUNKS, {"entity": entity_id, "from_day": from_day, "to_day": to_day,
-                                                    "limit": limit, **AsOf.of(as_of).params()})
+    def entity_chunks(
+        self, entity_id: str, from_day: int, to_day: int, as_of: AsOf | int, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        return self.conn.read(
+            reads.ENTITY_CHUNKS,
+            {"entity": entity_id, "from_day": from_day, "to_day": to_day, "limit": limit, **AsOf.of(as_of).params()},
+        )
 
     def sources_of(self, interaction_id: str, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
         return self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id, **AsOf.of(as_of).params()})
@@ -244,7 +351,8 @@ class GraphStore:
         # A fixed label from COUNTS_LABELS, never user text. A chunk node a sighting made before its kept chunk
         # arrived has no text yet: it is not a chunk until then.
         query = reads.IDS_PAGE.replace("{label}", label).replace(
-            "{extra}", " AND n.text IS NOT NULL" if label == "Chunk" else "")
+            "{extra}", " AND n.text IS NOT NULL" if label == "Chunk" else ""
+        )
         while True:
             rows = self.conn.read(query, {"after": after, "limit": page})
             found.update(r["id"] for r in rows)
@@ -259,6 +367,13 @@ class GraphStore:
     def chunks(self, ids: list[str]) -> list[tuple[Chunk, list[str], list[str]]]:
         """(chunk, entity ids, source ids) for the mirror."""
         # Every article and source that carried the chunk (sightings included), from the graph's edges.
-        return [(_chunk_from_row(r, r["article_ids"], (r["source_names"] or ["unknown"])[0],
-                                 (r["source_ids"] or ["unknown"])[0]), r["entity_ids"], r["source_ids"])
-                for r in self.conn.read(reads.CHUNKS_BY_ID, {"ids": ids})]
+        return [
+            (
+                _chunk_from_row(
+                    r, r["article_ids"], (r["source_names"] or ["unknown"])[0], (r["source_ids"] or ["unknown"])[0]
+                ),
+                r["entity_ids"],
+                r["source_ids"],
+            )
+            for r in self.conn.read(reads.CHUNKS_BY_ID, {"ids": ids})
+        ]

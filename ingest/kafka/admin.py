@@ -31,8 +31,9 @@ class TopicAdmin:
         self._admin = KafkaAdminClient(**options, request_timeout_ms=10000)
         self._offsets = KafkaConsumer(**options)
 
-    def ensure_topics(self, names: list[str], partitions: int, replication: int = 1,
-                      configs: dict[str, dict[str, str]] | None = None) -> list[str]:
+    def ensure_topics(
+        self, names: list[str], partitions: int, replication: int = 1, configs: dict[str, dict[str, str]] | None = None
+    ) -> list[str]:
         """Create the missing topics; returns the ones created. Safe to call from several processes.
         `configs` (per topic, e.g. cleanup.policy) are set at creation and brought up to date on a topic that
         already exists (one created by an older version)."""
@@ -40,8 +41,10 @@ class TopicAdmin:
         existing = set(self._admin.list_topics())
         missing = [n for n in names if n not in existing]
         if missing:
-            spec = {n: {"num_partitions": partitions, "replication_factor": replication,
-                        "configs": configs.get(n, {})} for n in missing}
+            spec = {
+                n: {"num_partitions": partitions, "replication_factor": replication, "configs": configs.get(n, {})}
+                for n in missing
+            }
             with contextlib.suppress(TopicAlreadyExistsError):  # another process won the race
                 self._admin.create_topics(spec, raise_errors=True, wait_for_metadata=True)
         for name in names:

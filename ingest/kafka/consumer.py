@@ -40,16 +40,29 @@ def _partitions(tps) -> str:
 
 
 class GroupConsumer:
-    def __init__(self, options: dict[str, Any], group: str, topics: list[str], max_poll_records: int = 200,
-                 member: StaticMember | None = None, max_poll_interval_ms: int = DEFAULT_MAX_POLL_INTERVAL_MS):
+    def __init__(
+        self,
+        options: dict[str, Any],
+        group: str,
+        topics: list[str],
+        max_poll_records: int = 200,
+        member: StaticMember | None = None,
+        max_poll_interval_ms: int = DEFAULT_MAX_POLL_INTERVAL_MS,
+    ):
         self.group, self.member, self._options = group, member, options
         self.broker = ",".join(options["bootstrap_servers"])
         # Short session/heartbeat: a group joins in ~3 s instead of ~23 s on Tansu (INFRA.md).
         self._consumer = KafkaConsumer(
-            **options, group_id=group, group_instance_id=member.instance_id if member else None,
-            enable_auto_commit=False, auto_offset_reset="earliest",
-            session_timeout_ms=6000, heartbeat_interval_ms=1000, max_poll_records=max_poll_records,
-            max_poll_interval_ms=max_poll_interval_ms, fetch_max_bytes=16 * 1024 * 1024,
+            **options,
+            group_id=group,
+            group_instance_id=member.instance_id if member else None,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            session_timeout_ms=6000,
+            heartbeat_interval_ms=1000,
+            max_poll_records=max_poll_records,
+            max_poll_interval_ms=max_poll_interval_ms,
+            fetch_max_bytes=16 * 1024 * 1024,
         )
         self._consumer.subscribe(topics=topics, listener=_LogAssignment(self.describe()))
         log.info("joining %s", self.describe())
@@ -75,8 +88,7 @@ class GroupConsumer:
         offsets: dict[TopicPartition, OffsetAndMetadata] = {}
         for record in records:
             tp = TopicPartition(record.topic, record.partition)
-            offsets[tp] = OffsetAndMetadata(max(record.offset + 1, offsets[tp].offset if tp in offsets else 0),
-                                            "", -1)
+            offsets[tp] = OffsetAndMetadata(max(record.offset + 1, offsets[tp].offset if tp in offsets else 0), "", -1)
         try:
             self._consumer.commit(offsets)
             return True
@@ -87,8 +99,10 @@ class GroupConsumer:
             return False
 
     def _fenced(self) -> GroupMembershipError:
-        return GroupMembershipError(f"{self.describe()}: fenced by the broker, another process joined with the "
-                                    "same instance id; give each replica its own NEWSKG_INSTANCE_ID")
+        return GroupMembershipError(
+            f"{self.describe()}: fenced by the broker, another process joined with the "
+            "same instance id; give each replica its own NEWSKG_INSTANCE_ID"
+        )
 
     def lag(self) -> int:
         """Messages still to read on the partitions this member holds (0 when it holds none)."""
@@ -122,8 +136,9 @@ def remove_static_members(options: dict[str, Any], group: str, instance_ids: lis
     try:
         for instance_id in instance_ids:  # one request each: the broker answers with member ids, not instance ids
             try:
-                errors = list(admin.remove_group_members(group, [MemberToRemove(group_instance_id=instance_id)])
-                              .values())
+                errors = list(
+                    admin.remove_group_members(group, [MemberToRemove(group_instance_id=instance_id)]).values()
+                )
             except KafkaError as exc:  # a top-level error of the LeaveGroup request
                 errors = [type(exc)]
             outcome[instance_id] = _removal(errors[0] if errors else UnknownMemberIdError)

@@ -115,8 +115,10 @@ def claim_member(broker: str, group: str, stage: str, instance: str | None) -> S
     """The member id this process joins `group` with, leased for as long as the process is a member."""
     if instance:
         if _INVALID.search(instance):
-            raise GroupMembershipError(f"NEWSKG_INSTANCE_ID {instance!r} may hold only letters, digits, '.', '_' "
-                                       "and '-' (Kafka's rule for group.instance.id)")
+            raise GroupMembershipError(
+                f"NEWSKG_INSTANCE_ID {instance!r} may hold only letters, digits, '.', '_' "
+                "and '-' (Kafka's rule for group.instance.id)"
+            )
         return _claim_exact(broker, group, member_instance_id(instance, stage))
     host = host_instance()
     for slot in range(1, MAX_LOCAL_SLOTS + 1):
@@ -125,16 +127,24 @@ def claim_member(broker: str, group: str, stage: str, instance: str | None) -> S
         lease = _lease_for(broker, group, instance_id)
         if lease.acquire():
             if slot > 1:
-                log.info("group %s: %s is in use by another process on this machine; joining as %s",
-                         group, member_instance_id(host, stage), instance_id)
+                log.info(
+                    "group %s: %s is in use by another process on this machine; joining as %s",
+                    group,
+                    member_instance_id(host, stage),
+                    instance_id,
+                )
             return StaticMember(group, instance_id, broker, lease, leave_on_close=slot > 1)
-    raise MemberInUse(f"{MAX_LOCAL_SLOTS} processes on this machine already run stage {stage!r} against broker "
-                      f"{broker}; set NEWSKG_INSTANCE_ID")
+    raise MemberInUse(
+        f"{MAX_LOCAL_SLOTS} processes on this machine already run stage {stage!r} against broker "
+        f"{broker}; set NEWSKG_INSTANCE_ID"
+    )
 
 
 def _claim_exact(broker: str, group: str, instance_id: str) -> StaticMember:
     lease = _lease_for(broker, group, instance_id)
     if not lease.acquire():
-        raise MemberInUse(f"member {instance_id} of consumer group {group} on broker {broker} is already run by "
-                          f"process {lease.holder()} on this machine; give each replica its own NEWSKG_INSTANCE_ID")
+        raise MemberInUse(
+            f"member {instance_id} of consumer group {group} on broker {broker} is already run by "
+            f"process {lease.holder()} on this machine; give each replica its own NEWSKG_INSTANCE_ID"
+        )
     return StaticMember(group, instance_id, broker, lease)

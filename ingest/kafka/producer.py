@@ -62,8 +62,14 @@ class RecordProducer:
     def __init__(self, options: dict[str, Any], linger_ms: int = 5):
         self.idempotent = broker_supports_idempotence(options)
         # gzip: HTML pages shrink 5-10x, which keeps large pages under the broker's 1 MB message limit.
-        self._producer = KafkaProducer(**options, acks="all", linger_ms=linger_ms, compression_type="gzip",
-                                       max_request_size=8 * 1024 * 1024, **ordering_options(self.idempotent))
+        self._producer = KafkaProducer(
+            **options,
+            acks="all",
+            linger_ms=linger_ms,
+            compression_type="gzip",
+            max_request_size=8 * 1024 * 1024,
+            **ordering_options(self.idempotent),
+        )
 
     def send(self, topic: str, key: str | None, value: Record | bytes) -> FutureRecordMetadata:
         payload = value.to_bytes() if isinstance(value, Record) else value

@@ -9,8 +9,9 @@ from kafka import KafkaConsumer, TopicPartition
 from kafka.consumer.fetcher import ConsumerRecord
 
 
-def read_topic(options: dict[str, Any], topic: str, limit: int | None = None,
-               timeout_s: float = 120.0) -> list[ConsumerRecord]:
+def read_topic(
+    options: dict[str, Any], topic: str, limit: int | None = None, timeout_s: float = 120.0
+) -> list[ConsumerRecord]:
     consumer = KafkaConsumer(**options, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest")
     try:
         tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or [])]

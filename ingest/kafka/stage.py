@@ -41,10 +41,18 @@ def dead_letter(record: ConsumerRecord, stage: str, error: NewskgError) -> DeadL
     """The dead letter for a consumed message: the error's reason code, its message as the detail."""
     value = record.value or b""
     key = record.key.decode("utf-8", "replace") if record.key else None
-    return DeadLetter(reason=error.reason, detail=str(error)[:2000], stage=stage, topic=record.topic,
-                      partition=record.partition, offset=record.offset, key=key,
-                      payload_excerpt=value[:EXCERPT_CHARS].decode("utf-8", "replace"),
-                      payload_bytes=len(value), at=iso(utc_now()))
+    return DeadLetter(
+        reason=error.reason,
+        detail=str(error)[:2000],
+        stage=stage,
+        topic=record.topic,
+        partition=record.partition,
+        offset=record.offset,
+        key=key,
+        payload_excerpt=value[:EXCERPT_CHARS].decode("utf-8", "replace"),
+        payload_bytes=len(value),
+        at=iso(utc_now()),
+    )
 
 
 class Stage(ABC):
@@ -112,8 +120,13 @@ class StageRunner:
         self.consumer.close()
 
 
-def run_stages(runners: list[StageRunner], until_idle: bool, stop: threading.Event | None = None,
-               join_timeout_s: float = DEFAULT_JOIN_TIMEOUT_S, on_progress=None) -> None:
+def run_stages(
+    runners: list[StageRunner],
+    until_idle: bool,
+    stop: threading.Event | None = None,
+    join_timeout_s: float = DEFAULT_JOIN_TIMEOUT_S,
+    on_progress=None,
+) -> None:
     """Step every runner in turn in this thread. With until_idle, return once every runner has been idle for two
     rounds in a row (so a message one stage produced for the next is seen); otherwise run until `stop` is set.
 
@@ -155,4 +168,5 @@ def _assignment_timeout(waiting: list[StageRunner], waited_s: float) -> Assignme
     return AssignmentTimeout(
         f"gave up after {waited_s:.0f} s waiting for a partition assignment: {who}. Another member holds the "
         "partitions; on noida-db a member that died is never expired: restart it with its NEWSKG_INSTANCE_ID, or "
-        "remove it with `newskg run forget INSTANCE` (NEWSKG_KAFKA_JOIN_TIMEOUT_S sets this wait)")
+        "remove it with `newskg run forget INSTANCE` (NEWSKG_KAFKA_JOIN_TIMEOUT_S sets this wait)"
+    )

@@ -31,7 +31,18 @@ def build_article(raw: RawArticle) -> Article:
     # A backfilled (historical) article counts as taken in when it was published, so the graph "as of" any past
     # day shows what a live system would have had then; live input keeps the instant its source fetched it.
     ingested = date.instant if raw.backfill else raw.fetched_at
-    return Article(id=raw_article_id(raw), url=url, title=page.title, author=page.author, text=page.text,
-                   published=date.instant, published_day=date.day, date_origin=date.origin, source=source,
-                   source_id=source_id(source), lang=page.lang, ingested_at=iso(ingested),
-                   ingested_ms=epoch_ms(ingested))
+    return Article(
+        id=raw_article_id(raw),
+        url=url,
+        title=page.title,
+        author=page.author,
+        text=page.text,
+        published=date.instant,
+        published_day=date.day,
+        date_origin=date.origin,
+        source=source,
+        source_id=source_id(source),
+        lang=page.lang,
+        ingested_at=iso(ingested),
+        ingested_ms=epoch_ms(ingested),
+    )

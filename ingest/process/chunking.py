@@ -27,4 +27,4 @@ def windows(sentences: list[str], size: int, stride: int) -> list[Window]:
     starts = list(range(0, len(sentences) - size + 1, stride))
     if starts[-1] + size < len(sentences):
         starts.append(len(sentences) - size)
-    return [Window(s, s + size, sentences[s:s + size]) for s in starts]
+    return [Window(s, s + size, sentences[s : s + size]) for s in starts]

@@ -22,8 +22,13 @@ class ChosenDate:
 
 
 def candidates(raw: RawArticle, page_date: str | None) -> dict[str, str | None]:
-    return {"given": raw.published, "page": page_date, "feed": raw.feed_published,
-            "http": raw.http_last_modified, "cli": raw.fallback_date}
+    return {
+        "given": raw.published,
+        "page": page_date,
+        "feed": raw.feed_published,
+        "http": raw.http_last_modified,
+        "cli": raw.fallback_date,
+    }
 
 
 def choose_date(raw: RawArticle, page_date: str | None) -> ChosenDate:

@@ -30,7 +30,7 @@ def shingles(text: str, n: int = 3) -> set[bytes]:
     words = _WORD.findall(normalise_text(text))
     if len(words) < n:
         return {" ".join(words).encode()} if words else set()
-    return {" ".join(words[i:i + n]).encode() for i in range(len(words) - n + 1)}
+    return {" ".join(words[i : i + n]).encode() for i in range(len(words) - n + 1)}
 
 
 def exact_jaccard(a: str, b: str) -> float:
@@ -168,8 +168,9 @@ class BandTable:
     def candidates(self, keys: np.ndarray) -> set[int]:
         lo = np.searchsorted(self._keys, keys, side="left")
         hi = np.searchsorted(self._keys, keys, side="right")
-        found = {int(s) for a, b in zip(lo.tolist(), hi.tolist(), strict=True) if b > a
-                 for s in self._slots[a:b].tolist()}
+        found = {
+            int(s) for a, b in zip(lo.tolist(), hi.tolist(), strict=True) if b > a for s in self._slots[a:b].tolist()
+        }
         for key in keys.tolist():
             found.update(self._pending.get(key, ()))
         return found
@@ -254,7 +255,7 @@ class DedupIndex:
         slots = np.array(self._unbanded, dtype=np.int64)
         self._unbanded = []
         for start in range(0, len(slots), piece):
-            part = slots[start:start + piece]
+            part = slots[start : start + piece]
             self._bands.insert_bulk(self._bands.keys_of(self._sigs[part]), part)
 
     def _grow(self) -> None:
@@ -312,13 +313,18 @@ class DedupIndex:
             return Decision("again" if self._owners[slot] == article_id else "duplicate", chunk_id, 1.0)
         self.settle()
         values = mh.hashvalues.astype(np.uint32)
-        slots = [s for s in self._bands.candidates(self._bands.keys_of(values[None, :])[0])
-                 if self._alive[s] and self._owners[s] != article_id]
+        slots = [
+            s
+            for s in self._bands.candidates(self._bands.keys_of(values[None, :])[0])
+            if self._alive[s] and self._owners[s] != article_id
+        ]
         if not slots:
             return Decision("new", chunk_id)
         similarity = np.count_nonzero(self._sigs[slots] == values, axis=1) / len(values)
-        best = min(((-sim, self._ids[s]) for sim, s in zip(similarity.tolist(), slots, strict=True)
-                    if sim >= self.threshold), default=None)
+        best = min(
+            ((-sim, self._ids[s]) for sim, s in zip(similarity.tolist(), slots, strict=True) if sim >= self.threshold),
+            default=None,
+        )
         if best:
             return Decision("duplicate", best[1], round(-best[0], 4))
         return Decision("new", chunk_id)

@@ -4,8 +4,18 @@ from __future__ import annotations
 
 from core.errors import NewskgError
 
-BINARY_MAGIC = (b"%PDF", b"\x89PNG", b"GIF8", b"\xff\xd8\xff", b"PK\x03\x04", b"\x1f\x8b", b"\x7fELF", b"OggS",
-                b"RIFF", b"\x00\x00\x01\x00")
+BINARY_MAGIC = (
+    b"%PDF",
+    b"\x89PNG",
+    b"GIF8",
+    b"\xff\xd8\xff",
+    b"PK\x03\x04",
+    b"\x1f\x8b",
+    b"\x7fELF",
+    b"OggS",
+    b"RIFF",
+    b"\x00\x00\x01\x00",
+)
 
 
 class Rejected(NewskgError):

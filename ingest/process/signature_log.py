@@ -66,10 +66,17 @@ class SignatureLog:
         # every entry is still validated as a record. noida-db 0.2.3 ignores the fetch size limits and answers
         # with everything after the offset (109 MB for a 200k-signature log): a larger frame limit than
         # kafka-python's 100 MB lets such a log be read at all; Kafka honours the limits and never sends one.
-        self._reader = KafkaConsumer(**options, group_id=None, enable_auto_commit=False,
-                                     auto_offset_reset="earliest", fetch_max_bytes=64 * 1024 * 1024,
-                                     max_partition_fetch_bytes=16 * 1024 * 1024, max_poll_records=20_000,
-                                     check_crcs=False, receive_message_max_bytes=RECEIVE_MAX_BYTES)
+        self._reader = KafkaConsumer(
+            **options,
+            group_id=None,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            fetch_max_bytes=64 * 1024 * 1024,
+            max_partition_fetch_bytes=16 * 1024 * 1024,
+            max_poll_records=20_000,
+            check_crcs=False,
+            receive_message_max_bytes=RECEIVE_MAX_BYTES,
+        )
         parts = self._reader.partitions_for_topic(topic) or set()
         self._tps = [TopicPartition(topic, p) for p in sorted(parts)]
         self._reader.assign(self._tps)
@@ -80,9 +87,18 @@ class SignatureLog:
         state would re-emit duplicates, so the stage is not ready (and joins no group) until this returns."""
         stats = self.catch_up(index)
         self.replayed = True
-        log.info("dedup log %s replayed: %d entries in %.1f s (%.0f/s); index holds %d chunks and %d sightings, "
-                 "%d entries skipped (older than the %s-day window or unreadable)", self.topic, stats.read,
-                 stats.seconds, stats.rate, len(index), index.sightings, stats.skipped, index.window.days)
+        log.info(
+            "dedup log %s replayed: %d entries in %.1f s (%.0f/s); index holds %d chunks and %d sightings, "
+            "%d entries skipped (older than the %s-day window or unreadable)",
+            self.topic,
+            stats.read,
+            stats.seconds,
+            stats.rate,
+            len(index),
+            index.sightings,
+            stats.skipped,
+            index.window.days,
+        )
         return stats
 
     def catch_up(self, index: DedupIndex) -> ReplayStats:
@@ -105,8 +121,13 @@ class SignatureLog:
             now = time.monotonic()
             if now - last_report >= PROGRESS_EVERY_S:
                 last_report = now
-                log.info("dedup log %s: replayed %d of %d entries (%.0f/s)", self.topic, stats.read, total,
-                         stats.read / (now - started))
+                log.info(
+                    "dedup log %s: replayed %d of %d entries (%.0f/s)",
+                    self.topic,
+                    stats.read,
+                    total,
+                    stats.read / (now - started),
+                )
         index.settle()
         stats.seconds = time.monotonic() - started
         return stats
@@ -128,9 +149,18 @@ class SignatureLog:
     def append(self, index: DedupIndex, kept: list[Kept], sighted: list[DedupSighting]) -> None:
         """Write kept signatures and emitted sightings and wait for the acknowledgement."""
         items: list[tuple[str | None, DedupSignature | DedupSighting]] = [
-            (k.chunk_id, DedupSignature(chunk_id=k.chunk_id, article_id=k.article_id, num_perm=index.signer.num_perm,
-                                        minhash=index.signer.encode(k.minhash), day=k.day))
-            for k in kept]
+            (
+                k.chunk_id,
+                DedupSignature(
+                    chunk_id=k.chunk_id,
+                    article_id=k.article_id,
+                    num_perm=index.signer.num_perm,
+                    minhash=index.signer.encode(k.minhash),
+                    day=k.day,
+                ),
+            )
+            for k in kept
+        ]
         items += [(sighting_key(s.article_id, s.chunk_id), s) for s in sighted]
         if items:
             self._producer.send_all(self.topic, items)

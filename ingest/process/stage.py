@@ -84,8 +84,9 @@ class ProcessStage(Stage):
                 output.messages.append((topic, article.id, _sighting(article, decision)))
                 day = article.published_day
                 if self.index.add_sighting(article.id, cid, decision.chunk_id, day):
-                    self._sighted.append(DedupSighting(chunk_id=cid, article_id=article.id,
-                                                       kept_chunk_id=decision.chunk_id, day=day))
+                    self._sighted.append(
+                        DedupSighting(chunk_id=cid, article_id=article.id, kept_chunk_id=decision.chunk_id, day=day)
+                    )
             elif decision.kind == "new":
                 # Not held (published before the window): not logged either; a re-ingest re-emits the same
                 # content-keyed chunk, which the graph's upsert absorbs.
@@ -104,15 +105,36 @@ class ProcessStage(Stage):
 
 
 def _chunk(article: Article, cid: str, window) -> Chunk:
-    return Chunk(id=cid, text=window.text, sentences=window.sentences, article_id=article.id,
-                 article_ids=[article.id], source=article.source, source_id=article.source_id, url=article.url,
-                 title=article.title, day=article.published_day, published=article.published,
-                 ingested_at=article.ingested_at, ingested_ms=article.ingested_ms,
-                 sentence_start=window.start, sentence_end=window.end)
+    return Chunk(
+        id=cid,
+        text=window.text,
+        sentences=window.sentences,
+        article_id=article.id,
+        article_ids=[article.id],
+        source=article.source,
+        source_id=article.source_id,
+        url=article.url,
+        title=article.title,
+        day=article.published_day,
+        published=article.published,
+        ingested_at=article.ingested_at,
+        ingested_ms=article.ingested_ms,
+        sentence_start=window.start,
+        sentence_end=window.end,
+    )
 
 
 def _sighting(article: Article, decision) -> ChunkSighting:
-    return ChunkSighting(chunk_id=decision.chunk_id, article_id=article.id, source=article.source,
-                         source_id=article.source_id, url=article.url, title=article.title,
-                         day=article.published_day, published=article.published, ingested_at=article.ingested_at,
-                         ingested_ms=article.ingested_ms, similarity=decision.similarity)
+    return ChunkSighting(
+        chunk_id=decision.chunk_id,
+        article_id=article.id,
+        source=article.source,
+        source_id=article.source_id,
+        url=article.url,
+        title=article.title,
+        day=article.published_day,
+        published=article.published,
+        ingested_at=article.ingested_at,
+        ingested_ms=article.ingested_ms,
+        similarity=decision.similarity,
+    )

@@ -38,12 +38,25 @@ def extract_page(raw: RawArticle) -> Page:
     if looks_binary(content):
         raise Rejected("binary_payload", "the payload is binary, not text or HTML")
     if raw.html:
-        result = trafilatura.extract(raw.html, url=raw.url, output_format="json", with_metadata=True,
-                                     include_comments=False, include_tables=False, favor_precision=False)
+        result = trafilatura.extract(
+            raw.html,
+            url=raw.url,
+            output_format="json",
+            with_metadata=True,
+            include_comments=False,
+            include_tables=False,
+            favor_precision=False,
+        )
         meta = json.loads(result) if result else {}
         text = (meta.get("text") or "").strip()
-        page = Page(text, meta.get("title") or raw.title, meta.get("author"), meta.get("date"),
-                    meta.get("language") or _html_lang(raw.html), raw.url or meta.get("source"))
+        page = Page(
+            text,
+            meta.get("title") or raw.title,
+            meta.get("author"),
+            meta.get("date"),
+            meta.get("language") or _html_lang(raw.html),
+            raw.url or meta.get("source"),
+        )
     else:
         page = Page(raw.text.strip(), raw.title, None, None, None, raw.url)
     if len(page.text) < MIN_TEXT_CHARS:

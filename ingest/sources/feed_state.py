@@ -25,16 +25,20 @@ class FeedState:
         return row is not None
 
     def mark_seen(self, url: str, outcome: str) -> None:
-        self._db.execute("INSERT OR REPLACE INTO seen_urls (url, outcome, at) VALUES (?, ?, ?)",
-                         (canonical_url(url), outcome, iso(utc_now())))
+        self._db.execute(
+            "INSERT OR REPLACE INTO seen_urls (url, outcome, at) VALUES (?, ?, ?)",
+            (canonical_url(url), outcome, iso(utc_now())),
+        )
 
     def validators(self, feed_url: str) -> tuple[str | None, str | None]:
         row = self._db.execute("SELECT etag, last_modified FROM feeds WHERE url = ?", (feed_url,)).fetchone()
         return (row[0], row[1]) if row else (None, None)
 
     def save_validators(self, feed_url: str, etag: str | None, last_modified: str | None) -> None:
-        self._db.execute("INSERT OR REPLACE INTO feeds (url, etag, last_modified, polled_at) VALUES (?, ?, ?, ?)",
-                         (feed_url, etag, last_modified, iso(utc_now())))
+        self._db.execute(
+            "INSERT OR REPLACE INTO feeds (url, etag, last_modified, polled_at) VALUES (?, ?, ?, ?)",
+            (feed_url, etag, last_modified, iso(utc_now())),
+        )
 
     def close(self) -> None:
         self._db.close()

@@ -45,8 +45,9 @@ def _entry_date(entry) -> str | None:
 
 
 class FeedPoller:
-    def __init__(self, fetcher: PoliteFetcher, state: FeedState, producer: RecordProducer, articles_topic: str,
-                 dlq_topic: str):
+    def __init__(
+        self, fetcher: PoliteFetcher, state: FeedState, producer: RecordProducer, articles_topic: str, dlq_topic: str
+    ):
         self.fetcher = fetcher
         self.state = state
         self.producer = producer
@@ -92,14 +93,29 @@ class FeedPoller:
         except httpx.HTTPError as exc:  # transient or missing: tried again at the next poll
             report.errors.append(f"{link}: {exc}")
             return
-        raw = RawArticle(url=page.url, html=page.text(), source=source, fetched_at=iso(utc_now()),
-                         feed_published=_entry_date(entry), http_last_modified=page.last_modified,
-                         title=entry.get("title"))
+        raw = RawArticle(
+            url=page.url,
+            html=page.text(),
+            source=source,
+            fetched_at=iso(utc_now()),
+            feed_published=_entry_date(entry),
+            http_last_modified=page.last_modified,
+            title=entry.get("title"),
+        )
         self.producer.send_all(self.articles_topic, [(raw_article_id(raw), raw)])
         self.state.mark_seen(link, "sent")
         report.sent += 1
 
     def _dead_letter(self, url: str, refused: FetchRefused) -> None:
-        letter = DeadLetter(reason=refused.reason, detail=refused.detail, stage="feeds", topic="", partition=-1,
-                            offset=-1, key=url, payload_excerpt=url, at=iso(utc_now()))
+        letter = DeadLetter(
+            reason=refused.reason,
+            detail=refused.detail,
+            stage="feeds",
+            topic="",
+            partition=-1,
+            offset=-1,
+            key=url,
+            payload_excerpt=url,
+            at=iso(utc_now()),
+        )
         self.producer.send_all(self.dlq_topic, [(url, letter)])

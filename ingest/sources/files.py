@@ -53,8 +53,9 @@ def _raw_item(data: bytes, origin: str) -> SourceItem:
     return SourceItem("raw_" + digest("raw", data.decode("latin-1")), data, origin)
 
 
-def read_file(path: Path, source: str | None, date: str | None, fetched_at: str,
-              backfill: bool = False) -> Iterator[SourceItem]:
+def read_file(
+    path: Path, source: str | None, date: str | None, fetched_at: str, backfill: bool = False
+) -> Iterator[SourceItem]:
     data = _read_bytes(path)
     name = path.name.lower().removesuffix(".gz")
     if name.endswith(".jsonl"):
@@ -65,23 +66,32 @@ def read_file(path: Path, source: str | None, date: str | None, fetched_at: str,
         return
     text = decode_file(data)
     field = "html" if name.endswith(HTML_SUFFIXES) else "text"
-    raw = RawArticle(**{field: text}, source=source or "unknown", fetched_at=fetched_at, fallback_date=date,
-                     backfill=backfill)
+    raw = RawArticle(
+        **{field: text}, source=source or "unknown", fetched_at=fetched_at, fallback_date=date, backfill=backfill
+    )
     yield SourceItem(raw_article_id(raw), raw, str(path))
 
 
-def _read_jsonl(data: bytes, origin: str, source: str | None, date: str | None,
-                fetched_at: str, backfill: bool) -> Iterator[SourceItem]:
+def _read_jsonl(
+    data: bytes, origin: str, source: str | None, date: str | None, fetched_at: str, backfill: bool
+) -> Iterator[SourceItem]:
     for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         where = f"{origin}:{number}"
         try:
             obj = json.loads(line)
-            raw = RawArticle(url=obj.get("url"), html=obj.get("html"), text=obj.get("text"),
-                             source=obj.get("source") or source or "unknown", fetched_at=fetched_at,
-                             published=obj.get("published"), title=obj.get("title"), fallback_date=date,
-                             backfill=backfill)
+            raw = RawArticle(
+                url=obj.get("url"),
+                html=obj.get("html"),
+                text=obj.get("text"),
+                source=obj.get("source") or source or "unknown",
+                fetched_at=fetched_at,
+                published=obj.get("published"),
+                title=obj.get("title"),
+                fallback_date=date,
+                backfill=backfill,
+            )
         except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, ValidationError, TypeError):
             yield _raw_item(line, where)
             continue

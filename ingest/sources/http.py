@@ -63,8 +63,11 @@ def check_target(url: str, allow_private: bool) -> None:
     port = parts.port or (443 if parts.scheme == "https" else 80)
     for address in resolve(parts.hostname, port):
         if reason := non_public_reason(address):
-            raise FetchRefused("refused_target", f"{url}: {parts.hostname} resolves to {address} ({reason}); "
-                                                 "set NEWSKG_FETCH_ALLOW_PRIVATE=true to allow it")
+            raise FetchRefused(
+                "refused_target",
+                f"{url}: {parts.hostname} resolves to {address} ({reason}); "
+                "set NEWSKG_FETCH_ALLOW_PRIVATE=true to allow it",
+            )
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,15 @@ class FetchResult:
 
 
 class PoliteFetcher:
-    def __init__(self, user_agent: str, timeout_s: float, min_interval_s: float, max_bytes: int,
-                 allow_private: bool = False, max_redirects: int = 5):
+    def __init__(
+        self,
+        user_agent: str,
+        timeout_s: float,
+        min_interval_s: float,
+        max_bytes: int,
+        allow_private: bool = False,
+        max_redirects: int = 5,
+    ):
         self.user_agent = user_agent
         self.min_interval_s = min_interval_s
         self.max_bytes = max_bytes
@@ -123,15 +133,22 @@ class PoliteFetcher:
             if response.status_code in REDIRECTS and response.headers.get("location"):
                 return urljoin(url, response.headers["location"])
             if response.status_code == 304:
-                return FetchResult(str(response.url), 304, b"", headers.get("If-None-Match"),
-                                   headers.get("If-Modified-Since"), None)
+                return FetchResult(
+                    str(response.url), 304, b"", headers.get("If-None-Match"), headers.get("If-Modified-Since"), None
+                )
             response.raise_for_status()
             declared = int(response.headers.get("content-length") or 0)
             if declared > self.max_bytes:
                 raise FetchRefused("too_large", f"{url}: Content-Length {declared} > limit {self.max_bytes}")
             content = self._read_capped(response, url)
-            return FetchResult(str(response.url), response.status_code, content, response.headers.get("etag"),
-                               response.headers.get("last-modified"), response.headers.get("content-type"))
+            return FetchResult(
+                str(response.url),
+                response.status_code,
+                content,
+                response.headers.get("etag"),
+                response.headers.get("last-modified"),
+                response.headers.get("content-type"),
+            )
 
     def _read_capped(self, response: httpx.Response, url: str) -> bytes:
         chunks, size = [], 0

@@ -26,6 +26,7 @@ def extract_text(
     """Entities (with canonical ids), the <e> marked-up text and interactions of TEXT. Reads the graph's known
     entities for linking, writes nothing."""
     from newskg.pipeline import extract_stage
+
     if variant not in ("m0", "m1", "m2"):
         fail(f"--variant must be m0, m1 or m2, not {variant!r}")
     if not text.strip():
@@ -42,9 +43,21 @@ def extract_text(
     except (NotConfigured, ValueError) as exc:
         fail(str(exc))
     now = utc_now()
-    chunk = Chunk(id=chunk_id(text), text=text, sentences=[text], article_id="cli", article_ids=["cli"],
-                  source="cli", source_id=source_id("cli"), day=day_key(published), published=iso(published),
-                  ingested_at=iso(now), ingested_ms=epoch_ms(now), sentence_start=0, sentence_end=1)
+    chunk = Chunk(
+        id=chunk_id(text),
+        text=text,
+        sentences=[text],
+        article_id="cli",
+        article_ids=["cli"],
+        source="cli",
+        source_id=source_id("cli"),
+        day=day_key(published),
+        published=iso(published),
+        ingested_at=iso(now),
+        ingested_ms=epoch_ms(now),
+        sentence_start=0,
+        sentence_end=1,
+    )
     result = stage.extract([chunk])[0]
     emit(result.as_dict(explain=explain), as_json, lambda d: _render(d, explain))
 
@@ -55,8 +68,9 @@ def _render(data: dict, explain: bool) -> None:
     for column in ("text", "entity", "type", "id", "method") + (("why",) if explain else ()):
         table.add_column(column, overflow="fold")
     for m in data["mentions"]:
-        table.add_row(m["text"], m["name"], m["type"], m["entity_id"], m["method"],
-                      *((m["explanation"],) if explain else ()))
+        table.add_row(
+            m["text"], m["name"], m["type"], m["entity_id"], m["method"], *((m["explanation"],) if explain else ())
+        )
     console.print(table)
     for i in data["interactions"]:
         console.print(f"{i['event_day']}  [bold]{i['text']}[/]  ({i['variant']})")
@@ -67,14 +81,20 @@ def extract_stats(as_json: bool = JsonOption) -> None:
     """LLM calls, cache hits, failures, tokens and cost so far, per model and prompt; and what became of the
     answers (e.g. m2_pair lines_dropped_uncited, batches_failed, batches_dead_lettered)."""
     from core.llm.cache import LLMCache
+
     settings = get_settings()
     cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite")
     rows = cache.usage()
-    totals = {k: sum(r[k] for r in rows) for k in ("calls", "cached", "failures", "prompt_tokens",
-                                                   "completion_tokens", "cost_usd")}
+    totals = {
+        k: sum(r[k] for r in rows)
+        for k in ("calls", "cached", "failures", "prompt_tokens", "completion_tokens", "cost_usd")
+    }
     counters: dict[str, int] = {}
     for row in cache.counters():
         key = f"{row['prompt']}.{row['name']}"
         counters[key] = counters.get(key, 0) + row["n"]
-    emit({"totals": totals, "by_prompt": rows, "counters": counters, "counters_by_model": cache.counters()},
-         as_json, lambda d: console.print(d))
+    emit(
+        {"totals": totals, "by_prompt": rows, "counters": counters, "counters_by_model": cache.counters()},
+        as_json,
+        lambda d: console.print(d),
+    )

@@ -47,8 +47,11 @@ def graph_init(as_json: bool = JsonOption) -> None:
     """Create the indexes and uniqueness constraints of the configured server (idempotent)."""
     store = _store()
     created = store.init()
-    emit({"dialect": store.conn.dialect, "created": created}, as_json,
-         lambda d: console.print(f"{d['dialect']}: {len(d['created'])} schema statements applied"))
+    emit(
+        {"dialect": store.conn.dialect, "created": created},
+        as_json,
+        lambda d: console.print(f"{d['dialect']}: {len(d['created'])} schema statements applied"),
+    )
 
 
 @graph_app.command("stats")
@@ -76,13 +79,15 @@ def graph_reconcile(as_json: bool = JsonOption) -> None:
     emit({"collections": reports}, as_json, lambda d: _table(d["collections"], "reconcile"))
 
 
-AS_OF = typer.Option(None, "--as-of", help="The graph as it stood at the end of this day, YYYY-MM-DD "
-                                           "(default: as it stands now).")
+AS_OF = typer.Option(
+    None, "--as-of", help="The graph as it stood at the end of this day, YYYY-MM-DD (default: as it stands now)."
+)
 
 
 @graph_app.command("entities")
-def graph_entities(top: int = typer.Option(10, "--top", min=1, max=1000), as_of: str | None = AS_OF,
-                   as_json: bool = JsonOption) -> None:
+def graph_entities(
+    top: int = typer.Option(10, "--top", min=1, max=1000), as_of: str | None = AS_OF, as_json: bool = JsonOption
+) -> None:
     """The entities with the most interactions as of the day, with their first and last event days."""
     rows = _store().top_entities(top, _day(as_of, "--as-of"))
     emit({"as_of": as_of, "entities": rows}, as_json, lambda d: _table(d["entities"], "most connected entities"))
@@ -107,16 +112,26 @@ def graph_timeline(
     chosen = matches[0]
     rows = store.timeline(chosen["id"], _day(from_day, "--from"), _day(to_day, "--to"), as_of_day, limit)
     data = {"entity": chosen, "candidates": matches[1:], "as_of": as_of, "interactions": rows}
-    emit(data, as_json, lambda d: _table(d["interactions"], f"{chosen['name']} ({chosen['id']})",
-                                         ("event_iso", "text", "n_sources", "sources", "variant")))
+    emit(
+        data,
+        as_json,
+        lambda d: _table(
+            d["interactions"],
+            f"{chosen['name']} ({chosen['id']})",
+            ("event_iso", "text", "n_sources", "sources", "variant"),
+        ),
+    )
 
 
 @graph_app.command("export")
 def graph_export(
     fmt: str = typer.Option("jsonl", "--format", help="jsonl: one node or relationship per line."),
     out: Path | None = typer.Option(None, "--out", help="File to write (default: standard output)."),
-    as_of: str | None = typer.Option(None, "--as-of", help="Only what the graph held at the end of this day, "
-                                                          "YYYY-MM-DD (default: the whole graph, a backup)."),
+    as_of: str | None = typer.Option(
+        None,
+        "--as-of",
+        help="Only what the graph held at the end of this day, YYYY-MM-DD (default: the whole graph, a backup).",
+    ),
 ) -> None:
     """Every node and relationship, for backups and other tools; with --as-of, the graph as of that day."""
     from graph.store.export import export_jsonl
@@ -126,8 +141,9 @@ def graph_export(
     as_of_day = _day(as_of, "--as-of")
     stream = out.open("w", encoding="utf-8") if out else sys.stdout
     try:
-        lines = export_jsonl(_store(), lambda item: stream.write(json.dumps(item, ensure_ascii=False) + "\n"),
-                             as_of_day)
+        lines = export_jsonl(
+            _store(), lambda item: stream.write(json.dumps(item, ensure_ascii=False) + "\n"), as_of_day
+        )
     finally:
         if out:
             stream.close()
@@ -141,6 +157,7 @@ def _table(rows: list[dict], title: str, columns: tuple[str, ...] | None = None)
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*(", ".join(map(str, v)) if isinstance(v, list) else str(v) for v in
-                        (row.get(c) for c in columns)))
+        table.add_row(
+            *(", ".join(map(str, v)) if isinstance(v, list) else str(v) for v in (row.get(c) for c in columns))
+        )
     console.print(table)

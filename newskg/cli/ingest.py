@@ -31,8 +31,11 @@ def ingest_files(
     paths: list[Path] = PATHS,
     source: str | None = typer.Option(None, "--source", help="Source name (default: the URL's host)."),
     date: str | None = typer.Option(None, "--date", help="Fallback publication date (YYYY-MM-DD)."),
-    backfill: bool = typer.Option(False, "--backfill", help="Historical input: count each article as ingested "
-                                                             "when it was published (for as-of replays)."),
+    backfill: bool = typer.Option(
+        False,
+        "--backfill",
+        help="Historical input: count each article as ingested when it was published (for as-of replays).",
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """Produce every article in PATHS into the articles topic (keyed by article id, acks=all)."""
@@ -57,9 +60,13 @@ def ingest_files(
 
         report = ArticlePublisher(producer, settings.topic_articles).publish(items, on_item=advance)
     producer.close()
-    result = {"files": len(files), "sent": report.sent, "raw_for_dead_letter": report.raw,
-              "topic": settings.topic_articles,
-              "failed": [{"origin": origin, "error": error} for origin, error in report.failed]}
+    result = {
+        "files": len(files),
+        "sent": report.sent,
+        "raw_for_dead_letter": report.raw,
+        "topic": settings.topic_articles,
+        "failed": [{"origin": origin, "error": error} for origin, error in report.failed],
+    }
     emit(result, as_json, _render_report)
     if report.failed:
         raise typer.Exit(1)
@@ -76,9 +83,14 @@ def open_producer(settings):
 
 
 def _render_report(r: dict) -> None:
-    console.print(f"sent {r['sent']} articles from {r['files']} files to {r['topic']}"
-                  + (f" ({r['raw_for_dead_letter']} unreadable, sent for the dead-letter topic)"
-                     if r["raw_for_dead_letter"] else ""))
+    console.print(
+        f"sent {r['sent']} articles from {r['files']} files to {r['topic']}"
+        + (
+            f" ({r['raw_for_dead_letter']} unreadable, sent for the dead-letter topic)"
+            if r["raw_for_dead_letter"]
+            else ""
+        )
+    )
     for failure in r["failed"]:
         console.print(f"[red]not sent[/] {failure['origin']}: {failure['error']}")
 
@@ -118,8 +130,9 @@ def ingest_extract(
 
 @ingest_app.command("feeds")
 def ingest_feeds(
-    urls: list[str] = typer.Argument(None, help="RSS/Atom feed URLs to add to the schedule (none: run the stored "
-                                               "schedule)."),
+    urls: list[str] = typer.Argument(
+        None, help="RSS/Atom feed URLs to add to the schedule (none: run the stored schedule)."
+    ),
     every: str = typer.Option("15m", "--every", help="Polling interval: 30s, 15m, 2h, 1d."),
     once: bool = typer.Option(False, "--once", help="Poll each URL once now and exit (no schedule)."),
     remove: bool = typer.Option(False, "--remove", help="Remove these URLs from the schedule and exit."),
@@ -152,8 +165,10 @@ def ingest_feeds(
             for job in sched.get_jobs():
                 if job.name == url:
                     job.remove()
-        jobs = [{"url": j.name, "every_s": j.trigger.interval.total_seconds(), "next": str(j.next_run_time)}
-                for j in sched.get_jobs()]
+        jobs = [
+            {"url": j.name, "every_s": j.trigger.interval.total_seconds(), "next": str(j.next_run_time)}
+            for j in sched.get_jobs()
+        ]
         sched.shutdown(wait=False)
         emit({"jobs": jobs}, as_json, lambda d: console.print(d))
         return

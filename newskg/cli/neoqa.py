@@ -27,8 +27,11 @@ def ingest_synthetic(
     out: Path = typer.Option(Path("data/neoqa"), "--out", help="Folder for the four JSONL files."),
     events: int = typer.Option(10, "--events", min=1, max=30, help="Events per timeline (the paper: 10)."),
     mode: str = typer.Option("offline", "--mode", help="offline (seeded templates) | llm (the paper's steps)."),
-    produce: bool = typer.Option(True, "--produce/--no-produce", help="Send every article into the articles "
-                                                                      "topic (backfilled at its fictional date)."),
+    produce: bool = typer.Option(
+        True,
+        "--produce/--no-produce",
+        help="Send every article into the articles topic (backfilled at its fictional date).",
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """Generate NeoQA-style timelines, articles, questions and instances, and stream the articles into Kafka."""
@@ -36,14 +39,25 @@ def ingest_synthetic(
         fail(f"--mode must be offline or llm, not {mode!r}")
     data = _generate(timelines, seed, events, mode, as_json)
     written = data.write(out)
-    result = {"out": str(out), "timelines": len(data.timelines), "articles": len(data.articles),
-              "questions": len(data.questions), "instances": len(data.instances),
-              "files": {k: str(v) for k, v in written.items()}, "sent": 0}
+    result = {
+        "out": str(out),
+        "timelines": len(data.timelines),
+        "articles": len(data.articles),
+        "questions": len(data.questions),
+        "instances": len(data.instances),
+        "files": {k: str(v) for k, v in written.items()},
+        "sent": 0,
+    }
     if produce:
         result["sent"] = _produce(data.articles, as_json)
-    emit(result, as_json, lambda r: console.print(
-        f"{r['timelines']} timelines, {r['articles']} articles, {r['questions']} questions, {r['instances']} "
-        f"instances in {r['out']}; {r['sent']} articles sent to Kafka"))
+    emit(
+        result,
+        as_json,
+        lambda r: console.print(
+            f"{r['timelines']} timelines, {r['articles']} articles, {r['questions']} questions, {r['instances']} "
+            f"instances in {r['out']}; {r['sent']} articles sent to Kafka"
+        ),
+    )
 
 
 def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
@@ -79,14 +93,21 @@ def _produce(articles, quiet: bool) -> int:
     fetched_at = iso(utc_now())
     items = []
     for article in articles:
-        raw = RawArticle(text=article.body(), title=plain(article.headline),
-                         url=article_url(article), source=article.news_profile, published=article.date,
-                         fetched_at=fetched_at, backfill=True)
+        raw = RawArticle(
+            text=article.body(),
+            title=plain(article.headline),
+            url=article_url(article),
+            source=article.news_profile,
+            published=article.date,
+            fetched_at=fetched_at,
+            backfill=True,
+        )
         items.append(SourceItem(raw_article_id(raw), raw, article.article_id))
     with Progress(console=console, transient=True, disable=quiet) as progress:
         task = progress.add_task("producing", total=len(items))
         report = ArticlePublisher(producer, settings.topic_articles).publish(
-            items, on_item=lambda _item: progress.advance(task))
+            items, on_item=lambda _item: progress.advance(task)
+        )
     producer.close()
     for origin, error in report.failed:
         console.print(f"[red]not sent[/] {origin}: {error}")
@@ -97,9 +118,14 @@ def _produce(articles, quiet: bool) -> int:
 
 @eval_app.command("neoqa")
 def eval_neoqa(
-    instances: Path = typer.Option(..., "--instances", exists=True, dir_okay=False,
-                                   help="instances.jsonl (ours or the public release); articles are read from "
-                                        "the same folder unless --data says otherwise."),
+    instances: Path = typer.Option(
+        ...,
+        "--instances",
+        exists=True,
+        dir_okay=False,
+        help="instances.jsonl (ours or the public release); articles are read from "
+        "the same folder unless --data says otherwise.",
+    ),
     answerer: str = typer.Option("evidence", "--answerer", help="evidence | graph | llm"),
     data_dir: Path | None = typer.Option(None, "--data", help="Folder holding articles.jsonl (or news.jsonl)."),
     instance_set: str = typer.Option("main", "--set", help="main | ablation | all"),
@@ -131,12 +157,22 @@ def eval_neoqa(
     reader = _answerer(answerer, settings, max_documents, max_chars)
     with Progress(console=console, transient=True, disable=as_json) as progress:
         task = progress.add_task(f"answering ({answerer})", total=len(chosen))
-        result = run(data, reader, chosen, workers=4 if answerer != "evidence" else 1,
-                     on_done=lambda: progress.advance(task))
+        result = run(
+            data, reader, chosen, workers=4 if answerer != "evidence" else 1, on_done=lambda: progress.advance(task)
+        )
     folder = out or settings.data_dir / "eval" / f"neoqa-{answerer}"
     paths = write_report(result, folder, "NeoQA")
-    emit({"answerer": answerer, "set": instance_set, "summary": result.summary, "by_set": result.by_set,
-          "report": {k: str(v) for k, v in paths.items()}}, as_json, _render)
+    emit(
+        {
+            "answerer": answerer,
+            "set": instance_set,
+            "summary": result.summary,
+            "by_set": result.by_set,
+            "report": {k: str(v) for k, v in paths.items()},
+        },
+        as_json,
+        _render,
+    )
 
 
 def _answerer(name: str, settings, max_documents: int, max_chars: int):
@@ -174,12 +210,31 @@ def _mirror_or_none(settings, open_mirror):
 
 def _render(r: dict) -> None:
     table = Table(title=f"NeoQA ({r['answerer']} answerer, set {r['set']}); random = 14.3")
-    for column in ("set", "n", "ADTScore", "acc ans.", "acc unans.", "parsed %", "MH ans", "TS ans", "MH unans",
-                   "TS unans", "FP", "US"):
+    for column in (
+        "set",
+        "n",
+        "ADTScore",
+        "acc ans.",
+        "acc unans.",
+        "parsed %",
+        "MH ans",
+        "TS ans",
+        "MH unans",
+        "TS unans",
+        "FP",
+        "US",
+    ):
         table.add_column(column, justify="right")
     for name, s in [("all", r["summary"]), *r["by_set"].items()]:
         cells = [f"{c['accuracy']:.1f}" if c["accuracy"] is not None else "-" for c in s["columns"]]
-        table.add_row(name, str(s["instances"]), f"{s['adt_score']:.1f}", f"{s['acc_answerable']:.1f}",
-                      f"{s['acc_unanswerable']:.1f}", f"{s['parse_rate']:.1f}", *cells)
+        table.add_row(
+            name,
+            str(s["instances"]),
+            f"{s['adt_score']:.1f}",
+            f"{s['acc_answerable']:.1f}",
+            f"{s['acc_unanswerable']:.1f}",
+            f"{s['parse_rate']:.1f}",
+            *cells,
+        )
     console.print(table)
     console.print(f"report: {r['report']['html']}")

@@ -21,10 +21,13 @@ def ask(
     date: str = typer.Option(..., "--date", help="The query's date, YYYY-MM-DD: the graph as it stood then."),
     strategy: str = STRATEGY,
     k: int = typer.Option(10, "--k", min=1, max=50),
-    knowledge: str = typer.Option("ingested", "--knowledge",
-                                  help="ingested: what the system knew at the end of --date (published and "
-                                       "ingested by then) | published: everything published by --date, also what "
-                                       "was ingested later (labelled as such)."),
+    knowledge: str = typer.Option(
+        "ingested",
+        "--knowledge",
+        help="ingested: what the system knew at the end of --date (published and "
+        "ingested by then) | published: everything published by --date, also what "
+        "was ingested later (labelled as such).",
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """Answer an entity-centric temporal query from the graph and its mirror."""
@@ -76,8 +79,11 @@ FAILED_PIPELINE_GRACE_S = 5.0
 
 @app.command()
 def serve(
-    pipeline: bool = typer.Option(False, "--pipeline", help="Host the process and extract stages in this process "
-                                                            "(embedded mode: local Qdrant admits one process)."),
+    pipeline: bool = typer.Option(
+        False,
+        "--pipeline",
+        help="Host the process and extract stages in this process (embedded mode: local Qdrant admits one process).",
+    ),
     host: str | None = typer.Option(None, "--host"),
     port: int | None = typer.Option(None, "--port"),
 ) -> None:
@@ -98,8 +104,11 @@ def serve(
     except NotConfigured as exc:
         fail(str(exc))
     mirror.embedder.embed(["warm up"])  # load the model before the first request
-    readiness = {"broker": lambda: kafka_healthy(kafka_bootstrap(settings)), "graph": service.store.conn.ping,
-                 "mirror": lambda: mirror.count("interactions") >= 0}
+    readiness = {
+        "broker": lambda: kafka_healthy(kafka_bootstrap(settings)),
+        "graph": service.store.conn.ping,
+        "mirror": lambda: mirror.count("interactions") >= 0,
+    }
     stop, stages, runners = threading.Event(), None, []
     if pipeline:
         try:
@@ -108,8 +117,10 @@ def serve(
             fail(str(exc), code=1)
 
         def stopped(reason: str) -> None:
-            err_console.print(f"[bold red]error:[/] the pipeline stopped ({reason}); /readyz answers 503 and the "
-                              f"server exits in {FAILED_PIPELINE_GRACE_S:.0f} s")
+            err_console.print(
+                f"[bold red]error:[/] the pipeline stopped ({reason}); /readyz answers 503 and the "
+                f"server exits in {FAILED_PIPELINE_GRACE_S:.0f} s"
+            )
             exit_later = threading.Timer(FAILED_PIPELINE_GRACE_S, lambda: setattr(server, "should_exit", True))
             exit_later.daemon = True
             exit_later.start()
@@ -117,12 +128,15 @@ def serve(
         stages = PipelineThread(runners, stop, settings.kafka_join_timeout_s, stopped)
         readiness["stages"] = stages.healthy
     app_ = create_app(service, readiness, settings.api_keys, settings.api_max_query_chars, settings.api_threads)
-    server = uvicorn.Server(uvicorn.Config(app_, host=host or settings.api_host, port=port or settings.api_port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(app_, host=host or settings.api_host, port=port or settings.api_port, log_level="warning")
+    )
     if stages:
         stages.start()
-    console.print(f"serving on http://{server.config.host}:{server.config.port} "
-                  f"({'with' if pipeline else 'without'} the pipeline)")
+    console.print(
+        f"serving on http://{server.config.host}:{server.config.port} "
+        f"({'with' if pipeline else 'without'} the pipeline)"
+    )
     try:
         server.run()
     finally:

@@ -14,9 +14,13 @@ from newskg.cli.app import run_app
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
 from newskg.wiring import NotConfigured
 
-UNTIL_IDLE = typer.Option(False, "--until-idle", help="Exit once the group has no lag (batch jobs, tests); exit 1 "
-                                                        "naming the group if no partitions come within "
-                                                        "NEWSKG_KAFKA_JOIN_TIMEOUT_S.")
+UNTIL_IDLE = typer.Option(
+    False,
+    "--until-idle",
+    help="Exit once the group has no lag (batch jobs, tests); exit 1 "
+    "naming the group if no partitions come within "
+    "NEWSKG_KAFKA_JOIN_TIMEOUT_S.",
+)
 
 
 def _table(runners) -> Table:
@@ -29,8 +33,9 @@ def _table(runners) -> Table:
     return table
 
 
-def _run(names: list[str], until_idle: bool, as_json: bool, variant: str | None = None,
-         max_calls: int | None = None) -> None:
+def _run(
+    names: list[str], until_idle: bool, as_json: bool, variant: str | None = None, max_calls: int | None = None
+) -> None:
     from core.llm.client import BudgetExceeded
     from ingest.kafka.membership import GroupMembershipError
     from ingest.kafka.stage import run_stages
@@ -75,22 +80,31 @@ def run_process(until_idle: bool = UNTIL_IDLE, as_json: bool = JsonOption) -> No
     _run(["process"], until_idle, as_json)
 
 
-VARIANT = typer.Option(None, "--variant", help="Open-IE variant: m0 (offline), m1 or m2 (LLM). "
-                                               "Default: NEWSKG_EXTRACT_VARIANT.")
+VARIANT = typer.Option(
+    None, "--variant", help="Open-IE variant: m0 (offline), m1 or m2 (LLM). Default: NEWSKG_EXTRACT_VARIANT."
+)
 MAX_CALLS = typer.Option(None, "--max-llm-calls", min=0, help="Stop cleanly after this many LLM calls.")
 
 
 @run_app.command("extract")
-def run_extract(until_idle: bool = UNTIL_IDLE, variant: str | None = VARIANT, max_calls: int | None = MAX_CALLS,
-                as_json: bool = JsonOption) -> None:
+def run_extract(
+    until_idle: bool = UNTIL_IDLE,
+    variant: str | None = VARIANT,
+    max_calls: int | None = MAX_CALLS,
+    as_json: bool = JsonOption,
+) -> None:
     """Consumer group newskg-extract: chunks → entities → interactions → graph store (commit after the write)."""
     _check_variant(variant)
     _run(["extract"], until_idle, as_json, variant, max_calls)
 
 
 @run_app.command("all")
-def run_all(until_idle: bool = UNTIL_IDLE, variant: str | None = VARIANT, max_calls: int | None = MAX_CALLS,
-            as_json: bool = JsonOption) -> None:
+def run_all(
+    until_idle: bool = UNTIL_IDLE,
+    variant: str | None = VARIANT,
+    max_calls: int | None = MAX_CALLS,
+    as_json: bool = JsonOption,
+) -> None:
     """Every stage in one process (the demo's way)."""
     _check_variant(variant)
     from newskg.pipeline import STAGES
@@ -99,8 +113,10 @@ def run_all(until_idle: bool = UNTIL_IDLE, variant: str | None = VARIANT, max_ca
 
 
 @run_app.command("forget")
-def run_forget(instances: list[str] = typer.Argument(..., help="NEWSKG_INSTANCE_ID of each replica to remove."),
-               as_json: bool = JsonOption) -> None:
+def run_forget(
+    instances: list[str] = typer.Argument(..., help="NEWSKG_INSTANCE_ID of each replica to remove."),
+    as_json: bool = JsonOption,
+) -> None:
     """Remove replicas that will not come back from the stage groups, so no rebalance waits for them. Needed on
     a broker that never expires a member (noida-db) after a scale-down or a renamed replica; Kafka expires them
     after the session timeout by itself."""
@@ -117,12 +133,17 @@ def run_forget(instances: list[str] = typer.Argument(..., help="NEWSKG_INSTANCE_
     for stage, group in STAGE_GROUPS.items():
         outcome = remove_static_members(options, group, [member_instance_id(i, stage) for i in instances])
         for member, result in outcome.items():
-            (removed if result == "removed" else absent).append({"group": group, "member": member,
-                                                                 **({} if result == "removed" else
-                                                                    {"reason": result})})
-    emit({"removed": removed, "not_removed": absent}, as_json,
-         lambda r: console.print(f"removed {len(r['removed'])} member(s): "
-                                 + (", ".join(f"{m['member']} ({m['group']})" for m in r["removed"]) or "-")))
+            (removed if result == "removed" else absent).append(
+                {"group": group, "member": member, **({} if result == "removed" else {"reason": result})}
+            )
+    emit(
+        {"removed": removed, "not_removed": absent},
+        as_json,
+        lambda r: console.print(
+            f"removed {len(r['removed'])} member(s): "
+            + (", ".join(f"{m['member']} ({m['group']})" for m in r["removed"]) or "-")
+        ),
+    )
 
 
 def _check_variant(variant: str | None) -> None:

@@ -20,8 +20,15 @@ def _render(statuses: list[dict]) -> None:
         table.add_column(column, overflow="fold")
     for s in statuses:
         health = "[green]yes[/]" if s["healthy"] else "[red]no[/]"
-        table.add_row(s["name"], s["engine"], s["address"], s["mode"],
-                      "yes" if s["running"] else "no", health, str(s["pid"] or "-"))
+        table.add_row(
+            s["name"],
+            s["engine"],
+            s["address"],
+            s["mode"],
+            "yes" if s["running"] else "no",
+            health,
+            str(s["pid"] or "-"),
+        )
     console.print(table)
 
 

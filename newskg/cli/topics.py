@@ -37,8 +37,11 @@ def topics(
         fail(str(exc))
     try:
         if ensure:
-            admin.ensure_topics([settings.topic_articles, settings.topic_chunks, settings.topic_dlq],
-                                settings.topic_partitions, settings.topic_replication)
+            admin.ensure_topics(
+                [settings.topic_articles, settings.topic_chunks, settings.topic_dlq],
+                settings.topic_partitions,
+                settings.topic_replication,
+            )
         reports = admin.report(include_internal=internal)
     finally:
         admin.close()

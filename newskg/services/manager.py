@@ -101,8 +101,12 @@ class ServiceManager:
 
     def status(self) -> list[ServiceStatus]:
         records = self.state.load()
-        return [self._broker_status(records), self._graph_status(records),
-                self._mirror_status(), self._llm_status(records)]
+        return [
+            self._broker_status(records),
+            self._graph_status(records),
+            self._mirror_status(),
+            self._llm_status(records),
+        ]
 
     # --- internals
     def _running(self, rec: ServiceRecord) -> bool:
@@ -111,14 +115,19 @@ class ServiceManager:
     def _start(self, spec: ServerSpec) -> ServiceRecord:
         remembered = self.state.remembered_ports()
         port = process.free_port(remembered.get(f"{spec.name}.{spec.engine}"))
-        extra = {n: process.free_port(remembered.get(f"{spec.name}.{spec.engine}.{n}"), below=spec.port_bound(n))
-                 for n in spec.extra_port_names()}
+        extra = {
+            n: process.free_port(remembered.get(f"{spec.name}.{spec.engine}.{n}"), below=spec.port_bound(n))
+            for n in spec.extra_port_names()
+        }
         data_dir = (self.settings.services_dir / spec.name / spec.engine).resolve()
         data_dir.mkdir(parents=True, exist_ok=True)
         log = data_dir / "server.log"
         pid = process.spawn(spec.command(port, data_dir, extra), log, cwd=data_dir)
-        ok = process.wait_until(lambda: spec.healthy("127.0.0.1", port) or not process.is_alive(pid, spec.marker),
-                                spec.start_timeout_s, interval_s=0.2)
+        ok = process.wait_until(
+            lambda: spec.healthy("127.0.0.1", port) or not process.is_alive(pid, spec.marker),
+            spec.start_timeout_s,
+            interval_s=0.2,
+        )
         if not (ok and process.is_alive(pid, spec.marker)):
             process.terminate(pid, spec.marker)
             tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
@@ -126,17 +135,34 @@ class ServiceManager:
         self.state.remember_port(f"{spec.name}.{spec.engine}", port)
         for name, extra_port in extra.items():
             self.state.remember_port(f"{spec.name}.{spec.engine}.{name}", extra_port)
-        return ServiceRecord(name=spec.name, engine=spec.engine, pid=pid, port=port, extra_ports=extra,
-                             address=spec.address("127.0.0.1", port), marker=spec.marker,
-                             data_dir=str(data_dir), log=str(log), started_at=iso(utc_now()))
+        return ServiceRecord(
+            name=spec.name,
+            engine=spec.engine,
+            pid=pid,
+            port=port,
+            extra_ports=extra,
+            address=spec.address("127.0.0.1", port),
+            marker=spec.marker,
+            data_dir=str(data_dir),
+            log=str(log),
+            started_at=iso(utc_now()),
+        )
 
     def _managed_status(self, name: str, records: dict[str, ServiceRecord], spec_health) -> ServiceStatus:
         rec = records.get(name)
         if rec is None:
             return ServiceStatus(name, "-", "-", managed=True, running=False, healthy=False)
         running = self._running(rec)
-        return ServiceStatus(name, rec.engine, rec.address, managed=True, running=running,
-                             healthy=running and spec_health(rec), pid=rec.pid, log=rec.log)
+        return ServiceStatus(
+            name,
+            rec.engine,
+            rec.address,
+            managed=True,
+            running=running,
+            healthy=running and spec_health(rec),
+            pid=rec.pid,
+            log=rec.log,
+        )
 
     def _broker_status(self, records: dict[str, ServiceRecord]) -> ServiceStatus:
         if self.settings.kafka_bootstrap:

@@ -18,8 +18,7 @@ def free_port(preferred: int | None = None, below: int | None = None) -> int:
     else (with `below`) a free one under that bound."""
     if preferred and below and preferred > below:
         preferred = None
-    candidates = ([preferred] if preferred else []) + (
-        random.sample(range(20000, below), 200) if below else [0])
+    candidates = ([preferred] if preferred else []) + (random.sample(range(20000, below), 200) if below else [0])
     for candidate in candidates:
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

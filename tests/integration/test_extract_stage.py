@@ -16,10 +16,12 @@ from tests.integration.test_ingest_pipeline import STORY
 
 pytestmark = pytest.mark.integration
 
-PASSAGE = ("Doja Cat dressed as Choupette at the Met Gala in New York on Monday. The singer said Karl Lagerfeld's "
-           "cat had inspired her look, and Jared Leto also arrived as Choupette. Leto posed with Anna Wintour "
-           "before the dinner. Doja Cat thanked Karl's estate in a statement on May 3, 2023, and Wintour praised "
-           "the theme.")
+PASSAGE = (
+    "Doja Cat dressed as Choupette at the Met Gala in New York on Monday. The singer said Karl Lagerfeld's "
+    "cat had inspired her look, and Jared Leto also arrived as Choupette. Leto posed with Anna Wintour "
+    "before the dinner. Doja Cat thanked Karl's estate in a statement on May 3, 2023, and Wintour praised "
+    "the theme."
+)
 
 
 @pytest.fixture
@@ -28,10 +30,15 @@ def isolated(stack, tmp_path):
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
     graph = f"g{uuid.uuid4().hex[:8]}"
     qdrant = tmp_path / "qdrant"  # local Qdrant admits one process: one folder per test
-    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-           "NEWSKG_GRAPH_DATABASE": graph, "NEWSKG_QDRANT_PATH": str(qdrant)}
-    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
-                                                 "graph_database": graph, "qdrant_path": qdrant})
+    env = {
+        **stack.env,
+        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+        "NEWSKG_GRAPH_DATABASE": graph,
+        "NEWSKG_QDRANT_PATH": str(qdrant),
+    }
+    settings = stack.settings.model_copy(
+        update={**{f"topic_{k}": v for k, v in names.items()}, "graph_database": graph, "qdrant_path": qdrant}
+    )
     yield env, settings, names
     with open_graph(settings) as conn:
         conn.drop()
@@ -44,11 +51,19 @@ def _jsonl(path, rows):
 
 def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_path):
     env, settings, names = isolated
-    feed = _jsonl(tmp_path / "a.jsonl", [
-        {"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"},
-        {"url": "https://alpha.example/paris", "text": STORY, "published": "2023-08-31", "source": "alpha"},
-        {"url": "https://beta.example/paris", "text": STORY.replace("several friends", "a few friends"),
-         "published": "2023-09-01", "source": "beta"}])
+    feed = _jsonl(
+        tmp_path / "a.jsonl",
+        [
+            {"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"},
+            {"url": "https://alpha.example/paris", "text": STORY, "published": "2023-08-31", "source": "alpha"},
+            {
+                "url": "https://beta.example/paris",
+                "text": STORY.replace("several friends", "a few friends"),
+                "published": "2023-09-01",
+                "source": "beta",
+            },
+        ],
+    )
     newskg_json("ingest", "files", feed, env=env)
     stats = newskg_json("run", "all", "--until-idle", env=env)["stages"]
     assert stats["process"]["consumed"] == 3 and stats["extract"]["dead"] == 0
@@ -62,11 +77,14 @@ def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_
         leto = conn.read("MATCH (e:Entity {name: $n}) RETURN e.aliases AS a", {"n": "Jared Leto"})
         assert leto and "Leto" in leto[0]["a"]
         # The republished story: its chunks are linked to both articles, from two sources, on two days.
-        shared = conn.read("MATCH (c:Chunk)-[r:IN]->(a:Article)-[:FROM]->(s:Source) WITH c, "
-                           "collect(DISTINCT s.name) AS sources, collect(DISTINCT a.published_day) AS days "
-                           "WHERE size(sources) > 1 RETURN c.id AS id, sources, days")
-        assert shared and all(sorted(r["sources"]) == ["alpha", "beta"] and sorted(r["days"]) == [20230831, 20230901]
-                              for r in shared)
+        shared = conn.read(
+            "MATCH (c:Chunk)-[r:IN]->(a:Article)-[:FROM]->(s:Source) WITH c, "
+            "collect(DISTINCT s.name) AS sources, collect(DISTINCT a.published_day) AS days "
+            "WHERE size(sources) > 1 RETURN c.id AS id, sources, days"
+        )
+        assert shared and all(
+            sorted(r["sources"]) == ["alpha", "beta"] and sorted(r["days"]) == [20230831, 20230901] for r in shared
+        )
         evidence = conn.read("MATCH (i:Interaction)-[:EVIDENCE]->(c:Chunk) RETURN count(DISTINCT i) AS n")
         assert evidence[0]["n"] == counts["interactions"]
 
@@ -80,8 +98,10 @@ def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_
 
 def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path):
     env, settings, _ = isolated
-    feed = _jsonl(tmp_path / "b.jsonl", [{"url": "https://alpha.example/met", "text": PASSAGE,
-                                          "published": "2023-05-05", "source": "alpha"}])
+    feed = _jsonl(
+        tmp_path / "b.jsonl",
+        [{"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"}],
+    )
     newskg_json("ingest", "files", feed, env=env)
     newskg_json("run", "process", "--until-idle", env=env)
     crashed = build_runners(settings, ["extract"])[0]
@@ -100,8 +120,10 @@ def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path
 def test_m1_over_the_real_llm_server_caches_and_survives_garbage(isolated, llm_stack, tmp_path):
     env, settings, _ = isolated
     assert llm_base_url(llm_stack.settings)
-    feed = _jsonl(tmp_path / "c.jsonl", [{"url": "https://alpha.example/met", "text": PASSAGE,
-                                          "published": "2023-05-05", "source": "alpha"}])
+    feed = _jsonl(
+        tmp_path / "c.jsonl",
+        [{"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"}],
+    )
     newskg_json("ingest", "files", feed, env=env)
     newskg_json("run", "process", "--until-idle", env=env)
     run_env = {**env, "NEWSKG_EXTRACT_SUBJECTS": '["Doja Cat"]', "NEWSKG_LLM_MAX_TOKENS": "96"}
@@ -114,38 +136,56 @@ def test_m1_over_the_real_llm_server_caches_and_survives_garbage(isolated, llm_s
     assert stats["totals"]["calls"] == sum(u["calls"] for u in usage)
 
     # The identical call again: served from the cache, no new call.
-    text = newskg_json("extract", "text", PASSAGE, "--date", "2023-05-05", "--variant", "m1",
-                       "--subject", "Doja Cat", env=run_env)
+    text = newskg_json(
+        "extract", "text", PASSAGE, "--date", "2023-05-05", "--variant", "m1", "--subject", "Doja Cat", env=run_env
+    )
     assert text["marked_text"].startswith("<e>Doja Cat</e>")
-    after = next(u for u in LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage()
-                 if u["prompt"] == "m1_subject")
+    after = next(u for u in LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage() if u["prompt"] == "m1_subject")
     assert after["cached"] >= 1 and after["calls"] == m1["calls"]
 
 
 @pytest.mark.llm
 def test_m2_pairs_batches_from_the_graph_over_the_real_llm_server(isolated, llm_stack, tmp_path):
     env, settings, _ = isolated
-    rows = [{"url": f"https://alpha.example/met-{n}", "published": f"2023-05-0{n}", "source": "alpha",
-             "text": f"Report {n}. " + PASSAGE} for n in (2, 3)]
+    rows = [
+        {
+            "url": f"https://alpha.example/met-{n}",
+            "published": f"2023-05-0{n}",
+            "source": "alpha",
+            "text": f"Report {n}. " + PASSAGE,
+        }
+        for n in (2, 3)
+    ]
     newskg_json("ingest", "files", _jsonl(tmp_path / "d.jsonl", rows), env=env)
     newskg_json("run", "process", "--until-idle", env=env)
-    run_env = {**env, "NEWSKG_EXTRACT_SUBJECTS": '["Doja Cat"]', "NEWSKG_EXTRACT_M2_BATCH": "2",
-               "NEWSKG_EXTRACT_TOP_N": "1", "NEWSKG_LLM_MAX_TOKENS": "96"}
+    run_env = {
+        **env,
+        "NEWSKG_EXTRACT_SUBJECTS": '["Doja Cat"]',
+        "NEWSKG_EXTRACT_M2_BATCH": "2",
+        "NEWSKG_EXTRACT_TOP_N": "1",
+        "NEWSKG_LLM_MAX_TOKENS": "96",
+    }
     newskg_json("run", "extract", "--variant", "m2", "--until-idle", env=run_env)
     with open_graph(settings) as conn:
-        covered = conn.read("MATCH (b:M2Batch)-[:COVERS]->(c:Chunk) RETURN b.pair AS pair, b.size AS size, "
-                            "count(c) AS chunks")
+        covered = conn.read(
+            "MATCH (b:M2Batch)-[:COVERS]->(c:Chunk) RETURN b.pair AS pair, b.size AS size, count(c) AS chunks"
+        )
         assert covered and all(r["pair"].startswith("e_") and r["size"] == r["chunks"] <= 2 for r in covered)
         # Every chunk that mentions both entities of a covered pair is in exactly one batch of that pair: covered
         # (the answer parsed) or given up on after its tries (dead-lettered, never counted as covered).
         for pair in {r["pair"] for r in covered}:
             s, o = pair.split("|")
-            both = conn.read("MATCH (:Entity {id: $s})<-[:MENTIONS]-(c:Chunk)-[:MENTIONS]->(:Entity {id: $o}) "
-                             "RETURN count(DISTINCT c) AS n", {"s": s, "o": o})[0]["n"]
-            in_batches = conn.read("MATCH (b:M2Batch {pair: $p})-[:COVERS]->(c) RETURN count(c) AS n",
-                                   {"p": pair})[0]["n"]
-            given_up = conn.read("MATCH (b:M2Failed {pair: $p})-[:GAVE_UP]->(c) RETURN count(c) AS n",
-                                 {"p": pair})[0]["n"]
+            both = conn.read(
+                "MATCH (:Entity {id: $s})<-[:MENTIONS]-(c:Chunk)-[:MENTIONS]->(:Entity {id: $o}) "
+                "RETURN count(DISTINCT c) AS n",
+                {"s": s, "o": o},
+            )[0]["n"]
+            in_batches = conn.read("MATCH (b:M2Batch {pair: $p})-[:COVERS]->(c) RETURN count(c) AS n", {"p": pair})[0][
+                "n"
+            ]
+            given_up = conn.read("MATCH (b:M2Failed {pair: $p})-[:GAVE_UP]->(c) RETURN count(c) AS n", {"p": pair})[0][
+                "n"
+            ]
             assert in_batches + given_up == both
     calls = next(u for u in LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage() if u["prompt"] == "m2_pair")
     assert calls["calls"] >= len({r["pair"] for r in covered})

@@ -20,18 +20,24 @@ pytestmark = pytest.mark.integration
 
 PAGE = """<html lang="en"><head><title>{title}</title>{meta}</head><body><nav>Home | World</nav>
 <article><h1>{title}</h1>{body}</article><footer>Contact us</footer></body></html>"""
-PARAGRAPH = ("<p>The city council of Lyon approved the new tram line on a narrow vote after a long debate. "
-             "Residents of the eastern districts had campaigned for the project for nearly a decade. "
-             "Construction is expected to begin next spring and last about three years.</p>")
+PARAGRAPH = (
+    "<p>The city council of Lyon approved the new tram line on a narrow vote after a long debate. "
+    "Residents of the eastern districts had campaigned for the project for nearly a decade. "
+    "Construction is expected to begin next spring and last about three years.</p>"
+)
 
 BODIES = {
     "tram": PARAGRAPH * 2,
-    "budget": ("<p>The regional budget for next year grows by four percent, the finance office said on Monday. "
-               "Most of the increase goes to schools and to repairing roads damaged by last winter's floods. "
-               "Opposition members called the plan unrealistic and asked for an independent audit.</p>"
-               "<p>A final vote is scheduled for the first week of October.</p>"),
-    "bridge": ("<p>Engineers closed the old stone bridge over the Saone after inspectors found deep cracks. "
-               "Traffic will be diverted for at least six weeks while repairs are planned.</p>"),
+    "budget": (
+        "<p>The regional budget for next year grows by four percent, the finance office said on Monday. "
+        "Most of the increase goes to schools and to repairing roads damaged by last winter's floods. "
+        "Opposition members called the plan unrealistic and asked for an independent audit.</p>"
+        "<p>A final vote is scheduled for the first week of October.</p>"
+    ),
+    "bridge": (
+        "<p>Engineers closed the old stone bridge over the Saone after inspectors found deep cracks. "
+        "Traffic will be diverted for at least six weeks while repairs are planned.</p>"
+    ),
 }
 
 
@@ -45,9 +51,12 @@ class Site:
         entries = "".join(
             f"<item><title>Story {i}</title><link>{self.base}{path}</link>"
             f"<pubDate>{formatdate(1693440000 + i * 86400, usegmt=True)}</pubDate></item>"
-            for i, path in enumerate(self.items))
-        return (f'<?xml version="1.0"?><rss version="2.0"><channel><title>Lyon Local</title>'
-                f"<link>{self.base}</link>{entries}</channel></rss>").encode()
+            for i, path in enumerate(self.items)
+        )
+        return (
+            f'<?xml version="1.0"?><rss version="2.0"><channel><title>Lyon Local</title>'
+            f"<link>{self.base}</link>{entries}</channel></rss>"
+        ).encode()
 
     def page(self, path: str) -> bytes:
         if path == "/news/huge":
@@ -104,9 +113,16 @@ def feed_settings(stack, tmp_path):
     topics = {f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
     # The feed state lives in this test's data dir; the broker is the session's, named explicitly. The test
     # servers listen on loopback, which feeds may reach only with fetch_allow_private.
-    return stack.settings.model_copy(update={**topics, "data_dir": tmp_path, "fetch_min_interval_s": 0.3,
-                                             "max_page_bytes": 100_000, "fetch_allow_private": True,
-                                             "kafka_bootstrap": kafka_bootstrap(stack.settings)})
+    return stack.settings.model_copy(
+        update={
+            **topics,
+            "data_dir": tmp_path,
+            "fetch_min_interval_s": 0.3,
+            "max_page_bytes": 100_000,
+            "fetch_allow_private": True,
+            "kafka_bootstrap": kafka_bootstrap(stack.settings),
+        }
+    )
 
 
 def _paths(site, since=0):
@@ -129,7 +145,9 @@ def test_feed_polling_is_polite_conditional_and_remembers(site, feed_settings, s
     assert all(a.source == "Lyon Local" and a.feed_published and a.http_last_modified for a in articles)
     letters = [DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), settings.topic_dlq)]
     assert sorted((d.reason, d.key, d.stage) for d in letters) == [
-        ("robots_disallowed", site.base + "/private/secret", "feeds"), ("too_large", site.base + "/news/huge", "feeds")]
+        ("robots_disallowed", site.base + "/private/secret", "feeds"),
+        ("too_large", site.base + "/news/huge", "feeds"),
+    ]
 
     # A restart (new poller, same data dir): the unchanged feed answers 304 and nothing is fetched again.
     mark = len(site.requests)
@@ -151,8 +169,13 @@ def test_feed_polling_is_polite_conditional_and_remembers(site, feed_settings, s
 def test_feed_pages_flow_through_the_process_stage_with_date_fallbacks(site, feed_settings, stack):
     settings = feed_settings
     poll_once(settings, [site.base + "/feed.xml"])
-    env = {**stack.env, **{f"NEWSKG_{k.upper()}": getattr(settings, k) for k in
-                           ("topic_articles", "topic_chunks", "topic_dlq", "topic_dedup")}}
+    env = {
+        **stack.env,
+        **{
+            f"NEWSKG_{k.upper()}": getattr(settings, k)
+            for k in ("topic_articles", "topic_chunks", "topic_dlq", "topic_dedup")
+        },
+    }
     stats = newskg_json("run", "process", "--until-idle", env=env)["stages"]["process"]
     assert stats["consumed"] == 2 and stats["dead"] == 0
     chunks = [decode_any(r.value) for r in read_topic(kafka_options(settings), settings.topic_chunks)]
@@ -198,8 +221,9 @@ class Host:
                     self.send_header("Content-Length", "0")
                     return self.end_headers()
                 if self.path in host.pages:
-                    return self._send(200, host.pages[self.path], "text/html" if self.path != "/feed.xml"
-                                      else "application/rss+xml")
+                    return self._send(
+                        200, host.pages[self.path], "text/html" if self.path != "/feed.xml" else "application/rss+xml"
+                    )
                 return self._send(404, b"not found", "text/plain")
 
             def _send(self, status, body, ctype):
@@ -215,21 +239,31 @@ class Host:
 
 
 def _rss(links: list[str]) -> bytes:
-    items = "".join(f"<item><title>Story {i}</title><link>{link}</link>"
-                    f"<pubDate>{formatdate(1693440000 + i * 86400, usegmt=True)}</pubDate></item>"
-                    for i, link in enumerate(links))
+    items = "".join(
+        f"<item><title>Story {i}</title><link>{link}</link>"
+        f"<pubDate>{formatdate(1693440000 + i * 86400, usegmt=True)}</pubDate></item>"
+        for i, link in enumerate(links)
+    )
     return f'<?xml version="1.0"?><rss version="2.0"><channel><title>Hops</title>{items}</channel></rss>'.encode()
 
 
 @pytest.fixture
 def two_hosts():
     """The feed host redirects to a second host (another port: another robots.txt) that disallows /private/."""
-    other = Host("User-agent: *\nDisallow: /private/\n",
-                 {"/news/bridge": PAGE.format(title="Bridge", meta="", body=BODIES["bridge"]).encode(),
-                  "/private/leak": PAGE.format(title="Leak", meta="", body=BODIES["budget"]).encode()}, {})
+    other = Host(
+        "User-agent: *\nDisallow: /private/\n",
+        {
+            "/news/bridge": PAGE.format(title="Bridge", meta="", body=BODIES["bridge"]).encode(),
+            "/private/leak": PAGE.format(title="Leak", meta="", body=BODIES["budget"]).encode(),
+        },
+        {},
+    )
     feed = Host("User-agent: *\nAllow: /\n", {}, {})
-    feed.redirects = {"/go/allowed": other.base + "/news/bridge", "/go/disallowed": other.base + "/private/leak",
-                      "/go/loop": "/go/loop"}
+    feed.redirects = {
+        "/go/allowed": other.base + "/news/bridge",
+        "/go/disallowed": other.base + "/private/leak",
+        "/go/loop": "/go/loop",
+    }
     feed.pages["/feed.xml"] = _rss([feed.base + path for path in feed.redirects] + ["file:///etc/passwd"])
     yield feed, other
     feed.server.shutdown()
@@ -247,10 +281,14 @@ def test_robots_and_targets_are_checked_on_every_redirect_hop(two_hosts, feed_se
     options = kafka_options(settings)
     [article] = [RawArticle.from_bytes(r.value) for r in read_topic(options, settings.topic_articles)]
     assert article.url == other.base + "/news/bridge"  # the final URL of the chain
-    letters = {d.key: d.reason for d in (DeadLetter.from_bytes(r.value)
-                                         for r in read_topic(options, settings.topic_dlq))}
-    assert letters == {feed.base + "/go/disallowed": "robots_disallowed", feed.base + "/go/loop": "too_many_redirects",
-                       "file://etc/passwd": "refused_target"}  # the link as feedparser hands it over
+    letters = {
+        d.key: d.reason for d in (DeadLetter.from_bytes(r.value) for r in read_topic(options, settings.topic_dlq))
+    }
+    assert letters == {
+        feed.base + "/go/disallowed": "robots_disallowed",
+        feed.base + "/go/loop": "too_many_redirects",
+        "file://etc/passwd": "refused_target",
+    }  # the link as feedparser hands it over
 
 
 def test_private_targets_are_refused_without_allow_private(two_hosts, feed_settings):

@@ -26,9 +26,16 @@ OPTIONAL MATCH ()-[r]->() RETURN nodes, count(r) AS rels
 
 
 def _rows(n: int) -> list[dict]:
-    return [{"id": f"i{i}", "subject": f"e{i % 97}", "object": f"e{(i * 7 + 1) % 97}",
-             "text": f"entity {i % 97} met entity {(i * 7 + 1) % 97} \"quoted\" \\ back", "day": 20230800 + i % 28 + 1}
-            for i in range(n)]
+    return [
+        {
+            "id": f"i{i}",
+            "subject": f"e{i % 97}",
+            "object": f"e{(i * 7 + 1) % 97}",
+            "text": f'entity {i % 97} met entity {(i * 7 + 1) % 97} "quoted" \\ back',
+            "day": 20230800 + i % 28 + 1,
+        }
+        for i in range(n)
+    ]
 
 
 @pytest.fixture
@@ -49,8 +56,11 @@ def test_unwind_batch_merges_and_is_idempotent(graph):
     assert first == {"nodes": 97 + 1500, "rels": 3000}
     graph.run(UPSERT, {"rows": rows})
     assert graph.run(COUNTS)[0] == first
-    back = graph.read("MATCH (s:TestEntity)-[:SUBJECT_OF]->(i:TestInteraction {id: $id})-[:OBJECT]->(o) "
-                      "RETURN s.id AS s, o.id AS o, i.text AS text, i.day AS day", {"id": "i42"})
+    back = graph.read(
+        "MATCH (s:TestEntity)-[:SUBJECT_OF]->(i:TestInteraction {id: $id})-[:OBJECT]->(o) "
+        "RETURN s.id AS s, o.id AS o, i.text AS text, i.day AS day",
+        {"id": "i42"},
+    )
     assert back == [{"s": "e42", "o": f"e{(42 * 7 + 1) % 97}", "text": rows[42]["text"], "day": rows[42]["day"]}]
 
 

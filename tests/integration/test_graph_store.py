@@ -22,24 +22,51 @@ from tests.conftest import newskg_json
 pytestmark = pytest.mark.integration
 
 DOJA, CHOUPETTE = entity_id("Doja Cat", "PERSON"), entity_id("Choupette", "PERSON")
-ENTITIES = [Entity(id=DOJA, name="Doja Cat", type="PERSON", aliases=["Doja"]),
-            Entity(id=CHOUPETTE, name="Choupette", type="PERSON")]
+ENTITIES = [
+    Entity(id=DOJA, name="Doja Cat", type="PERSON", aliases=["Doja"]),
+    Entity(id=CHOUPETTE, name="Choupette", type="PERSON"),
+]
 
 
 def chunk(text: str, day: int, source: str, ingested_day: int) -> Chunk:
     article = f"a_{source}_{day}"
     ms = end_of_day_ms(ingested_day) - 3_600_000
-    return Chunk(id=chunk_id(text), text=text, sentences=[text], article_id=article, article_ids=[article],
-                 source=source, source_id=source_id(source), url=f"https://{source}.example/{day}", title=text[:20],
-                 day=day, published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
-                 ingested_at="x", ingested_ms=ms, sentence_start=0, sentence_end=1)
+    return Chunk(
+        id=chunk_id(text),
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source=source,
+        source_id=source_id(source),
+        url=f"https://{source}.example/{day}",
+        title=text[:20],
+        day=day,
+        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
+        ingested_at="x",
+        ingested_ms=ms,
+        sentence_start=0,
+        sentence_end=1,
+    )
 
 
 def interaction(c: Chunk, text: str, event_day: int) -> Interaction:
-    return Interaction(id=interaction_id(DOJA, CHOUPETTE, text, event_day), subject_id=DOJA, subject_name="Doja Cat",
-                       object_id=CHOUPETTE, object_name="Choupette", text=text, event_day=event_day,
-                       published_day=c.day, ingested_at=c.ingested_at, ingested_ms=c.ingested_ms, variant="M0",
-                       chunk_ids=[c.id], article_ids=[c.article_id], source_ids=[c.source_id])
+    return Interaction(
+        id=interaction_id(DOJA, CHOUPETTE, text, event_day),
+        subject_id=DOJA,
+        subject_name="Doja Cat",
+        object_id=CHOUPETTE,
+        object_name="Choupette",
+        text=text,
+        event_day=event_day,
+        published_day=c.day,
+        ingested_at=c.ingested_at,
+        ingested_ms=c.ingested_ms,
+        variant="M0",
+        chunk_ids=[c.id],
+        article_ids=[c.article_id],
+        source_ids=[c.source_id],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +76,9 @@ def embedder():
 
 @pytest.fixture
 def world(stack, tmp_path, embedder):
-    settings = stack.settings.model_copy(update={"graph_database": f"g{uuid.uuid4().hex[:8]}",
-                                                 "qdrant_path": tmp_path / "qdrant"})
+    settings = stack.settings.model_copy(
+        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp_path / "qdrant"}
+    )
     store = GraphStore(open_graph(settings))
     store.init()
     mirror = VectorMirror(open_qdrant(settings), embedder)
@@ -63,14 +91,17 @@ def world(stack, tmp_path, embedder):
 def batch_one():
     c1 = chunk("Doja Cat dressed as Choupette at the Met Gala.", 20230502, "alpha", 20230502)
     c2 = chunk("Doja Cat said Choupette inspired her costume.", 20230503, "beta", 20230503)
-    return [c1, c2], [interaction(c1, "Doja Cat dressed as Choupette", 20230501),
-                      interaction(c2, "Doja Cat was inspired by Choupette", 20230503)]
+    return [c1, c2], [
+        interaction(c1, "Doja Cat dressed as Choupette", 20230501),
+        interaction(c2, "Doja Cat was inspired by Choupette", 20230503),
+    ]
 
 
 def write(store, mirror, chunks, interactions, sightings=()):
     mentions = [(c.id, e.id) for c in chunks for e in ENTITIES]
-    store.write_batch(chunks=chunks, sightings=sightings, entities=ENTITIES, mentions=mentions,
-                      interactions=interactions)
+    store.write_batch(
+        chunks=chunks, sightings=sightings, entities=ENTITIES, mentions=mentions, interactions=interactions
+    )
     if mirror:
         mirror.upsert_chunks([(c, [DOJA, CHOUPETTE]) for c in chunks])
         mirror.upsert_interactions(interactions)
@@ -87,8 +118,14 @@ def test_same_batch_twice_changes_no_count(world):
     assert store.counts() == counts and (mirror.count(INTERACTIONS), mirror.count(CHUNKS)) == mirrored == (2, 2)
     with store.conn as conn:
         edges = conn.read("MATCH ()-[r]->() RETURN type(r) AS t, count(r) AS n ORDER BY t")
-    assert {e["t"]: e["n"] for e in edges} == {"EVIDENCE": 2, "FROM": 2, "IN": 2, "MENTIONS": 4, "OBJECT": 2,
-                                               "SUBJECT_OF": 2}
+    assert {e["t"]: e["n"] for e in edges} == {
+        "EVIDENCE": 2,
+        "FROM": 2,
+        "IN": 2,
+        "MENTIONS": 4,
+        "OBJECT": 2,
+        "SUBJECT_OF": 2,
+    }
 
 
 def test_three_time_axes_and_as_of_reads(world):
@@ -99,10 +136,22 @@ def test_three_time_axes_and_as_of_reads(world):
     write(store, mirror, [late], [interaction(late, "Doja Cat adopted a cat named after Choupette", 20230520)])
     # A near-duplicate of the first chunk, reported by a fourth source on May 25, ingested May 26.
     first = chunks[0]
-    store.write_batch(sightings=[ChunkSighting(chunk_id=first.id, article_id="a_delta", source="delta",
-                                               source_id=source_id("delta"), url="https://delta.example/x",
-                                               day=20230525, published="2023-05-25T08:00:00Z", ingested_at="y",
-                                               ingested_ms=end_of_day_ms(20230526) - 1000, similarity=0.91)])
+    store.write_batch(
+        sightings=[
+            ChunkSighting(
+                chunk_id=first.id,
+                article_id="a_delta",
+                source="delta",
+                source_id=source_id("delta"),
+                url="https://delta.example/x",
+                day=20230525,
+                published="2023-05-25T08:00:00Z",
+                ingested_at="y",
+                ingested_ms=end_of_day_ms(20230526) - 1000,
+                similarity=0.91,
+            )
+        ]
+    )
     everything = store.timeline(DOJA, 20230101, 20231231)
     assert [r["event_day"] for r in everything] == [20230501, 20230503, 20230520]
     assert everything[0]["event_iso"] == "2023-05-01" and everything[0]["n_sources"] == 2  # alpha + delta
@@ -111,8 +160,7 @@ def test_three_time_axes_and_as_of_reads(world):
     assert [r["event_day"] for r in as_of_may10] == [20230501, 20230503]  # published May 20: not yet
     assert as_of_may10[0]["n_sources"] == 1  # delta reported it later
     # Published May 20 but ingested May 21: invisible as of May 20.
-    assert [r["event_day"] for r in store.timeline(DOJA, 20230101, 20231231, as_of=20230520)] == [20230501,
-                                                                                                       20230503]
+    assert [r["event_day"] for r in store.timeline(DOJA, 20230101, 20231231, as_of=20230520)] == [20230501, 20230503]
     assert len(store.timeline(DOJA, 20230101, 20231231, as_of=20230521)) == 3
     assert store.timeline(DOJA, 20230502, 20230519) == [everything[1]]  # event-day window
     sources = store.sources_of(everything[0]["id"])
@@ -126,41 +174,58 @@ def test_crash_between_graph_and_mirror_is_repaired_by_reconcile(world):
     assert mirror.count(INTERACTIONS) == 0
     reports = {r.collection: r for r in reconcile(store, mirror)}
     assert reports[INTERACTIONS].added_to_mirror == 2 and reports[CHUNKS].added_to_mirror == 2
-    assert (mirror.count(INTERACTIONS), mirror.count(CHUNKS)) == (store.counts()["interactions"],
-                                                                  store.counts()["chunks"])
+    assert (mirror.count(INTERACTIONS), mirror.count(CHUNKS)) == (
+        store.counts()["interactions"],
+        store.counts()["chunks"],
+    )
     payload = mirror.payloads(INTERACTIONS, [interactions[0].id])[0]
     assert payload["event_day"] == 20230501 and payload["published_day"] == 20230502
     assert payload["entity_ids"] == [DOJA, CHOUPETTE] and payload["source_ids"] == [source_id("alpha")]
 
     # The other way round: an interaction only the mirror still has is written back into the graph.
     store.conn.run("MATCH (x:Interaction {id: $id}) DETACH DELETE x", {"id": interactions[1].id})
-    mirror.upsert(INTERACTIONS, [{"graph_id": "i_orphan", "text": "nothing to hang on", "subject_id": "e_gone",
-                                  "event_day": 20230101}])
+    mirror.upsert(
+        INTERACTIONS,
+        [{"graph_id": "i_orphan", "text": "nothing to hang on", "subject_id": "e_gone", "event_day": 20230101}],
+    )
     reports = {r.collection: r for r in reconcile(store, mirror)}
     assert reports[INTERACTIONS].restored_to_graph == 1 and reports[INTERACTIONS].deleted_from_mirror == 1
     assert store.counts()["interactions"] == mirror.count(INTERACTIONS) == 2
     assert mirror.search(INTERACTIONS, "Doja Cat costume inspiration", limit=1)[0].payload["graph_id"] in {
-        i.id for i in interactions}
+        i.id for i in interactions
+    }
 
 
 def test_graph_cli_stats_reconcile_timeline_export(stack, tmp_path):
-    settings = stack.settings.model_copy(update={"graph_database": f"g{uuid.uuid4().hex[:8]}",
-                                                 "qdrant_path": tmp_path / "qdrant"})
-    env = {**stack.env, "NEWSKG_GRAPH_DATABASE": settings.graph_database,
-           "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant")}
+    settings = stack.settings.model_copy(
+        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp_path / "qdrant"}
+    )
+    env = {
+        **stack.env,
+        "NEWSKG_GRAPH_DATABASE": settings.graph_database,
+        "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant"),
+    }
     store = GraphStore(open_graph(settings))
     store.init()
     chunks, interactions = batch_one()
     write(store, None, chunks, interactions)
     stats = newskg_json("graph", "stats", env=env)
-    assert stats == {"sources": 2, "articles": 2, "chunks": 2, "entities": 2, "interactions": 2,
-                     "mirror": {"interactions": 0, "chunks": 0}}
+    assert stats == {
+        "sources": 2,
+        "articles": 2,
+        "chunks": 2,
+        "entities": 2,
+        "interactions": 2,
+        "mirror": {"interactions": 0, "chunks": 0},
+    }
     newskg_json("graph", "reconcile", env=env)
     assert newskg_json("graph", "stats", env=env)["mirror"] == {"interactions": 2, "chunks": 2}
-    timeline = newskg_json("graph", "timeline", "Doja", "--from", "2023-05-01", "--to", "2023-05-31",
-                           "--as-of", "2023-05-02", env=env)
+    timeline = newskg_json(
+        "graph", "timeline", "Doja", "--from", "2023-05-01", "--to", "2023-05-31", "--as-of", "2023-05-02", env=env
+    )
     assert timeline["entity"]["name"] == "Doja Cat" and [i["text"] for i in timeline["interactions"]] == [
-        "Doja Cat dressed as Choupette"]
+        "Doja Cat dressed as Choupette"
+    ]
     out = tmp_path / "graph.jsonl"
     from tests.conftest import newskg
 
@@ -187,11 +252,23 @@ def test_browser_queries_run_over_bolt(tmp_path_factory):
         write(store, None, chunks, interactions)
         record = ServiceState(local.settings.services_dir).load()["graph"]
         bolt = connect_graph(f"bolt://127.0.0.1:{record.extra_ports['bolt']}", local.settings)
-        params = {"name": "Doja Cat", "entity_id": DOJA, "from_day": 20230501, "to_day": 20230507,
-                  "as_of_day": 20230531, "as_of_ms": end_of_day_ms(20230531), "interaction_id": interactions[0].id,
-                  "day": 20230501}
-        expected_rows = {"find_entity": 1, "entity_timeline": 2, "who_interacted_in_week": 1,
-                         "sources_behind_fact": 1, "spike_day_subgraph": 2}
+        params = {
+            "name": "Doja Cat",
+            "entity_id": DOJA,
+            "from_day": 20230501,
+            "to_day": 20230507,
+            "as_of_day": 20230531,
+            "as_of_ms": end_of_day_ms(20230531),
+            "interaction_id": interactions[0].id,
+            "day": 20230501,
+        }
+        expected_rows = {
+            "find_entity": 1,
+            "entity_timeline": 2,
+            "who_interacted_in_week": 1,
+            "sources_behind_fact": 1,
+            "spike_day_subgraph": 2,
+        }
         with bolt:
             for name, (query, names) in saved_queries().items():
                 rows = bolt.run(query, {p: params[p] for p in names})

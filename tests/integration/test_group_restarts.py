@@ -28,8 +28,14 @@ class StageProcess:
     """A `newskg ...` subprocess whose output lines the test can wait for."""
 
     def __init__(self, args: list[str], env: dict[str, str]):
-        self.proc = subprocess.Popen([sys.executable, "-m", "newskg", *args], env=env, cwd=REPO, text=True,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "newskg", *args],
+            env=env,
+            cwd=REPO,
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -65,15 +71,28 @@ def _world(stack, tmp_path, **extra: str):
     same synthetic articles produced into the articles topic."""
     env, settings = isolated_env(stack, tmp_path)
     env = {**env, "NEWSKG_TOPIC_PARTITIONS": "1", **extra}
-    sent = newskg_json("ingest", "synthetic", "--timelines", "1", "--events", "3", "--seed", str(SEED),
-                       "--out", str(tmp_path / "synthetic"), env=env)["sent"]
+    sent = newskg_json(
+        "ingest",
+        "synthetic",
+        "--timelines",
+        "1",
+        "--events",
+        "3",
+        "--seed",
+        str(SEED),
+        "--out",
+        str(tmp_path / "synthetic"),
+        env=env,
+    )["sent"]
     return env, settings, sent
 
 
 def _chunks(settings) -> tuple[set[str], set[tuple[str, str]]]:
     records = [decode_any(r.value) for r in read_topic(kafka_options(settings), settings.topic_chunks)]
-    return ({r.id for r in records if isinstance(r, Chunk)},
-            {(r.chunk_id, r.article_id) for r in records if isinstance(r, ChunkSighting)})
+    return (
+        {r.id for r in records if isinstance(r, Chunk)},
+        {(r.chunk_id, r.article_id) for r in records if isinstance(r, ChunkSighting)},
+    )
 
 
 def _graph_counts(settings) -> dict[str, int]:
@@ -145,15 +164,21 @@ def test_sigkill_during_the_join_and_during_a_batch_then_a_clean_restart(stack, 
     assert stopping.proc.wait(timeout=60) == 0, stopping.output()
 
     started = time.monotonic()
-    last = newskg("run", "process", "--until-idle", "--json", env={**env, "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "20"},
-                  check=False, timeout=300)
+    last = newskg(
+        "run",
+        "process",
+        "--until-idle",
+        "--json",
+        env={**env, "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "20"},
+        check=False,
+        timeout=300,
+    )
     assert last.returncode == 0, last.stdout + last.stderr
     assert time.monotonic() - started < 60  # the partitions came back at once, not after a session or poll timeout
     assert _chunks(settings) == (undisturbed["chunks"], undisturbed["sightings"])
 
 
-def test_giving_up_on_the_group_exits_nonzero_and_a_returning_replica_closes_the_hole(stack, tmp_path,
-                                                                                      undisturbed):
+def test_giving_up_on_the_group_exits_nonzero_and_a_returning_replica_closes_the_hole(stack, tmp_path, undisturbed):
     env, settings, _ = _world(stack, tmp_path, NEWSKG_PROCESS_BATCH_SIZE="2")
     _forget_the_default_members(env)
     first = {**env, "NEWSKG_INSTANCE_ID": "replica-a"}
@@ -173,8 +198,15 @@ def test_giving_up_on_the_group_exits_nonzero_and_a_returning_replica_closes_the
         # replica-b will not come back: remove it, so the next rebalance does not wait for it.
         forgotten = newskg_json("run", "forget", "replica-b", env=env)
         assert forgotten["removed"] == [{"group": PROCESS_GROUP, "member": "replica-b-process"}]
-        back = newskg("run", "process", "--until-idle", "--json",
-                      env={**first, "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "20"}, check=False, timeout=300)
+        back = newskg(
+            "run",
+            "process",
+            "--until-idle",
+            "--json",
+            env={**first, "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "20"},
+            check=False,
+            timeout=300,
+        )
         assert back.returncode == 0, back.stdout + back.stderr
         assert _chunks(settings) == (undisturbed["chunks"], undisturbed["sightings"])
     finally:
@@ -187,8 +219,15 @@ def test_two_processes_on_one_machine_never_share_a_member_id(stack, tmp_path):
     one = StageProcess(["run", "process", "--json"], {**env, "NEWSKG_INSTANCE_ID": "replica-c"})
     try:
         one.wait_until(lambda: one.saw(" holds "), what="the first member's partitions")
-        clash = newskg("run", "process", "--until-idle", "--json", env={**env, "NEWSKG_INSTANCE_ID": "replica-c"},
-                       check=False, timeout=120)
+        clash = newskg(
+            "run",
+            "process",
+            "--until-idle",
+            "--json",
+            env={**env, "NEWSKG_INSTANCE_ID": "replica-c"},
+            check=False,
+            timeout=120,
+        )
         assert clash.returncode == 1
         assert "replica-c-process" in clash.stderr and str(one.proc.pid) in clash.stderr
     finally:
@@ -209,6 +248,13 @@ def test_two_processes_on_one_machine_never_share_a_member_id(stack, tmp_path):
     # No member was left behind to stall the group: a member with a new subscription is assigned at once.
     (tmp_path / "fresh").mkdir()
     fresh, _, _ = _world(stack, tmp_path / "fresh")
-    again = newskg("run", "process", "--until-idle", "--json", env={**fresh, "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "20"},
-                   check=False, timeout=300)
+    again = newskg(
+        "run",
+        "process",
+        "--until-idle",
+        "--json",
+        env={**fresh, "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "20"},
+        check=False,
+        timeout=300,
+    )
     assert again.returncode == 0, again.stdout + again.stderr

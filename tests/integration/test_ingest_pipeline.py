@@ -26,10 +26,14 @@ def topics(stack):
     newest publication day seen), so the window here spans them all."""
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-           "NEWSKG_DEDUP_WINDOW_DAYS": "1000"}
-    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
-                                                 "dedup_window_days": 1000})
+    env = {
+        **stack.env,
+        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+        "NEWSKG_DEDUP_WINDOW_DAYS": "1000",
+    }
+    settings = stack.settings.model_copy(
+        update={**{f"topic_{k}": v for k, v in names.items()}, "dedup_window_days": 1000}
+    )
     return env, settings, names
 
 
@@ -65,24 +69,28 @@ def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
     assert report[names["articles"]]["lag"] == {"newskg-process": 0}
 
 
-STORY = ("Doja Cat arrived at the Paris Fashion Week show on Thursday night in a striking red outfit. The singer "
-         "posed for photographers outside the venue with her manager and several friends. Fans gathered along the "
-         "street for hours hoping to catch a glimpse of the star before the show began. The designer later "
-         "praised her choice of outfit in a short statement to reporters. Tickets for the event had sold out "
-         "within minutes of going on sale last month. Organisers said security had been increased this year "
-         "after crowds blocked the road outside the venue. The show closed with a tribute to the house founder, "
-         "who died in 2019. Several celebrities attended the after-party at a hotel nearby.")
+STORY = (
+    "Doja Cat arrived at the Paris Fashion Week show on Thursday night in a striking red outfit. The singer "
+    "posed for photographers outside the venue with her manager and several friends. Fans gathered along the "
+    "street for hours hoping to catch a glimpse of the star before the show began. The designer later "
+    "praised her choice of outfit in a short statement to reporters. Tickets for the event had sold out "
+    "within minutes of going on sale last month. Organisers said security had been increased this year "
+    "after crowds blocked the road outside the venue. The show closed with a tribute to the house founder, "
+    "who died in 2019. Several celebrities attended the after-party at a hotel nearby."
+)
 
 
 def test_republished_story_is_one_chunk_linked_to_both_articles(topics, tmp_path):
     env, settings, names = topics
     first = tmp_path / "alpha.jsonl"
-    first.write_text(json.dumps({"url": "https://alpha.example/doja", "text": STORY, "published": "2023-08-31",
-                                 "source": "alpha"}))
+    first.write_text(
+        json.dumps({"url": "https://alpha.example/doja", "text": STORY, "published": "2023-08-31", "source": "alpha"})
+    )
     edited = STORY.replace("several friends", "a few friends").replace("Thursday night", "Thursday evening")
     second = tmp_path / "beta.jsonl"
-    second.write_text(json.dumps({"url": "https://beta.example/paris", "text": edited, "published": "2023-09-01",
-                                  "source": "beta"}))
+    second.write_text(
+        json.dumps({"url": "https://beta.example/paris", "text": edited, "published": "2023-09-01", "source": "beta"})
+    )
     newskg_json("ingest", "files", str(first), env=env)
     run_process(env)
     kept, _ = chunks_topic(settings, names)
@@ -107,8 +115,13 @@ def test_bad_input_goes_to_the_dead_letter_topic_and_the_stage_keeps_consuming(t
     env, settings, names = topics
     env = {**env, "NEWSKG_MAX_PAGE_BYTES": "20000"}
     producer = RecordProducer(kafka_options(settings))
-    good = RawArticle(url="https://good.example/a", text=STORY, published="2023-08-31", source="good",
-                      fetched_at="2023-08-31T12:00:00Z")
+    good = RawArticle(
+        url="https://good.example/a",
+        text=STORY,
+        published="2023-08-31",
+        source="good",
+        fetched_at="2023-08-31T12:00:00Z",
+    )
 
     def record(**kw) -> bytes:
         return RawArticle(**({"fetched_at": "2023-08-31T12:00:00Z", "source": "bad"} | kw)).to_bytes()
@@ -119,15 +132,15 @@ def test_bad_input_goes_to_the_dead_letter_topic_and_the_stage_keeps_consuming(t
         "undecodable_bytes": b'{"text": "\xff\xfe\xfa"}',
         "binary_payload": b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\x00",
         "too_large": record(url="https://big.example/", text="word " * 10000, published="2023-08-31"),
-        "empty_extraction": record(url="https://empty.example/", html="<html><body><nav>Home</nav></body></html>",
-                                   published="2023-08-31"),
+        "empty_extraction": record(
+            url="https://empty.example/", html="<html><body><nav>Home</nav></body></html>", published="2023-08-31"
+        ),
         "unparseable_date": record(url="https://date.example/", text=STORY, published="31st of Smarch"),
         "missing_date": record(url="https://nodate.example/", text=STORY),
         "unsupported_schema_version": json.dumps(newer).encode(),
         "invalid_record": b'{"kind": "RawArticle", "fetched_at": "2023-08-31", "url": "https://x.example/"}',
     }
-    producer.send_all(names["articles"], [(f"bad-{reason}", value) for reason, value in bad.items()]
-                      + [("good", good)])
+    producer.send_all(names["articles"], [(f"bad-{reason}", value) for reason, value in bad.items()] + [("good", good)])
     stats = run_process(env)
     assert stats["consumed"] == len(bad) + 1 and stats["dead"] == len(bad)
     letters = [DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), names["dlq"])]
@@ -177,8 +190,7 @@ def _fresh_topics(env):
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
     fresh = {**env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()}}
-    settings = Settings(data_dir=env["NEWSKG_DATA_DIR"], _env_file=None,
-                        **{f"topic_{k}": v for k, v in names.items()})
+    settings = Settings(data_dir=env["NEWSKG_DATA_DIR"], _env_file=None, **{f"topic_{k}": v for k, v in names.items()})
     return fresh, settings, names
 
 

@@ -51,25 +51,44 @@ class PairModel:
         snippets = {int(n): text for n, text in SNIPPET.findall(user)}
         lines = []
         if "<object>\nJared Leto\n</object>" in user:
-            for fact, words in (("Doja Cat met Jared Leto", "met"), ("Doja Cat signed a film deal with Jared Leto",
-                                                                    "film deal")):
+            for fact, words in (
+                ("Doja Cat met Jared Leto", "met"),
+                ("Doja Cat signed a film deal with Jared Leto", "film deal"),
+            ):
                 cited = [n for n, text in snippets.items() if words in text]
                 if cited:
                     lines.append({"text": fact, "chunks": cited})
         content = "\x00 {{ not json" if self.garbage else json.dumps({"interactions": lines})
-        return httpx.Response(200, json={
-            "id": "x", "object": "chat.completion", "created": 0, "model": "scripted-pair",
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}})
+        return httpx.Response(
+            200,
+            json={
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "scripted-pair",
+                "choices": [
+                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                ],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
+            },
+        )
 
 
 def m2_stage(settings, model: PairModel, k: int, **options) -> ExtractStage:
     store = GraphStore(open_graph(settings))
     store.init()
-    llm = LLMClient("http://llm.test/v1", "scripted-pair", cache=LLMCache(settings.data_dir / "llm" / "cache.sqlite"),
-                    http_client=httpx.Client(transport=httpx.MockTransport(model)))
-    return ExtractStage(store, ChunkExtractor(Linker(AliasIndex())),
-                        ExtractOptions(variant="m2", subjects=["Doja Cat"], m2_batch=k, **options), llm=llm)
+    llm = LLMClient(
+        "http://llm.test/v1",
+        "scripted-pair",
+        cache=LLMCache(settings.data_dir / "llm" / "cache.sqlite"),
+        http_client=httpx.Client(transport=httpx.MockTransport(model)),
+    )
+    return ExtractStage(
+        store,
+        ChunkExtractor(Linker(AliasIndex())),
+        ExtractOptions(variant="m2", subjects=["Doja Cat"], m2_batch=k, **options),
+        llm=llm,
+    )
 
 
 def doja(store: GraphStore) -> str:
@@ -95,8 +114,10 @@ def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):  # 
     assert (deal["event_day"], deal["published_day"], deal["sources"]) == (20230520, 20230520, ["beta"])
     with open_graph(settings) as conn:
         days = conn.read("MATCH (x:Interaction {variant: 'M2'}) RETURN x.text AS t, x.published_day AS d")
-    assert sorted((r["t"], r["d"]) for r in days) == [("Doja Cat met Jared Leto", 20230501),
-                                                     ("Doja Cat signed a film deal with Jared Leto", 20230520)]
+    assert sorted((r["t"], r["d"]) for r in days) == [
+        ("Doja Cat met Jared Leto", 20230501),
+        ("Doja Cat signed a film deal with Jared Leto", 20230520),
+    ]
 
 
 def run_in_background(runner, until):
@@ -165,8 +186,10 @@ def test_a_batch_that_never_parses_is_dead_lettered_not_covered(isolated):  # no
 
     def dead():
         with open_graph(settings) as conn:
-            return conn.read("MATCH (f:M2Failed)-[:GAVE_UP]->(c:Chunk) RETURN f.pair AS pair, f.tries AS tries, "
-                             "collect(c.id) AS chunks")
+            return conn.read(
+                "MATCH (f:M2Failed)-[:GAVE_UP]->(c:Chunk) RETURN f.pair AS pair, f.tries AS tries, "
+                "collect(c.id) AS chunks"
+            )
 
     try:
         assert run_in_background(runner, dead)

@@ -26,19 +26,43 @@ pytestmark = pytest.mark.integration
 
 def chunk(text: str, day: int, source: str, ingested_day: int) -> Chunk:
     article = f"a_{source}_{day}"
-    return Chunk(id=chunk_id(text), text=text, sentences=[text], article_id=article, article_ids=[article],
-                 source=source, source_id=source_id(source), url=f"https://{source}.example/{day}", title=text[:20],
-                 day=day, published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
-                 ingested_at=f"ingested {ingested_day}", ingested_ms=end_of_day_ms(ingested_day) - 3_600_000,
-                 sentence_start=0, sentence_end=1)
+    return Chunk(
+        id=chunk_id(text),
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source=source,
+        source_id=source_id(source),
+        url=f"https://{source}.example/{day}",
+        title=text[:20],
+        day=day,
+        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
+        ingested_at=f"ingested {ingested_day}",
+        ingested_ms=end_of_day_ms(ingested_day) - 3_600_000,
+        sentence_start=0,
+        sentence_end=1,
+    )
 
 
 def met_gala(c: Chunk) -> Interaction:
     text = "Doja Cat dressed as Choupette"  # the same fact (same id) whichever chunk states it
-    return Interaction(id=interaction_id(DOJA, CHOUPETTE, text, 20230501), subject_id=DOJA, subject_name="Doja Cat",
-                       object_id=CHOUPETTE, object_name="Choupette", text=text, event_day=20230501,
-                       published_day=c.day, ingested_at=c.ingested_at, ingested_ms=c.ingested_ms, variant="M0",
-                       chunk_ids=[c.id], article_ids=[c.article_id], source_ids=[c.source_id])
+    return Interaction(
+        id=interaction_id(DOJA, CHOUPETTE, text, 20230501),
+        subject_id=DOJA,
+        subject_name="Doja Cat",
+        object_id=CHOUPETTE,
+        object_name="Choupette",
+        text=text,
+        event_day=20230501,
+        published_day=c.day,
+        ingested_at=c.ingested_at,
+        ingested_ms=c.ingested_ms,
+        variant="M0",
+        chunk_ids=[c.id],
+        article_ids=[c.article_id],
+        source_ids=[c.source_id],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +72,9 @@ def embedder():
 
 @pytest.fixture
 def world(stack, tmp_path, embedder):
-    settings = stack.settings.model_copy(update={"graph_database": f"g{uuid.uuid4().hex[:8]}",
-                                                 "qdrant_path": tmp_path / "qdrant"})
+    settings = stack.settings.model_copy(
+        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp_path / "qdrant"}
+    )
     store = GraphStore(open_graph(settings))
     store.init()
     mirror = VectorMirror(open_qdrant(settings), embedder)
@@ -61,8 +86,12 @@ def world(stack, tmp_path, embedder):
 
 def stage_write(store: GraphStore, mirror: VectorMirror, chunks: list[Chunk], interactions: list[Interaction]):
     """What the extract stage does per batch: the graph write, then the mirror from the graph."""
-    store.write_batch(chunks=chunks, entities=ENTITIES, mentions=[(c.id, e.id) for c in chunks for e in ENTITIES],
-                      interactions=interactions)
+    store.write_batch(
+        chunks=chunks,
+        entities=ENTITIES,
+        mentions=[(c.id, e.id) for c in chunks for e in ENTITIES],
+        interactions=interactions,
+    )
     mirror_from_graph(store, mirror, [i.id for i in interactions], [c.id for c in chunks])
 
 
@@ -72,7 +101,8 @@ def assert_mirror_equals_graph(store: GraphStore, mirror: VectorMirror) -> None:
         assert graph.keys() == payloads.keys()
         for graph_id, node in graph.items():
             assert {f: payloads[graph_id][f] for f in TIME_FIELDS[collection]} == {
-                f: node[f] for f in TIME_FIELDS[collection]}, (collection, graph_id)
+                f: node[f] for f in TIME_FIELDS[collection]
+            }, (collection, graph_id)
 
 
 def test_out_of_order_backfill_keeps_first_times_in_graph_and_mirror(world):
@@ -81,8 +111,10 @@ def test_out_of_order_backfill_keeps_first_times_in_graph_and_mirror(world):
     early = chunk("Doja Cat dressed as Choupette at the Met Gala on May 1.", 20230502, "alpha", 20230503)
     stage_write(store, mirror, [late], [met_gala(late)])  # the later report arrives first ...
     stage_write(store, mirror, [early], [met_gala(early)])  # ... the backfill of the earlier one after it
-    node = store.conn.read("MATCH (x:Interaction) RETURN x.published_day AS p, x.ingested_ms AS ms, "
-                           "x.published_iso AS iso, x.ingested_at AS at")
+    node = store.conn.read(
+        "MATCH (x:Interaction) RETURN x.published_day AS p, x.ingested_ms AS ms, "
+        "x.published_iso AS iso, x.ingested_at AS at"
+    )
     assert node == [{"p": 20230502, "ms": early.ingested_ms, "iso": "2023-05-02", "at": early.ingested_at}]
     assert_mirror_equals_graph(store, mirror)
     payload = mirror.payloads(INTERACTIONS, [met_gala(early).id])[0]
@@ -93,8 +125,10 @@ def test_out_of_order_backfill_keeps_first_times_in_graph_and_mirror(world):
     store_late, store_early = chunk(text, 20230601, "delta", 20230601), chunk(text, 20230515, "epsilon", 20230602)
     stage_write(store, mirror, [store_late], [])
     stage_write(store, mirror, [store_early], [])
-    node = store.conn.read("MATCH (c:Chunk {id: $id}) RETURN c.day AS day, c.ingested_ms AS ms, "
-                           "c.article_id AS article", {"id": store_late.id})[0]
+    node = store.conn.read(
+        "MATCH (c:Chunk {id: $id}) RETURN c.day AS day, c.ingested_ms AS ms, c.article_id AS article",
+        {"id": store_late.id},
+    )[0]
     # First published: May 15 (epsilon); first ingested: June 1 (delta) — each axis its own first.
     assert node == {"day": 20230515, "ms": store_late.ingested_ms, "article": store_early.article_id}
     assert_mirror_equals_graph(store, mirror)
@@ -105,8 +139,9 @@ def test_the_same_fact_twice_in_one_batch_keeps_both_chunks_and_the_first_times(
     a = chunk("On May 1 Doja Cat dressed as Choupette. Fans cheered.", 20230503, "alpha", 20230504)
     b = chunk("Fans cheered. On May 1 Doja Cat dressed as Choupette.", 20230502, "beta", 20230502)
     stage_write(store, mirror, [a, b], [met_gala(a), met_gala(b)])
-    rows = store.conn.read("MATCH (x:Interaction)-[:EVIDENCE]->(c:Chunk) RETURN x.published_day AS p, "
-                           "c.id AS c ORDER BY c")
+    rows = store.conn.read(
+        "MATCH (x:Interaction)-[:EVIDENCE]->(c:Chunk) RETURN x.published_day AS p, c.id AS c ORDER BY c"
+    )
     assert sorted(r["c"] for r in rows) == sorted([a.id, b.id]) and {r["p"] for r in rows} == {20230502}
     assert_mirror_equals_graph(store, mirror)
 
@@ -116,18 +151,34 @@ def test_the_stage_mirrors_the_graph_times_after_an_out_of_order_backfill(stack,
     extracted) first, the earlier one afterwards; both state the same dated fact."""
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
-                                                 "graph_database": f"g{uuid.uuid4().hex[:8]}",
-                                                 "qdrant_path": tmp_path / "qdrant"})
-    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-           "NEWSKG_GRAPH_DATABASE": settings.graph_database, "NEWSKG_QDRANT_PATH": str(settings.qdrant_path)}
+    settings = stack.settings.model_copy(
+        update={
+            **{f"topic_{k}": v for k, v in names.items()},
+            "graph_database": f"g{uuid.uuid4().hex[:8]}",
+            "qdrant_path": tmp_path / "qdrant",
+        }
+    )
+    env = {
+        **stack.env,
+        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+        "NEWSKG_GRAPH_DATABASE": settings.graph_database,
+        "NEWSKG_QDRANT_PATH": str(settings.qdrant_path),
+    }
     fact = "On May 1, 2023, Doja Cat thanked Karl Lagerfeld in New York."
-    later = {"url": "https://gamma.example/recap", "published": "2023-05-20", "source": "gamma",
-             "text": "The season recap looked back at the spring. " + fact + " Critics argued about the theme for "
-                     "weeks. Sales of cat costumes rose sharply afterwards."}
-    earlier = {"url": "https://alpha.example/gala", "published": "2023-05-02", "source": "alpha",
-               "text": fact + " The singer wore a prosthetic face. Photographers crowded the steps of the "
-                              "museum. The dinner ended after midnight."}
+    later = {
+        "url": "https://gamma.example/recap",
+        "published": "2023-05-20",
+        "source": "gamma",
+        "text": "The season recap looked back at the spring. " + fact + " Critics argued about the theme for "
+        "weeks. Sales of cat costumes rose sharply afterwards.",
+    }
+    earlier = {
+        "url": "https://alpha.example/gala",
+        "published": "2023-05-02",
+        "source": "alpha",
+        "text": fact + " The singer wore a prosthetic face. Photographers crowded the steps of the "
+        "museum. The dinner ended after midnight.",
+    }
     for n, row in enumerate((later, earlier)):
         path = tmp_path / f"{n}.jsonl"
         path.write_text(json.dumps(row))
@@ -135,8 +186,9 @@ def test_the_stage_mirrors_the_graph_times_after_an_out_of_order_backfill(stack,
         newskg_json("run", "all", "--until-idle", env=env)
     store = GraphStore(open_graph(settings))
     try:
-        thanked = store.conn.read("MATCH (x:Interaction) WHERE x.text CONTAINS 'thanked' RETURN x.id AS id, "
-                                  "x.published_day AS p")
+        thanked = store.conn.read(
+            "MATCH (x:Interaction) WHERE x.text CONTAINS 'thanked' RETURN x.id AS id, x.published_day AS p"
+        )
         assert thanked and all(r["p"] == 20230502 for r in thanked)
         mirror = VectorMirror(open_qdrant(settings), MiniLMEmbedder())
         try:
@@ -152,8 +204,12 @@ def test_reconcile_repairs_a_payload_time_that_differs_from_the_graph(world):
     early = chunk("Doja Cat dressed as Choupette at the Met Gala on May 1.", 20230502, "alpha", 20230503)
     stage_write(store, mirror, [early], [met_gala(early)])
     # A mirror written by the old code: the last write's times, not the graph's first ones.
-    mirror.client.set_payload(mirror.name(INTERACTIONS), {"published_day": 20230520, "ingested_ms": 1},
-                              points=[point_uuid(met_gala(early).id)], wait=True)
+    mirror.client.set_payload(
+        mirror.name(INTERACTIONS),
+        {"published_day": 20230520, "ingested_ms": 1},
+        points=[point_uuid(met_gala(early).id)],
+        wait=True,
+    )
     mirror.client.set_payload(mirror.name(CHUNKS), {"day": 20230520}, points=[point_uuid(early.id)], wait=True)
     reports = {r.collection: r for r in reconcile(store, mirror)}
     assert reports[INTERACTIONS].times_repaired == 1 and reports[CHUNKS].times_repaired == 1

@@ -20,8 +20,9 @@ def neoqa_world(stack, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("neoqa")
     env, settings = isolated_env(stack, tmp_path)
     out = tmp_path / "neoqa"
-    made = newskg_json("ingest", "synthetic", "--timelines", "1", "--seed", "3", "--events", "6", "--out", str(out),
-                       env=env)
+    made = newskg_json(
+        "ingest", "synthetic", "--timelines", "1", "--seed", "3", "--events", "6", "--out", str(out), env=env
+    )
     newskg_json("run", "all", "--until-idle", env=env)
     return env, settings, out, made
 
@@ -33,16 +34,27 @@ def test_every_synthetic_article_reaches_the_graph_at_its_fictional_date(neoqa_w
     store = GraphStore(open_graph(settings))
     assert store.counts()["articles"] == len(articles)
     first_day = min(a.date for a in articles)
-    rows = store.conn.read("MATCH (a:Article) RETURN min(a.published_day) AS first, max(a.published_day) AS last, "
-                           "min(a.ingested_at) AS ingested")
+    rows = store.conn.read(
+        "MATCH (a:Article) RETURN min(a.published_day) AS first, max(a.published_day) AS last, "
+        "min(a.ingested_at) AS ingested"
+    )
     assert str(rows[0]["first"]) == first_day.replace("-", "")
     assert rows[0]["ingested"].startswith(first_day)  # backfilled: ingested "when published", for as-of replays
 
 
 def test_graph_answers_as_the_graph_stood_on_the_question_date(neoqa_world):
     env, _, out, _ = neoqa_world
-    report = newskg_json("eval", "neoqa", "--instances", str(out / "instances.jsonl"), "--answerer", "graph",
-                         "--out", str(out / "graph-report"), env=env)
+    report = newskg_json(
+        "eval",
+        "neoqa",
+        "--instances",
+        str(out / "instances.jsonl"),
+        "--answerer",
+        "graph",
+        "--out",
+        str(out / "graph-report"),
+        env=env,
+    )
     summary = report["summary"]
     columns = {(c["answerable"], c["category"]): c for c in summary["columns"]}
     assert summary["instances"] > 50 and summary["parse_rate"] == 100.0
@@ -56,28 +68,58 @@ def test_a_question_asked_before_its_evidence_was_published_is_deflected(neoqa_w
     """The same question, asked as of a day before its answer appeared, cannot be answered from the graph."""
     env, _, out, _ = neoqa_world
     data = load(out)
-    hop = next(q for q in data.questions if q.category == "multi-hop" and q.created_at >= 2
-               and q.evidence_ids[0].split("-")[0] != q.evidence_ids[1].split("-")[0])
+    hop = next(
+        q
+        for q in data.questions
+        if q.category == "multi-hop"
+        and q.created_at >= 2
+        and q.evidence_ids[0].split("-")[0] != q.evidence_ids[1].split("-")[0]
+    )
     early = data.timelines[0].events[0].date
     shifted = hop.model_copy(update={"date": early}).model_dump(by_alias=True)
-    rows = [{**shifted, "instance_id": "early", "answerable": "answerable-insufficient",
-             "use_evidence_documents": [], "gold_answer_idx": 6},
-            {**hop.model_dump(by_alias=True), "instance_id": "on-time", "answerable": "answerable-sufficient",
-             "use_evidence_documents": [], "gold_answer_idx": hop.answer_options.index(hop.answer)}]
+    rows = [
+        {
+            **shifted,
+            "instance_id": "early",
+            "answerable": "answerable-insufficient",
+            "use_evidence_documents": [],
+            "gold_answer_idx": 6,
+        },
+        {
+            **hop.model_dump(by_alias=True),
+            "instance_id": "on-time",
+            "answerable": "answerable-sufficient",
+            "use_evidence_documents": [],
+            "gold_answer_idx": hop.answer_options.index(hop.answer),
+        },
+    ]
     path = out / "as-of.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows))
-    report = newskg_json("eval", "neoqa", "--instances", str(path), "--data", str(out), "--answerer", "graph",
-                         "--out", str(out / "as-of-report"), env=env)
-    predictions = {p["instance_id"]: p for p in
-                   json.loads((out / "as-of-report" / "report.json").read_text())["predictions"]}
+    report = newskg_json(
+        "eval",
+        "neoqa",
+        "--instances",
+        str(path),
+        "--data",
+        str(out),
+        "--answerer",
+        "graph",
+        "--out",
+        str(out / "as-of-report"),
+        env=env,
+    )
+    predictions = {
+        p["instance_id"]: p for p in json.loads((out / "as-of-report" / "report.json").read_text())["predictions"]
+    }
     assert predictions["early"]["predicted_answer"] == 6, predictions["early"]["rationale"]
     assert report["summary"]["instances"] == 2
 
 
 def test_eval_rejects_bad_arguments_with_a_clear_error(neoqa_world, tmp_path):
     env, _, out, _ = neoqa_world
-    bad = newskg("eval", "neoqa", "--instances", str(out / "instances.jsonl"), "--answerer", "oracle", env=env,
-                 check=False)
+    bad = newskg(
+        "eval", "neoqa", "--instances", str(out / "instances.jsonl"), "--answerer", "oracle", env=env, check=False
+    )
     assert bad.returncode != 0 and "--answerer must be one of" in bad.stderr + bad.stdout
     broken = tmp_path / "instances.jsonl"
     broken.write_text('{"question": "half a record"\n')
@@ -89,15 +131,31 @@ def test_eval_rejects_bad_arguments_with_a_clear_error(neoqa_world, tmp_path):
 def test_llm_answerer_runs_the_real_wire_path(llm_stack, neoqa_world):
     env, _, out, _ = neoqa_world
     env = {**env, **{k: v for k, v in llm_stack.env.items() if k.startswith("NEWSKG_LLM")}}
-    report = newskg_json("eval", "neoqa", "--instances", str(out / "instances.jsonl"), "--answerer", "llm",
-                         "--limit", "3", "--max-docs", "2", "--max-chars", "1500", "--out",
-                         str(out / "llm-report"), env=env)
+    report = newskg_json(
+        "eval",
+        "neoqa",
+        "--instances",
+        str(out / "instances.jsonl"),
+        "--answerer",
+        "llm",
+        "--limit",
+        "3",
+        "--max-docs",
+        "2",
+        "--max-chars",
+        "1500",
+        "--out",
+        str(out / "llm-report"),
+        env=env,
+    )
     predictions = json.loads((out / "llm-report" / "report.json").read_text())["predictions"]
     assert report["summary"]["instances"] == 3 == len(predictions)
     assert all(p["rationale"] and p["rationale"] != "no reply" for p in predictions)  # the server answered
     usage = newskg_json("extract", "stats", env=env)
-    assert any(row.get("prompt") == "neoqa_mcq" and row.get("calls", 0) + row.get("cached", 0) >= 3
-               for row in usage["by_prompt"])
+    assert any(
+        row.get("prompt") == "neoqa_mcq" and row.get("calls", 0) + row.get("cached", 0) >= 3
+        for row in usage["by_prompt"]
+    )
 
 
 @pytest.mark.llm
@@ -107,8 +165,22 @@ def test_llm_generation_mode_talks_to_the_real_server_and_stops_cleanly_or_deliv
     a valid dataset. Either way nothing half-valid is written and the calls went over the wire."""
     env = {**llm_stack.env, "NEWSKG_DATA_DIR": llm_stack.env["NEWSKG_DATA_DIR"]}
     out = tmp_path / "llm-neoqa"
-    result = newskg("ingest", "synthetic", "--mode", "llm", "--timelines", "1", "--events", "1", "--no-produce",
-                    "--out", str(out), env=env, check=False, timeout=900)
+    result = newskg(
+        "ingest",
+        "synthetic",
+        "--mode",
+        "llm",
+        "--timelines",
+        "1",
+        "--events",
+        "1",
+        "--no-produce",
+        "--out",
+        str(out),
+        env=env,
+        check=False,
+        timeout=900,
+    )
     if result.returncode == 0:
         data = load(out)
         assert data.timelines and all(20 <= len(e.outline) <= 30 for e in data.timelines[0].events)

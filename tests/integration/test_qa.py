@@ -20,19 +20,35 @@ from tests.conftest import REPO, isolated_env, newskg_json
 pytestmark = pytest.mark.integration
 
 STORIES = [
-    ("2023-05-01", "alpha", "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as "
-                            "Choupette, and Leto posed with Anna Wintour before the dinner."),
-    ("2023-05-02", "beta", "Doja Cat thanked Karl Lagerfeld's estate in a statement. Anna Wintour praised the "
-                           "Met Gala theme in an interview with Vogue."),
-    ("2023-08-31", "gamma", "Doja Cat performed in Paris at the Accor Arena. Doja Cat later met Pharrell "
-                            "Williams backstage after the concert."),
+    (
+        "2023-05-01",
+        "alpha",
+        "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as "
+        "Choupette, and Leto posed with Anna Wintour before the dinner.",
+    ),
+    (
+        "2023-05-02",
+        "beta",
+        "Doja Cat thanked Karl Lagerfeld's estate in a statement. Anna Wintour praised the "
+        "Met Gala theme in an interview with Vogue.",
+    ),
+    (
+        "2023-08-31",
+        "gamma",
+        "Doja Cat performed in Paris at the Accor Arena. Doja Cat later met Pharrell "
+        "Williams backstage after the concert.",
+    ),
 ]
 
 
 def ingest(env, tmp_path, stories, name="stories.jsonl"):
     path = tmp_path / name
-    path.write_text("\n".join(json.dumps({"url": f"https://{src}.example/{day}", "text": text, "published": day,
-                                          "source": src}) for day, src, text in stories))
+    path.write_text(
+        "\n".join(
+            json.dumps({"url": f"https://{src}.example/{day}", "text": text, "published": day, "source": src})
+            for day, src, text in stories
+        )
+    )
     newskg_json("ingest", "files", str(path), "--backfill", env=env)
 
 
@@ -91,23 +107,41 @@ def test_http_api_validation_auth_and_metrics(qa_world):
     assert ok.status_code == 200
     body = ok.json()
     assert set(body) >= {"query", "reformulated", "entity", "as_of", "strategy", "answer", "evidence", "latency_ms"}
-    assert client.get("/v1/ask", params={"q": "doja", "date": "2023-05-02"},
-                      headers={"Authorization": "Bearer k1"}).status_code == 200
-    bad = [{"q": "doja", "date": "02/05/2023"}, {"q": "doja", "date": "2023-02-30"},
-           {"q": "doja", "date": "2023-05-02", "strategy": "magic"}, {"q": "doja", "date": "2023-05-02", "k": 0},
-           {"q": "doja", "date": "2023-05-02", "k": 51}, {"q": "x" * 301, "date": "2023-05-02"},
-           {"date": "2023-05-02"}]
+    assert (
+        client.get(
+            "/v1/ask", params={"q": "doja", "date": "2023-05-02"}, headers={"Authorization": "Bearer k1"}
+        ).status_code
+        == 200
+    )
+    bad = [
+        {"q": "doja", "date": "02/05/2023"},
+        {"q": "doja", "date": "2023-02-30"},
+        {"q": "doja", "date": "2023-05-02", "strategy": "magic"},
+        {"q": "doja", "date": "2023-05-02", "k": 0},
+        {"q": "doja", "date": "2023-05-02", "k": 51},
+        {"q": "x" * 301, "date": "2023-05-02"},
+        {"date": "2023-05-02"},
+    ]
     for params in bad:
         response = client.get("/v1/ask", params=params, headers=auth)
         assert response.status_code == 422, (params, response.text)
         assert response.json()["detail"]
     entity = client.get("/v1/entities", params={"search": "Doja Cat"}, headers=auth).json()["entities"][0]
-    timeline = client.get(f"/v1/entities/{entity['id']}/timeline",
-                          params={"from": "2023-05-01", "to": "2023-09-01", "as_of": "2023-05-31"}, headers=auth)
+    timeline = client.get(
+        f"/v1/entities/{entity['id']}/timeline",
+        params={"from": "2023-05-01", "to": "2023-09-01", "as_of": "2023-05-31"},
+        headers=auth,
+    )
     assert timeline.status_code == 200 and {i["event_day"] for i in timeline.json()["interactions"]} <= {
-        20230501, 20230502}
-    assert client.get("/v1/entities/e_nope/timeline", params={"from": "2023-05-01", "to": "2023-05-02"},
-                      headers=auth).status_code == 404
+        20230501,
+        20230502,
+    }
+    assert (
+        client.get(
+            "/v1/entities/e_nope/timeline", params={"from": "2023-05-01", "to": "2023-05-02"}, headers=auth
+        ).status_code
+        == 404
+    )
     metrics = client.get("/metrics", headers=auth).text
     assert 'newskg_http_requests_total{path="/v1/ask",status="422"}' in metrics
     assert "newskg_http_request_seconds_bucket" in metrics
@@ -118,17 +152,26 @@ def test_serve_with_the_pipeline_is_always_current(stack, tmp_path):
     env, _ = isolated_env(stack, tmp_path)
     ingest(env, tmp_path, STORIES[:1], "first.jsonl")
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "newskg", "serve", "--pipeline", "--port", str(port)],
-                              env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              start_new_session=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "newskg", "serve", "--pipeline", "--port", str(port)],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         _wait(lambda: httpx.get(base + "/readyz", timeout=2).status_code == 200, 120, server)
         _wait(lambda: _evidence(base, "2023-05-01"), 120, server)  # the first story flowed through
         assert not any("Accor Arena" in e["text"] for e in _evidence(base, "2023-09-01"))
         ingest(env, tmp_path, STORIES[2:], "later.jsonl")  # a new article arrives through Kafka …
-        _wait(lambda: any("Accor Arena" in e["text"] or "Pharrell" in e["text"]
-                          for e in _evidence(base, "2023-09-01")), 120, server)  # … and answers see it
+        _wait(
+            lambda: any("Accor Arena" in e["text"] or "Pharrell" in e["text"] for e in _evidence(base, "2023-09-01")),
+            120,
+            server,
+        )  # … and answers see it
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)

@@ -35,15 +35,28 @@ def store(stack):
 
 
 def chunk(text: str, day: int, ingested_day: int, article: str) -> Chunk:
-    return Chunk(id=chunk_id(text), text=text, sentences=[text], article_id=article, article_ids=[article],
-                 source="alpha", source_id=source_id("alpha"), day=day,
-                 published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z", ingested_at="x",
-                 ingested_ms=end_of_day_ms(ingested_day) - 3_600_000, sentence_start=0, sentence_end=1)
+    return Chunk(
+        id=chunk_id(text),
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source="alpha",
+        source_id=source_id("alpha"),
+        day=day,
+        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
+        ingested_at="x",
+        ingested_ms=end_of_day_ms(ingested_day) - 3_600_000,
+        sentence_start=0,
+        sentence_end=1,
+    )
 
 
 def test_alias_merges_end_the_same_whatever_the_order_of_writes(stack):
-    writes = [Entity(id=LETO, name="Jared Leto", type="PERSON", aliases=["Leto"]),
-              Entity(id=LETO, name="Jared Leto", type="PERSON", aliases=["J. Leto", "Jared"])]
+    writes = [
+        Entity(id=LETO, name="Jared Leto", type="PERSON", aliases=["Leto"]),
+        Entity(id=LETO, name="Jared Leto", type="PERSON", aliases=["J. Leto", "Jared"]),
+    ]
     results = []
     for order in (writes, writes[::-1]):
         settings = stack.settings.model_copy(update={"graph_database": f"g{uuid.uuid4().hex[:8]}"})
@@ -62,8 +75,11 @@ def test_daily_mention_counts_live_in_the_graph_and_survive_redelivery(store):
     may2 = chunk("Jared Leto and Doja Cat arrived.", 20230502, 20230502, "a1")
     may2b = chunk("Jared Leto left early.", 20230502, 20230502, "a2")
     may3 = chunk("Jared Leto spoke on Wednesday.", 20230503, 20230503, "a3")
-    batch = {"chunks": [may2, may2b, may3], "entities": entities,
-             "mentions": [(may2.id, LETO), (may2.id, DOJA), (may2b.id, LETO), (may3.id, LETO)]}
+    batch = {
+        "chunks": [may2, may2b, may3],
+        "entities": entities,
+        "mentions": [(may2.id, LETO), (may2.id, DOJA), (may2b.id, LETO), (may3.id, LETO)],
+    }
     store.write_batch(**batch)
     assert daily_counts(store.conn, LETO, 20230501, 20230531) == {20230502: 2, 20230503: 1}
     store.write_batch(**batch)  # re-delivered: the same counts
@@ -74,9 +90,15 @@ def test_daily_mention_counts_live_in_the_graph_and_survive_redelivery(store):
     assert daily_counts(store.conn, LETO, 20230501, 20230531, as_of_day=20230502) == {20230502: 2}
 
     # A backfill re-dates may3's text to May 1: the count moves with it, nothing is counted twice.
-    store.write_batch(chunks=[may3.model_copy(update={"day": 20230501, "published": "2023-05-01T08:00:00Z",
-                                                      "article_id": "a0", "article_ids": ["a0"]})],
-                      entities=entities, mentions=[(may3.id, LETO)])
+    store.write_batch(
+        chunks=[
+            may3.model_copy(
+                update={"day": 20230501, "published": "2023-05-01T08:00:00Z", "article_id": "a0", "article_ids": ["a0"]}
+            )
+        ],
+        entities=entities,
+        mentions=[(may3.id, LETO)],
+    )
     assert daily_counts(store.conn, LETO, 20230501, 20230531) == {20230501: 1, 20230502: 2, 20230503: 0}
 
     # Two replicas (or a replica and its restart) read the same targets from the graph.
@@ -91,12 +113,23 @@ def _pipeline_env(stack, tmp_path: Path, seed: str) -> tuple[dict, object, dict]
     prefix = f"t{uuid.uuid4().hex[:8]}"
     names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
     graph = f"g{uuid.uuid4().hex[:8]}"
-    env = {**stack.env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-           "NEWSKG_GRAPH_DATABASE": graph, "NEWSKG_QDRANT_PATH": str(tmp_path / f"qdrant-{seed}"),
-           "NEWSKG_TOPIC_PARTITIONS": "1", "NEWSKG_MIRROR_ENABLED": "false", "PYTHONHASHSEED": seed}
-    settings = stack.settings.model_copy(update={**{f"topic_{k}": v for k, v in names.items()},
-                                                 "graph_database": graph, "topic_partitions": 1,
-                                                 "mirror_enabled": False})
+    env = {
+        **stack.env,
+        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
+        "NEWSKG_GRAPH_DATABASE": graph,
+        "NEWSKG_QDRANT_PATH": str(tmp_path / f"qdrant-{seed}"),
+        "NEWSKG_TOPIC_PARTITIONS": "1",
+        "NEWSKG_MIRROR_ENABLED": "false",
+        "PYTHONHASHSEED": seed,
+    }
+    settings = stack.settings.model_copy(
+        update={
+            **{f"topic_{k}": v for k, v in names.items()},
+            "graph_database": graph,
+            "topic_partitions": 1,
+            "mirror_enabled": False,
+        }
+    )
     return env, settings, names
 
 
@@ -127,7 +160,7 @@ def test_two_hash_seeds_and_a_replay_from_offset_zero_give_the_same_graph(stack,
     stage = extract_stage(replay_settings, with_mirror=False)
     try:
         for start in range(0, len(records), 7):
-            stage.handle(records[start:start + 7])
+            stage.handle(records[start : start + 7])
     finally:
         stage.close()
     replay = _export({**env, "NEWSKG_GRAPH_DATABASE": replay_graph}, tmp_path / "export-replay.jsonl")

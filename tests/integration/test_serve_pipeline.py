@@ -26,8 +26,14 @@ def test_serve_pipeline_turns_unready_and_exits_nonzero_when_its_stages_stop(tmp
         env, _ = isolated_env(private, tmp_path)
         ingest(env, tmp_path, STORIES[:1], "first.jsonl")
         port = free_port()
-        server = subprocess.Popen([sys.executable, "-m", "newskg", "serve", "--pipeline", "--port", str(port)],
-                                  env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "newskg", "serve", "--pipeline", "--port", str(port)],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         base = f"http://127.0.0.1:{port}"
         _wait(lambda: httpx.get(base + "/readyz", timeout=2).json()["checks"].get("stages") is True, 120, server)
         _wait(lambda: _evidence(base, "2023-05-01"), 120, server)  # the stages run

@@ -28,12 +28,18 @@ def test_status_reports_both_servers_healthy_and_up_is_idempotent(stack):
 
 
 def test_external_settings_start_nothing(tmp_path, stack):
-    env = {**stack.env, "NEWSKG_DATA_DIR": str(tmp_path), "NEWSKG_KAFKA_BOOTSTRAP": stack.status()["broker"]["address"],
-           "NEWSKG_GRAPH_URI": stack.status()["graph"]["address"]}
+    env = {
+        **stack.env,
+        "NEWSKG_DATA_DIR": str(tmp_path),
+        "NEWSKG_KAFKA_BOOTSTRAP": stack.status()["broker"]["address"],
+        "NEWSKG_GRAPH_URI": stack.status()["graph"]["address"],
+    }
     up = newskg("services", "up", "--json", env=env)
     assert '"mode": "external"' in up.stdout
-    assert not (tmp_path / "services" / "state.json").exists() or "pid" not in (
-        tmp_path / "services" / "state.json").read_text()
+    assert (
+        not (tmp_path / "services" / "state.json").exists()
+        or "pid" not in (tmp_path / "services" / "state.json").read_text()
+    )
     status = newskg("services", "status", "--json", env=env)
     assert status.returncode == 0  # the external servers are healthy
 

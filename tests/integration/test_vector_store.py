@@ -13,19 +13,26 @@ pytestmark = pytest.mark.integration
 def test_upsert_and_filtered_search_by_integer_day(tmp_path, stack):
     settings = stack.settings.model_copy(update={"qdrant_path": tmp_path / "qdrant"})
     client = open_qdrant(settings)
-    client.create_collection("interactions", vectors_config=models.VectorParams(size=8,
-                                                                                 distance=models.Distance.COSINE))
+    client.create_collection(
+        "interactions", vectors_config=models.VectorParams(size=8, distance=models.Distance.COSINE)
+    )
     rng = np.random.default_rng(7)
     vectors = rng.normal(size=(200, 8))
-    points = [models.PointStruct(id=point_uuid(f"i{i}"), vector=vectors[i].tolist(),
-                                 payload={"graph_id": f"i{i}", "event_day": 20230801 + i % 30})
-              for i in range(200)]
+    points = [
+        models.PointStruct(
+            id=point_uuid(f"i{i}"),
+            vector=vectors[i].tolist(),
+            payload={"graph_id": f"i{i}", "event_day": 20230801 + i % 30},
+        )
+        for i in range(200)
+    ]
     client.upsert("interactions", points)
     client.upsert("interactions", points)  # idempotent: same ids
     assert client.count("interactions").count == 200
 
-    window = models.Filter(must=[models.FieldCondition(key="event_day",
-                                                       range=models.Range(gte=20230810, lte=20230812))])
+    window = models.Filter(
+        must=[models.FieldCondition(key="event_day", range=models.Range(gte=20230810, lte=20230812))]
+    )
     hits = client.query_points("interactions", query=vectors[9].tolist(), query_filter=window, limit=50).points
     assert len(hits) == 3 * 200 // 30 + 1 - 1 or hits  # non-empty and all inside the window
     assert all(20230810 <= h.payload["event_day"] <= 20230812 for h in hits)

@@ -72,8 +72,16 @@ def violations(path: Path) -> list[str]:
 
 def test_the_project_files_are_found():
     names = {module_name(path) for path in project_files()}
-    assert {"core.records", "core.llm.client", "ingest.kafka.stage", "graph.store.reads", "extract.stage",
-            "qa.api", "evaluation.neoqa.records", "newskg.wiring"} <= names
+    assert {
+        "core.records",
+        "core.llm.client",
+        "ingest.kafka.stage",
+        "graph.store.reads",
+        "extract.stage",
+        "qa.api",
+        "evaluation.neoqa.records",
+        "newskg.wiring",
+    } <= names
 
 
 def test_no_module_imports_a_layer_above_it():
@@ -81,17 +89,20 @@ def test_no_module_imports_a_layer_above_it():
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(("source", "file", "expected"), [
-    ("from extract.stage import ExtractStage\n", "core/timeaxes.py", ["imports extract.stage (extract)"]),
-    ("import qa.api\n", "graph/store/reads.py", ["imports qa.api (qa)"]),
-    ("from graph.store import Store\n", "ingest/kafka/stage.py", ["imports graph.store (graph)"]),
-    ("from ingest.kafka.stage import Stage\n", "graph/store/reads.py", ["imports ingest.kafka.stage (ingest)"]),
-    ("from extract.prompts import m1_subject\n", "core/llm/client.py", ["imports extract.prompts (extract)"]),
-    ("from ..records import Chunk\n", "core/llm/cache.py", []),  # core.llm may import core
-    ("from . import records\n", "evaluation/neoqa/run.py", []),
-    ("from core import llm\n", "core/timeaxes.py", ["imports core.llm (core.llm)"]),
-    ("from core.llm.client import LLMClient\n", "qa/answer.py", []),
-])
+@pytest.mark.parametrize(
+    ("source", "file", "expected"),
+    [
+        ("from extract.stage import ExtractStage\n", "core/timeaxes.py", ["imports extract.stage (extract)"]),
+        ("import qa.api\n", "graph/store/reads.py", ["imports qa.api (qa)"]),
+        ("from graph.store import Store\n", "ingest/kafka/stage.py", ["imports graph.store (graph)"]),
+        ("from ingest.kafka.stage import Stage\n", "graph/store/reads.py", ["imports ingest.kafka.stage (ingest)"]),
+        ("from extract.prompts import m1_subject\n", "core/llm/client.py", ["imports extract.prompts (extract)"]),
+        ("from ..records import Chunk\n", "core/llm/cache.py", []),  # core.llm may import core
+        ("from . import records\n", "evaluation/neoqa/run.py", []),
+        ("from core import llm\n", "core/timeaxes.py", ["imports core.llm (core.llm)"]),
+        ("from core.llm.client import LLMClient\n", "qa/answer.py", []),
+    ],
+)
 def test_the_check_catches_an_upward_import(tmp_path, monkeypatch, source, file, expected):
     """The check itself, on files written for the test: an upward or sideways import is reported, a downward
     or relative one within the layer is not."""

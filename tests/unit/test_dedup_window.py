@@ -4,8 +4,10 @@ import itertools
 
 from ingest.process.dedup import DedupIndex
 
-TEXT = ("Doja Cat arrived at the Paris show on Thursday night wearing a striking red outfit. The singer then posed "
-        "for photographers outside the venue with her manager and several friends.")
+TEXT = (
+    "Doja Cat arrived at the Paris show on Thursday night wearing a striking red outfit. The singer then posed "
+    "for photographers outside the venue with her manager and several friends."
+)
 OTHER = "The central bank raised interest rates by a quarter point, citing persistent inflation pressures today."
 THIRD = "Engineers closed the old stone bridge over the river after inspectors found deep cracks in its arches."
 
@@ -47,8 +49,9 @@ def test_window_evicts_by_publication_day_relative_to_the_newest_seen():
 
 
 def test_window_state_does_not_depend_on_replay_order():
-    entries = [(f"c{i}", f"a{i}", day) for i, day in
-               enumerate([20230101, 20230115, 20230204, 20230210, 20230305, 20230203])]
+    entries = [
+        (f"c{i}", f"a{i}", day) for i, day in enumerate([20230101, 20230115, 20230204, 20230210, 20230305, 20230203])
+    ]
     texts = [TEXT, OTHER, THIRD, TEXT + " Later.", OTHER + " Again.", THIRD + " Still."]
     held = set()
     for order in itertools.permutations(range(len(entries))):
@@ -70,8 +73,9 @@ def test_band_table_proposes_the_same_candidates_as_datasketch():
     rng = random.Random(3)
     words = [f"w{i}" for i in range(400)]
     base = [" ".join(rng.choice(words) for _ in range(60)) for _ in range(60)]
-    texts = base + [" ".join(w if rng.random() > rate else "x" for w in t.split())
-                    for t in base[:40] for rate in (0.05, 0.2, 0.4)]
+    texts = base + [
+        " ".join(w if rng.random() > rate else "x" for w in t.split()) for t in base[:40] for rate in (0.05, 0.2, 0.4)
+    ]
     index = DedupIndex(0.7, 128)
     reference = MinHashLSH(threshold=0.6, num_perm=128, weights=(0.2, 0.8))
     signatures = [index.signer.sign(t) for t in texts]
@@ -83,8 +87,10 @@ def test_band_table_proposes_the_same_candidates_as_datasketch():
         reference.insert(f"k{i}", mh)
     index.settle()
     for mh in signatures:
-        ours = {index._ids[s] for s in index._bands.candidates(index._bands.keys_of(
-            mh.hashvalues.astype("uint32")[None, :])[0])}
+        ours = {
+            index._ids[s]
+            for s in index._bands.candidates(index._bands.keys_of(mh.hashvalues.astype("uint32")[None, :])[0])
+        }
         assert ours == set(reference.query(mh))
 
 
@@ -117,8 +123,11 @@ def test_producer_ordering_options_from_the_brokers_api_versions():
     assert supports_idempotence({0: (0, 9), 22: (0, 4)})
     assert not supports_idempotence({0: (0, 9)})  # no InitProducerId: no producer ids
     assert not supports_idempotence({0: (0, 2), 22: (0, 1)})  # Produce < v3: no sequenced record batches
-    assert ordering_options(False) == {"enable_idempotence": False, "max_in_flight_requests_per_connection": 1,
-                                       "retries": 5}
+    assert ordering_options(False) == {
+        "enable_idempotence": False,
+        "max_in_flight_requests_per_connection": 1,
+        "retries": 5,
+    }
     # The idempotent options satisfy kafka-python's requirements (acks=all, retries > 0, <= 5 in flight):
     # set explicitly, a conflict would raise KafkaConfigurationError instead of silently dropping idempotence.
     options = ordering_options(True)

@@ -33,8 +33,7 @@ print(json.dumps({"karl": sorted(index.entities["e_karl"].context), "carl": sort
 
 def run_with_seed(seed: str) -> dict:
     env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO)}
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=REPO, capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=REPO, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
@@ -46,9 +45,21 @@ def test_alias_index_context_and_fuzzy_links_do_not_depend_on_the_hash_seed():
 
 def chunk(text: str, day: int, ingested_ms: int, article: str) -> Chunk:
     iso = f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T00:00:00Z"
-    return Chunk(id=f"c_{article}", text=text, sentences=[text], article_id=article, article_ids=[article],
-                 source="s", source_id="s_1", day=day, published=iso, ingested_at=iso, ingested_ms=ingested_ms,
-                 sentence_start=0, sentence_end=1)
+    return Chunk(
+        id=f"c_{article}",
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source="s",
+        source_id="s_1",
+        day=day,
+        published=iso,
+        ingested_at=iso,
+        ingested_ms=ingested_ms,
+        sentence_start=0,
+        sentence_end=1,
+    )
 
 
 EARLY = chunk("Leto arrived in Paris on Friday and waved to the crowd.", 20230505, 5_000, "a_early")

@@ -23,20 +23,36 @@ POISON = "On December 30, Doja Cat met Jared Leto in Paris."
 
 
 def chunk(cid: str, text: str, day: int = 20230501) -> Chunk:
-    return Chunk(id=cid, text=text, sentences=[text], article_id=f"a_{cid}", article_ids=[f"a_{cid}"], source="s",
-                 source_id="s_1", day=day, published=str(day), ingested_at="2023-05-01T00:00:00Z",
-                 ingested_ms=1, sentence_start=0, sentence_end=1)
+    return Chunk(
+        id=cid,
+        text=text,
+        sentences=[text],
+        article_id=f"a_{cid}",
+        article_ids=[f"a_{cid}"],
+        source="s",
+        source_id="s_1",
+        day=day,
+        published=str(day),
+        ingested_at="2023-05-01T00:00:00Z",
+        ingested_ms=1,
+        sentence_start=0,
+        sentence_end=1,
+    )
 
 
 def stage(linker: Linker | None = None) -> ExtractStage:
     # M0 reads nothing from the graph while extracting: a store without a connection is enough here.
-    return ExtractStage(store=SimpleNamespace(conn=None), extractor=ChunkExtractor(linker or Linker(AliasIndex())),
-                        options=ExtractOptions())
+    return ExtractStage(
+        store=SimpleNamespace(conn=None),
+        extractor=ChunkExtractor(linker or Linker(AliasIndex())),
+        options=ExtractOptions(),
+    )
 
 
 def test_a_chunk_that_breaks_validation_is_set_aside_and_the_others_go_on():
     extractions, failures = stage().extract_each(
-        [chunk("c1", GOOD), chunk("c2", POISON, POISON_DAY), chunk("c3", GOOD.replace("Monday", "Tuesday"))])
+        [chunk("c1", GOOD), chunk("c2", POISON, POISON_DAY), chunk("c3", GOOD.replace("Monday", "Tuesday"))]
+    )
     assert [x.chunk.id for x in extractions] == ["c1", "c3"] and all(x.interactions for x in extractions)
     ((bad, exc, reason),) = failures
     assert bad.id == "c2" and reason == EXTRACTION_ERROR and type(exc).__name__ == "ValidationError"
@@ -58,13 +74,16 @@ class FlakyLinker(Linker):
 
 def test_a_linker_bug_costs_only_its_chunk():
     extractions, failures = stage(FlakyLinker(KeyError("boom"))).extract_each(
-        [chunk("c1", "Anna Wintour praised the theme on Monday."), chunk("c2", GOOD)])
+        [chunk("c1", "Anna Wintour praised the theme on Monday."), chunk("c2", GOOD)]
+    )
     assert [x.chunk.id for x in extractions] == ["c1"] and [(c.id, r) for c, _, r in failures] == [
-        ("c2", EXTRACTION_ERROR)]
+        ("c2", EXTRACTION_ERROR)
+    ]
 
 
-@pytest.mark.parametrize("failure", [redis.exceptions.ConnectionError("graph down"), TimeoutError("slow"),
-                                     BudgetExceeded("spent")])
+@pytest.mark.parametrize(
+    "failure", [redis.exceptions.ConnectionError("graph down"), TimeoutError("slow"), BudgetExceeded("spent")]
+)
 def test_infrastructure_failures_and_the_budget_stop_the_step(failure):
     assert must_stop(failure)
     with pytest.raises(type(failure)):

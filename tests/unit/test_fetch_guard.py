@@ -8,24 +8,27 @@ import pytest
 from ingest.sources.http import FetchRefused, check_target, non_public_reason
 
 
-@pytest.mark.parametrize(("address", "reason"), [
-    ("127.0.0.1", "loopback"),
-    ("::1", "loopback"),
-    ("10.1.2.3", "private"),
-    ("172.16.0.1", "private"),
-    ("192.168.1.10", "private"),
-    ("169.254.169.254", "link-local"),  # cloud metadata endpoints
-    ("fe80::1", "link-local"),
-    ("fc00::1", "private"),
-    ("0.0.0.0", "unspecified"),
-    ("224.0.0.1", "multicast"),
-    ("240.0.0.1", "reserved"),
-    ("100.64.0.1", "not-global"),  # carrier-grade NAT, shared address space
-    ("192.0.2.1", "private"),  # documentation range (Python counts it as private)
-    ("::ffff:127.0.0.1", "loopback"),  # IPv4-mapped IPv6 judged as its IPv4
-    ("::ffff:10.0.0.1", "private"),
-    ("2002:7f00:1::", "loopback"),  # 6to4 wrapping 127.0.0.1
-])
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("127.0.0.1", "loopback"),
+        ("::1", "loopback"),
+        ("10.1.2.3", "private"),
+        ("172.16.0.1", "private"),
+        ("192.168.1.10", "private"),
+        ("169.254.169.254", "link-local"),  # cloud metadata endpoints
+        ("fe80::1", "link-local"),
+        ("fc00::1", "private"),
+        ("0.0.0.0", "unspecified"),
+        ("224.0.0.1", "multicast"),
+        ("240.0.0.1", "reserved"),
+        ("100.64.0.1", "not-global"),  # carrier-grade NAT, shared address space
+        ("192.0.2.1", "private"),  # documentation range (Python counts it as private)
+        ("::ffff:127.0.0.1", "loopback"),  # IPv4-mapped IPv6 judged as its IPv4
+        ("::ffff:10.0.0.1", "private"),
+        ("2002:7f00:1::", "loopback"),  # 6to4 wrapping 127.0.0.1
+    ],
+)
 def test_non_public_addresses_are_named(address, reason):
     assert non_public_reason(ipaddress.ip_address(address)) == reason
 
@@ -35,8 +38,16 @@ def test_public_addresses_pass(address):
     assert non_public_reason(ipaddress.ip_address(address)) is None
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:8080/feed", "http://localhost/x", "https://[::1]/a",
-                                 "http://169.254.169.254/latest/meta-data/", "http://10.0.0.5/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8080/feed",
+        "http://localhost/x",
+        "https://[::1]/a",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.5/",
+    ],
+)
 def test_non_public_targets_are_refused_unless_allowed(url):
     with pytest.raises(FetchRefused) as exc:
         check_target(url, allow_private=False)

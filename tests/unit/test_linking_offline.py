@@ -6,16 +6,30 @@ from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.markup import mark_up
 
-PASSAGE = ("Doja Cat dressed as Choupette at the Met Gala in New York on Monday. The singer said Karl Lagerfeld's "
-           "cat had inspired her look, and Jared Leto also arrived as Choupette. Leto posed with Anna Wintour "
-           "before the dinner. Doja Cat thanked Karl's estate in a statement on May 3, 2023, and Wintour praised "
-           "the theme.")
+PASSAGE = (
+    "Doja Cat dressed as Choupette at the Met Gala in New York on Monday. The singer said Karl Lagerfeld's "
+    "cat had inspired her look, and Jared Leto also arrived as Choupette. Leto posed with Anna Wintour "
+    "before the dinner. Doja Cat thanked Karl's estate in a statement on May 3, 2023, and Wintour praised "
+    "the theme."
+)
 
 
 def chunk(text: str, day: int = 20230505, article: str = "a1", cid: str = "c1", ingested_ms: int = 1) -> Chunk:
-    return Chunk(id=cid, text=text, sentences=[text], article_id=article, article_ids=[article], source="s",
-                 source_id="s_1", day=day, published="2023-05-05T00:00:00Z", ingested_at="2023-05-05T00:00:00Z",
-                 ingested_ms=ingested_ms, sentence_start=0, sentence_end=4)
+    return Chunk(
+        id=cid,
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source="s",
+        source_id="s_1",
+        day=day,
+        published="2023-05-05T00:00:00Z",
+        ingested_at="2023-05-05T00:00:00Z",
+        ingested_ms=ingested_ms,
+        sentence_start=0,
+        sentence_end=4,
+    )
 
 
 def test_short_forms_and_possessives_link_to_the_full_entity():
@@ -31,7 +45,8 @@ def test_short_forms_and_possessives_link_to_the_full_entity():
     assert by_text["Wintour"] == by_text["Anna Wintour"]
     assert len(by_text["Doja Cat"]) == 1
     assert "within the article, 'Leto' abbreviates 'Jared Leto'" in next(
-        m.explanation for m in result.mentions if m.text == "Leto")
+        m.explanation for m in result.mentions if m.text == "Leto"
+    )
 
 
 def test_offline_interactions_have_the_right_subject_and_day():
@@ -42,16 +57,16 @@ def test_offline_interactions_have_the_right_subject_and_day():
     assert ("Jared Leto", "Jared Leto arrived as Choupette", "Choupette", 20230505) in found  # publication day
     assert ("Jared Leto", "Jared Leto posed with Anna Wintour", "Anna Wintour", 20230505) in found
     assert ("Doja Cat", "Doja Cat thanked Karl Lagerfeld's estate", "Karl Lagerfeld", 20230503) in found
-    assert all(i.variant == "M0" and i.chunk_ids == ["c1"] and i.published_day == 20230505
-               for i in result.interactions)
+    assert all(i.variant == "M0" and i.chunk_ids == ["c1"] and i.published_day == 20230505 for i in result.interactions)
     assert len({i.id for i in result.interactions}) == len(result.interactions)
 
 
 def test_short_forms_link_across_documents_through_the_alias_index():
     extractor = ChunkExtractor(Linker(AliasIndex()))
     (first,) = extractor.offline([chunk(PASSAGE)])
-    (later,) = extractor.offline([chunk("Leto and Wintour met again in Paris on Friday.", article="a2", cid="c2",
-                                        ingested_ms=2)])  # ingested after the first: it may consult it
+    (later,) = extractor.offline(
+        [chunk("Leto and Wintour met again in Paris on Friday.", article="a2", cid="c2", ingested_ms=2)]
+    )  # ingested after the first: it may consult it
     first_ids = {m.name: m.entity_id for m in first.mentions}
     later_ids = {m.text: m.entity_id for m in later.mentions}
     assert later_ids["Leto"] == first_ids["Jared Leto"] and later_ids["Wintour"] == first_ids["Anna Wintour"]
@@ -61,8 +76,16 @@ def test_a_surname_inside_a_longer_name_is_not_a_lone_surname():
     """A known person's surname as the last word of another name ("the Talaira Mini") links to nothing."""
     extractor = ChunkExtractor(Linker(AliasIndex()))
     (first,) = extractor.offline([chunk("Reviewer Dana Mini praised the drone on Monday.", cid="c1")])
-    (later,) = extractor.offline([chunk("The Harbour Trust unveiled the Talaira Mini, a water filter, on Friday.",
-                                        article="a2", cid="c2", ingested_ms=2)])
+    (later,) = extractor.offline(
+        [
+            chunk(
+                "The Harbour Trust unveiled the Talaira Mini, a water filter, on Friday.",
+                article="a2",
+                cid="c2",
+                ingested_ms=2,
+            )
+        ]
+    )
     mini = {m.entity_id for m in first.mentions if m.name == "Dana Mini"}
     assert mini and not mini & {m.entity_id for m in later.mentions}
 
@@ -93,7 +116,7 @@ def test_alias_index_rules():
 
 def test_markup_escapes_existing_angle_brackets():
     extractor = ChunkExtractor(Linker(AliasIndex()))
-    (ext, _), = extractor.link([chunk("Doja Cat wrote <e>fake</e> tags & more.")])
+    ((ext, _),) = extractor.link([chunk("Doja Cat wrote <e>fake</e> tags & more.")])
     assert ext.marked_text == "<e>Doja Cat</e> wrote &lt;e&gt;fake&lt;/e&gt; tags &amp; more."
     assert mark_up("plain", []) == "plain"
 
@@ -106,9 +129,21 @@ def test_kb_entries_become_the_linking_targets(tmp_path):
     from extract.entities.kb import KBError, load_kb
 
     kb = tmp_path / "kb.jsonl"
-    kb.write_text("\n".join(json.dumps(e) for e in [
-        {"id": "Q312", "name": "Doja Cat", "aliases": ["Amala Dlamini"], "type": "PERSON", "description": "singer"},
-        {"id": "Q2", "name": "Met Gala", "aliases": [], "type": "EVENT"}]))
+    kb.write_text(
+        "\n".join(
+            json.dumps(e)
+            for e in [
+                {
+                    "id": "Q312",
+                    "name": "Doja Cat",
+                    "aliases": ["Amala Dlamini"],
+                    "type": "PERSON",
+                    "description": "singer",
+                },
+                {"id": "Q2", "name": "Met Gala", "aliases": [], "type": "EVENT"},
+            ]
+        )
+    )
     index = AliasIndex()
     assert load_kb(kb, index) == 2
     (result,) = ChunkExtractor(Linker(index)).offline([chunk("Amala Dlamini arrived. Doja Cat smiled.")])

@@ -15,9 +15,21 @@ NAMES = {SUBJ: "Doja Cat", OBJ: "Jared Leto"}
 
 def chunk(n: int) -> Chunk:
     day = 20230500 + n
-    return Chunk(id=f"c{n:02d}", text=f"Doja Cat met Jared Leto, report {n}.", sentences=["x"], article_id=f"a{n}",
-                 article_ids=[f"a{n}"], source="s", source_id="s_1", day=day, published=str(day),
-                 ingested_at=str(day), ingested_ms=day, sentence_start=0, sentence_end=1)
+    return Chunk(
+        id=f"c{n:02d}",
+        text=f"Doja Cat met Jared Leto, report {n}.",
+        sentences=["x"],
+        article_id=f"a{n}",
+        article_ids=[f"a{n}"],
+        source="s",
+        source_id="s_1",
+        day=day,
+        published=str(day),
+        ingested_at=str(day),
+        ingested_ms=day,
+        sentence_start=0,
+        sentence_end=1,
+    )
 
 
 class PairGraph:
@@ -36,8 +48,11 @@ class PairGraph:
     def m2_pending(self, subject_id, object_id, pair):
         done = {c for batch in self.covered.get(pair, []) for c in batch}
         done |= {c for p, ids, _ in self.given_up if p == pair for c in ids}
-        return [(c, c.text, [SUBJ, OBJ]) for c in sorted(self.chunks, key=lambda c: (c.day, c.ingested_ms, c.id))
-                if c.id not in done]
+        return [
+            (c, c.text, [SUBJ, OBJ])
+            for c in sorted(self.chunks, key=lambda c: (c.day, c.ingested_ms, c.id))
+            if c.id not in done
+        ]
 
     def write_batch(self, interactions=(), m2_batches=()):
         self.interactions += list(interactions)

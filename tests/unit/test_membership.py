@@ -49,11 +49,21 @@ def test_ids_kafka_would_reject_are_refused_up_front():
 
 
 def test_a_killed_holder_frees_its_id_for_its_restart(tmp_path):
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from ingest.kafka import membership;"
-        f"membership.lease_dir = lambda: Path({str(tmp_path / 'leases')!r});"
-        f"held = membership.claim_member({BROKER!r}, {GROUP!r}, 'process', 'replica-0'); print('held', flush=True);"
-        "time.sleep(60)")], stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time; from pathlib import Path; from ingest.kafka import membership;"
+                f"membership.lease_dir = lambda: Path({str(tmp_path / 'leases')!r});"
+                f"held = membership.claim_member({BROKER!r}, {GROUP!r}, 'process', 'replica-0');"
+                "print('held', flush=True);"
+                "time.sleep(60)"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "held"
     with pytest.raises(MemberInUse):
         claim_member(BROKER, GROUP, "process", "replica-0")

@@ -24,25 +24,32 @@ def raw(**kw) -> RawArticle:
     return RawArticle(**({"text": "x" * 50, "fetched_at": NOW} | kw))
 
 
-@pytest.mark.parametrize(("n", "size", "stride", "expected"), [
-    (0, 5, 3, []),
-    (3, 5, 3, [(0, 3)]),
-    (5, 5, 3, [(0, 5)]),
-    (9, 5, 3, [(0, 5), (3, 8), (4, 9)]),
-    (11, 5, 3, [(0, 5), (3, 8), (6, 11)]),
-    (6, 2, 2, [(0, 2), (2, 4), (4, 6)]),
-])
+@pytest.mark.parametrize(
+    ("n", "size", "stride", "expected"),
+    [
+        (0, 5, 3, []),
+        (3, 5, 3, [(0, 3)]),
+        (5, 5, 3, [(0, 5)]),
+        (9, 5, 3, [(0, 5), (3, 8), (4, 9)]),
+        (11, 5, 3, [(0, 5), (3, 8), (6, 11)]),
+        (6, 2, 2, [(0, 2), (2, 4), (4, 6)]),
+    ],
+)
 def test_windows_cover_every_sentence_with_overlap(n, size, stride, expected):
     sentences = [f"S{i}." for i in range(n)]
     got = windows(sentences, size, stride)
     assert [(w.start, w.end) for w in got] == expected
     assert {i for w in got for i in range(w.start, w.end)} == set(range(n))
-    assert all(w.sentences == sentences[w.start:w.end] for w in got)
+    assert all(w.sentences == sentences[w.start : w.end] for w in got)
 
 
 def test_date_order_given_page_feed_http_cli():
-    full = raw(published="2023-08-31T23:30:00-05:00", feed_published="2023-01-02", http_last_modified=
-               "Tue, 03 Jan 2023 10:00:00 GMT", fallback_date="2023-01-04")
+    full = raw(
+        published="2023-08-31T23:30:00-05:00",
+        feed_published="2023-01-02",
+        http_last_modified="Tue, 03 Jan 2023 10:00:00 GMT",
+        fallback_date="2023-01-04",
+    )
     assert choose_date(full, "2023-01-01").origin == "given"
     assert choose_date(full, "2023-01-01").day == 20230901  # normalised to UTC
     assert choose_date(raw(feed_published="2023-01-02"), "2023-01-01").origin == "page"
@@ -75,10 +82,12 @@ def test_shingles_and_exact_jaccard():
     assert exact_jaccard("a b c d", "a b c x") == pytest.approx(1 / 3)
 
 
-TEXT = ("Doja Cat arrived at the Paris show on Thursday night wearing a striking red outfit. The singer then posed "
-        "for photographers outside the venue with her manager and several friends. Fans gathered along the street "
-        "for hours hoping to catch a glimpse of the star before the show began. The designer later praised her "
-        "choice of outfit in a short statement to reporters.")
+TEXT = (
+    "Doja Cat arrived at the Paris show on Thursday night wearing a striking red outfit. The singer then posed "
+    "for photographers outside the venue with her manager and several friends. Fans gathered along the street "
+    "for hours hoping to catch a glimpse of the star before the show began. The designer later praised her "
+    "choice of outfit in a short statement to reporters."
+)
 
 
 def test_dedup_decisions():
@@ -123,15 +132,20 @@ def test_real_page_main_text_and_metadata():
 
 def test_empty_page_is_rejected():
     with pytest.raises(Rejected) as exc:
-        build_article(RawArticle(html="<html><body><nav>Home</nav></body></html>", fetched_at=NOW,
-                                 fallback_date="2023-01-01"))
+        build_article(
+            RawArticle(html="<html><body><nav>Home</nav></body></html>", fetched_at=NOW, fallback_date="2023-01-01")
+        )
     assert exc.value.reason == "empty_extraction"
 
 
 def test_file_reading(tmp_path):
     (tmp_path / "a.txt").write_text("Plain text article about the Paris show and its famous guests.")
-    (tmp_path / "b.jsonl").write_text(json.dumps({"url": "https://ex.com/1?utm_source=x", "text": "T" * 60,
-                                                  "published": "2023-08-31", "source": "ex"}) + "\n{broken\n")
+    (tmp_path / "b.jsonl").write_text(
+        json.dumps(
+            {"url": "https://ex.com/1?utm_source=x", "text": "T" * 60, "published": "2023-08-31", "source": "ex"}
+        )
+        + "\n{broken\n"
+    )
     (tmp_path / "c.html").write_bytes(b"%PDF-1.4 binary \x00\x01")
     items = [i for p in sorted(tmp_path.iterdir()) for i in read_file(p, "cli-src", "2023-08-01T00:00:00Z", NOW)]
     assert [type(i.value).__name__ for i in items] == ["RawArticle", "RawArticle", "bytes", "bytes"]

@@ -40,8 +40,9 @@ def test_metric_labels_are_route_templates_never_raw_paths():
         assert api.get(f"/nothing/{n}").status_code == 401
     auth = {"X-API-Key": KEY}
     for n in range(30):  # … and authenticated ones
-        assert api.get(f"/v1/entities/e_{n}/timeline", params={"from": "bad", "to": "x"},
-                       headers=auth).status_code == 422
+        assert (
+            api.get(f"/v1/entities/e_{n}/timeline", params={"from": "bad", "to": "x"}, headers=auth).status_code == 422
+        )
         assert api.get(f"/missing/{n}", headers=auth).status_code == 404
     assert api.get("/healthz").status_code == 200
     labels = series(api.get("/metrics", headers=auth).text)
@@ -59,8 +60,12 @@ def test_api_keys_are_compared_in_constant_time(monkeypatch):
     monkeypatch.setattr(hmac, "compare_digest", spy)
     api = client([KEY, "other-key"])
     assert api.get("/v1/entities", params={"search": "x", "limit": 0}, headers={"X-API-Key": KEY}).status_code == 422
-    assert api.get("/v1/entities", params={"search": "x", "limit": 0},
-                   headers={"Authorization": f"Bearer {KEY}"}).status_code == 422
+    assert (
+        api.get(
+            "/v1/entities", params={"search": "x", "limit": 0}, headers={"Authorization": f"Bearer {KEY}"}
+        ).status_code
+        == 422
+    )
     for wrong in ("k-secret-2", "k-secret-1x", "", "ключ".encode()):  # non-ASCII bytes too: 401, not a crash
         response = api.get("/v1/entities", params={"search": "x"}, headers={"X-API-Key": wrong})
         assert response.status_code == 401, wrong
@@ -97,8 +102,10 @@ def test_as_of_views_and_calendar_distance():
 
 def test_the_browser_guide_shows_the_saved_queries_verbatim():
     guide = files("graph.browser").joinpath("guide.html").read_text(encoding="utf-8")
-    shown = {" ".join(html.unescape(block).split())
-             for block in re.findall(r'<pre class="pre-scrollable code runnable">(.*?)</pre>', guide, re.S)}
+    shown = {
+        " ".join(html.unescape(block).split())
+        for block in re.findall(r'<pre class="pre-scrollable code runnable">(.*?)</pre>', guide, re.S)
+    }
     for name, (query, params) in saved_queries().items():
         assert " ".join(query.split()) in shown, name
         assert {"as_of_day", "as_of_ms"} <= set(params), name

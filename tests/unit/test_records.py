@@ -22,24 +22,77 @@ from core.records import (
 NOW = "2023-08-31T10:00:00Z"
 
 SAMPLES = [
-    RawArticle(url="https://example.com/a", html="<p>Doja Cat</p>", source="example", fetched_at=NOW,
-               published="2023-08-30"),
-    Article(id="a_1", url="https://example.com/a", title="T", text="Body “quoted” ünïcode", published=NOW,
-            published_day=20230831, source="example", source_id="s_1", ingested_at=NOW, ingested_ms=1),
-    Chunk(id="c_1", text="One. Two.", sentences=["One.", "Two."], article_id="a_1", article_ids=["a_1"],
-          source="example", source_id="s_1", day=20230831, published=NOW, ingested_at=NOW, ingested_ms=1,
-          sentence_start=0, sentence_end=2, entity_ids=["e_1"]),
-    ChunkSighting(chunk_id="c_1", article_id="a_2", source="other", source_id="s_2", day=20230901,
-                  published=NOW, ingested_at=NOW, ingested_ms=2, similarity=0.93),
+    RawArticle(
+        url="https://example.com/a", html="<p>Doja Cat</p>", source="example", fetched_at=NOW, published="2023-08-30"
+    ),
+    Article(
+        id="a_1",
+        url="https://example.com/a",
+        title="T",
+        text="Body “quoted” ünïcode",
+        published=NOW,
+        published_day=20230831,
+        source="example",
+        source_id="s_1",
+        ingested_at=NOW,
+        ingested_ms=1,
+    ),
+    Chunk(
+        id="c_1",
+        text="One. Two.",
+        sentences=["One.", "Two."],
+        article_id="a_1",
+        article_ids=["a_1"],
+        source="example",
+        source_id="s_1",
+        day=20230831,
+        published=NOW,
+        ingested_at=NOW,
+        ingested_ms=1,
+        sentence_start=0,
+        sentence_end=2,
+        entity_ids=["e_1"],
+    ),
+    ChunkSighting(
+        chunk_id="c_1",
+        article_id="a_2",
+        source="other",
+        source_id="s_2",
+        day=20230901,
+        published=NOW,
+        ingested_at=NOW,
+        ingested_ms=2,
+        similarity=0.93,
+    ),
     DedupSignature(chunk_id="c_1", article_id="a_1", num_perm=2, minhash="AAAAAAAAAAA=", day=20230831),
     DedupSighting(chunk_id="c_9", article_id="a_2", kept_chunk_id="c_1", day=20230901),
     Mention(text="Doja Cat", start=0, end=8, label="PERSON", entity_id="e_1"),
     Entity(id="e_1", name="Doja Cat", type="PERSON", aliases=["Doja"]),
-    Interaction(id="i_1", subject_id="e_1", subject_name="Doja Cat", object_id="e_2", object_name="Choupette",
-                text="Doja Cat dressed as Choupette", event_day=20230831, published_day=20230831,
-                ingested_at=NOW, ingested_ms=1, variant="M0", chunk_ids=["c_1"]),
-    DeadLetter(reason="malformed_json", stage="process", topic="news.articles", partition=0, offset=7,
-               key="k", payload_excerpt="{", payload_bytes=1, at=NOW),
+    Interaction(
+        id="i_1",
+        subject_id="e_1",
+        subject_name="Doja Cat",
+        object_id="e_2",
+        object_name="Choupette",
+        text="Doja Cat dressed as Choupette",
+        event_day=20230831,
+        published_day=20230831,
+        ingested_at=NOW,
+        ingested_ms=1,
+        variant="M0",
+        chunk_ids=["c_1"],
+    ),
+    DeadLetter(
+        reason="malformed_json",
+        stage="process",
+        topic="news.articles",
+        partition=0,
+        offset=7,
+        key="k",
+        payload_excerpt="{",
+        payload_bytes=1,
+        at=NOW,
+    ),
 ]
 
 
@@ -66,8 +119,12 @@ def test_newer_schema_version_is_rejected_with_a_reason():
 
 @pytest.mark.parametrize(
     ("data", "reason"),
-    [(b"{not json", "malformed JSON"), (b"\xff\xfe\x00garbage", "undecodable"), (b"[1, 2]", "expected an object"),
-     (b'{"kind": "Chunk"}', "expected a RawArticle")],
+    [
+        (b"{not json", "malformed JSON"),
+        (b"\xff\xfe\x00garbage", "undecodable"),
+        (b"[1, 2]", "expected an object"),
+        (b'{"kind": "Chunk"}', "expected a RawArticle"),
+    ],
 )
 def test_bad_bytes_raise_record_error(data, reason):
     with pytest.raises(RecordError, match=reason):

@@ -26,8 +26,15 @@ def test_dotenv_file_is_read(tmp_path, monkeypatch):
 def test_external_servers_are_never_started(tmp_path):
     local = ServiceManager(Settings(data_dir=tmp_path, _env_file=None))
     assert {s.name for s in local.specs(llm=True)} == {"broker", "graph", "llm"}
-    external = ServiceManager(Settings(data_dir=tmp_path, kafka_bootstrap="k:9092", graph_uri="bolt://n:7687",
-                                       llm_base_url="https://api.example/v1", _env_file=None))
+    external = ServiceManager(
+        Settings(
+            data_dir=tmp_path,
+            kafka_bootstrap="k:9092",
+            graph_uri="bolt://n:7687",
+            llm_base_url="https://api.example/v1",
+            _env_file=None,
+        )
+    )
     assert external.specs(llm=True) == []
 
 
@@ -58,8 +65,11 @@ def test_k8s_manifests_parse_and_name_only_real_settings():
     for doc in docs:
         for key in {**doc.get("data", {}), **doc.get("stringData", {})}:
             assert key in known, key
-    workloads = {d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0]
-                 for d in docs if d["kind"] in ("Deployment", "StatefulSet")}
+    workloads = {
+        d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0]
+        for d in docs
+        if d["kind"] in ("Deployment", "StatefulSet")
+    }
     for container in workloads.values():
         assert {e["name"] for e in container.get("env", [])} <= known
     assert workloads["newskg-process"]["args"][:2] == ["run", "process"]

@@ -16,8 +16,7 @@ WHO = "consumer group newskg-process on broker 127.0.0.1:9092 (member vm-process
 
 class StandInRunner:
     def __init__(self, assigned: bool = True, error: Exception | None = None):
-        self.consumer = SimpleNamespace(assignment=lambda: {"articles-0"} if assigned else set(),
-                                        describe=lambda: WHO)
+        self.consumer = SimpleNamespace(assignment=lambda: {"articles-0"} if assigned else set(), describe=lambda: WHO)
         self.stage = SimpleNamespace(name="process", on_idle=lambda: False)
         self.error = error
 
@@ -53,8 +52,9 @@ def test_a_long_running_stage_without_partitions_warns_once_and_keeps_running(ca
 
 def test_the_pipeline_thread_reports_a_stage_that_stopped():
     failures: list[str] = []
-    stages = PipelineThread([StandInRunner(error=ConnectionError("graph down"))], threading.Event(), 1.0,
-                            failures.append).start()
+    stages = PipelineThread(
+        [StandInRunner(error=ConnectionError("graph down"))], threading.Event(), 1.0, failures.append
+    ).start()
     stages.thread.join(timeout=5)
     assert not stages.healthy()
     assert failures == ["ConnectionError: graph down"] == [stages.failure]

@@ -18,5 +18,6 @@ class Subsets(BaseModel):
 
 def build(profile: str, outline: list[str], count: int):
     lines = "\n".join(f"[{n}] {s}" for n, s in enumerate(outline, start=1))
-    return prompt(NAME, VERSION, TEMPLATE.replace("{profile}", profile).replace("{count}", str(count)), Subsets,
-                  outline=lines)
+    return prompt(
+        NAME, VERSION, TEMPLATE.replace("{profile}", profile).replace("{count}", str(count)), Subsets, outline=lines
+    )

@@ -16,6 +16,12 @@ Answer: {{"items": ["sentence", ...]}}
 
 
 def build(outline: list[str], story: str, entities: str):
-    return prompt(NAME, VERSION, TEMPLATE.replace("{count}", str(len(outline))), Sentences,
-                  outline=numbered(outline), story=story or "(this is the first event)",
-                  entities=entities or "(none yet)")
+    return prompt(
+        NAME,
+        VERSION,
+        TEMPLATE.replace("{count}", str(len(outline))),
+        Sentences,
+        outline=numbered(outline),
+        story=story or "(this is the first event)",
+        entities=entities or "(none yet)",
+    )

@@ -5,14 +5,16 @@ from pydantic import BaseModel, Field
 from evaluation.neoqa.prompts.base import prompt
 
 NAME, VERSION = "neoqa_kb_entry", 1
-FIELDS = {"person": "date_of_birth, gender, profession, nationality, education",
-          "organization": "founded, headquarters, employees, sector",
-          "location": "population, region, country",
-          "product": "manufacturer, category, price",
-          "art": "creator, medium, year",
-          "event": "organizer, venue, budget",
-          "building": "location, floors, opened",
-          "miscellaneous": "category"}
+FIELDS = {
+    "person": "date_of_birth, gender, profession, nationality, education",
+    "organization": "founded, headquarters, employees, sector",
+    "location": "population, region, country",
+    "product": "manufacturer, category, price",
+    "art": "creator, medium, year",
+    "event": "organizer, venue, budget",
+    "building": "location, floors, opened",
+    "miscellaneous": "category",
+}
 TEMPLATE = """Write a knowledge-base entry for this fictional {kind} from the story: a one-sentence description
 and the properties {fields}. Invent plausible values; none may refer to anything real.
 Answer: {{"description": "...", "properties": {{"property": "value", ...}}}}

@@ -17,6 +17,13 @@ Answer: {{"items": ["sentence", ...]}}
 
 
 def build(summary: str, story: str, entities: str, date: str, count: int):
-    return prompt(NAME, VERSION, TEMPLATE.replace("{date}", date).replace("{count}", str(count)), Sentences,
-                  temperature=1.0, summary=summary, story=story or "(this is the first event)",
-                  entities=entities or "(none yet)")
+    return prompt(
+        NAME,
+        VERSION,
+        TEMPLATE.replace("{date}", date).replace("{count}", str(count)),
+        Sentences,
+        temperature=1.0,
+        summary=summary,
+        story=story or "(this is the first event)",
+        entities=entities or "(none yet)",
+    )

@@ -23,5 +23,6 @@ class Variant(BaseModel):
 
 
 def build(kind: str, question: str, items: list[str]):
-    return prompt(NAME, VERSION, TEMPLATE.replace("{kind}", KINDS[kind]), Variant, question=question,
-                  items=numbered(items))
+    return prompt(
+        NAME, VERSION, TEMPLATE.replace("{kind}", KINDS[kind]), Variant, question=question, items=numbered(items)
+    )

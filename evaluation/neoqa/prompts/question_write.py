@@ -8,9 +8,9 @@ from evaluation.neoqa.prompts.base import numbered, prompt
 NAME, VERSION = "neoqa_question_write", 1
 KINDS = {
     "multi-hop": "Ask about {bridge} using a fact from one item, but refer to {bridge} only through what the "
-                 "other item says about them (never by name).",
+    "other item says about them (never by name).",
     "time-span": "Ask how many days passed between the two dated moments the items describe. The answer is a "
-                 "number of days, like \"23 days\".",
+    'number of days, like "23 days".',
 }
 TEMPLATE = """Write one question that needs both items below to answer, with its short answer. {kind}
 The question must have exactly one correct answer given the story so far, and be asked as of the later item.
@@ -28,5 +28,4 @@ class Written(BaseModel):
 
 def build(kind: str, items: list[str], story: str, bridge: str = ""):
     instruction = KINDS[kind].replace("{bridge}", bridge)
-    return prompt(NAME, VERSION, TEMPLATE.replace("{kind}", instruction), Written, items=numbered(items),
-                  story=story)
+    return prompt(NAME, VERSION, TEMPLATE.replace("{kind}", instruction), Written, items=numbered(items), story=story)

@@ -14,5 +14,12 @@ Answer: {{"items": ["sentence", ...]}} with the original and the new sentences i
 
 
 def build(outline: list[str], story: str):
-    return prompt(NAME, VERSION, TEMPLATE, Sentences, temperature=1.0, outline=numbered(outline),
-                  story=story or "(this is the first event)")
+    return prompt(
+        NAME,
+        VERSION,
+        TEMPLATE,
+        Sentences,
+        temperature=1.0,
+        outline=numbered(outline),
+        story=story or "(this is the first event)",
+    )

@@ -19,5 +19,4 @@ class NewName(BaseModel):
 
 
 def build(name: str, kind: str, context: str):
-    return prompt(NAME, VERSION, TEMPLATE.replace("{kind}", kind), NewName, temperature=1.0, name=name,
-                  context=context)
+    return prompt(NAME, VERSION, TEMPLATE.replace("{kind}", kind), NewName, temperature=1.0, name=name, context=context)
