@@ -59,6 +59,7 @@ def _chunk_row(chunk: Chunk, marked: str | None) -> dict[str, Any]:
         "title": chunk.title,
         "marked": marked,
         "similarity": 1.0,
+        "first_key": first_key(chunk.day, chunk.ingested_ms, chunk.published, chunk.article_id),
     }
 
 
@@ -80,41 +81,50 @@ def _sighting_row(s: ChunkSighting) -> dict[str, Any]:
 def _interaction_row(i: Interaction) -> dict[str, Any]:
     # The fields are already JSON-native (str, int, list[str]); the attribute dict is 10x cheaper than model_dump.
     row = {k: v for k, v in i.__dict__.items() if k != "schema_version"}
-    return row | {"event_iso": day_iso(i.event_day), "published_iso": day_iso(i.published_day)}
+    return row | {
+        "event_iso": day_iso(i.event_day),
+        "published_iso": day_iso(i.published_day),
+        "first_key": interaction_first_key(i),
+    }
 
 
-def _first_published(row: dict[str, Any]) -> tuple:
-    return row["day"], row["published"], row["article_id"]
+def first_key(published_day: int, ingested_ms: int, published: str = "", tie: str = "") -> str:
+    """Orders the records of one content id by when the system could first show them: the day a record became
+    visible as of the `ingested` view (the later of its published day and its ingestion day), then its published
+    day, published instant, ingestion instant and a tie id. One string, so the graph compares it in one `<` on
+    Neo4j and FalkorDB alike; fixed-width numbers keep string order equal to numeric order."""
+    visible_day = max(published_day, ingested_day(ingested_ms))
+    return f"{visible_day:08d}|{published_day:08d}|{published}|{ingested_ms:015d}|{tie}"
+
+
+def interaction_first_key(i: Interaction) -> str:
+    return first_key(i.published_day, i.ingested_ms)
 
 
 def fold_chunk_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per chunk id, as writes.CHUNKS would leave the node after all of them (rows of one statement do
-    not see each other's writes): the first published row's fields with the first ingestion among them."""
+    not see each other's writes): the row with the least first_key, whole."""
     folded: dict[str, dict[str, Any]] = {}
     for row in rows:
         kept = folded.get(row["id"])
-        if kept is None:
-            folded[row["id"]] = dict(row)
-            continue
-        first = min(kept, row, key=_first_published)
-        earliest = min(kept, row, key=lambda r: r["ingested_ms"])
-        folded[row["id"]] = first | {k: earliest[k] for k in ("ingested_ms", "ingested_at", "ingested_day")}
+        folded[row["id"]] = row if kept is None else min(kept, row, key=lambda r: r["first_key"])
     return list(folded.values())
 
 
 def fold_interactions(interactions: Iterable[Interaction]) -> list[Interaction]:
-    """One record per interaction id: evidence, articles and sources united, the first publication and first
-    ingestion kept (the same fact read in two overlapping chunks of one batch keeps both as evidence)."""
+    """One record per interaction id: evidence, articles and sources united, the times of the record visible first
+    (least first_key) kept whole (the same fact read in two overlapping chunks of one batch keeps both as
+    evidence)."""
     folded: dict[str, Interaction] = {}
     for i in interactions:
         kept = folded.get(i.id)
         if kept is None:
             folded[i.id] = i
             continue
-        earliest = min(kept, i, key=lambda x: x.ingested_ms)
+        earliest = min(kept, i, key=interaction_first_key)
         folded[i.id] = kept.model_copy(
             update={
-                "published_day": min(kept.published_day, i.published_day),
+                "published_day": earliest.published_day,
                 "ingested_ms": earliest.ingested_ms,
                 "ingested_at": earliest.ingested_at,
                 "chunk_ids": sorted({*kept.chunk_ids, *i.chunk_ids}),
