@@ -173,7 +173,9 @@ def rouge(reference: Any, candidate: Any) -> dict[str, RougePart]:
 
 
 def warm_up(texts: Sequence[str] = ("warm up",)) -> None:
-    """Load spaCy and the modules before a progress bar starts, so the first question does not look stuck."""
+    """Load spaCy, the modules and the ROUGE scorer before a progress bar starts, so the first question does not
+    look stuck."""
+    _rouge()
     for text in texts:
         normalize(text)
 
