@@ -43,11 +43,17 @@ def eval_fanoutqa(
         return
     from core.errors import NewskgError
     from evaluation.fanoutqa.dataset import check_ids, load_answers, load_dev, load_test
+    from evaluation.fanoutqa.records import DevQuestion
 
     if split not in SPLITS:
         fail(f"--split must be dev or test, not {split!r}")
     if answers is None:
         fail('--answers FILE is required (a JSON list of {"id": ..., "answer": ...})')
+    if judge and split == "test":
+        fail("--judge needs reference answers; the test split has none (use --split dev)")
+    settings = get_settings()
+    if judge:
+        _require_llm(settings)
     try:
         given = load_answers(answers)
         questions = load_dev() if split == "dev" else load_test()
@@ -55,15 +61,18 @@ def eval_fanoutqa(
     except NewskgError as exc:
         fail(str(exc))
     if split == "test":
-        _validated_test(given, len(questions), judge, as_json)
+        _validated_test(len(given), len(questions), as_json)
         return
-    dev = load_dev()
-    settings = get_settings()
+    dev = [q for q in questions if isinstance(q, DevQuestion)]
     folder = out or settings.data_dir / "eval" / f"fanoutqa-{answers.stem}"
+    import openai
+
     try:
         result = _score(dev, given, judge, only_answered, str(answers), as_json)
     except NewskgError as exc:
         fail(str(exc))
+    except openai.OpenAIError as exc:  # the LLM stayed unreachable through the client's retries
+        fail(f"LLM judge failed: {exc}")
     from evaluation.fanoutqa.report import write_report
 
     paths = write_report(result, folder)
@@ -86,16 +95,14 @@ def eval_fanoutqa(
     )
 
 
-def _validated_test(given, total: int, judge: bool, as_json: bool) -> None:
+def _validated_test(answered: int, total: int, as_json: bool) -> None:
     """The test split's answers are not public: nothing can be scored here; the file is checked (shape, ids) so
     it can be submitted to the leaderboard as it is."""
-    if judge:
-        fail("--judge needs reference answers; the test split has none (use --split dev)")
     emit(
         {
             "split": "test",
             "valid": True,
-            "answered": len(given),
+            "answered": answered,
             "questions": total,
             "scored": False,
             "reason": "the test split's answers are hidden; submit the file to the FanOutQA leaderboard",
@@ -129,6 +136,14 @@ def _score(dev, given, judge: bool, only_answered: bool, answers_file: str, quie
             on_judged=lambda: progress.advance(judging),
             answers_file=answers_file,
         )
+
+
+def _require_llm(settings) -> None:
+    """Before any work (and before importing the pipeline, which is slow): is there an LLM to judge with?"""
+    from newskg.wiring import llm_base_url
+
+    if not llm_base_url(settings):
+        fail("--judge needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
 
 
 def _judge():
