@@ -51,7 +51,10 @@ class SpikeSeries:
             "name": self.name,
             "threshold": self.threshold,
             "spike_days": self.spikes,
-            "series": [{"day": d, "count": c, "rolling": r} for d, c, r in zip(self.days, self.counts, self.rolling)],
+            "series": [
+                {"day": d, "count": c, "rolling": r}
+                for d, c, r in zip(self.days, self.counts, self.rolling, strict=True)
+            ],
         }
 
 
@@ -77,7 +80,7 @@ def threshold_of(sums: list[int], sigma: float) -> tuple[Fraction, Fraction] | N
     if n < 2:
         return None
     mean = Fraction(sum(sums), n)
-    variance = sum((Fraction(s) - mean) ** 2 for s in sums) / (n - 1)
+    variance = sum(((Fraction(s) - mean) ** 2 for s in sums), Fraction(0)) / (n - 1)
     return mean, variance
 
 
@@ -99,6 +102,6 @@ def detect(
         return SpikeSeries(entity_id, name, days, series, sums, None, [])
     mean, variance = stats
     sigma = Fraction(str(rule.sigma))
-    spikes = [d for d, s in zip(days, sums) if s is not None and exceeds(s, mean, variance, sigma)]
+    spikes = [d for d, s in zip(days, sums, strict=True) if s is not None and exceeds(s, mean, variance, sigma)]
     threshold = float(mean) + rule.sigma * float(variance) ** 0.5
     return SpikeSeries(entity_id, name, days, series, sums, threshold, spikes)
