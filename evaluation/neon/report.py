@@ -202,10 +202,12 @@ def topk_chart(curves: list[dict], scorer: Scorer, strategies, methods, ks, path
                 ax.plot(sorted(ks), [np.nan if y is None else y for y in ys], marker="o", label=METHODS[method].label)
             ax.set_title(f"{strategy}: {attribute}", fontsize=8)
             ax.set_xlabel("top-k", fontsize=7)
+            ax.set_xticks(sorted(ks))
             ax.set_ylim(0, scorer.scale_max)
             ax.tick_params(labelsize=7)
     axes[0][0].legend(fontsize=7)
-    fig.suptitle(f"Top-k curves ({scorer.name}{' — proxies, not judge scores' if scorer.family == 'proxy' else ''})")
+    kind = "offline proxies, not judge scores" if scorer.family == "proxy" else "LLM judge, 0-2"
+    fig.suptitle(f"Top-k curves ({scorer.name}: {kind})")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -296,7 +298,9 @@ def _html(meta: dict, summary: dict, scorers: Sequence[Scorer], charts: list[Pat
         for r in summary["no_evidence"]
     )
     embedded = "".join(f"<p>{img_tag(p)}</p>" for p in charts[:EMBEDDED_SPIKE_CHARTS])
-    linked = "".join(f'<li><a href="{html.escape(p.name)}">{html.escape(p.name)}</a></li>' for p in charts[EMBEDDED_SPIKE_CHARTS:])
+    linked = "".join(
+        f'<li><a href="{html.escape(p.name)}">{html.escape(p.name)}</a></li>' for p in charts[EMBEDDED_SPIKE_CHARTS:]
+    )
     return (
         "<!doctype html><meta charset=utf-8><title>NEON replay</title>"
         "<style>body{font-family:sans-serif} td,th{padding:3px 8px;border:1px solid #ccc} small{color:#555}</style>"

@@ -243,7 +243,10 @@ def eval_replay(
     judge_llm = None if scores == "proxies" else llm_client(settings)
     if scores == "judges" and judge_llm is None:
         fail("--scores judges needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
-    chosen_scorers = scorers(judge_llm) if judge_llm is not None else [ProxyScorer()]
+    try:
+        chosen_scorers = scorers(judge_llm) if judge_llm is not None else [ProxyScorer()]
+    except ModuleNotFoundError as exc:  # a build without evaluation/neon/judges
+        fail(f"the LLM judges are not available ({exc}); run with --scores proxies")
     inputs = _spike_inputs(settings, service.store, service.resolver, log, entity, top, rule, min_users, as_json)
     candidates = log_queries(inputs.spikes, inputs.linked) if inputs.linked else graph_queries(inputs.spikes)
     queries = choose(candidates, limit, seed)
