@@ -147,6 +147,14 @@ class Settings(BaseSettings):
         "auto", description="auto: the LLM when one is configured or running locally, else extractive."
     )
     qa_backoff_days: int = Field(7, ge=0, le=365, description="Temporal retrieval widens ±1..r days up to this.")
+    # --- NEON evaluation (spike days and replay)
+    neon_spike_window: int = Field(3, ge=1, le=60, description="Days in the spike rule's trailing rolling sum.")
+    neon_spike_sigma: float = Field(
+        1.0, ge=0, description="A spike day's rolling sum must be strictly above mean + this many sample σ."
+    )
+    neon_min_users: int = Field(
+        5, ge=1, description="Privacy rule: queries issued by fewer distinct users are dropped (logs with user ids)."
+    )
     api_host: str = Field("127.0.0.1", description="Address `newskg serve` listens on.")
     api_port: int = Field(8000, ge=1, le=65535, description="Port `newskg serve` listens on.")
     api_keys: list[str] = Field([], description="Accepted API keys (JSON list); empty: no authentication.")

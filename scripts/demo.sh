@@ -45,4 +45,12 @@ $NEWSKG eval neoqa --instances "$SYNTH/instances.jsonl" --answerer graph --out .
 echo
 echo "== 5. Linking and offline extraction of one sentence (newskg extract text … --explain)"
 $NEWSKG extract text "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and Leto posed with Anna Wintour." --date 2023-05-02 --explain
+echo
+echo "== 6. NEON spike-day replay: a synthetic query log peaking on the timelines' event days (its known spike days"
+echo "==    written beside it), the spike days the rule finds, then 4 spike-day queries answered as of their day by"
+echo "==    NewsRAG and NEON(M0/M1/M2) x temporal/generic x k, scored by the offline proxies (the judges with an LLM)"
+QLOG=.newskg/eval/querylog.jsonl
+$NEWSKG eval querylog --data "$SYNTH" --out "$QLOG" --seed 7 --entities 2
+$NEWSKG eval spikes --log "$QLOG" --out .newskg/eval/spikes
+$NEWSKG eval replay --log "$QLOG" --limit 4 --k 1,5,10 --out .newskg/eval/neon-replay
 $NEWSKG services status

@@ -75,6 +75,12 @@ RETURN d.day AS day, sum(d.chunks) AS chunks
 ORDER BY day
 """
 
+DAY_RANGE = """
+MATCH (d:EntityDay)
+WHERE d.chunks > 0 AND d.ingested_day <= $as_of_day
+RETURN min(d.day) AS first, max(d.day) AS last
+"""
+
 # Entities with when they were first seen, for the linker's alias index at start (as-of linking).
 ENTITIES_FIRST_SEEN = """
 MATCH (n:Entity)
@@ -132,6 +138,14 @@ def daily_counts(
         DAILY_COUNTS, {"entity": entity_id, "from_day": from_day, "to_day": to_day, "as_of_day": as_of_day}
     )
     return {r["day"]: r["chunks"] for r in rows}
+
+
+def day_range(conn: GraphConnection, as_of_day: int = 99991231) -> tuple[int, int] | None:
+    """(first, last) publication day with any counted mention, as known by the end of as_of_day; None if none."""
+    rows = conn.read(DAY_RANGE, {"as_of_day": as_of_day})
+    if not rows or rows[0]["first"] is None:
+        return None
+    return int(rows[0]["first"]), int(rows[0]["last"])
 
 
 def entities_first_seen(conn: GraphConnection) -> list[dict[str, Any]]:
