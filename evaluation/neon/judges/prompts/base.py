@@ -59,7 +59,7 @@ class Verdict(BaseModel):
     def _normalise(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        keys = {str(key).strip().lower(): value for key, value in data.items()}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType] -- any JSON object
+        keys = {str(key).strip().lower(): value for key, value in data.items()}
         rating = next((keys[k] for k in RATING_KEYS if k in keys), None)
         reason = next((keys[k] for k in REASON_KEYS if k in keys), None)
         return {"rating": _score(rating), "reason": "" if reason is None else str(reason).strip()}
@@ -102,7 +102,7 @@ def _json_objects(text: str) -> list[dict[str, Any]]:
         except json.JSONDecodeError:
             continue
         if isinstance(value, dict):
-            found.append(value)  # pyright: ignore[reportUnknownArgumentType] -- any JSON object
+            found.append(value)
     return found
 
 
