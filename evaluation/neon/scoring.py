@@ -7,13 +7,13 @@ results to one record per attribute ({score, rationale}) for the report."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.llm.client import LLMClient
-from core.timeaxes import day_from_key
+from evaluation.neon.judges import Judge
+from evaluation.neon.proxies import offline_proxies
 from qa.evidence import Evidence
 
 JUDGE_ATTRIBUTES = ("helpfulness", "relevance", "faithfulness")
@@ -49,8 +49,6 @@ class JudgeScorer:
     scale_max: float = 2.0
 
     def __init__(self, llm: LLMClient, few_shot: bool):
-        from evaluation.neon.judges import Judge  # pyright: ignore[reportMissingImports]  # from wt-neon-judges
-
         self.judge = Judge(llm, few_shot=few_shot)
         self.name: str = "judge-few-shot" if few_shot else "judge-zero-shot"
 
@@ -91,29 +89,7 @@ def scorers(llm: LLMClient | None) -> list[Scorer]:
 
 
 def _proxy_figures(query: str, day: int, answer: str, evidence: Sequence[Evidence], subject: str) -> dict[str, Any]:
-    try:
-        from evaluation.neon.proxies import offline_proxies  # pyright: ignore[reportMissingImports]  # wt-neon-judges
-    except ModuleNotFoundError as exc:  # MERGE: the stand-in goes once wt-neon-judges' proxies.py is merged
-        if exc.name != "evaluation.neon.proxies":
-            raise
-        return _interim_proxies(day, answer, evidence)
     return offline_proxies(query, day, answer, evidence, subject=subject, radius=PROXY_RADIUS).as_dict()
-
-
-def _interim_proxies(day: int, answer: str, evidence: Sequence[Evidence]) -> dict[str, Any]:
-    """Stand-in until evaluation/neon/proxies.py arrives: date precision and supported-token share only, by the
-    same definitions with plain word tokens (entity coverage needs NER: left None)."""
-    near = [abs((day_from_key(e.event_day) - day_from_key(day)).days) <= PROXY_RADIUS for e in evidence]
-    words = re.findall(r"\w+", answer.lower())
-    support = {w for e in evidence for w in re.findall(r"\w+", e.text.lower())}
-    return {
-        "proxy_radius": PROXY_RADIUS,
-        "proxy_n_evidence": len(evidence),
-        "proxy_date_precision": sum(near) / len(near) if near else None,
-        "proxy_evidence_entity_coverage": None,
-        "proxy_answer_entity_coverage": None,
-        "proxy_supported_token_share": sum(w in support for w in words) / len(words) if words and evidence else None,
-    }
 
 
 def _proxy_rationale(attribute: str, figures: dict[str, Any], n_evidence: int) -> str:
