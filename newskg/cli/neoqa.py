@@ -15,6 +15,7 @@ from core.timeaxes import iso, utc_now
 from newskg.cli.app import eval_app, ingest_app
 from newskg.cli.ingest import open_producer
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.extras import MissingExtra, require
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
@@ -140,6 +141,11 @@ def eval_neoqa(
 ) -> None:
     """Multiple-choice NeoQA: accuracy per category, parse rate, ADTScore; JSON + HTML report with plots."""
     from evaluation.neoqa.dataset import DatasetError, load
+
+    try:
+        require("matplotlib", "eval", "the evaluation report's plots")
+    except MissingExtra as exc:
+        fail(str(exc))
     from evaluation.neoqa.report import write_report
     from evaluation.neoqa.run import run
 
