@@ -72,7 +72,6 @@ class ExtractStage(Stage):
         self.options = options
         self.llm = llm
         self.mirror = mirror
-        self.owns_mirror = True  # False when a shared mirror is lent (serve --pipeline)
         self.mention_stats = GraphMentionStats(store.conn)  # the graph's daily counts: replicas agree
         self.m2: M2Scheduler | None = None
         if options.variant == "m2":
@@ -214,10 +213,6 @@ class ExtractStage(Stage):
                     failures.append((x.chunk, exc, EXTRACTION_ERROR))
             extractions = kept
         return extractions, failures
-
-    def close(self) -> None:
-        if self.mirror and self.owns_mirror:
-            self.mirror.close()  # releases the local Qdrant folder for the next process
 
     def subject_ids(
         self, end_day: int, ingested_by: int, pending: Iterable[tuple[int, int, set[str]]] = ()

@@ -115,10 +115,6 @@ class StageRunner:
         """Holds partitions and has read everything on them."""
         return bool(self.consumer.assignment()) and self.consumer.lag() == 0
 
-    def close(self) -> None:
-        self.stage.close()
-        self.consumer.close()
-
 
 def run_stages(
     runners: list[StageRunner],

@@ -99,10 +99,6 @@ class ProcessStage(Stage):
             self.signature_log.append(self.index, self._kept, self._sighted)
         self._kept, self._sighted = [], []
 
-    def close(self) -> None:
-        if self.signature_log:
-            self.signature_log.close()
-
 
 def _chunk(article: Article, cid: str, window) -> Chunk:
     return Chunk(

@@ -21,11 +21,10 @@ from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.stage import GROUP, ExtractOptions, ExtractStage
 from graph.store.store import GraphStore
-from ingest.kafka.producer import RecordProducer
 from ingest.kafka.reader import read_topic
 from ingest.kafka.stage import run_stages
 from newskg.pipeline import ensure_topics, group_consumer
-from newskg.wiring import kafka_options, open_graph
+from newskg.wiring import Wiring, kafka_options, open_graph
 from tests.conftest import newskg_json
 from tests.integration.test_extract_poison import make_chunk, publish
 from tests.integration.test_extract_stage import isolated  # noqa: F401 - the fixture
@@ -135,14 +134,14 @@ def run_in_background(runner, until):
     return until()
 
 
-def m2_runner(settings, names, model: PairModel, **options):
+def m2_runner(wiring: Wiring, names, model: PairModel, **options):
     from extract.stage import ExtractRunner  # the runner that gives the stage its clock
 
-    stage = m2_stage(settings, model, k=3, m2_max_wait_s=1.0, chunks_topic=names["chunks"], **options)
+    stage = m2_stage(wiring.settings, model, k=3, m2_max_wait_s=1.0, chunks_topic=names["chunks"], **options)
     # Joined as the real stage joins (static member, this machine's id): the session's broker (noida) never expires
     # the static member an earlier test's `newskg run` left in the group, and only the same id takes its place.
-    consumer = group_consumer(settings, GROUP, "extract", [names["chunks"]])
-    return ExtractRunner(stage, consumer, RecordProducer(kafka_options(settings)), names["dlq"])
+    consumer = group_consumer(wiring, GROUP, "extract", [names["chunks"]])
+    return ExtractRunner(stage, consumer, wiring.producer(), names["dlq"])
 
 
 def covered(settings) -> list[dict]:
@@ -156,18 +155,16 @@ def test_a_remainder_goes_out_after_the_max_wait_without_until_idle(isolated):  
     chunks = [make_chunk(MET, "2023-05-01", "a1"), make_chunk(DEAL, "2023-05-02", "a2")]  # 2 < k = 3
     publish(settings, names["chunks"], chunks)
     model = PairModel()
-    runner = m2_runner(settings, names, model)
     consumed_at = []
+    with Wiring(settings) as wiring:  # the consumer leaves (and frees its lease) when the bundle closes
+        runner = m2_runner(wiring, names, model)
 
-    def done():
-        if runner.stats.consumed == 2 and not consumed_at:
-            consumed_at.append(time.monotonic())
-        return bool(covered(settings))
+        def done():
+            if runner.stats.consumed == 2 and not consumed_at:
+                consumed_at.append(time.monotonic())
+            return bool(covered(settings))
 
-    try:
         assert run_in_background(runner, done)
-    finally:
-        runner.close()
     (batch,) = covered(settings)
     assert sorted(batch["chunks"]) == sorted(c.id for c in chunks)
     assert time.monotonic() - consumed_at[0] >= 1.0  # it waited for the max wait, then went out
@@ -182,7 +179,6 @@ def test_a_batch_that_never_parses_is_dead_lettered_not_covered(isolated):  # no
     chunks = [make_chunk(MET, "2023-06-01", "a1"), make_chunk(DEAL, "2023-06-02", "a2")]
     publish(settings, names["chunks"], chunks)
     before = newskg_json("extract", "stats", env=env)["counters"].get("m2_pair.batches_dead_lettered", 0)
-    runner = m2_runner(settings, names, PairModel(garbage=True), m2_max_tries=3)
 
     def dead():
         with open_graph(settings) as conn:
@@ -191,10 +187,9 @@ def test_a_batch_that_never_parses_is_dead_lettered_not_covered(isolated):  # no
                 "collect(c.id) AS chunks"
             )
 
-    try:
+    with Wiring(settings) as wiring:
+        runner = m2_runner(wiring, names, PairModel(garbage=True), m2_max_tries=3)
         assert run_in_background(runner, dead)
-    finally:
-        runner.close()
     (failed,) = dead()
     assert failed["tries"] == 3 and sorted(failed["chunks"]) == sorted(c.id for c in chunks)
     assert covered(settings) == []  # never silently covered

@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 
 from newskg.pipeline import qa_service
 from newskg.services.process import free_port
+from newskg.wiring import Wiring
 from qa.api import create_app
 from tests.conftest import REPO, isolated_env, newskg_json
 
@@ -58,10 +59,10 @@ def qa_world(stack, tmp_path_factory):
     env, settings = isolated_env(stack, tmp_path)
     ingest(env, tmp_path, STORIES)
     newskg_json("run", "all", "--until-idle", env=env)
-    service = qa_service(settings)
-    yield env, settings, service
-    service.mirror.close()
-    service.store.conn.drop()
+    with Wiring(settings) as wiring:  # closes the service's graph connection and mirror
+        service = qa_service(wiring)
+        yield env, settings, service
+        service.store.conn.drop()
 
 
 @pytest.mark.parametrize("strategy", ["temporal", "generic", "hybrid", "newsrag"])

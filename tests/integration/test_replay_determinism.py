@@ -16,7 +16,7 @@ from graph.store.mentions import daily_counts
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
-from newskg.wiring import kafka_options, open_graph
+from newskg.wiring import Wiring, kafka_options, open_graph
 from tests.conftest import newskg, newskg_json
 
 pytestmark = pytest.mark.integration
@@ -157,12 +157,10 @@ def test_two_hash_seeds_and_a_replay_from_offset_zero_give_the_same_graph(stack,
     replay_graph = f"g{uuid.uuid4().hex[:8]}"
     replay_settings = settings.model_copy(update={"graph_database": replay_graph})
     records = read_topic(kafka_options(settings), names["chunks"])
-    stage = extract_stage(replay_settings, with_mirror=False)
-    try:
+    with Wiring(replay_settings) as wiring:
+        stage = extract_stage(wiring, with_mirror=False)
         for start in range(0, len(records), 7):
             stage.handle(records[start : start + 7])
-    finally:
-        stage.close()
     replay = _export({**env, "NEWSKG_GRAPH_DATABASE": replay_graph}, tmp_path / "export-replay.jsonl")
     for graph in (replay_graph, runs["1"][1].graph_database, runs["2"][1].graph_database):
         with open_graph(settings.model_copy(update={"graph_database": graph})) as conn:
