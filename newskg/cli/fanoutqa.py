@@ -14,6 +14,7 @@ from rich.table import Table
 from core.settings import get_settings
 from newskg.cli.app import eval_app
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.wiring import Wiring
 
 SPLITS = ("dev", "test")
 
@@ -119,8 +120,8 @@ def _score(dev, given, judge: bool, only_answered: bool, answers_file: str, quie
     from evaluation.fanoutqa import reference
     from evaluation.fanoutqa.metrics import score
 
-    grader = _judge() if judge else None
-    with Progress(console=console, transient=True, disable=quiet) as progress:
+    with Wiring(get_settings()) as wiring, Progress(console=console, transient=True, disable=quiet) as progress:
+        grader = _judge(wiring) if judge else None
         loading = progress.add_task("loading the reference normaliser (spaCy)", total=None)
         reference.warm_up()
         progress.remove_task(loading)
@@ -146,12 +147,11 @@ def _require_llm(settings) -> None:
         fail("--judge needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
 
 
-def _judge():
+def _judge(wiring: Wiring):
     from evaluation.fanoutqa.judge import FactualityJudge
-    from newskg.pipeline import llm_client
 
-    settings = get_settings()
-    client = llm_client(settings)
+    settings = wiring.settings
+    client = wiring.llm()
     if client is None:
         fail("--judge needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
     return FactualityJudge(client, workers=settings.llm_max_concurrency)

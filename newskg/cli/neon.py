@@ -12,7 +12,7 @@ from core.settings import Settings, get_settings
 from core.timeaxes import day_iso
 from newskg.cli.app import eval_app
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured
+from newskg.wiring import NotConfigured, Wiring
 
 LOG = typer.Option(None, "--log", help="Query log: CSV (header timestamp,query[,user_id][,count]) or JSONL.")
 FROM_GRAPH = typer.Option(False, "--from-graph", help="No log: news-side spikes from the graph's daily mentions.")
@@ -119,11 +119,11 @@ def _graph_series(store, wanted: str | None, top: int, rule, quiet: bool):
     return graph_spikes(counts, period[0], period[1], rule)
 
 
-def _open_qa(settings):
+def _open_qa(wiring: Wiring):
     from newskg.pipeline import qa_service
 
     try:
-        return qa_service(settings)
+        return qa_service(wiring)
     except NotConfigured as exc:
         fail(str(exc))
     except RuntimeError as exc:  # a local Qdrant folder held by another process
@@ -144,18 +144,17 @@ def eval_spikes(
 ) -> None:
     """Spike days per entity (NEON §3): from a query log, or from the graph's daily mention counts."""
     from evaluation.neon.report import write_spike_charts
-    from graph.store.store import GraphStore
-    from newskg.wiring import open_graph
     from qa.query import EntityResolver
 
     _check_source(log, from_graph)
     settings = get_settings()
     rule = _rule(settings, window, sigma)
-    try:
-        store = GraphStore(open_graph(settings))
-    except NotConfigured as exc:
-        fail(str(exc))
-    inputs = _spike_inputs(settings, store, EntityResolver(store), log, entity, top, rule, min_users, as_json)
+    with Wiring(settings) as wiring:
+        try:
+            store = wiring.store()
+        except NotConfigured as exc:
+            fail(str(exc))
+        inputs = _spike_inputs(settings, store, EntityResolver(store), log, entity, top, rule, min_users, as_json)
     folder = out or settings.data_dir / "eval" / "spikes"
     charts = write_spike_charts(inputs.spikes, folder, rule, inputs.origin)
     result = {
@@ -224,7 +223,6 @@ def eval_replay(
     from evaluation.neon.replay import Replayer, ReplayPlan, choose, graph_queries, log_queries
     from evaluation.neon.report import write_report
     from evaluation.neon.scoring import ProxyScorer, scorers
-    from newskg.pipeline import llm_client
 
     _check_source(log, from_graph)
     chosen_methods = _csv(methods, "--methods", tuple(METHODS))
@@ -239,24 +237,23 @@ def eval_replay(
         fail(f"--scores must be auto, judges or proxies, not {scores!r}")
     settings = get_settings()
     rule = _rule(settings, window, sigma)
-    service = _open_qa(settings)
-    judge_llm = None if scores == "proxies" else llm_client(settings)
-    if scores == "judges" and judge_llm is None:
-        fail("--scores judges needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
-    try:
+    with Wiring(settings) as wiring:
+        service = _open_qa(wiring)
+        judge_llm = None if scores == "proxies" else wiring.llm()
+        if scores == "judges" and judge_llm is None:
+            fail("--scores judges needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
         chosen_scorers = scorers(judge_llm) if judge_llm is not None else [ProxyScorer()]
-    except ModuleNotFoundError as exc:  # a build without evaluation/neon/judges
-        fail(f"the LLM judges are not available ({exc}); run with --scores proxies")
-    inputs = _spike_inputs(settings, service.store, service.resolver, log, entity, top, rule, min_users, as_json)
-    candidates = log_queries(inputs.spikes, inputs.linked) if inputs.linked else graph_queries(inputs.spikes)
-    queries = choose(candidates, limit, seed)
-    if not queries:
-        fail(f"no spike days with queries ({inputs.origin}): nothing to replay")
-    plan = ReplayPlan([METHODS[m] for m in chosen_methods], chosen_strategies, chosen_ks)
-    replayer = Replayer(service.resolver, service.retriever, service.llm, chosen_scorers)
-    with _progress(as_json) as progress:
-        task = progress.add_task("replaying as of each spike day", total=len(queries) * plan.runs_per_query)
-        records = replayer.replay(queries, plan, on_run=lambda: progress.advance(task))
+        inputs = _spike_inputs(settings, service.store, service.resolver, log, entity, top, rule, min_users, as_json)
+        candidates = log_queries(inputs.spikes, inputs.linked) if inputs.linked else graph_queries(inputs.spikes)
+        queries = choose(candidates, limit, seed)
+        if not queries:
+            fail(f"no spike days with queries ({inputs.origin}): nothing to replay")
+        plan = ReplayPlan([METHODS[m] for m in chosen_methods], chosen_strategies, chosen_ks)
+        replayer = Replayer(service.resolver, service.retriever, service.llm, chosen_scorers)
+        with _progress(as_json) as progress:
+            task = progress.add_task("replaying as of each spike day", total=len(queries) * plan.runs_per_query)
+            records = replayer.replay(queries, plan, on_run=lambda: progress.advance(task))
+        answerer = f"LLM ({settings.llm_model})" if service.llm else "extractive (offline)"
     meta = {
         "origin": inputs.origin,
         "rule": {"window": rule.window, "sigma": rule.sigma},
@@ -270,7 +267,7 @@ def eval_replay(
         "ks": chosen_ks,
         "method_default_k": {m: METHODS[m].default_k for m in chosen_methods},
         "runs": len(records),
-        "answerer": f"LLM ({settings.llm_model})" if service.llm else "extractive (offline)",
+        "answerer": answerer,
         "scores": ", ".join(s.name for s in chosen_scorers),
         "score_family": chosen_scorers[0].family,
         "knowledge": "ingested: published and ingested by the end of the replay day",

@@ -7,7 +7,7 @@ not the quality of the grades."""
 import pytest
 
 from evaluation.neon.judges import ATTRIBUTES, EvidenceItem, Judge, aggregate
-from newskg.pipeline import llm_client
+from newskg.wiring import Wiring
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
 
@@ -25,27 +25,28 @@ EVIDENCE = [
 def test_every_attribute_is_judged_over_the_wire_and_ends_parsed_or_counted(llm_stack):
     # A verdict is a short JSON object; the cap keeps a rambling small model from filling 512 tokens per call.
     settings = llm_stack.settings.model_copy(update={"llm_max_tokens": 96, "llm_timeout_s": 900.0})
-    llm = llm_client(settings)
-    assert llm is not None and llm.cache is not None
-    zero = Judge(llm).judge(QUERY, DAY, ANSWER, EVIDENCE)
-    judged = list(zero.attributes)
-    assert [a.attribute for a in judged] == list(ATTRIBUTES)
-    for graded in judged:
-        if graded.parsed:
-            assert graded.score in (0, 1, 2)
-            assert graded.cache_hit or graded.attempts in (1, 2)
-        else:
-            assert graded.score is None and graded.attempts == 2
-        assert graded.cache_hit or graded.prompt_tokens > 0  # the server reported usage
-    ledger = {row["prompt"]: row for row in llm.cache.usage()}
-    counters = {(row["prompt"], row["name"]): row["n"] for row in llm.cache.counters()}
-    for graded in judged:
-        assert ledger[graded.prompt]["calls"] + ledger[graded.prompt]["cached"] >= 1
-        if not graded.parsed:
-            assert counters[(graded.prompt, "unparsed")] >= 1 and ledger[graded.prompt]["failures"] >= 1
-    summary = aggregate([zero])
-    assert sum(s.parsed + s.unparsed for s in summary.values()) == 3
+    with Wiring(settings) as wiring:
+        llm = wiring.llm()
+        assert llm is not None and llm.cache is not None
+        zero = Judge(llm).judge(QUERY, DAY, ANSWER, EVIDENCE)
+        judged = list(zero.attributes)
+        assert [a.attribute for a in judged] == list(ATTRIBUTES)
+        for graded in judged:
+            if graded.parsed:
+                assert graded.score in (0, 1, 2)
+                assert graded.cache_hit or graded.attempts in (1, 2)
+            else:
+                assert graded.score is None and graded.attempts == 2
+            assert graded.cache_hit or graded.prompt_tokens > 0  # the server reported usage
+        ledger = {row["prompt"]: row for row in llm.cache.usage()}
+        counters = {(row["prompt"], row["name"]): row["n"] for row in llm.cache.counters()}
+        for graded in judged:
+            assert ledger[graded.prompt]["calls"] + ledger[graded.prompt]["cached"] >= 1
+            if not graded.parsed:
+                assert counters[(graded.prompt, "unparsed")] >= 1 and ledger[graded.prompt]["failures"] >= 1
+        summary = aggregate([zero])
+        assert sum(s.parsed + s.unparsed for s in summary.values()) == 3
 
-    parsed = [a for a in zero.attributes if a.parsed]  # parsed verdicts come back from the cache, no call
-    again = Judge(llm, attributes=[a.attribute for a in parsed]).judge(QUERY, DAY, ANSWER, EVIDENCE)
-    assert [(a.cache_hit, a.attempts, a.score) for a in again.attributes] == [(True, 0, a.score) for a in parsed]
+        parsed = [a for a in zero.attributes if a.parsed]  # parsed verdicts come back from the cache, no call
+        again = Judge(llm, attributes=[a.attribute for a in parsed]).judge(QUERY, DAY, ANSWER, EVIDENCE)
+        assert [(a.cache_hit, a.attempts, a.score) for a in again.attributes] == [(True, 0, a.score) for a in parsed]
