@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import typer
@@ -89,7 +90,7 @@ def graph_entities(
     top: int = typer.Option(10, "--top", min=1, max=1000), as_of: str | None = AS_OF, as_json: bool = JsonOption
 ) -> None:
     """The entities with the most interactions as of the day, with their first and last event days."""
-    rows = _store().top_entities(top, _day(as_of, "--as-of"))
+    rows = [asdict(r) for r in _store().top_entities(top, _day(as_of, "--as-of"))]
     emit({"as_of": as_of, "entities": rows}, as_json, lambda d: _table(d["entities"], "most connected entities"))
 
 
@@ -106,11 +107,14 @@ def graph_timeline(
     --limit, the ones nearest the as-of day are kept."""
     store = _store()
     as_of_day = _day(as_of, "--as-of")
-    matches = store.find_entities(entity, limit=5, as_of=as_of_day)
+    matches = [asdict(r) for r in store.find_entities(entity, limit=5, as_of=as_of_day)]
     if not matches:
         fail(f"no entity matches {entity!r}" + (f" as of {as_of}" if as_of else ""))
     chosen = matches[0]
-    rows = store.timeline(chosen["id"], _day(from_day, "--from"), _day(to_day, "--to"), as_of_day, limit)
+    rows = [
+        asdict(r)
+        for r in store.timeline(chosen["id"], _day(from_day, "--from"), _day(to_day, "--to"), as_of_day, limit)
+    ]
     data = {"entity": chosen, "candidates": matches[1:], "as_of": as_of, "interactions": rows}
     emit(
         data,
