@@ -159,8 +159,8 @@ class PendingChunk:
     article_id: str
     source: str
     source_id: str
-    url: str
-    title: str
+    url: str | None
+    title: str | None
     sentence_start: int
     sentence_end: int
     entity_ids: list[str] | None
@@ -180,8 +180,8 @@ class StoredChunk:
     article_ids: list[str]
     source_ids: list[str]
     source_names: list[str]
-    url: str
-    title: str
+    url: str | None
+    title: str | None
     sentence_start: int
     sentence_end: int
     entity_ids: list[str]
