@@ -7,7 +7,7 @@ written by a newer producer (rejected to the dead-letter topic) from a malformed
 from __future__ import annotations
 
 import json
-from typing import Annotated, ClassVar, Literal, Self
+from typing import Annotated, ClassVar, Literal, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -61,6 +61,7 @@ class Record(BaseModel):
             raise RecordError("malformed_json", f"malformed JSON: {exc}") from exc
         if not isinstance(payload, dict):
             raise RecordError("malformed_json", "malformed JSON: expected an object")
+        payload = cast(dict[str, object], payload)  # a JSON object: string keys
         kind = payload.pop("kind", cls.KIND)
         if kind != cls.KIND:
             raise RecordError("wrong_kind", f"expected a {cls.KIND} record, got {kind!r}")

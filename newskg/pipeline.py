@@ -80,14 +80,16 @@ def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
     if settings.extract_kb_path:
         load_kb(settings.extract_kb_path, index)
     for row in entities_first_seen(store.conn):
-        seen = ALWAYS if row["first_day"] is None else (row["first_day"], row["first_ingested_ms"])
+        seen = (
+            ALWAYS if row.first_day is None or row.first_ingested_ms is None else (row.first_day, row.first_ingested_ms)
+        )
         index.add(
-            row["id"],
-            row["name"],
-            row["type"],
-            aliases=row["aliases"] or [],
-            mentions=row["mentions"],
-            description=row["description"],
+            row.id,
+            row.name,
+            row.type,
+            aliases=row.aliases or [],
+            mentions=row.mentions,
+            description=row.description,
             seen=seen,
         )
     return index

@@ -206,5 +206,5 @@ def _entities(service: QAService, search: str, limit: int, as_of: AsOf) -> dict:
     found = [best, *close] if best else []
     exact = service.store.find_entities(search, limit=limit, as_of=as_of)
     seen = {e.id for e in found}
-    rows = [asdict(e) for e in found] + [r for r in exact if r["id"] not in seen]
+    rows = [asdict(e) for e in found] + [asdict(r) for r in exact if r.id not in seen]
     return {"search": search, "as_of": as_of.iso, "entities": rows[:limit]}

@@ -18,6 +18,7 @@ from rapidfuzz import fuzz, process, utils
 from core.timeaxes import day_iso, day_key
 from extract.entities.names import name_key
 from graph.store.asof import AsOf, Knowledge
+from graph.store.rows import EntityCounts, EntityProfileRow
 from graph.store.store import GraphStore
 
 FILLER = re.compile(
@@ -58,18 +59,15 @@ class EntityProfile:
     interaction_cells: tuple[Cell, ...]
 
     @classmethod
-    def of_row(cls, row: dict) -> EntityProfile:
-        def cells(raw: list) -> tuple[Cell, ...]:
-            return tuple((int(day), int(ms), int(n)) for day, ms, n in raw)
+    def of_row(cls, row: EntityProfileRow) -> EntityProfile:
+        return cls(row.id, row.name, row.type, tuple(row.chunk_cells), tuple(row.interaction_cells))
 
-        return cls(row["id"], row["name"], row["type"], cells(row["chunk_cells"]), cells(row["interaction_cells"]))
-
-    def as_of(self, as_of: AsOf) -> dict | None:
+    def as_of(self, as_of: AsOf) -> EntityCounts | None:
         """The entity as ENTITIES_AS_OF returns it for that day and view, or None when nothing visible names it."""
         mentions, interactions = _visible_count(self.chunk_cells, as_of), _visible_count(self.interaction_cells, as_of)
         if not mentions and not interactions:
             return None
-        return {"id": self.id, "name": self.name, "type": self.type, "mentions": mentions, "interactions": interactions}
+        return EntityCounts(self.id, self.name, self.type, mentions, interactions)
 
 
 def _visible_count(cells: tuple[Cell, ...], as_of: AsOf) -> int:
@@ -141,9 +139,9 @@ class EntityResolver:
         return resolution
 
     def _candidates(self, mention: str, key: str, as_of: AsOf) -> list[EntityChoice]:
-        rows = self._visible(self._known(key), as_of)
+        rows: list[EntityCounts] = self._visible(self._known(key), as_of)
         if not rows:
-            rows = self.store.find_entities(mention, limit=5, as_of=as_of)
+            rows = list(self.store.find_entities(mention, limit=5, as_of=as_of))
         if rows:
             return [_choice(r, 100.0) for r in rows]
         return self._fuzzy(mention, as_of)
@@ -164,22 +162,22 @@ class EntityResolver:
             if time.monotonic() - self._loaded_at > self.refresh_s:
                 self._keys, self._names = {}, {}
                 for row in self.store.entity_names():
-                    self._names.setdefault(row["name"], []).append(row["id"])
-                    for form in {row["name"], *(row["aliases"] or [])}:
-                        self._keys.setdefault(name_key(form), []).append(row["id"])
+                    self._names.setdefault(row.name, []).append(row.id)
+                    for form in {row.name, *(row.aliases or [])}:
+                        self._keys.setdefault(name_key(form), []).append(row.id)
                 self._loaded_at = time.monotonic()
             return self._keys, self._names
 
-    def _visible(self, ids: list[str], as_of: AsOf) -> list[dict]:
+    def _visible(self, ids: list[str], as_of: AsOf) -> list[EntityCounts]:
         """Those of `ids` that exist as of the day, with their popularity then, most mentioned first (what
         GraphStore.entities_as_of returns), from their profiles: only ids without a fresh one are read."""
         profiles = {i: p for i in ids if (p := self._profiles.get(i)) is not None}
         missing = [i for i in dict.fromkeys(ids) if i not in profiles]
         for row in self.store.entity_profiles(missing):
-            profiles[row["id"]] = profile = EntityProfile.of_row(row)
+            profiles[row.id] = profile = EntityProfile.of_row(row)
             self._profiles.put(profile.id, profile)
         rows = [row for p in profiles.values() if (row := p.as_of(as_of)) is not None]
-        return sorted(rows, key=lambda r: (-r["mentions"], -r["interactions"], r["id"]))
+        return sorted(rows, key=lambda r: (-r.mentions, -r.interactions, r.id))
 
     def _prior(self, choice: EntityChoice) -> float:
         return choice.score * (1 + math.log1p(choice.mentions) / 10)  # popular entities win near-ties
@@ -198,7 +196,7 @@ class EntityResolver:
             if len(choices) >= FUZZY_LIMIT and batch[0][0] < choices[FUZZY_LIMIT - 1].score:
                 break
             scores = {entity: score for score, entity in batch}
-            choices += [_choice(r, scores[r["id"]]) for r in self._visible(list(scores), as_of)]
+            choices += [_choice(r, scores[r.id]) for r in self._visible(list(scores), as_of)]
             choices.sort(key=lambda c: (-c.score, c.id))
         return choices[:FUZZY_LIMIT]
 
@@ -244,8 +242,8 @@ class _Recent:
                 self._items.popitem(last=False)
 
 
-def _choice(row: dict, score: float) -> EntityChoice:
-    return EntityChoice(row["id"], row["name"], row["type"], score, row["interactions"], row["mentions"])
+def _choice(row: EntityCounts, score: float) -> EntityChoice:
+    return EntityChoice(row.id, row.name, row.type, score, row.interactions, row.mentions)
 
 
 def _name_score(a: str, b: str, **_: object) -> float:

@@ -71,19 +71,17 @@ class Retriever:
             limit=self.window_limit,
             focus_day=day,
         )
-        ranked = sorted(
-            rows, key=lambda r: (days_between(r["event_day"], day), -r["n_sources"], -r["published_day"], r["id"])
-        )
+        ranked = sorted(rows, key=lambda r: (days_between(r.event_day, day), -r.n_sources, -r.published_day, r.id))
         return [
             Evidence(
-                r["id"],
+                r.id,
                 "interaction",
-                r["text"],
-                r["event_day"],
-                r["published_day"],
-                1.0 / (1 + days_between(r["event_day"], day)),
-                sorted(r["sources"]),
-                sorted(r["urls"]),
+                r.text,
+                r.event_day,
+                r.published_day,
+                1.0 / (1 + days_between(r.event_day, day)),
+                sorted(r.sources),
+                sorted(r.urls),
             )
             for r in ranked[:k]
         ]
@@ -93,11 +91,8 @@ class Retriever:
         day = as_of.day
         # The window ends at the day and the read is newest first: the day is the last thing its limit cuts.
         rows = self.store.entity_chunks(entity_id, shift(day, -self.backoff_days), day, as_of, limit=4 * k)
-        ranked = sorted(rows, key=lambda r: (days_between(r["day"], day), r["id"]))[:k]
-        return [
-            Evidence(r["id"], "chunk", r["text"], r["day"], r["day"], 1.0 / (1 + days_between(r["day"], day)))
-            for r in ranked
-        ]
+        ranked = sorted(rows, key=lambda r: (days_between(r.day, day), r.id))[:k]
+        return [Evidence(r.id, "chunk", r.text, r.day, r.day, 1.0 / (1 + days_between(r.day, day))) for r in ranked]
 
     def semantic(self, collection: str, text: str, as_of: AsOf | int, k: int, entity_id: str | None) -> list[Evidence]:
         if self.mirror is None:

@@ -104,12 +104,12 @@ class QAService:
         knows none: it may not exist there at all), else for the whole graph. None when nothing is hidden."""
         entity = parsed.entity or self.resolver.resolve(parsed.mention, AsOf(parsed.day, "published"))[0]
         counts = self.store.ingested_late(parsed.day, entity.id if entity else None)
-        if not counts["facts"] and not counts["chunks"]:
+        if not counts.facts and not counts.chunks:
             return None
-        first = counts["first_ingested_ms"]
+        first = counts.first_ingested_ms
         return {
-            "facts": counts["facts"],
-            "chunks": counts["chunks"],
+            "facts": counts.facts,
+            "chunks": counts.chunks,
             "scope": f"entity {entity.name} ({entity.id})" if entity else "whole graph",
             "first_ingested": iso(dt.datetime.fromtimestamp(first / 1000, dt.UTC)) if first is not None else None,
         }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, overload
 
@@ -100,7 +101,7 @@ def graph_entities(
     """The entities with the most interactions as of the day, with their first and last event days."""
     as_of_day = _day(as_of, "--as-of")
     with Wiring(get_settings()) as wiring:
-        rows = _store(wiring).top_entities(top, as_of_day)
+        rows = [asdict(r) for r in _store(wiring).top_entities(top, as_of_day)]
     emit({"as_of": as_of, "entities": rows}, as_json, lambda d: _table(d["entities"], "most connected entities"))
 
 
@@ -118,11 +119,11 @@ def graph_timeline(
     as_of_day, first, last = _day(as_of, "--as-of"), _day(from_day, "--from"), _day(to_day, "--to")
     with Wiring(get_settings()) as wiring:
         store = _store(wiring)
-        matches = store.find_entities(entity, limit=5, as_of=as_of_day)
+        matches = [asdict(r) for r in store.find_entities(entity, limit=5, as_of=as_of_day)]
         if not matches:
             fail(f"no entity matches {entity!r}" + (f" as of {as_of}" if as_of else ""))
         chosen = matches[0]
-        rows = store.timeline(chosen["id"], first, last, as_of_day, limit)
+        rows = [asdict(r) for r in store.timeline(chosen["id"], first, last, as_of_day, limit)]
     data = {"entity": chosen, "candidates": matches[1:], "as_of": as_of, "interactions": rows}
     emit(
         data,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -13,6 +14,10 @@ from core.timeaxes import day_iso
 from newskg.cli.app import eval_app
 from newskg.cli.output import JsonOption, console, emit, fail
 from newskg.wiring import NotConfigured, Wiring
+
+if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
+    from evaluation.neon.spikes import SpikeRule
+    from graph.store.store import GraphStore
 
 LOG = typer.Option(None, "--log", help="Query log: CSV (header timestamp,query[,user_id][,count]) or JSONL.")
 FROM_GRAPH = typer.Option(False, "--from-graph", help="No log: news-side spikes from the graph's daily mentions.")
@@ -53,7 +58,7 @@ class SpikeInputs:
         self.spikes, self.linked, self.log_summary, self.origin = spikes, linked, log_summary, origin
 
 
-def _rule(settings: Settings, window: int | None, sigma: float | None):
+def _rule(settings: Settings, window: int | None, sigma: float | None) -> SpikeRule:
     from evaluation.neon.spikes import SpikeRule
 
     return SpikeRule(window or settings.neon_spike_window, settings.neon_spike_sigma if sigma is None else sigma)
@@ -99,7 +104,7 @@ def _entity_id(resolver, name: str) -> str:
     return best.id
 
 
-def _graph_series(store, wanted: str | None, top: int, rule, quiet: bool):
+def _graph_series(store: GraphStore, wanted: str | None, top: int, rule: SpikeRule, quiet: bool):
     from evaluation.neon.linking import graph_spikes
     from graph.store.mentions import daily_counts, day_range
 
@@ -107,9 +112,9 @@ def _graph_series(store, wanted: str | None, top: int, rule, quiet: bool):
     if period is None:
         fail("the graph holds no mention counts yet: ingest and run the stages first")
     if wanted:
-        entities = [(wanted, next((e["name"] for e in store.entities_as_of([wanted])), wanted))]
+        entities = [(wanted, next((e.name for e in store.entities_as_of([wanted])), wanted))]
     else:
-        entities = [(e["id"], e["name"]) for e in store.top_entities(limit=top)]
+        entities = [(e.id, e.name) for e in store.top_entities(limit=top)]
     counts = {}
     with _progress(quiet) as progress:
         task = progress.add_task("daily mention counts", total=len(entities))

@@ -91,7 +91,7 @@ def m2_stage(settings, model: PairModel, k: int, **options) -> ExtractStage:
 
 
 def doja(store: GraphStore) -> str:
-    return store.find_entities("Doja Cat")[0]["id"]
+    return store.find_entities("Doja Cat")[0].id
 
 
 def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):  # noqa: F811
@@ -105,12 +105,12 @@ def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):  # 
     stage.on_idle()
 
     store = GraphStore(open_graph(settings))
-    as_of_1 = {r["text"]: r for r in store.timeline(doja(store), 20230101, 20231231, as_of=20230501)}
-    as_of_20 = {r["text"]: r for r in store.timeline(doja(store), 20230101, 20231231, as_of=20230520)}
+    as_of_1 = {r.text: r for r in store.timeline(doja(store), 20230101, 20231231, as_of=20230501)}
+    as_of_20 = {r.text: r for r in store.timeline(doja(store), 20230101, 20231231, as_of=20230520)}
     assert not [text for text in as_of_1 if "film deal" in text]  # the day-20 fact is not known on day 1
-    assert as_of_1["Doja Cat met Jared Leto"]["event_day"] == 20230501
+    assert as_of_1["Doja Cat met Jared Leto"].event_day == 20230501
     deal = as_of_20["Doja Cat signed a film deal with Jared Leto"]
-    assert (deal["event_day"], deal["published_day"], deal["sources"]) == (20230520, 20230520, ["beta"])
+    assert (deal.event_day, deal.published_day, deal.sources) == (20230520, 20230520, ["beta"])
     with open_graph(settings) as conn:
         days = conn.read("MATCH (x:Interaction {variant: 'M2'}) RETURN x.text AS t, x.published_day AS d")
     assert sorted((r["t"], r["d"]) for r in days) == [

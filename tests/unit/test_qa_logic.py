@@ -43,36 +43,38 @@ def test_extractive_answer_is_labelled_and_dated():
 def test_entity_profile_counts_what_is_visible_as_of_the_day_in_both_views():
     from core.timeaxes import end_of_day_ms
     from graph.store.asof import AsOf
+    from graph.store.rows import EntityCounts, EntityProfileRow, row_of
     from qa.query import EntityProfile
 
     # Two chunks published and ingested on May 1; one published May 1 but ingested June 3 (late); interactions:
     # one on May 2, two published May 1 but ingested at the last millisecond of May 2.
     profile = EntityProfile.of_row(
-        {
-            "id": "e1",
-            "name": "Mercury",
-            "type": "ORG",
-            "chunk_cells": [[20230501, end_of_day_ms(20230501) - 5, 2], [20230501, end_of_day_ms(20230603), 1]],
-            "interaction_cells": [[20230502, end_of_day_ms(20230502) - 1, 1], [20230501, end_of_day_ms(20230502), 2]],
-        }
+        row_of(
+            EntityProfileRow,
+            {
+                "id": "e1",
+                "name": "Mercury",
+                "type": "ORG",
+                "chunk_cells": [[20230501, end_of_day_ms(20230501) - 5, 2], [20230501, end_of_day_ms(20230603), 1]],
+                "interaction_cells": [
+                    [20230502, end_of_day_ms(20230502) - 1, 1],
+                    [20230501, end_of_day_ms(20230502), 2],
+                ],
+            },
+        )
     )
 
     def counts(day: int, view: str = "ingested") -> tuple[int, int] | None:
         row = profile.as_of(AsOf(day, view))
-        return row and (row["mentions"], row["interactions"])
+        return row and (row.mentions, row.interactions)
 
     assert counts(20230430) is None and counts(20230430, "published") is None  # nothing published yet
     assert counts(20230501) == (2, 0)  # the May 2 ingestion of May 1's facts is not known on May 1
     assert counts(20230501, "published") == (3, 2)  # the publication view counts the late chunk and facts
     assert counts(20230502) == (2, 3)  # ingested at the day's last millisecond: known that day
     assert counts(20230602) == (2, 3) and counts(20230603) == (3, 3)  # the late chunk from its ingestion day
-    assert profile.as_of(AsOf(20230603)) == {
-        "id": "e1",
-        "name": "Mercury",
-        "type": "ORG",
-        "mentions": 3,
-        "interactions": 3,
-    }
+    assert profile.as_of(AsOf(20230603)) == EntityCounts("e1", "Mercury", "ORG", mentions=3, interactions=3)
     only_late = EntityProfile("e2", "Late", "PERSON", ((20230501, end_of_day_ms(20230603), 1),), ())
     assert only_late.as_of(AsOf(20230510)) is None  # a candidate only once something naming it is known
-    assert only_late.as_of(AsOf(20230510, "published"))["mentions"] == 1
+    late = only_late.as_of(AsOf(20230510, "published"))
+    assert late is not None and late.mentions == 1
