@@ -7,7 +7,7 @@ Formats read (case-insensitive, English month names or their 3-letter forms, wit
 - US numeric: 8/31/2023 (month/day/year; a day-first 31/8/2023 is read too, when the first number cannot be a
   month)
 A date without a year takes the latest such day on or before the date the query was asked. A preceding "on",
-"of", "from" or "for" goes with it. Anything else ("last Tuesday", "2023" alone) is not a date here: the query
+"of", "from" or "for" (and a "the") goes with it. Anything else ("last Tuesday", "2023" alone) is not a date here: the query
 keeps its words and its asked date."""
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ MONTHS = {
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
-_LEAD = r"(?:\b(?:on|of|from|for)\s+)?"
+_LEAD = r"(?:\b(?:on|of|from|for)\s+(?:the\s+)?)?"
 PATTERNS = [
     re.compile(_LEAD + r"\b(?P<year>\d{4})[-/](?P<mnum>\d{1,2})[-/](?P<day>\d{1,2})\b", re.I),
     re.compile(_LEAD + r"\b(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<year>\d{4})\b", re.I),
