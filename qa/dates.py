@@ -7,8 +7,8 @@ Formats read (case-insensitive, English month names or their 3-letter forms, wit
 - US numeric: 8/31/2023 (month/day/year; a day-first 31/8/2023 is read too, when the first number cannot be a
   month)
 A date without a year takes the latest such day on or before the date the query was asked. A preceding "on",
-"of", "from" or "for" (and a "the") goes with it. Anything else ("last Tuesday", "2023" alone) is not a date here: the query
-keeps its words and its asked date."""
+"of", "from" or "for" (and a "the") goes with it. Anything else ("last Tuesday", "2023" alone) is not a date
+here: the query keeps its words and its asked date."""
 
 from __future__ import annotations
 
