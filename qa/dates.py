@@ -66,14 +66,15 @@ def find_date(query: str, asked: dt.date) -> DateInQuery | None:
     return None
 
 
-def _date(parts: dict[str, str | None], asked: dt.date) -> dt.date | None:
-    year = int(parts["year"]) if parts.get("year") else None
-    if parts.get("a") and parts.get("b"):  # m/d/Y, or d/m/Y when the first cannot be a month
-        first, second = int(parts["a"] or 0), int(parts["b"] or 0)
+def _date(found: dict[str, str | None], asked: dt.date) -> dt.date | None:
+    parts = {name: value for name, value in found.items() if value}
+    year = int(parts["year"]) if "year" in parts else None
+    if "a" in parts and "b" in parts:  # m/d/Y, or d/m/Y when the first cannot be a month
+        first, second = int(parts["a"]), int(parts["b"])
         month, day = (first, second) if first <= 12 else (second, first)
     else:
-        month = int(parts["mnum"]) if parts.get("mnum") else MONTHS[(parts["month"] or "").lower()]
-        day = int(parts["day"] or 0)
+        month = int(parts["mnum"]) if "mnum" in parts else MONTHS[parts["month"].lower()]
+        day = int(parts["day"])
     if year is not None:
         return _valid(year, month, day)
     this_year = _valid(asked.year, month, day)

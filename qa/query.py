@@ -43,6 +43,7 @@ class EntityChoice:
 
 
 Resolution = tuple[EntityChoice | None, list[EntityChoice]]  # (best, close runners-up)
+Row = dict[str, Any]  # a graph read's row (graph/store/reads.py)
 Cell = tuple[int, int, int]  # (publication day, ingestion instant in ms, how many items share them)
 
 
@@ -59,13 +60,13 @@ class EntityProfile:
     interaction_cells: tuple[Cell, ...]
 
     @classmethod
-    def of_row(cls, row: dict) -> EntityProfile:
-        def cells(raw: list) -> tuple[Cell, ...]:
+    def of_row(cls, row: Row) -> EntityProfile:
+        def cells(raw: list[list[int]]) -> tuple[Cell, ...]:
             return tuple((int(day), int(ms), int(n)) for day, ms, n in raw)
 
         return cls(row["id"], row["name"], row["type"], cells(row["chunk_cells"]), cells(row["interaction_cells"]))
 
-    def as_of(self, as_of: AsOf) -> dict | None:
+    def as_of(self, as_of: AsOf) -> Row | None:
         """The entity as ENTITIES_AS_OF returns it for that day and view, or None when nothing visible names it."""
         mentions, interactions = _visible_count(self.chunk_cells, as_of), _visible_count(self.interaction_cells, as_of)
         if not mentions and not interactions:
@@ -90,7 +91,7 @@ class ParsedQuery:
     day: int
     mention: str
     entity: EntityChoice | None
-    alternatives: list[EntityChoice] = field(default_factory=list)
+    alternatives: list[EntityChoice] = field(default_factory=list[EntityChoice])
     topic: str = ""
     asked_day: int | None = None  # the day the query was asked, when a date in it moved the query day
 
@@ -205,12 +206,13 @@ class EntityResolver:
                 self._keys, self._names = {}, {}
                 for row in self.store.entity_names():
                     self._names.setdefault(row["name"], []).append(row["id"])
-                    for form in {row["name"], *(row["aliases"] or [])}:
+                    aliases: list[str] = row["aliases"] or []
+                    for form in {row["name"], *aliases}:
                         self._keys.setdefault(name_key(form), []).append(row["id"])
                 self._loaded_at = time.monotonic()
             return self._keys, self._names
 
-    def _visible(self, ids: list[str], as_of: AsOf) -> list[dict]:
+    def _visible(self, ids: list[str], as_of: AsOf) -> list[Row]:
         """Those of `ids` that exist as of the day, with their popularity then, most mentioned first (what
         GraphStore.entities_as_of returns), from their profiles: only ids without a fresh one are read."""
         profiles = {i: p for i in ids if (p := self._profiles.get(i)) is not None}
@@ -284,7 +286,7 @@ class _Recent:
                 self._items.popitem(last=False)
 
 
-def _choice(row: dict, score: float) -> EntityChoice:
+def _choice(row: Row, score: float) -> EntityChoice:
     return EntityChoice(row["id"], row["name"], row["type"], score, row["interactions"], row["mentions"])
 
 

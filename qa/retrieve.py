@@ -227,8 +227,8 @@ class Retriever:
                     payload["graph_id"],
                     kind,
                     payload["text"],
-                    payload.get("event_day", payload.get("day")),
-                    payload.get("published_day", payload.get("day")),
+                    int(payload.get("event_day", payload.get("day", 0))),
+                    int(payload.get("published_day", payload.get("day", 0))),
                     float(hit.score),
                     variant=payload.get("variant"),
                 )

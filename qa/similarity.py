@@ -119,7 +119,7 @@ def lexical(query: QueryTexts, texts: Sequence[str]) -> list[float]:
 def unit(vectors: Sequence[Sequence[float]]) -> npt.NDArray[np.float32]:
     matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return matrix / np.where(norms == 0, 1.0, norms)
+    return (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
 def query_vector(embedder: Embedder, query: QueryTexts) -> Vector:
