@@ -122,9 +122,11 @@ def mention_of(query: str) -> str:
 
 
 def spans(words: list[str]) -> list[tuple[int, int]]:
-    """Every contiguous run of words as (start, end), longest first, then leftmost."""
+    """Every contiguous run of words as (start, end), leftmost first, then longest: a telegraphic query leads
+    with its entity, and what follows may name another ("taylor swift american music awards" is about Taylor
+    Swift; longest-first picked the awards)."""
     n = len(words)
-    return [(start, start + size) for size in range(n, 0, -1) for start in range(n - size + 1)]
+    return [(start, end) for start in range(n) for end in range(n, start, -1)]
 
 
 class EntityResolver:
@@ -165,8 +167,8 @@ class EntityResolver:
         return resolution
 
     def find(self, query: str, as_of: AsOf | int | str | None = None) -> tuple[str, str, Resolution]:
-        """(mention, the query's other words, resolution): the longest run of the query's words that is an
-        entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"); when no run is, the
+        """(mention, the query's other words, resolution): the leftmost, then longest, run of the query's words
+        that is an entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"); when none is, the
         whole cleaned query resolved as one mention (fuzzy matching included) with no other words."""
         as_of = AsOf.of(as_of)
         tokens = clean(query).split()

@@ -131,3 +131,13 @@ def test_extractive_answer_picks_the_sentences_closest_to_the_question():
     lines = extractive(query, evidence).splitlines()
     assert lines[1] == "- August 30, 2023: The layoffs hit Los Angeles."  # lexical: no embedder given
     assert len(lines) == 5 and lines[0].startswith("Extractive answer (no LLM)")  # four distinct sentences
+
+
+def test_the_entity_is_looked_for_leftmost_then_longest():
+    from qa.query import spans
+
+    words = ["taylor", "swift", "american", "music", "awards"]
+    order = [" ".join(words[a:b]) for a, b in spans(words)]
+    assert order.index("taylor swift") < order.index("american music awards")  # the query leads with its entity
+    assert order.index("taylor swift american") < order.index("taylor swift") < order.index("taylor")
+    assert len(order) == 15  # every run once
