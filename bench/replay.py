@@ -18,7 +18,7 @@
    ~20 min to embed 100k texts on 2 cores); the MiniLM cost of embedding one query's forms is measured and
    printed beside it.
 
-Writes `--out` (default bench-replay/): replay.json, recall.png. Run: `.venv/bin/python -m bench.replay
+Writes `--out` (default bench/out/replay/): replay.json, recall.png. Run: `.venv/bin/python -m bench.replay
 [--rows N] [--seconds S] [--skip-throughput] [--skip-recall]`.
 """
 
@@ -371,7 +371,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="per method and strategy")
     parser.add_argument("--skip-recall", action="store_true")
     parser.add_argument("--skip-throughput", action="store_true")
-    parser.add_argument("--out", type=Path, default=Path("bench-replay"))
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "replay")
     parser.add_argument("--data-dir", type=Path, default=None, help="keep (or reuse) the built news graph here")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
