@@ -152,11 +152,15 @@ def test_a_date_in_the_query_is_its_day(world):
     late = service.ask("Doja Cat tour on Aug 31 2023", "2023-09-05", k=5, strategy="temporal")
     assert late.as_of == "August 31, 2023" and late.asked == "September 5, 2023"
     assert late.reformulated == "(Date: August 31, 2023) Doja Cat tour"
-    assert late.evidence[0].text == TOUR and all(e.published_day <= DAY for e in late.evidence)
+    assert late.evidence[0].text == TOUR and all(
+        e.published_day is not None and e.published_day <= DAY for e in late.evidence
+    )
     plain = service.ask("Doja Cat tour", "2023-09-05", k=5, strategy="temporal")
     assert plain.evidence[0].event_day == AFTER  # without the date the asked day rules, and the later story shows
     never_later = service.ask("Doja Cat tour Sept 30 2023", "2023-09-01", k=5, strategy="temporal")
-    assert never_later.as_of == "September 1, 2023" and all(e.published_day <= 20230901 for e in never_later.evidence)
+    assert never_later.as_of == "September 1, 2023" and all(
+        e.published_day is not None and e.published_day <= 20230901 for e in never_later.evidence
+    )
 
 
 def test_a_variant_reads_only_its_own_and_identical_text_stays_two_facts(world):
