@@ -185,7 +185,13 @@ class VectorMirror:
     def search(
         self, collection: str, text: str, query_filter: models.Filter | None = None, limit: int = 10
     ) -> list[models.ScoredPoint]:
-        vector = self.embedder.embed([text])[0]
+        return self.search_vector(collection, self.embedder.embed([text])[0], query_filter, limit)
+
+    def search_vector(
+        self, collection: str, vector: list[float], query_filter: models.Filter | None = None, limit: int = 10
+    ) -> list[models.ScoredPoint]:
+        """The nearest points to a vector the caller embedded (QA embeds the original and the reformulated query
+        once and searches with their mean)."""
         with self.lock:
             return self.client.query_points(
                 self.name(collection), query=vector, query_filter=query_filter, limit=limit, with_payload=True

@@ -77,13 +77,15 @@ def day_ordinal(day: str) -> str:
 
 
 # The entity's visible interactions in [$from_day, $to_day], the ones nearest $focus_day first (then the latest
-# report) before the limit: on a busy entity the focus day is never cut while farther days are kept. Start from
+# report) before the limit: on a busy entity the focus day is never cut while farther days are kept. $variant
+# (M0/M1/M2, or null for all) keeps one extraction variant, before the limit (NEON(Mx) reads only its own). Start from
 # the entity and filter after WITH: with the day indexes, FalkorDB's planner would otherwise scan interactions
 # by day and test each for the entity (11 ms instead of 0.6 ms on 20k interactions, bench/qa.py).
 TIMELINE = f"""
 MATCH (e:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
 WITH DISTINCT x
 WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
+  AND ($variant IS NULL OR x.variant = $variant)
 WITH x, abs({day_ordinal("x.event_day")} - {day_ordinal("$focus_day")}) AS distance
 ORDER BY distance, x.published_day DESC, x.ingested_ms DESC, x.id
 LIMIT $limit

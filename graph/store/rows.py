@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import TypeAdapter
 
+from core.records import Variant
 from graph.connection.base import Row
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ class TimelineRow:
     published_day: int
     ingested_at: str | None
     ingested_ms: int
-    variant: str | None
+    variant: Variant | None
     subject_id: str
     object_id: str | None
     sources: list[str]

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.ids import digest
-from core.records import Chunk, ChunkSighting, Entity, Interaction
+from core.records import Chunk, ChunkSighting, Entity, Interaction, Variant
 from core.timeaxes import day_iso
 from graph.connection import GraphConnection
 from graph.store import m2, reads, writes
@@ -306,11 +306,12 @@ class GraphStore:
         as_of: AsOf | int | None = None,
         limit: int = 1000,
         focus_day: int | None = None,
+        variant: Variant | None = None,
     ) -> list[TimelineRow]:
         """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of the
         as-of day, oldest first. When more than `limit` match, the ones nearest `focus_day` (default: the as-of
         day, held inside the window) are kept, the latest report first among equals, so the focus day itself is
-        never cut while farther days stay."""
+        never cut while farther days stay. `variant` keeps only that extraction variant's interactions."""
         as_of = AsOf.of(as_of)
         focus = min(max(focus_day or as_of.day, from_day), to_day)
         rows = self.conn.read(
@@ -321,6 +322,7 @@ class GraphStore:
                 "to_day": to_day,
                 "focus_day": focus,
                 "limit": limit,
+                "variant": variant,
                 **as_of.params(),
             },
         )

@@ -94,7 +94,7 @@ class World:
         event_day = event_day or chunk.day
         self.facts.append(
             Interaction(
-                id=interaction_id(subject.id, obj.id if obj else None, text, event_day),
+                id=interaction_id(subject.id, obj.id if obj else None, text, event_day, "M0"),
                 subject_id=subject.id,
                 subject_name=subject.name,
                 object_id=obj.id if obj else None,

@@ -52,7 +52,7 @@ def chunk(text: str, day: int, source: str, ingested_day: int) -> Chunk:
 
 def interaction(c: Chunk, text: str, event_day: int) -> Interaction:
     return Interaction(
-        id=interaction_id(DOJA, CHOUPETTE, text, event_day),
+        id=interaction_id(DOJA, CHOUPETTE, text, event_day, "M0"),
         subject_id=DOJA,
         subject_name="Doja Cat",
         object_id=CHOUPETTE,

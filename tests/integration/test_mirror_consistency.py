@@ -48,7 +48,7 @@ def chunk(text: str, day: int, source: str, ingested_day: int) -> Chunk:
 def met_gala(c: Chunk) -> Interaction:
     text = "Doja Cat dressed as Choupette"  # the same fact (same id) whichever chunk states it
     return Interaction(
-        id=interaction_id(DOJA, CHOUPETTE, text, 20230501),
+        id=interaction_id(DOJA, CHOUPETTE, text, 20230501, "M0"),
         subject_id=DOJA,
         subject_name="Doja Cat",
         object_id=CHOUPETTE,

@@ -78,3 +78,68 @@ def test_entity_profile_counts_what_is_visible_as_of_the_day_in_both_views():
     assert only_late.as_of(AsOf(20230510)) is None  # a candidate only once something naming it is known
     late = only_late.as_of(AsOf(20230510, "published"))
     assert late is not None and late.mentions == 1
+
+
+def test_a_date_in_the_query_is_read_in_every_format():
+    import datetime as dt
+
+    from qa.dates import find_date
+
+    asked = dt.date(2023, 9, 5)
+    aug31 = dt.date(2023, 8, 31)
+    for query in (
+        "Doja Cat on Aug 31 2023",
+        "Doja Cat on August 31, 2023",
+        "Doja Cat Aug. 31st, 2023",
+        "Doja Cat 31 Aug 2023",
+        "Doja Cat on the 31st of August 2023",
+        "Doja Cat 2023-08-31",
+        "Doja Cat 2023/08/31",
+        "Doja Cat 8/31/2023",
+        "Doja Cat 31/8/2023",
+        "Doja Cat aug 31",  # no year: the latest Aug 31 on or before the asked day
+    ):
+        found = find_date(query, asked)
+        assert found is not None and found.day == aug31, query
+        assert found.rest == "Doja Cat", (query, found.rest)
+    assert find_date("Doja Cat Dec 31", asked).day == dt.date(2022, 12, 31)  # Dec 31, 2023 is after the asked day
+    assert find_date("doja cat tour news", asked) is None
+    assert find_date("doja cat may tour", asked) is None  # a month name alone is a word, not a date
+    assert find_date("doja cat 2023", asked) is None
+    assert find_date("doja cat Feb 30 2023", asked) is None  # not a calendar day
+    assert find_date("Sept 5 doja cat tour", asked).rest == "doja cat tour"
+
+
+def test_the_reformulated_query_keeps_the_query_words():
+    from qa.query import EntityChoice, ParsedQuery
+
+    doja = EntityChoice("e1", "Doja Cat", "PERSON", 100.0, 3)
+    layoffs = ParsedQuery("doja layoffs", 20230831, "doja", doja, topic="layoffs")
+    tour = ParsedQuery("doja tour", 20230831, "doja", doja, topic="tour")
+    assert layoffs.reformulated == "(Date: August 31, 2023) Doja Cat layoffs"
+    assert tour.reformulated == "(Date: August 31, 2023) Doja Cat tour" != layoffs.reformulated
+    assert layoffs.texts.forms == ["doja layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs"]
+    assert ParsedQuery("doja cat", 20230831, "doja cat", doja).reformulated == "(Date: August 31, 2023) Doja Cat"
+
+
+def test_extractive_answer_picks_the_sentences_closest_to_the_question():
+    from qa.similarity import QueryTexts
+
+    evidence = [
+        Evidence("c1", "chunk", "Doja Cat posted on Instagram. Fans replied.", 20230831, 20230831, 0.9, ["a"]),
+        Evidence("c2", "chunk", "Doja Cat's label cut 200 jobs. The layoffs hit Los Angeles.", 20230830, 20230830),
+    ]
+    query = QueryTexts("doja cat layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs")
+    lines = extractive(query, evidence).splitlines()
+    assert lines[1] == "- August 30, 2023: The layoffs hit Los Angeles."  # lexical: no embedder given
+    assert len(lines) == 5 and lines[0].startswith("Extractive answer (no LLM)")  # four distinct sentences
+
+
+def test_the_entity_is_looked_for_leftmost_then_longest():
+    from qa.query import spans
+
+    words = ["taylor", "swift", "american", "music", "awards"]
+    order = [" ".join(words[a:b]) for a, b in spans(words)]
+    assert order.index("taylor swift") < order.index("american music awards")  # the query leads with its entity
+    assert order.index("taylor swift american") < order.index("taylor swift") < order.index("taylor")
+    assert len(order) == 15  # every run once
