@@ -122,11 +122,12 @@ def build_news_graph(data_dir: Path, pages: Path) -> dict[str, str]:
 def recall(settings: Settings, questions: list[Question]) -> list[Outcome]:
     from graph.store.asof import AsOf
     from newskg.pipeline import qa_service
+    from newskg.wiring import Wiring
     from qa.query import parse_query
 
-    service = qa_service(settings)
     outcomes: list[Outcome] = []
-    try:
+    with Wiring(settings) as wiring:  # closes the graph connection and the mirror
+        service = qa_service(wiring)
         facts = service.store.conn.read(
             "MATCH (x:Interaction) RETURN x.id AS id, x.text AS text, x.variant AS variant, "
             "x.published_day AS day, x.ingested_ms AS ms, x.subject_id AS s, x.object_id AS o"
@@ -153,9 +154,6 @@ def recall(settings: Settings, questions: list[Question]) -> list[Outcome]:
                         outcome.loss = diagnose(q, parsed.day, as_of.ms, entity.id if entity else None, rank, pool)
                     outcomes.append(outcome)
                     progress.advance(task)
-    finally:
-        if service.mirror is not None:
-            service.mirror.close()
     return outcomes
 
 

@@ -2,67 +2,56 @@
 NEON(Mx) the top-k interactions of extraction variant Mx only, each under the temporal or the generic strategy,
 always as of the replay day (strict view: published and ingested by its end).
 
-This is the one seam between the replay and qa/retrieve.py. When `Retriever.retrieve` takes `variant=`, the
-variant filter is the retriever's own; until then the interactions are over-fetched and filtered here by the
-variant the graph records for each (so an Mx method never shows another variant's line)."""
+This is the one seam between the replay and qa/retrieve.py: the retriever owns the methods (which collection,
+which variant, the default k), this module only names them for the report."""
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
+from typing import Literal
 
-from graph.mirror.qdrant import CHUNKS
+from core.records import Variant
 from graph.store.asof import AsOf
-from qa.evidence import Evidence
-from qa.retrieve import Retriever
+from qa.evidence import Evidence, EvidenceKind
+from qa.retrieve import METHOD_K, METHOD_VARIANT, Method, Retriever
+from qa.similarity import QueryTexts
 
-STRATEGIES = ("temporal", "generic")
-OVERFETCH = 4  # interactions read per wanted one when the retriever cannot filter by variant itself
+NeonStrategy = Literal["temporal", "generic"]
+STRATEGIES: tuple[NeonStrategy, ...] = ("temporal", "generic")
 
 
 @dataclass(frozen=True)
-class Method:
-    name: str
-    kind: str  # chunk | interaction
-    variant: str | None
+class MethodSpec:
+    name: Method
+    kind: EvidenceKind
+    variant: Variant | None
     default_k: int  # the paper's comparable context: 5 chunks of 5-6 sentences, 10 one-line interactions
     label: str
 
 
-METHODS = {
-    "newsrag": Method("newsrag", "chunk", None, 5, "NewsRAG"),
-    "m0": Method("m0", "interaction", "M0", 10, "NEON(M0)"),
-    "m1": Method("m1", "interaction", "M1", 10, "NEON(M1)"),
-    "m2": Method("m2", "interaction", "M2", 10, "NEON(M2)"),
+def _spec(name: Method, label: str) -> MethodSpec:
+    kind: EvidenceKind = "chunk" if name == "newsrag" else "interaction"
+    return MethodSpec(name, kind, METHOD_VARIANT[name], METHOD_K[name], label)
+
+
+METHODS: dict[str, MethodSpec] = {
+    "newsrag": _spec("newsrag", "NewsRAG"),
+    "m0": _spec("m0", "NEON(M0)"),
+    "m1": _spec("m1", "NEON(M1)"),
+    "m2": _spec("m2", "NEON(M2)"),
 }
 
 
-def retriever_filters_variants(retriever: Retriever) -> bool:
-    return "variant" in inspect.signature(retriever.retrieve).parameters
-
-
 def retrieve(
-    retriever: Retriever, method: Method, strategy: str, entity_id: str | None, text: str, as_of: AsOf, k: int
+    retriever: Retriever,
+    method: MethodSpec,
+    strategy: str,
+    entity_id: str | None,
+    text: str | QueryTexts,
+    as_of: AsOf,
+    k: int,
 ) -> list[Evidence]:
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
-    if method.kind == "chunk":
-        return _chunks(retriever, strategy, entity_id, text, as_of, k)
-    if retriever_filters_variants(retriever):
-        # Passed by name through a mapping: today's signature lacks it, the reworked one (qa/) has it.
-        return retriever.retrieve(strategy, entity_id, text, as_of, k, **{"variant": method.variant})
-    found = retriever.retrieve(strategy, entity_id, text, as_of, k * OVERFETCH)
-    variants = {i.id: i.variant for i in retriever.store.interactions([e.id for e in found])}
-    return [e for e in found if variants.get(e.id) == method.variant][:k]
-
-
-def _chunks(
-    retriever: Retriever, strategy: str, entity_id: str | None, text: str, as_of: AsOf, k: int
-) -> list[Evidence]:
-    """Temporal: the entity's chunks nearest the day (the day itself first); generic: the chunks most similar to
-    the reformulated query, as interactions' generic strategy ranks them."""
-    if strategy == "temporal":
-        found = retriever.temporal_chunks(entity_id, as_of, k) if entity_id else []
-    else:
-        found = retriever.semantic(CHUNKS, text, as_of, k, None)
-    return retriever._with_sources(found, as_of)  # the retriever's own as-of source read
+    chosen: NeonStrategy = "temporal" if strategy == "temporal" else "generic"
+    return retriever.retrieve_method(method.name, chosen, entity_id, text, as_of, k)

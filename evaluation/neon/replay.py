@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from core.llm.client import LLMClient
 from core.timeaxes import day_iso
 from evaluation.neon.linking import LinkedLog
-from evaluation.neon.methods import Method, retrieve
+from evaluation.neon.methods import MethodSpec, retrieve
 from evaluation.neon.scoring import Scorer
 from evaluation.neon.spikes import SpikeSeries
 from graph.store.asof import AsOf
@@ -36,7 +36,7 @@ class ReplayQuery:
 
 @dataclass(frozen=True)
 class ReplayPlan:
-    methods: Sequence[Method]
+    methods: Sequence[MethodSpec]
     strategies: Sequence[str]
     ks: Sequence[int]
 
@@ -109,12 +109,13 @@ class Replayer:
         }
         records = []
         deepest = max(plan.ks)
+        embedder = self.retriever.mirror.embedder if self.retriever.mirror else None  # the offline answer's ranking
         for method in plan.methods:
             for strategy in plan.strategies:
-                ranked = retrieve(self.retriever, method, strategy, entity_id, parsed.reformulated, as_of, deepest)
+                ranked = retrieve(self.retriever, method, strategy, entity_id, parsed.texts, as_of, deepest)
                 for k in plan.ks:
                     evidence = ranked[:k]
-                    answer = generate(self.answer_llm, parsed.reformulated, evidence)
+                    answer = generate(self.answer_llm, parsed.texts, evidence, embedder)
                     scores = {
                         s.name: s.score(query.query, query.day, answer.text, evidence, subject) for s in self.scorers
                     }

@@ -200,46 +200,24 @@ def test_generated_log_is_deterministic_and_csv_reads_the_same(tmp_path):
 # --- the method seam
 
 
-class FakeStore:
-    def __init__(self, variants):
-        self.variants = variants
-
-    def interactions(self, ids):
-        return [type("I", (), {"id": i, "variant": self.variants[i]})() for i in ids if i in self.variants]
-
-
-class OldRetriever:
-    """Today's signature: no variant parameter."""
-
-    def __init__(self, found, variants):
-        self.found, self.store, self.asked = found, FakeStore(variants), []
-
-    def retrieve(self, strategy, entity_id, text, as_of, k):
-        self.asked.append(k)
-        return self.found[:k]
-
-
-class NewRetriever(OldRetriever):
-    def retrieve(self, strategy, entity_id, text, as_of, k, variant=None):
-        self.asked.append((k, variant))
-        return [e for e in self.found if self.store.variants[e.id] == variant][:k]
-
-
 def evidence(i: str, day: int = DAY0) -> Evidence:
     return Evidence(i, "interaction", f"line {i}", day, day)
 
 
-def test_a_neon_method_only_ever_shows_its_own_variant():
-    found = [evidence(f"x{i}") for i in range(12)]
-    variants = {f"x{i}": ("M0", "M1")[i % 2] for i in range(12)}
-    old = OldRetriever(found, variants)
-    got = retrieve(old, METHODS["m1"], "temporal", "e1", "q", AsOf(DAY0), 3)  # pyright: ignore[reportArgumentType]  # a duck-typed fake retriever
-    assert [e.id for e in got] == ["x1", "x3", "x5"] and old.asked == [12]  # over-fetched, then filtered
-    new = NewRetriever(found, variants)
-    got = retrieve(new, METHODS["m0"], "generic", "e1", "q", AsOf(DAY0), 2)  # pyright: ignore[reportArgumentType]  # a duck-typed fake retriever
-    assert [e.id for e in got] == ["x0", "x2"] and new.asked == [(2, "M0")]  # the retriever's own filter
+def test_each_neon_method_is_the_retrievers_own_method_and_variant():
+    """The replay names the retriever's methods, never its own copy of them: NewsRAG reads chunks with k 5,
+    NEON(Mx) variant Mx's interactions with k 10 (the filter itself: integration/test_retrieval.py)."""
+    assert {name: (m.kind, m.variant, m.default_k) for name, m in METHODS.items()} == {
+        "newsrag": ("chunk", None, 5),
+        "m0": ("interaction", "M0", 10),
+        "m1": ("interaction", "M1", 10),
+        "m2": ("interaction", "M2", 10),
+    }
+
+
+def test_an_unknown_strategy_is_refused_before_any_read():
     with pytest.raises(ValueError, match="strategy"):
-        retrieve(new, METHODS["m0"], "hybrid", "e1", "q", AsOf(DAY0), 2)  # pyright: ignore[reportArgumentType]  # a duck-typed fake retriever
+        retrieve(None, METHODS["m0"], "hybrid", "e1", "q", AsOf(DAY0), 2)  # pyright: ignore[reportArgumentType]  # never reached
 
 
 # --- report

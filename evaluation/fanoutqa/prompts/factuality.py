@@ -59,7 +59,7 @@ class Verdict(BaseModel):
         return None
 
 
-def build(question: str, expert: str, submission: str) -> Prompt:
+def build(question: str, expert: str, submission: str) -> Prompt[Verdict]:
     user = TEMPLATE.format(
         question=delimit("question", question),
         expert=delimit("expert_answer", expert),

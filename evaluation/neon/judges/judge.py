@@ -82,7 +82,7 @@ class Judge:
         graded = tuple(self._grade(attribute, case) for attribute in self.attributes)
         return Judgement(query, day, self.few_shot, graded)
 
-    def prompt(self, attribute: Attribute, case: JudgeCase) -> Prompt:
+    def prompt(self, attribute: Attribute, case: JudgeCase) -> Prompt[Verdict]:
         return PROMPTS[attribute].build(case, self.few_shot)
 
     def _grade(self, attribute: Attribute, case: JudgeCase) -> AttributeJudgement:

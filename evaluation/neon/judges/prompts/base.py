@@ -106,7 +106,7 @@ def _json_objects(text: str) -> list[dict[str, Any]]:
     return found
 
 
-def build(name: str, version: int, attribute: Attribute, case: JudgeCase, few_shot: bool) -> Prompt:
+def build(name: str, version: int, attribute: Attribute, case: JudgeCase, few_shot: bool) -> Prompt[Verdict]:
     rubric = rubrics()[attribute]
     shots = examples()[attribute] if few_shot else ()
     user = TEMPLATE.format(

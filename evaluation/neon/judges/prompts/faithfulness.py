@@ -14,6 +14,6 @@ ATTRIBUTE: Attribute = "faithfulness"
 RESPONSE_MODEL = Verdict
 
 
-def build(case: JudgeCase, few_shot: bool = False) -> Prompt:
+def build(case: JudgeCase, few_shot: bool = False) -> Prompt[Verdict]:
     """Zero-shot: the rubric alone; few-shot: the rubric, worked examples and reason-before-rating."""
     return base.build(NAME, VERSION, ATTRIBUTE, case, few_shot)
