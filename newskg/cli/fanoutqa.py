@@ -132,6 +132,7 @@ def _answer_and_score(
     from evaluation.fanoutqa.answerers import ANSWERERS, DEV_AS_OF, answer_all
     from evaluation.fanoutqa.dataset import check_ids, load_answers, load_dev
     from evaluation.fanoutqa.generate import load_generated
+    from evaluation.fanoutqa.records import DevQuestion
     from graph.store.asof import AsOf
 
     if answerer is not None and answerer not in ANSWERERS:
@@ -146,7 +147,7 @@ def _answer_and_score(
     if judge or answerer == "closed-book":
         _require_llm(settings)
     try:
-        questions = load_generated(questions_file) if questions_file else load_dev()
+        questions: list[DevQuestion] = [*load_generated(questions_file)] if questions_file else load_dev()
     except (OSError, ValueError) as exc:
         fail(f"cannot read questions: {exc}")
     questions = questions[:limit] if limit else questions
