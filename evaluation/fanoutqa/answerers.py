@@ -90,6 +90,14 @@ def overlap(question: str, text: str) -> int:
     return len(set(WORD.findall(question.lower())) & set(WORD.findall(text.lower())))
 
 
+def rerank(question: str, found: list[Evidence], k: int) -> list[Evidence]:
+    """The k pieces sharing the most words with the sub-question (retrieval order breaks ties): an attribute
+    step's retrieval around its item takes a pool of k × `pool` and keeps these k, so the item's interaction with
+    the list's entity is not cut by busier days nearer the as-of day."""
+    ranked = sorted(enumerate(found), key=lambda pair: (-overlap(question, pair[1].text), pair[0]))
+    return [e for _, e in ranked[:k]]
+
+
 def evidence_rows(found: list[Evidence]) -> list[dict[str, object]]:
     return [
         {
@@ -116,12 +124,13 @@ class GraphFanoutAnswerer:
         k: int = 5,
         fanout: int = 20,
         window_days: int = 400,
+        pool: int = 4,
     ):
         self.store = store
         self.retriever = Retriever(store, mirror, backoff_days=window_days)
         self.resolver = EntityResolver(store)
         self.decomposer = decomposer or Decomposer()
-        self.strategy, self.k, self.fanout = strategy, k, fanout
+        self.strategy, self.k, self.fanout, self.pool = strategy, k, fanout, pool
 
     def answer(self, question_id: str, question: str, as_of: AsOf) -> AnswerTrace:
         started = time.perf_counter()
@@ -163,7 +172,7 @@ class GraphFanoutAnswerer:
             return steps, aggregate([name for _, name in items], None)
         for n, (item_id, name) in enumerate(items, 1):
             sub_question = plan.attribute(name)
-            evidence = self.retrieve(item_id, sub_question, as_of, self.k)
+            evidence = rerank(sub_question, self.retrieve(item_id, sub_question, as_of, self.k * self.pool), self.k)
             steps.append(
                 SubAnswer(
                     id=f"{question_id}-{n}",

@@ -36,7 +36,9 @@ def _clean(text: str) -> str:
 
 
 def _for_each(m: re.Match[str]) -> Decomposition:
-    return Decomposition(f"Which {_clean(m['x'])} {_clean(m['rel'])}?", f"For {ITEM}: {_clean(m['y'])}?", "rules")
+    x, rel = _clean(m["x"]), _clean(m["rel"])
+    # The attribute step keeps the relation: "that interaction" means nothing without the list's entity.
+    return Decomposition(f"Which {x} {rel}?", f"For {ITEM} (the {x} that {rel}): {_clean(m['y'])}?", "rules")
 
 
 def _of_each(m: re.Match[str]) -> Decomposition:

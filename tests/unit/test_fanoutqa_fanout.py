@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from evaluation.fanoutqa.answerers import Window, aggregate
+from evaluation.fanoutqa.answerers import Window, aggregate, rerank
 from evaluation.fanoutqa.decompose import Decomposer, decompose_offline
 from evaluation.fanoutqa.generate import QUESTION, Fact, Neighbour, one_article_answers, rejection
+from qa.evidence import Evidence
 from tests.unit.test_llm_extraction import Script, client
 
 
@@ -37,7 +38,7 @@ from tests.unit.test_llm_extraction import Script, client
         (
             "For each city that hosted the Olympics after 2000, what is its population?",
             "Which city hosted the Olympics after 2000?",
-            "For Ken Griffey: what is its population?",
+            "For Ken Griffey (the city that hosted the Olympics after 2000): what is its population?",
         ),
     ],
 )
@@ -53,7 +54,10 @@ def test_a_generated_question_decomposes_into_its_hub_list_and_a_day_per_item():
     plan = decompose_offline(question)
     assert plan.by == "rules"
     assert "Fallemoor Bakeries" in plan.list_question and "2033-06-01 and 2034-06-01" in plan.list_question
-    assert plan.attribute("Quenowick").startswith("For Quenowick: on what day")
+    assert plan.attribute("Quenowick") == (
+        "For Quenowick (the entity that Fallemoor Bakeries had a reported interaction with between 2033-06-01 and "
+        "2034-06-01): on what day did that interaction take place?"
+    )
 
 
 def test_a_question_no_rule_fits_is_answered_whole():
@@ -92,6 +96,13 @@ def test_aggregation_without_attribute_is_the_list_of_items():
 
 def test_aggregation_keeps_numbers_and_booleans_typed():
     assert aggregate(["A", "B"], [3, True]) == {"A": 3, "B": True}
+
+
+def test_rerank_keeps_the_k_pieces_closest_to_the_sub_question():
+    found = [
+        Evidence(f"i{n}", "interaction", text, 20340101) for n, text in enumerate(["a b", "hub x met y", "c", "hub"])
+    ]
+    assert [e.id for e in rerank("when did hub x meet y", found, 2)] == ["i1", "i3"]
 
 
 def test_window_comes_from_the_question_dates():
