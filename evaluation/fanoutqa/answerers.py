@@ -125,7 +125,9 @@ class GraphFanoutAnswerer:
         fanout: int = 20,
         window_days: int = 400,
         pool: int = 4,
+        name: str = "graph",  # "evidence" when the store is a --docs folder's graph
     ):
+        self.name = name
         self.store = store
         self.retriever = Retriever(store, mirror, backoff_days=window_days)
         self.resolver = EntityResolver(store)

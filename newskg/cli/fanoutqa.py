@@ -231,7 +231,7 @@ def _answerer(name: str, docs: Path | None, k: int, settings):
             except NewskgError as exc:
                 fail(str(exc))
     store = GraphStore(open_graph(settings))
-    return GraphFanoutAnswerer(store, _mirror_or_none(settings, open_mirror), Decomposer(client), k=k)
+    return GraphFanoutAnswerer(store, _mirror_or_none(settings, open_mirror), Decomposer(client), k=k, name=name)
 
 
 def _mirror_or_none(settings, open_mirror):

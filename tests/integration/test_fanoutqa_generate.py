@@ -3,16 +3,18 @@ FalkorDB, qdrant-client): every answer is reproduced by Cypher as of its day, no
 article, an earlier day sees only what was visible then, and the graph answerer is scored on them."""
 
 import json
+import shutil
 
 import pytest
 
 from core.timeaxes import day_key, end_of_day_ms
+from evaluation.fanoutqa.docs import docs_settings
 from evaluation.fanoutqa.generate import load_generated, reproduce
 from evaluation.fanoutqa.records import GraphEvidence
 from evaluation.neoqa.records import NewsArticle
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
-from tests.conftest import isolated_env, newskg_json
+from tests.conftest import REPO, isolated_env, newskg_json
 
 pytestmark = pytest.mark.integration
 
@@ -117,3 +119,31 @@ def test_the_graph_answerer_is_scored_on_generated_questions(world):
     assert step["kind"] == "attribute" and step["evidence"] and step["answer"]
     news, _ = _generate(env, tmp_path, days[-1], "news")  # the stream holds no news articles: nothing to ask
     assert news["questions"] == 0
+
+
+def test_the_evidence_answerer_reads_a_folder_through_the_pipeline_into_its_own_graph(world):
+    env, settings, tmp_path, _ = world
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for page in sorted((REPO / "tests" / "fixtures" / "news-html").glob("*.html.gz"))[:3]:
+        shutil.copy(page, docs)
+    before = GraphStore(open_graph(settings)).counts()
+    report = newskg_json(
+        "eval",
+        "fanoutqa",
+        "--answerer",
+        "evidence",
+        "--docs",
+        str(docs),
+        "--limit",
+        "2",
+        "--out",
+        str(tmp_path / "evidence-report"),
+        env=env,
+    )
+    assert report["split"] == "dev" and report["questions"] == 2 and report["sub_questions"] >= 2
+    assert any("the --docs graph" in note for note in report["notes"])
+    assert GraphStore(open_graph(docs_settings(settings, docs))).counts()["articles"] == 3  # its own graph
+    assert GraphStore(open_graph(settings)).counts() == before  # the news graph untouched
+    traces = json.loads((tmp_path / "evidence-report" / "report.json").read_text())["traces"]
+    assert [t["answerer"] for t in traces] == ["evidence", "evidence"] and all(t["steps"] for t in traces)

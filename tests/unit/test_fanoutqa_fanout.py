@@ -5,9 +5,10 @@ import json
 
 import pytest
 
-from evaluation.fanoutqa.answerers import Window, aggregate, rerank
+from evaluation.fanoutqa.answerers import ClosedBookAnswerer, Window, aggregate, rerank
 from evaluation.fanoutqa.decompose import Decomposer, decompose_offline
 from evaluation.fanoutqa.generate import QUESTION, Fact, Neighbour, one_article_answers, rejection
+from graph.store.asof import AsOf
 from qa.evidence import Evidence
 from tests.unit.test_llm_extraction import Script, client
 
@@ -140,3 +141,13 @@ def test_a_question_whose_answer_is_not_unique_is_rejected():
 def test_a_hub_with_too_few_neighbours_is_rejected():
     few = [_neighbour(f"N{k}", [20340101], [[f"a{k}"]]) for k in range(4)]
     assert rejection("Hub", few, 5) == "too_few_neighbours"
+
+
+def test_closed_book_asks_the_llm_alone_and_keeps_its_structured_answer(tmp_path):
+    script = Script(_reply({"answer": {"Ken Griffey": "left"}}), (200, "no json at all"), (200, "still none"))
+    answerer = ClosedBookAnswerer(client(script, tmp_path))
+    trace = answerer.answer("q1", "What is the batting hand of each of the first picks?", AsOf(20231120))
+    assert trace.answer == {"Ken Griffey": "left"} and trace.steps[0].kind == "whole"
+    assert "2023-11-20" in script.requests[0]["messages"][-1]["content"]
+    unparsed = answerer.answer("q2", "Another question?", AsOf(20231120))
+    assert unparsed.answer is None  # an unparsable reply is no answer (scores 0), never a made-up one
