@@ -66,7 +66,7 @@ def load(settings: Settings, hubs: int, fanout: int, noise: int) -> list[tuple[s
 
     rng = random.Random(13)
     store = GraphStore(open_graph(settings))
-    store.conn.drop()
+    store.conn.drop()  # pyright: ignore[reportAttributeAccessIssue]  (both connection classes have drop; the protocol omits it)
     store.init()
     entities: list[Entity] = []
     facts: list[tuple[Entity, Entity, int]] = []
@@ -168,9 +168,9 @@ def main() -> None:
     parser.add_argument("--fanout", type=int, default=8, help="neighbours per hub")
     parser.add_argument("--noise", type=int, default=10, help="other interactions per neighbour")
     args = parser.parse_args()
-    settings = Settings(
-        data_dir=Path(tempfile.mkdtemp(prefix="bench-fanout-")), graph_database="bench_fanout", _env_file=None
-    )
+    data_dir = Path(tempfile.mkdtemp(prefix="bench-fanout-"))
+    # pydantic-settings: its init takes _env_file and every field has a default; pyright sees neither
+    settings = Settings(data_dir=data_dir, graph_database="bench_fanout", _env_file=None)  # pyright: ignore[reportCallIssue]
     manager = ServiceManager(settings)
     manager.up(only={"graph"})
     try:

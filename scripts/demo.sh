@@ -62,8 +62,12 @@ if not questions:
 q = questions[0]
 trace = GraphFanoutAnswerer(GraphStore(open_graph(get_settings())), None).answer(q.id, q.question, AsOf.of(q.as_of))
 print(f"Q (as of {q.as_of}): {q.question}")
-for step in trace.steps:
-    print(f"  [{step.kind}] {step.question} -> {step.answer} ({len(step.evidence)} evidence)")
+lists, attributes = trace.steps[0], trace.steps[1:]
+print(f"  [list] {lists.question} -> {len(lists.answer or [])} items ({len(lists.evidence)} evidence)")
+if attributes:
+    print(f"  [attribute, one per item] e.g. {attributes[0].question}")
+for step in attributes:
+    print(f"    {step.item}: {step.answer} ({len(step.evidence)} evidence)")
 right = sum(trace.answer.get(k) == v for k, v in q.answer.items()) if isinstance(trace.answer, dict) else 0
 print(f"graph answer: {trace.answer}\n{right} of {len(q.answer)} entries as the graph's Cypher computed them")
 EOF

@@ -125,16 +125,16 @@ def test_answerer_options_are_checked_before_any_work(tmp_path, env):
 
 def test_any_answers_file_is_scored_on_generated_questions(tmp_path, env):
     from evaluation.fanoutqa.generate import QUESTION, save
-    from evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, SubQuestion
+    from evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, Primitive, SubQuestion
 
-    answer = {f"Party {n}": f"2034-01-0{n + 1}" for n in range(5)}
+    answer: dict[str, Primitive] = {f"Party {n}": f"2034-01-0{n + 1}" for n in range(5)}
     steps = [SubQuestion(id="g-list", question="Which entities?", answer=list(answer))] + [
         SubQuestion(
             id=f"g-{n}",
             question=f"On what day, {name}?",
             answer=day,
             depends_on=["g-list"],
-            evidence=GraphEvidence(interaction_id=f"i{n}", article_ids=[f"a{n}"], event_day=int(day.replace("-", ""))),
+            evidence=GraphEvidence(interaction_id=f"i{n}", article_ids=[f"a{n}"], event_day=20340101 + n),
         )
         for n, (name, day) in enumerate(answer.items())
     ]
