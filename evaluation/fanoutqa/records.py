@@ -28,6 +28,17 @@ class Evidence(BaseModel):
     url: str
 
 
+class GraphEvidence(BaseModel):
+    """Where a generated question's sub-answer stands in our graph (the counterpart of a Wikipedia page): the
+    interaction that states it and the articles that reported it by the question's day."""
+
+    model_config = ConfigDict(frozen=True)
+    interaction_id: str
+    article_ids: list[str]
+    urls: list[str] = Field(default_factory=list)
+    event_day: int
+
+
 class SubQuestion(BaseModel):
     """A human-written step of a decomposition: answered from one page (`evidence`) or decomposed further."""
 
@@ -36,11 +47,11 @@ class SubQuestion(BaseModel):
     decomposition: list[SubQuestion] = Field(default_factory=list)
     answer: AnswerType
     depends_on: list[str] = Field(default_factory=list)
-    evidence: Evidence | None = None
+    evidence: Evidence | GraphEvidence | None = None
 
 
-def _walk_evidence(steps: list[SubQuestion]) -> list[Evidence]:
-    found: list[Evidence] = []
+def _walk_evidence(steps: list[SubQuestion]) -> list[Evidence | GraphEvidence]:
+    found: list[Evidence | GraphEvidence] = []
     for step in steps:
         if step.evidence is not None:
             found.append(step.evidence)
@@ -56,7 +67,7 @@ class DevQuestion(BaseModel):
     categories: list[str] = Field(default_factory=list)
 
     @property
-    def necessary_evidence(self) -> list[Evidence]:
+    def necessary_evidence(self) -> list[Evidence | GraphEvidence]:
         """Every page the annotators used, in decomposition order (the reference's `necessary_evidence`)."""
         return _walk_evidence(self.decomposition)
 
@@ -64,6 +75,18 @@ class DevQuestion(BaseModel):
     def hops(self) -> int:
         """Pages needed to answer: the paper's hop count (on average seven per question)."""
         return len(self.necessary_evidence)
+
+
+class GeneratedQuestion(DevQuestion):
+    """A FanOutQA-style question generated from our graph as of `as_of` (evaluation/fanoutqa/generate.py), in the
+    dev set's JSON shape plus where it came from: the hub entity, the window, the source (news | neoqa)."""
+
+    as_of: str
+    source: Literal["news", "neoqa"]
+    hub_id: str
+    hub_name: str
+    from_day: int
+    to_day: int
 
 
 class TestQuestion(BaseModel):
@@ -178,8 +201,33 @@ class HopBucket(BaseModel):
     judge: float | None
 
 
+class SubAnswer(BaseModel):
+    """One step of an answerer's run: the sub-question, the entity it was resolved to, the evidence retrieved as
+    of the day (ids, days, text) and the sub-answer read from it."""
+
+    id: str
+    kind: Literal["list", "attribute", "whole"]
+    question: str
+    item: str | None = None
+    entity_id: str | None = None
+    evidence: list[dict[str, object]] = Field(default_factory=list)
+    answer: AnswerType | None = None
+
+
+class AnswerTrace(BaseModel):
+    """How an answerer reached one answer: its decomposition (and who made it), every step, the final answer."""
+
+    question_id: str
+    answerer: str
+    decomposed_by: str
+    as_of: str | None
+    steps: list[SubAnswer]
+    answer: AnswerType | None
+    seconds: float
+
+
 class FanoutReport(BaseModel):
-    split: Split
+    split: Split | Literal["generated"]
     answers_file: str | None
     questions: int
     scored: int  # the denominator: every question, or only the answered ones (only_answered)
@@ -192,6 +240,7 @@ class FanoutReport(BaseModel):
     notes: list[str]
     provenance: dict[str, str]
     per_question: list[QuestionScore]
+    traces: list[AnswerTrace] = Field(default_factory=list)  # when the run answered the questions itself
 
     def leaderboard_json(self) -> dict:
         """The reference's full `EvaluationScore` (with `raw`, one entry per scored question)."""

@@ -135,5 +135,23 @@ def _html(report: FanoutReport, title: str, figures: list[Path]) -> str:
         f"<th>R-1</th><th>R-2</th><th>R-L</th><th>judge</th></tr>{hops}</table>{images}"
         f"<h2>Questions</h2><table><tr><th>id</th><th>question</th><th>hops</th><th>answer</th><th>loose</th>"
         f"<th>strict</th><th>R-L</th><th>judge</th><th>missing (normalised)</th></tr>{rows}</table>"
+        f"{_traces(report)}"
         f"<p>reference versions: {html.escape(json.dumps(report.provenance))}</p>"
+    )
+
+
+def _traces(report: FanoutReport) -> str:
+    """When the run answered the questions itself: every sub-question, how much evidence it found, its sub-answer
+    (the evidence itself is in report.json)."""
+    if not report.traces:
+        return ""
+    rows = "".join(
+        f"<tr><td>{html.escape(t.question_id)}</td><td>{html.escape(s.kind)}</td><td>{html.escape(s.question)}</td>"
+        f"<td>{len(s.evidence)}</td><td>{html.escape(json.dumps(s.answer, ensure_ascii=False)[:300])}</td></tr>"
+        for t in report.traces
+        for s in t.steps
+    )
+    return (
+        "<h2>Sub-questions</h2><table><tr><th>question</th><th>step</th><th>sub-question</th><th>evidence</th>"
+        f"<th>sub-answer</th></tr>{rows}</table>"
     )

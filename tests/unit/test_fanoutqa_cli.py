@@ -109,3 +109,68 @@ def test_every_question_is_scored_by_default_unanswered_ones_as_zero(tmp_path, e
     result = json.loads(proc.stdout)
     assert (result["scored"], result["answered"], result["unanswered"]) == (310, 1, 309)
     assert result["report"]["json"].startswith(str(Path(env["NEWSKG_DATA_DIR"]) / "eval" / "fanoutqa-one"))
+
+
+def test_answerer_options_are_checked_before_any_work(tmp_path, env):
+    bad = newskg("eval", "fanoutqa", "--answerer", "oracle", env=env, check=False, timeout=120)
+    assert bad.returncode == 2 and "--answerer must be one of graph, closed-book, evidence" in bad.stderr
+    no_docs = newskg("eval", "fanoutqa", "--answerer", "evidence", env=env, check=False, timeout=120)
+    assert no_docs.returncode == 2 and "--answerer evidence needs --docs DIR" in no_docs.stderr
+    answers = write(tmp_path, "a.json", [])
+    both = newskg("eval", "fanoutqa", "--answerer", "graph", "--answers", str(answers), env=env, check=False)
+    assert both.returncode == 2 and "exactly one of --answerer NAME and --answers FILE" in both.stderr
+    closed = newskg("eval", "fanoutqa", "--answerer", "closed-book", env=env, check=False, timeout=120)
+    assert closed.returncode == 2 and "needs an LLM" in closed.stderr
+
+
+def test_any_answers_file_is_scored_on_generated_questions(tmp_path, env):
+    from evaluation.fanoutqa.generate import QUESTION, save
+    from evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, Primitive, SubQuestion
+
+    answer: dict[str, Primitive] = {f"Party {n}": f"2034-01-0{n + 1}" for n in range(5)}
+    steps = [SubQuestion(id="g-list", question="Which entities?", answer=list(answer))] + [
+        SubQuestion(
+            id=f"g-{n}",
+            question=f"On what day, {name}?",
+            answer=day,
+            depends_on=["g-list"],
+            evidence=GraphEvidence(interaction_id=f"i{n}", article_ids=[f"a{n}"], event_day=20340101 + n),
+        )
+        for n, (name, day) in enumerate(answer.items())
+    ]
+    question = GeneratedQuestion(
+        id="g",
+        question=QUESTION.format(hub="Hub", first="2033-01-01", last="2034-01-31"),
+        decomposition=steps,
+        answer=answer,
+        as_of="2034-01-31",
+        source="neoqa",
+        hub_id="e_hub",
+        hub_name="Hub",
+        from_day=20330101,
+        to_day=20340131,
+    )
+    questions = tmp_path / "generated.json"
+    save([question], questions)
+    half = {"Party 0": "2034-01-01", "Party 1": "2034-01-02", "Party 4": "1999-01-01"}
+    answers = write(tmp_path, "mine.json", [{"id": "g", "answer": half}])
+    out = tmp_path / "report"
+    proc = newskg(
+        "eval",
+        "fanoutqa",
+        "--questions",
+        str(questions),
+        "--answers",
+        str(answers),
+        "--out",
+        str(out),
+        "--json",
+        env=env,
+        timeout=300,
+    )
+    result = json.loads(proc.stdout)
+    assert result["split"] == "generated" and result["questions"] == 1 and result["answered"] == 1
+    # the reference counts each key and each value of a dict: 3 names + 2 days of the 10 strings
+    assert result["leaderboard"]["acc"]["loose"] == pytest.approx(0.5)
+    assert result["by_hops"][0]["hops"] == "5"  # one hop per neighbour's evidence
+    assert (out / "report.html").exists() and (out / "leaderboard.json").exists()
