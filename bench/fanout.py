@@ -95,7 +95,7 @@ def load(settings: Settings, hubs: int, fanout: int, noise: int) -> list[tuple[s
         mentions += [(chunk.id, subject.id), (chunk.id, obj.id)]
         interactions.append(
             Interaction(
-                id=interaction_id(subject.id, obj.id, text, day),
+                id=interaction_id(subject.id, obj.id, text, day, "M0"),
                 subject_id=subject.id,
                 subject_name=subject.name,
                 object_id=obj.id,
@@ -152,7 +152,7 @@ def run_baseline(settings: Settings, questions: list[tuple[str, dict[str, str]]]
     right = 0
     for hub, reference in questions:
         best, _ = resolver.resolve(hub, AS_OF)
-        found = retriever.temporal_chunks(best.id, AS_OF, K * fanout) if best else []
+        found = retriever.retrieve_method("newsrag", "temporal", best.id, hub, AS_OF, K * fanout) if best else []
         answer: dict[str, str] = {}
         for chunk in sorted(found, key=lambda c: c.event_day):
             for name in reference:  # the names the context would have to surface

@@ -17,9 +17,10 @@ domain) or everything else (`news`)."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter
 
@@ -27,6 +28,7 @@ from core.timeaxes import day_iso
 from evaluation.fanoutqa import cypher
 from evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, SubQuestion
 from graph.store.asof import AsOf
+from graph.store.rows import rows_of
 from graph.store.store import GraphStore
 from qa.retrieve import shift
 
@@ -63,6 +65,24 @@ class Neighbour:
         return {a for f in self.facts for a in f.article_ids}
 
 
+@dataclass(frozen=True)
+class HubRow:
+    """cypher.HUB_CANDIDATES."""
+
+    id: str
+    name: str
+    type: str | None
+    neighbours: int
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    """cypher.FANOUT_ANSWER: one neighbour's days in the window."""
+
+    name: str
+    days: list[int]
+
+
 @dataclass
 class Generation:
     questions: list[GeneratedQuestion]
@@ -90,22 +110,24 @@ def generate(
     on_hub: Callable[[], None] | None = None,
 ) -> Generation:
     params = {**as_of.params(), **window(as_of, window_days), **source_params(source)}
-    hubs = store.conn.read(cypher.HUB_CANDIDATES, {**params, "min_neighbours": min_neighbours, "limit": max_hubs})
+    hubs = rows_of(
+        HubRow, store.conn.read(cypher.HUB_CANDIDATES, {**params, "min_neighbours": min_neighbours, "limit": max_hubs})
+    )
     questions: list[GeneratedQuestion] = []
     rejected: Counter[str] = Counter()
     for hub in hubs:
-        neighbours = neighbours_of(store.conn.read(cypher.HUB_FACTS, {**params, "hub": hub["id"]}))
-        reason = rejection(hub["name"], neighbours, min_neighbours)
+        neighbours = neighbours_of(store.conn.read(cypher.HUB_FACTS, {**params, "hub": hub.id}))
+        reason = rejection(hub.name, neighbours, min_neighbours)
         if reason:
             rejected[reason] += 1
         else:
-            questions.append(build_question(hub["id"], hub["name"], neighbours, as_of, source, params))
+            questions.append(build_question(hub.id, hub.name, neighbours, as_of, source, params))
         if on_hub:
             on_hub()
     return Generation(questions, rejected, len(hubs))
 
 
-def neighbours_of(rows: list[dict]) -> list[Neighbour]:
+def neighbours_of(rows: Sequence[Mapping[str, Any]]) -> list[Neighbour]:
     found: dict[str, Neighbour] = {}
     for r in rows:
         neighbour = found.setdefault(r["id"], Neighbour(r["id"], r["name"]))
@@ -191,8 +213,8 @@ def reproduce(store: GraphStore, question: GeneratedQuestion) -> dict[str, str]:
         "from_day": question.from_day,
         "to_day": question.to_day,
     }
-    rows = store.conn.read(cypher.FANOUT_ANSWER, params)
-    return {r["name"]: ",".join(day_iso(int(d)) for d in sorted(r["days"])) for r in rows}
+    rows = rows_of(AnswerRow, store.conn.read(cypher.FANOUT_ANSWER, params))
+    return {r.name: ",".join(day_iso(d) for d in sorted(r.days)) for r in rows}
 
 
 def _neighbour_ids(store: GraphStore, question: GeneratedQuestion, interaction_ids: list[str]) -> list[str]:

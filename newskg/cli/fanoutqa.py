@@ -6,15 +6,21 @@ can join it without changing this one."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from core.settings import get_settings
+from core.errors import NewskgError
+from core.settings import Settings, get_settings
 from newskg.cli.app import eval_app
 from newskg.cli.output import JsonOption, console, emit, fail
 from newskg.wiring import Wiring
+
+if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
+    from evaluation.fanoutqa.answerers import Answerer
+    from graph.mirror.qdrant import VectorMirror
 
 SPLITS = ("dev", "test")
 
@@ -157,8 +163,11 @@ def _answer_and_score(
     folder = out or settings.data_dir / "eval" / f"fanoutqa-{label}-{answerer or (answers and answers.stem)}"
     traces = []
     if answerer is not None:
-        runner = _answerer(answerer, docs, k, settings)
-        with Progress(console=console, transient=True, disable=as_json) as progress:
+        with (
+            Wiring(_answering_settings(answerer, docs, settings)) as wiring,
+            Progress(console=console, transient=True, disable=as_json) as progress,
+        ):
+            runner = _answerer(answerer, k, wiring)
             task = progress.add_task(f"answering ({answerer})", total=len(asked))
             given, traces = answer_all(runner, asked, on_done=lambda: progress.advance(task))
         folder.mkdir(parents=True, exist_ok=True)
@@ -207,39 +216,39 @@ def _answer_and_score(
     )
 
 
-def _answerer(name: str, docs: Path | None, k: int, settings):
+def _answering_settings(name: str, docs: Path | None, settings: Settings) -> Settings:
+    """The news graph's settings, or for `evidence` those of the --docs folder's own graph, built here."""
+    if name != "evidence":
+        return settings
+    from evaluation.fanoutqa.answerers import DEV_AS_OF
+    from evaluation.fanoutqa.docs import ingest_docs
+
+    assert docs is not None
+    with console.status(f"ingesting {docs} through the pipeline into its own graph"):
+        try:
+            return ingest_docs(settings, docs, DEV_AS_OF)
+        except NewskgError as exc:
+            fail(str(exc))
+
+
+def _answerer(name: str, k: int, wiring: Wiring) -> Answerer:
     """The answerer, wired to its graph (the news graph, or the --docs folder's own) or to the LLM."""
     from evaluation.fanoutqa.answerers import ClosedBookAnswerer, GraphFanoutAnswerer
     from evaluation.fanoutqa.decompose import Decomposer
-    from graph.store.store import GraphStore
-    from newskg.pipeline import llm_client
-    from newskg.wiring import llm_base_url, open_graph, open_mirror
 
-    client = llm_client(settings) if llm_base_url(settings) else None
+    client = wiring.llm()
     if name == "closed-book":
         if client is None:
             fail("--answerer closed-book needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
         return ClosedBookAnswerer(client)
-    if name == "evidence":
-        from core.errors import NewskgError
-        from evaluation.fanoutqa.answerers import DEV_AS_OF
-        from evaluation.fanoutqa.docs import ingest_docs
-
-        assert docs is not None
-        with console.status(f"ingesting {docs} through the pipeline into its own graph"):
-            try:
-                settings = ingest_docs(settings, docs, DEV_AS_OF)
-            except NewskgError as exc:
-                fail(str(exc))
-    store = GraphStore(open_graph(settings))
-    return GraphFanoutAnswerer(store, _mirror_or_none(settings, open_mirror), Decomposer(client), k=k, name=name)
+    return GraphFanoutAnswerer(wiring.store(), _mirror_or_none(wiring), Decomposer(client), k=k, name=name)
 
 
-def _mirror_or_none(settings, open_mirror):
+def _mirror_or_none(wiring: Wiring) -> VectorMirror | None:
     """The mirror is one process's in local mode (INFRA.md): when another holds it, the graph alone answers,
     said out loud."""
     try:
-        return open_mirror(settings)
+        return wiring.mirror()
     except Exception as exc:  # qdrant-client raises RuntimeError/ValueError variants for a locked folder
         console.print(f"[yellow]mirror unavailable ({exc}); answering from the graph alone[/]")
         return None

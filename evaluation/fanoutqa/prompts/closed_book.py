@@ -27,7 +27,7 @@ class ClosedBookReply(BaseModel):
     answer: AnswerType
 
 
-def build(question: str, as_of: str) -> Prompt:
+def build(question: str, as_of: str) -> Prompt[ClosedBookReply]:
     user = TEMPLATE.format(question=delimit("question", question), as_of=as_of)
     return Prompt(
         NAME, VERSION, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], ClosedBookReply

@@ -29,7 +29,7 @@ class DecompositionReply(BaseModel):
     attribute_question: str = ""
 
 
-def build(question: str) -> Prompt:
+def build(question: str) -> Prompt[DecompositionReply]:
     user = TEMPLATE.format(question=delimit("question", question))
     return Prompt(
         NAME, VERSION, [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}], DecompositionReply
