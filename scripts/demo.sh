@@ -54,13 +54,13 @@ from core.settings import get_settings
 from evaluation.fanoutqa.answerers import GraphFanoutAnswerer
 from evaluation.fanoutqa.generate import load_generated
 from graph.store.asof import AsOf
-from graph.store.store import GraphStore
-from newskg.wiring import open_graph
+from newskg.wiring import Wiring
 questions = load_generated(Path(sys.argv[1]))
 if not questions:
     sys.exit("no question passed the fan-out and uniqueness checks")
 q = questions[0]
-trace = GraphFanoutAnswerer(GraphStore(open_graph(get_settings())), None).answer(q.id, q.question, AsOf.of(q.as_of))
+with Wiring(get_settings()) as wiring:
+    trace = GraphFanoutAnswerer(wiring.store(), None).answer(q.id, q.question, AsOf.of(q.as_of))
 print(f"Q (as of {q.as_of}): {q.question}")
 lists, attributes = trace.steps[0], trace.steps[1:]
 print(f"  [list] {lists.question} -> {len(lists.answer or [])} items ({len(lists.evidence)} evidence)")
@@ -75,7 +75,7 @@ echo
 echo "== 6. Linking and offline extraction of one sentence (newskg extract text … --explain)"
 $NEWSKG extract text "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and Leto posed with Anna Wintour." --date 2023-05-02 --explain
 echo
-echo "== 6. NEON spike-day replay: a synthetic query log peaking on the timelines' event days (its known spike days"
+echo "== 7. NEON spike-day replay: a synthetic query log peaking on the timelines' event days (its known spike days"
 echo "==    written beside it), the spike days the rule finds, then 4 spike-day queries answered as of their day by"
 echo "==    NewsRAG and NEON(M0/M1/M2) x temporal/generic x k, scored by the offline proxies (the judges with an LLM)"
 QLOG=.newskg/eval/querylog.jsonl
