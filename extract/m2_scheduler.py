@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from core.errors import NewskgError
@@ -35,13 +35,13 @@ BATCH_FAILED = "m2_batch_failed"
 Pair = tuple[str, str]
 
 
-@dataclass
+@dataclass(frozen=True)
 class GiveUp:
     """A batch dead-lettered: the record to send, then (once the broker acknowledged it) the graph's note."""
 
     letter: DeadLetter
     pair: Pair
-    chunk_ids: list[str]
+    chunk_ids: tuple[str, ...]
     tries: int
 
 
@@ -105,19 +105,21 @@ class M2Scheduler:
     def waiting(self) -> dict[Pair, float]:
         return {p: w.since for p, w in self._waiting.items()}
 
-    def dead_letters(self) -> list[DeadLetter]:
-        """Dead letters to send; `dead_lettered` once the broker acknowledged them."""
-        return [g.letter for g in self._given_up]
+    def given_up(self) -> tuple[GiveUp, ...]:
+        """Batches given up whose dead letters are still to send; hand them to `dead_lettered` once the broker
+        acknowledged their letters."""
+        return tuple(self._given_up)
 
-    def dead_lettered(self) -> None:
-        """The dead letters are on the broker: note the batches as given up in the graph (they leave the pending
-        list without counting as covered)."""
-        for g in self._given_up:
-            self.store.m2_give_up(f"{g.pair[0]}|{g.pair[1]}", g.chunk_ids, BATCH_FAILED, g.tries, g.letter.at)
+    def dead_lettered(self, sent: Iterable[GiveUp]) -> None:
+        """These batches' dead letters are on the broker: note them as given up in the graph (they leave the
+        pending list without counting as covered). Give-ups not among them stay to be sent."""
+        noted = [g for g in sent if g in self._given_up]
+        for g in noted:
+            self.store.m2_give_up(f"{g.pair[0]}|{g.pair[1]}", list(g.chunk_ids), BATCH_FAILED, g.tries, g.letter.at)
             self.stats.batches_dead_lettered += 1
             self.llm.count(m2_pair.NAME, "batches_dead_lettered")
-        self._given_up = []
-        self._abandoned.clear()
+            self._given_up.remove(g)
+            self._abandoned.difference_update((g.pair, cid) for cid in g.chunk_ids)
 
     # --- the work
     def _run(self, pairs: list[Pair], flush: bool) -> bool:
@@ -191,7 +193,7 @@ class M2Scheduler:
         for cid in chunk_ids:
             self._tries.pop((pair, cid), None)
             self._abandoned.add((pair, cid))
-        self._given_up.append(GiveUp(self._letter(pair, chunk_ids, tries, problem), pair, chunk_ids, tries))
+        self._given_up.append(GiveUp(self._letter(pair, chunk_ids, tries, problem), pair, tuple(chunk_ids), tries))
 
     def _letter(self, pair: Pair, chunk_ids: list[str], tries: int, problem: str) -> DeadLetter:
         key = f"{pair[0]}|{pair[1]}"

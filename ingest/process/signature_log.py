@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,7 +147,7 @@ class SignatureLog:
             return False  # another kind, or written with other settings: not comparable
         return index.load(entry.chunk_id, entry.article_id, index.signer.decode_values(entry.minhash), entry.day)
 
-    def append(self, index: DedupIndex, kept: list[Kept], sighted: list[DedupSighting]) -> None:
+    def append(self, index: DedupIndex, kept: Sequence[Kept], sighted: Sequence[DedupSighting]) -> None:
         """Write kept signatures and emitted sightings and wait for the acknowledgement."""
         items: list[tuple[str | None, DedupSignature | DedupSighting]] = [
             (
