@@ -12,8 +12,6 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kafka.consumer.fetcher import ConsumerRecord
-
 from core.errors import NewskgError
 from core.llm.client import LLMClient
 from core.records import Chunk, ChunkSighting, DeadLetter, RecordError, decode_any
@@ -27,6 +25,7 @@ from graph.mirror.qdrant import VectorMirror
 from graph.mirror.sync import mirror_from_graph
 from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
+from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.stage import Stage, StageOutput, StageRunner, dead_letter
 
 log = logging.getLogger(__name__)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kafka.errors import KafkaError
-
+from ingest.kafka.client import KafkaError
 from ingest.kafka.producer import RecordProducer
 from ingest.sources.files import SourceItem
 

@@ -16,11 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from kafka.consumer.fetcher import ConsumerRecord
-
 from core.errors import NewskgError
 from core.records import DeadLetter, Record
 from core.timeaxes import iso, utc_now
+from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.membership import GroupMembershipError
 from ingest.kafka.producer import RecordProducer

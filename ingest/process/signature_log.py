@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from datasketch import LeanMinHash
-from kafka import KafkaConsumer, TopicPartition
 
 from core.records import DedupSighting, DedupSignature, RecordError, decode_any
+from ingest.kafka import client
 from ingest.kafka.producer import RecordProducer
 from ingest.process.dedup import DedupIndex
 
@@ -67,8 +67,8 @@ class SignatureLog:
         # every entry is still validated as a record. noida-db 0.2.3 ignores the fetch size limits and answers
         # with everything after the offset (109 MB for a 200k-signature log): a larger frame limit than
         # kafka-python's 100 MB lets such a log be read at all; Kafka honours the limits and never sends one.
-        self._reader = KafkaConsumer(
-            **options,
+        self._reader = client.consumer(
+            options,
             group_id=None,
             enable_auto_commit=False,
             auto_offset_reset="earliest",
@@ -78,8 +78,7 @@ class SignatureLog:
             check_crcs=False,
             receive_message_max_bytes=RECEIVE_MAX_BYTES,
         )
-        parts = self._reader.partitions_for_topic(topic) or set()
-        self._tps = [TopicPartition(topic, p) for p in sorted(parts)]
+        self._tps = client.partitions_of(topic, self._reader.partitions_for_topic(topic) or ())
         self._reader.assign(self._tps)
         self._reader.seek_to_beginning(*self._tps)
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from kafka.consumer.fetcher import ConsumerRecord
-
 from core.errors import NewskgError
 from core.ids import chunk_id
 from core.records import Article, Chunk, ChunkSighting, DeadLetter, DedupSighting, RawArticle, RecordError
 from core.settings import Settings
+from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.stage import Outgoing, Stage, StageOutput, dead_letter
 from ingest.process.article import build_article
 from ingest.process.chunking import Window, windows
