@@ -18,12 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from datasketch import LeanMinHash
-
 from core.records import DedupSighting, DedupSignature, RecordError, decode_any
 from ingest.kafka import client
 from ingest.kafka.producer import RecordProducer
-from ingest.process.dedup import DedupIndex
+from ingest.process.dedup import DedupIndex, LeanMinHash
 
 log = logging.getLogger(__name__)
 
