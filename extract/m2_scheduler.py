@@ -26,6 +26,7 @@ from core.timeaxes import iso, utc_now
 from extract.failures import describe, must_stop
 from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m2
 from extract.prompts import m2_pair
+from graph.mirror.qdrant import VectorMirror
 from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
 
@@ -68,7 +69,7 @@ class M2Scheduler:
     k: int = 5
     max_wait_s: float = 600.0
     max_tries: int = 3
-    mirror: object | None = None
+    mirror: VectorMirror | None = None
     clock: Callable[[], float] = time.time
     stage: str = "extract"
     topic: str = ""
@@ -159,20 +160,20 @@ class M2Scheduler:
         self.stats.batches_sent += 1
         try:
             answer = run_m2(self.llm, subject, obj, group)
-            problem = None if answer.parsed else "the answer did not parse, even after the corrective retry"
         except Exception as exc:
             if must_stop(exc):
                 raise
             log.exception("M2 batch of %s|%s failed", *pair)
-            answer, problem = None, describe(exc)
-        if problem is None:
-            self._write(answer.interactions, f"{pair[0]}|{pair[1]}", chunk_ids)
-            self.stats.batches_covered += 1
-            for cid in chunk_ids:
-                self._tries.pop((pair, cid), None)
-            return True
-        self._failed(pair, chunk_ids, problem)
-        return False
+            self._failed(pair, chunk_ids, describe(exc))
+            return False
+        if not answer.parsed:
+            self._failed(pair, chunk_ids, "the answer did not parse, even after the corrective retry")
+            return False
+        self._write(answer.interactions, f"{pair[0]}|{pair[1]}", chunk_ids)
+        self.stats.batches_covered += 1
+        for cid in chunk_ids:
+            self._tries.pop((pair, cid), None)
+        return True
 
     def _write(self, interactions: list[Interaction], key: str, chunk_ids: list[str]) -> None:
         self.store.write_batch(interactions=interactions, m2_batches=[(key, chunk_ids)])

@@ -77,7 +77,7 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
         self.owns_mirror = True  # False when a shared mirror is lent (serve --pipeline)
         self.mention_stats = GraphMentionStats(store.conn)  # the graph's daily counts: replicas agree
         self.m2: M2Scheduler | None = None
-        if options.variant == "m2":
+        if options.variant == "m2" and llm is not None:  # (never None here: refused above)
             index = extractor.linker.index.entities
             self.m2 = M2Scheduler(
                 store,
@@ -201,7 +201,7 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
                 if must_stop(exc):
                     raise
                 failures.append((chunk, exc, EXTRACTION_ERROR))
-        if self.options.variant == "m1" and extractions:
+        if self.options.variant == "m1" and extractions and self.llm is not None:  # (never None for m1)
             # The targets as of each chunk, this batch's own mentions counted (not written yet).
             pending = [(*as_of_key(x.chunk), {m.entity_id for m in x.mentions}) for x in extractions]
             keys = sorted({as_of_key(x.chunk) for x in extractions})

@@ -79,7 +79,7 @@ class LLMClient:
             http_client=http_client,
         )
 
-    def complete(self, prompt: Prompt, response_model: type[T] | None = None) -> T | None:
+    def complete(self, prompt: Prompt[T], response_model: type[T] | None = None) -> T | None:
         """The parsed answer, or None when the model's output could not be parsed even after a retry."""
         model_cls = response_model or prompt.response_model
         key = prompt.digest(self.model)

@@ -5,16 +5,21 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import Generic
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
+
+# The answer's model: LLMClient.complete returns an instance of it. Defaults to BaseModel for a bare `Prompt`.
+ModelT = TypeVar("ModelT", bound=BaseModel, default=BaseModel, covariant=True)
 
 
 @dataclass(frozen=True)
-class Prompt:
+class Prompt(Generic[ModelT]):
     name: str
     version: int
     messages: list[dict[str, str]]
-    response_model: type[BaseModel]
+    response_model: type[ModelT]
     json_answer: bool = True  # False: free text the response model reads with its `from_text`
     temperature: float = 0.0  # creative generation steps (NeoQA's timelines) ask for more than 0
 

@@ -30,7 +30,7 @@ class Answer(BaseModel):
     answer: str = Field(min_length=1, max_length=4000)
 
 
-def build(reformulated: str, evidence: list[tuple[str, str, list[str]]]) -> Prompt:
+def build(reformulated: str, evidence: list[tuple[str, str, list[str]]]) -> Prompt[Answer]:
     """`evidence`: (date in words, text, source names), best first."""
     lines = "\n".join(
         f"- {date}: {text}" + (f" (sources: {', '.join(sources)})" if sources else "")

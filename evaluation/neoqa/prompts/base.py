@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, field_validator
 
-from core.llm.prompt import Prompt, delimit
+from core.llm.prompt import ModelT, Prompt, delimit
 
 SYSTEM = (
     "You help build a fictional news world for a reading-comprehension benchmark. Every person, place and "
@@ -16,8 +16,8 @@ SYSTEM = (
 
 
 def prompt(
-    name: str, version: int, template: str, model: type[BaseModel], /, temperature: float = 0.0, **blocks: str
-) -> Prompt:
+    name: str, version: int, template: str, model: type[ModelT], /, temperature: float = 0.0, **blocks: str
+) -> Prompt[ModelT]:
     user = template.format(**{key: delimit(key, text) for key, text in blocks.items()})
     return Prompt(
         name,
