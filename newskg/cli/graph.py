@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import overload
 
 import typer
 from rich.table import Table
@@ -31,6 +32,10 @@ def _mirror():
         fail(str(exc))
 
 
+@overload
+def _day(value: str, option: str) -> int: ...
+@overload
+def _day(value: str | None, option: str) -> int | None: ...
 def _day(value: str | None, option: str) -> int | None:
     from core.timeaxes import day_key
 
