@@ -19,7 +19,10 @@ __all__ = [
     "ConsumerRecord",
     "FencedInstanceIdError",
     "GroupMember",
+    "KafkaConnectionError",
     "KafkaError",
+    "KafkaTimeoutError",
+    "NodeNotReadyError",
     "OffsetAndMetadata",
     "Producer",
     "RebalanceListener",
@@ -44,7 +47,10 @@ import kafka.admin
 from kafka.errors import (
     CommitFailedError,
     FencedInstanceIdError,
+    KafkaConnectionError,
     KafkaError,
+    KafkaTimeoutError,
+    NodeNotReadyError,
     TopicAlreadyExistsError,
     UnknownMemberIdError,
 )
