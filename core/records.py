@@ -90,7 +90,9 @@ class RawArticle(Record):
     http_last_modified: str | None = None
     fallback_date: str | None = Field(default=None, description="--date given on the command line")
     title: str | None = None
-    backfill: bool = Field(default=False, description="historical input: its ingestion instant is its publication instant")
+    backfill: bool = Field(
+        default=False, description="historical input: its ingestion instant is its publication instant"
+    )
 
     @model_validator(mode="after")
     def _has_content(self) -> Self:
