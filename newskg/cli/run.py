@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.live import Live
@@ -27,7 +28,7 @@ UNTIL_IDLE = typer.Option(
 )
 
 
-def _table(runners: list[StageRunner]) -> Table:
+def _table(runners: Sequence[StageRunner[Any]]) -> Table:
     table = Table(title="newskg stages")
     for column in ("stage", "consumed", "produced", "dead letters", "batches"):
         table.add_column(column)
