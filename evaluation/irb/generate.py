@@ -57,6 +57,7 @@ SINGLE = "{lead}which {kind} had a reported interaction with {known} {when}?"
 TWO_HOP = "{lead}which {kind} had a reported interaction {when_outer} with the {bridge_kind} that had a reported interaction with {known} {when_inner}?"  # noqa: E501
 KINDS = {"person": "person", "per": "person", "organization": "organization", "org": "organization"}
 MASK_ORDER: tuple[tuple[Role, Role], ...] = (("object", "subject"), ("subject", "object"))  # (masked, known)
+NOT_APPLICABLE = "variant_not_applicable"
 PLACES = frozenset({"gpe", "loc", "location"})
 
 
@@ -332,14 +333,14 @@ class Writer:
             return self._false_date(m)
         known = self.known_name(m.known, variant)
         if known is None:
-            return "variant_not_applicable"
+            return NOT_APPLICABLE
         text = SINGLE.format(lead=self.reference, kind=kind_of(m.masked), known=known, when=self.when(day, variant))
         return self._record(text, Base(m), _paraphrase(variant), keep=[known, self.when(day, variant)])
 
     def _two_hop(self, inner: Masked, outer: Masked, variant: Variant) -> IRBQuestion | str:
         known = self.known_name(inner.known, variant)
         if known is None:
-            return "variant_not_applicable"
+            return NOT_APPLICABLE
         when_inner = self.when(inner.claim.event_day, variant)
         when_outer = self.when(outer.claim.event_day, variant)
         text = TWO_HOP.format(
@@ -354,10 +355,10 @@ class Writer:
 
     def _false_name(self, m: Masked) -> IRBQuestion | str:
         if not rules.is_person(m.known.type):
-            return "variant_not_applicable"
+            return NOT_APPLICABLE
         fake = rules.swapped_surname(m.known.name, self.rng)
         if fake is None:
-            return "variant_not_applicable"
+            return NOT_APPLICABLE
         if self.checker.name_on_day(fake, m.claim.event_day):
             return "premise_not_false"
         when = f"on {day_words(m.claim.event_day)}"
@@ -490,6 +491,8 @@ def select(
                 continue
             base, variant = bucket.pop(0)
             made = writer.write(base, variant)
+            if made == NOT_APPLICABLE:  # e.g. no short name for an organisation: not a rejection
+                continue
             if isinstance(made, str):
                 rejected[made] += 1
             elif made.id not in seen:
