@@ -3,6 +3,7 @@ qdrant-client): every answer and every false premise is re-checked by Cypher as 
 and passages were visible that day, and the same seed writes the same bytes."""
 
 import json
+from dataclasses import dataclass
 
 import pytest
 
@@ -10,6 +11,7 @@ from core.timeaxes import day_key, end_of_day_ms
 from evaluation.irb.generate import Checker, answer_holds, load, premise_holds
 from evaluation.neoqa.records import NewsArticle
 from graph.store.asof import AsOf
+from graph.store.rows import row_of
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.conftest import isolated_env, newskg, newskg_json
@@ -37,6 +39,17 @@ ARTICLE_TIMES = """
 MATCH (a:Article) WHERE a.id IN $ids
 RETURN max(a.published_day) AS last_published, max(a.ingested_ms) AS last_ingested
 """
+
+
+@dataclass(frozen=True)
+class Names:
+    names: list[str]
+
+
+@dataclass(frozen=True)
+class Times:
+    last_published: int
+    last_ingested: int
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +99,7 @@ def test_every_answer_and_false_premise_is_rechecked_by_cypher_as_of_its_day(wor
             kp = q.keypoints[0]
             if q.false_name:  # nobody whose name fits "C. Smith" had an interaction that day
                 initial, surname = q.false_name[0].lower(), q.false_name.split()[-1].lower()
-                names = store.conn.read(NAMES_ON_DAY, {**params, "day": kp.event_day})[0]["names"]
+                names = row_of(Names, store.conn.read(NAMES_ON_DAY, {**params, "day": kp.event_day})[0]).names
                 assert not [n for n in names if n.lower().startswith(initial) and n.lower().endswith(" " + surname)]
             else:  # the known entity had no interaction on the distorted day
                 assert q.false_day is not None and q.false_day != kp.event_day
@@ -119,9 +132,9 @@ def test_passages_and_qrels_were_visible_on_an_earlier_day(world):
     store = GraphStore(open_graph(settings))
     for q in load(path):
         assert all(k.event_day <= day_key(early) for k in q.keypoints)
-        times = store.conn.read(ARTICLE_TIMES, {"ids": list(q.qrels)})[0]
-        assert times["last_published"] <= day_key(early)
-        assert times["last_ingested"] <= end_of_day_ms(day_key(early))
+        times = row_of(Times, store.conn.read(ARTICLE_TIMES, {"ids": list(q.qrels)})[0])
+        assert times.last_published <= day_key(early)
+        assert times.last_ingested <= end_of_day_ms(day_key(early))
 
 
 def test_same_seed_same_bytes(world):
