@@ -168,16 +168,18 @@ class Checker:
 
 def generate(
     store: GraphStore,
-    as_of: AsOf,
+    as_of: AsOf | int | str,
     source: str = "news",
     n: int = 50,
     seed: int = 0,
     llm: LLMClient | None = None,
     on_question: Callable[[], None] | None = None,
 ) -> Generation:
-    """Up to `n` questions from the graph as of the day, balanced over single-hop, 2-hop and false premise."""
+    """Up to `n` questions from the graph as of the day (an AsOf, yyyymmdd or ISO date), balanced over
+    single-hop, 2-hop and false premise; `llm` rewords them when given."""
     if source not in SOURCES:
         raise ValueError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
+    as_of = AsOf.of(as_of)
     checker = Checker(store, as_of, source)
     rows = rows_of(FactRow, store.conn.read(cypher.FACTS, checker.params))
     rejected: Counter[str] = Counter()

@@ -109,7 +109,7 @@ def days_ago(event_day: int, reference_day: int) -> int:
 def relative_date(days: int, spelled: bool = False) -> str:
     """A day as its distance from the reference date, exact to the day (so the answer stays unique)."""
     if days == 0:
-        return "on the reference day itself"
+        return "today"  # the reference day is the question's "As of ..." day
     count = spell_number(days) if spelled else str(days)
     return f"{count} day{'s' if days != 1 else ''} ago"
 

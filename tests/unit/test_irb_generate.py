@@ -128,6 +128,7 @@ def test_paraphrase_rules():
     assert rules.short_name("Madonna") is None
     assert rules.days_ago(20310301, AS_OF) == 19
     assert rules.relative_date(19) == "19 days ago" and rules.relative_date(1) == "1 day ago"
+    assert rules.relative_date(0) == rules.relative_date(0, spelled=True) == "today"
     assert rules.relative_date(19, spelled=True) == "nineteen days ago"
     assert rules.spell_number(1234) == "one thousand two hundred thirty-four"
     assert rules.spell_number(2_000_015) == "two million fifteen"
