@@ -64,3 +64,9 @@ class IRBQuestion(BaseModel):
     qrels: dict[str, int]  # article id → relevance (1): the documents holding the keypoints
     source: Source
     wording: Wording = "template"
+    # Added by generation (optional, defaults keep older lines valid): the phrases any rewording must keep as
+    # written (the paraphrased name, the date phrase), and the perturbed node of a false premise, so the premise
+    # can be re-checked against the graph: a swapped name ("C. Smith") or a distorted day (yyyymmdd).
+    keep: list[str] = Field(default_factory=list)
+    false_name: str | None = None
+    false_day: int | None = None
