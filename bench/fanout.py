@@ -26,8 +26,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from core.ids import entity_id, interaction_id
-from core.records import Chunk, Entity, Interaction
+from bench.synthetic import interaction_between
+from core.ids import entity_id
+from core.records import Chunk, Entity
 from core.settings import Settings
 from core.timeaxes import day_from_key, day_iso, day_key, end_of_day_ms
 from newskg.services.manager import ServiceManager
@@ -94,19 +95,14 @@ def load(settings: Settings, hubs: int, fanout: int, noise: int) -> list[tuple[s
         chunks.append(chunk)
         mentions += [(chunk.id, subject.id), (chunk.id, obj.id)]
         interactions.append(
-            Interaction(
-                id=interaction_id(subject.id, obj.id, text, day, "M0"),
-                subject_id=subject.id,
-                subject_name=subject.name,
-                object_id=obj.id,
-                object_name=obj.name,
-                text=text,
-                event_day=day,
-                published_day=day,
-                ingested_at=chunk.ingested_at,
+            interaction_between(
+                subject,
+                obj,
+                text,
+                day,
                 ingested_ms=chunk.ingested_ms,
-                variant="M0",
                 chunk_ids=[chunk.id],
+                ingested_at=chunk.ingested_at,
             )
         )
     for start in range(0, len(chunks), 1000):

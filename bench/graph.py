@@ -22,7 +22,8 @@ from qdrant_client import models
 from rich.console import Console
 from rich.table import Table
 
-from core.ids import chunk_id, entity_id, interaction_id, point_uuid, source_id
+from bench.synthetic import interaction_between
+from core.ids import chunk_id, entity_id, point_uuid, source_id
 from core.records import Chunk, Entity, Interaction
 from core.settings import Settings
 from graph.mirror.embed import MiniLMEmbedder
@@ -60,22 +61,7 @@ def synthetic(n: int, rng: random.Random) -> tuple[list[Chunk], list[Entity], li
                     sentence_end=1,
                 )
             )
-        interactions.append(
-            Interaction(
-                id=interaction_id(s.id, o.id, text, day, "M0"),
-                subject_id=s.id,
-                subject_name=s.name,
-                object_id=o.id,
-                object_name=o.name,
-                text=text,
-                event_day=day,
-                published_day=day,
-                ingested_at="2023-01-01T00:00:00Z",
-                ingested_ms=i,
-                variant="M0",
-                chunk_ids=[chunks[-1].id],
-            )
-        )
+        interactions.append(interaction_between(s, o, text, day, ingested_ms=i, chunk_ids=[chunks[-1].id]))
     return chunks, entities, interactions
 
 

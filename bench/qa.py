@@ -26,8 +26,9 @@ import uvloop
 from rich.console import Console
 from rich.table import Table
 
-from core.ids import entity_id, interaction_id
-from core.records import Entity, Interaction
+from bench.synthetic import interaction_between
+from core.ids import entity_id
+from core.records import Entity
 from core.settings import Settings
 from core.timeaxes import end_of_day_ms
 from newskg.services.manager import ServiceManager
@@ -62,22 +63,7 @@ def load(settings: Settings, rows: int) -> list[str]:
         s, o = rng.sample(entities, 2)
         day = int(f"2023{(1 + (i % DAYS) // 30):02d}{(1 + (i % DAYS) % 28):02d}")
         text = f"{s.name} met {o.name} about matter {i}"
-        batch.append(
-            Interaction(
-                id=interaction_id(s.id, o.id, text, day, "M0"),
-                subject_id=s.id,
-                subject_name=s.name,
-                object_id=o.id,
-                object_name=o.name,
-                text=text,
-                event_day=day,
-                published_day=day,
-                ingested_at="2023-01-01T00:00:00Z",
-                ingested_ms=end_of_day_ms(day) - 1000,
-                variant="M0",
-                chunk_ids=[],
-            )
-        )
+        batch.append(interaction_between(s, o, text, day))
         if len(batch) == 2000:
             store.write_batch(interactions=batch)
             batch = []

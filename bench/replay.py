@@ -42,6 +42,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from bench.synthetic import interaction_between
 from core.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -208,8 +209,8 @@ class HashEmbedder:
 def synthetic(settings: Settings, rows: int, entities: int = 2000, days: int = 90) -> list[tuple[str, str]]:
     """rows M0 interactions and rows / 5 chunks over `entities` entities and `days` days, in the graph and the
     mirror; returns (entity name, day) query pairs."""
-    from core.ids import chunk_id, entity_id, interaction_id, source_id
-    from core.records import Chunk, Entity, Interaction
+    from core.ids import chunk_id, entity_id, source_id
+    from core.records import Chunk, Entity
     from core.timeaxes import day_iso, end_of_day_ms
     from graph.mirror.qdrant import VectorMirror
     from graph.store.store import GraphStore
@@ -263,22 +264,7 @@ def synthetic(settings: Settings, rows: int, entities: int = 2000, days: int = 9
                 s, o = rng.sample(people, 2)
                 day = 20230101 + (i % days) // 28 * 100 + (i % days) % 28
                 text = f"{s.name} met {o.name} about the {rng.choice(topics)} matter {i}"
-                batch.append(
-                    Interaction(
-                        id=interaction_id(s.id, o.id, text, day, "M0"),
-                        subject_id=s.id,
-                        subject_name=s.name,
-                        object_id=o.id,
-                        object_name=o.name,
-                        text=text,
-                        event_day=day,
-                        published_day=day,
-                        ingested_at="2023-01-01T00:00:00Z",
-                        ingested_ms=end_of_day_ms(day) - 1000,
-                        variant="M0",
-                        chunk_ids=[],
-                    )
-                )
+                batch.append(interaction_between(s, o, text, day))
             store.write_batch(interactions=batch)
             mirror.upsert_interactions(batch)
             progress.advance(task, len(batch))

@@ -1,0 +1,36 @@
+"""Synthetic graph facts the benches write: one M0 interaction between two entities on a day, with the
+fields every bench fills the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from core.ids import interaction_id
+from core.records import Entity, Interaction
+from core.timeaxes import end_of_day_ms
+
+
+def interaction_between(
+    subject: Entity,
+    obj: Entity,
+    text: str,
+    day: int,
+    ingested_ms: int | None = None,
+    chunk_ids: Sequence[str] = (),
+    ingested_at: str = "2023-01-01T00:00:00Z",
+) -> Interaction:
+    """Published on its event day and, unless told otherwise, ingested a second before that day ends."""
+    return Interaction(
+        id=interaction_id(subject.id, obj.id, text, day, "M0"),
+        subject_id=subject.id,
+        subject_name=subject.name,
+        object_id=obj.id,
+        object_name=obj.name,
+        text=text,
+        event_day=day,
+        published_day=day,
+        ingested_at=ingested_at,
+        ingested_ms=end_of_day_ms(day) - 1000 if ingested_ms is None else ingested_ms,
+        variant="M0",
+        chunk_ids=list(chunk_ids),
+    )
