@@ -33,7 +33,7 @@ from newskg.services.manager import ServiceManager
 from newskg.wiring import open_graph, open_mirror
 from qa.retrieve import Retriever
 
-FIRST_DAY = 20250101
+FIRST_DAY, LAST_DAY = 20250101, 20250128  # every fact is visible as of the last day
 VERBS = ("founded", "acquired", "sued", "hired", "visited", "sponsored", "criticised", "joined")
 
 
@@ -128,7 +128,7 @@ def load(store: GraphStore, facts: int, questions: int, seed: int = 7) -> tuple[
         made.append(
             IRBQuestion(
                 id=f"q{n}", question=f"Which company did {subject} {verb} in a deal?", answer=obj,
-                as_of=_day(facts), hops=1, popularity=1, masked=MaskedNode(entity_id=obj, name=obj, role="object"),
+                as_of=LAST_DAY, hops=1, popularity=1, masked=MaskedNode(entity_id=obj, name=obj, role="object"),
                 keypoints=[kp], qrels={c.article_id: 1}, source="news",
             )
         )  # fmt: skip
