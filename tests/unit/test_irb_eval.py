@@ -297,3 +297,31 @@ def test_report_tables_are_consistent_with_the_answers(tmp_path):
     assert paths["retrieval"].read_bytes()[:4] == b"\x89PNG"
     assert json.loads(paths["json"].read_text())["summary"] == summary.model_dump()
     assert "LLM grader" in paths["html"].read_text()
+
+
+def test_evaluate_with_a_scripted_llm_answers_and_grades_every_setting(tmp_path):
+    from evaluation.irb.retrieval import Rankers
+    from evaluation.irb.run import evaluate
+
+    passages = {
+        "c1": passage("c1", "a1", "Ada Lovelace founded the Analytical Society in Quillport.", 20260101, BASE_MS),
+        "c2": passage("c2", "a2", "The Quillport harbour reopened.", 20260101, BASE_MS),
+        "c9": passage("c9", "a9", "Babbage founded the Analytical Society.", 20260105, BASE_MS + 4 * DAY_MS),  # later
+    }
+    script = Script(
+        (200, '{"answer": "Ada Lovelace"}'),  # RAG over BM25
+        (200, "CORRECT"),  # its grade
+        (200, '{"answer": "I don\'t know"}'),  # closed-book
+        (200, "garbage"),  # its grade: garbage twice → unparsed
+        (200, "more garbage"),
+    )
+    llm = client(script, tmp_path)
+    run = evaluate([question()], Rankers(passages, None), ["bm25"], ["closed-book", "rag"], Answerer(llm), Grader(llm))
+    (result,) = run.results
+    assert run.grader == "llm" and run.answer_mode == "llm" and run.settings == ["closed-book", "rag:bm25"]
+    found = result.retrieval["bm25"]
+    assert found.passages[0] == "c1" and "c9" not in found.passages  # published after the question's day
+    assert found.documents[0] == "a1" and found.ndcg == 1.0 and found.right
+    assert "Ada Lovelace founded" in script.requests[0]["messages"][1]["content"]
+    assert (result.answers["rag:bm25"].grade, result.answers["closed-book"].grade_status) == ("CORRECT", "unparsed")
+    assert summarise(run).unparsed_grades == 1
