@@ -197,7 +197,7 @@ def _stacked(ax: Axes, labels: list[str], cells: list[GradeShares]) -> None:
 def _settings_chart(summary: IRBSummary, path: Path, title: str) -> None:
     fig, ax = plt.subplots(figsize=(max(5, 1.3 * len(summary.by_setting)), 4))
     _stacked(ax, list(summary.by_setting), list(summary.by_setting.values()))
-    ax.set_title(f"{title}: grades by setting ({grader_label(summary)})", fontsize=10)
+    ax.set_title(f"{title}: grades by setting\n{grader_label(summary)}", fontsize=10)
     _save(fig, path)
 
 
@@ -207,7 +207,7 @@ def _split_chart(summary: IRBSummary, path: Path, title: str) -> None:
     fig, ax = plt.subplots(figsize=(max(5, 1.1 * max(1, len(cells))), 4))
     if cells:
         _stacked(ax, labels, cells)
-    ax.set_title(f"{title}: RAG grades by retrieval right / wrong ({grader_label(summary)})", fontsize=10)
+    ax.set_title(f"{title}: RAG grades by retrieval right / wrong\n{grader_label(summary)}", fontsize=10)
     _save(fig, path)
 
 
