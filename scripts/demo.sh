@@ -82,4 +82,10 @@ QLOG=.newskg/eval/querylog.jsonl
 $NEWSKG eval querylog --data "$SYNTH" --out "$QLOG" --seed 7 --entities 2
 $NEWSKG eval spikes --log "$QLOG" --out .newskg/eval/spikes
 $NEWSKG eval replay --log "$QLOG" --limit 4 --k 1,5,10 --out .newskg/eval/neon-replay
+echo
+echo "== 8. IRB: factuality questions generated from the graph as of the stream's last day (single-hop, 2-hop through"
+echo "==    a bridge, false premises the graph confirms false), then BM25 and dense retrieval (nDCG@5) and RAG answers"
+echo "==    graded (deterministic grader offline; the LLM grader when one is configured)"
+$NEWSKG eval irb generate --as-of "$LAST" --source neoqa --n 20 --seed 1 --no-llm --out .newskg/eval/irb.jsonl
+$NEWSKG eval irb run .newskg/eval/irb.jsonl --retrievers bm25,dense --out .newskg/eval/irb
 $NEWSKG services status
