@@ -31,7 +31,7 @@ test: setup
 
 # No servers, no LLM: tests/conftest.py refuses a unit test that carries integration, llm or chaos.
 test-unit: setup-dev
-	$(BIN)/python -m pytest tests/unit
+	$(BIN)/python -m pytest -n 2 tests/unit  # pure CPU: one worker per core of this 2-core machine
 
 bench: setup
 	$(BIN)/python -m bench.broker
