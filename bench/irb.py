@@ -1,17 +1,20 @@
-"""IRB retrieval on this machine: nDCG@5 (max-passage) per retriever on an IRB set, and how long it took.
+"""IRB on this machine, in one run: questions generated per second from a synthetic interaction graph, and
+retrieval nDCG@5 (max-passage) per retriever on the generated questions.
 
-`measure_retrieval` is the reusable part (the generation benchmark calls it on its generated set, in the same
-run): per retriever the mean nDCG@5, the share of questions whose relevant documents all reached the top 5,
-the index build time (BM25: one index per distinct as_of day) and queries per second.
+`.venv/bin/python -m bench.irb [--interactions N] [--n Q] [--dense]` loads a fresh FalkorDB graph of N
+interactions (default 100000) between person and organisation entities (N/2 of them, spread over 60 days so most
+(entity, day) have a unique partner), each stated by its own one-sentence chunk (one article each) that names both
+entities and the deal's number, with the chunk's mentions (EntityDay counts); times `generate(...)` for Q questions
+(default 200) as of the last day; then measures retrieval on the generated set: BM25 always, dense and hybrid with
+`--dense` (embeds every chunk into a local Qdrant folder first: slow on 2 cores).
 
-Standalone (`.venv/bin/python -m bench.irb [--facts N] [--questions Q] [--dense]`): a fresh FalkorDB graph of N
-one-sentence chunks (one fact each, spread over 30 days, one article per chunk) and Q single-hop questions
-constructed from random facts (the object masked); BM25 always, dense and hybrid with `--dense` (embeds every
-chunk into a local Qdrant folder first: slow on 2 cores). Keep the default short."""
+`measure_retrieval` is the reusable part: per retriever the mean nDCG@5, the share of questions whose relevant
+documents all reached the top 5, the index build time (BM25: one index per distinct as_of day) and queries/s."""
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import random
 import tempfile
 import time
@@ -20,12 +23,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from rich.console import Console
+from rich.progress import Progress
 from rich.table import Table
 
-from core.records import Chunk
+from bench.synthetic import interaction_between
+from core.ids import entity_id
+from core.records import Chunk, Entity, Interaction
 from core.settings import Settings
-from core.timeaxes import day_iso, end_of_day_ms
-from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode
+from core.timeaxes import day_from_key, day_iso, day_key, end_of_day_ms
+from evaluation.irb.generate import Generation, generate
+from evaluation.irb.records import IRBQuestion
 from evaluation.irb.retrieval import Rankers, RetrieverName, load_passages, ndcg_at_k
 from graph.store.asof import AsOf
 from graph.store.store import GraphStore
@@ -33,8 +40,11 @@ from newskg.services.manager import ServiceManager
 from newskg.wiring import open_graph, open_mirror
 from qa.retrieve import Retriever
 
-FIRST_DAY, LAST_DAY = 20250101, 20250128  # every fact is visible as of the last day
-VERBS = ("founded", "acquired", "sued", "hired", "visited", "sponsored", "criticised", "joined")
+FIRST_DAY, DAYS = 20250101, 60
+LAST_DAY = day_key(day_from_key(FIRST_DAY) + dt.timedelta(days=DAYS - 1))  # every fact is visible as of it
+BATCH = 1000
+VERBS = ("signed a deal worth {k} million with", "paid {k} million to", "sold a {k} percent stake to")
+SYLLABLES = ("ka", "lo", "mi", "ren", "to", "vas", "qui", "dor", "sel", "bra", "nu", "fen", "gar", "wil", "zo")
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,22 @@ class RetrievalFigures:
     retrieval_right: float
     index_s: float  # building the per-day BM25 indexes (0 for dense: the mirror is already indexed)
     queries_per_s: float
+
+
+@dataclass(frozen=True)
+class GenerationFigures:
+    interactions: int
+    build_s: float
+    questions: int
+    seconds: float
+    questions_per_s: float
+    facts: int
+    claims: int
+    maskable: int
+    two_hop_chains: int
+    hops_2: int
+    false_premise: int
+    rejected: dict[str, int]
 
 
 def measure_retrieval(
@@ -83,12 +109,24 @@ def measure_retrieval(
     return figures
 
 
-def _day(n: int) -> int:
-    return FIRST_DAY + n % 28  # January 2025: valid day keys
+# --- The synthetic graph ----------------------------------------------------------------------------------------
+def _word(rng: random.Random, syllables: int) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(syllables)).capitalize()
 
 
-def _chunk(n: int, text: str) -> Chunk:
-    day = _day(n)
+def entities(count: int, rng: random.Random) -> list[Entity]:
+    """Half persons ("Kaloren Vasdor"), half organisations ("Mirento Group"); distinct names, no digits."""
+    made: dict[str, Entity] = {}
+    while len(made) < count:
+        if len(made) % 2:
+            name, kind = f"{_word(rng, 3)} {_word(rng, 3)}", "PERSON"
+        else:
+            name, kind = f"{_word(rng, 4)} Group", "ORG"
+        made.setdefault(name, Entity(id=entity_id(name, kind), name=name, type=kind))
+    return list(made.values())
+
+
+def _chunk(n: int, text: str, day: int) -> Chunk:
     return Chunk(
         id=f"c_irb_bench_{n}",
         text=text,
@@ -107,38 +145,87 @@ def _chunk(n: int, text: str) -> Chunk:
     )
 
 
-def load(store: GraphStore, facts: int, questions: int, seed: int = 7) -> tuple[list[Chunk], list[IRBQuestion]]:
+def fact(n: int, pool: Sequence[Entity], rng: random.Random) -> tuple[Chunk, Interaction]:
+    """Interaction n between two distinct entities on a random day, and the chunk that states it."""
+    subject, obj = rng.sample(pool, 2)
+    day = day_key(day_from_key(FIRST_DAY) + dt.timedelta(days=rng.randrange(DAYS)))
+    text = f"{subject.name} {rng.choice(VERBS).format(k=rng.randint(2, 999))} {obj.name}"
+    chunk = _chunk(n, f"On {day_iso(day)}, {text}.", day)
+    interaction = interaction_between(
+        subject, obj, text, day, ingested_ms=chunk.ingested_ms, chunk_ids=[chunk.id], ingested_at=chunk.ingested_at
+    )
+    return chunk, interaction
+
+
+def load(store: GraphStore, interactions: int, seed: int = 7) -> list[Chunk]:
+    """The graph, written in batches of BATCH interactions with their chunks and mentions; the chunks."""
     rng = random.Random(seed)
-    orgs = [f"Org{rng.randrange(10**6):06d} Holdings" for _ in range(max(10, facts // 4))]
-    people = [f"Person{rng.randrange(10**6):06d} Lee" for _ in range(max(10, facts // 4))]
-    chunks, made = [], []
-    for n in range(facts):
-        subject, verb, obj = rng.choice(people), rng.choice(VERBS), rng.choice(orgs)
-        chunks.append(_chunk(n, f"{subject} {verb} {obj} in a deal worth {rng.randint(1, 999)} million."))
-    for start in range(0, len(chunks), 1000):
-        store.write_batch(chunks=chunks[start : start + 1000])
-    for n in rng.sample(range(facts), min(questions, facts)):
-        c = chunks[n]
-        subject, verb, *rest = c.text.split(" ")
-        obj = " ".join(rest[:2])
-        kp = Keypoint(
-            text=c.text, interaction_id=f"i{n}", subject_id=subject, object_id=obj, event_day=c.day,
-            chunk_ids=[c.id], article_ids=[c.article_id],
-        )  # fmt: skip
-        made.append(
-            IRBQuestion(
-                id=f"q{n}", question=f"Which company did {subject} {verb} in a deal?", answer=obj,
-                as_of=LAST_DAY, hops=1, popularity=1, masked=MaskedNode(entity_id=obj, name=obj, role="object"),
-                keypoints=[kp], qrels={c.article_id: 1}, source="news",
+    pool = entities(max(50, interactions // 2), rng)
+    chunks: list[Chunk] = []
+    with Progress() as progress:
+        task = progress.add_task("graph", total=interactions)
+        for start in range(0, interactions, BATCH):
+            made = [fact(n, pool, rng) for n in range(start, min(interactions, start + BATCH))]
+            batch = [c for c, _ in made]
+            store.write_batch(
+                chunks=batch,
+                entities=pool if start == 0 else (),
+                mentions=[(c.id, e) for c, x in made for e in (x.subject_id, x.object_id or "")],
+                interactions=[x for _, x in made],
             )
-        )  # fmt: skip
-    return chunks, made
+            chunks += batch
+            progress.advance(task, len(made))
+    return chunks
+
+
+# --- The run ----------------------------------------------------------------------------------------------------
+def measure_generation(
+    store: GraphStore, n: int, interactions: int, build_s: float
+) -> tuple[Generation, GenerationFigures]:
+    with Progress() as progress:
+        task = progress.add_task("generate", total=n)
+        started = time.perf_counter()
+        made = generate(store, LAST_DAY, n=n, on_question=lambda: progress.advance(task))
+        seconds = time.perf_counter() - started
+    qs = made.questions
+    figures = GenerationFigures(
+        interactions=interactions,
+        build_s=round(build_s, 1),
+        questions=len(qs),
+        seconds=round(seconds, 2),
+        questions_per_s=round(len(qs) / seconds, 2) if seconds else 0.0,
+        facts=made.facts,
+        claims=made.claims,
+        maskable=made.maskable,
+        two_hop_chains=made.two_hop_chains,
+        hops_2=sum(q.hops == 2 for q in qs),
+        false_premise=sum(q.premise == "false" for q in qs),
+        rejected=dict(sorted(made.rejected.items())),
+    )
+    return made, figures
+
+
+def print_figures(gen: GenerationFigures, figures: list[RetrievalFigures]) -> None:
+    console = Console()
+    title = (
+        f"IRB: {gen.questions} questions generated in {gen.seconds} s ({gen.questions_per_s}/s) from "
+        f"{gen.interactions} interactions (graph built in {gen.build_s} s); retrieval on them (max-passage)"
+    )
+    table = Table(title=title)
+    for column in ("retriever", "nDCG@5", "retrieval right", "index s", "queries/s"):
+        table.add_column(column)
+    for f in figures:
+        table.add_row(
+            f.retriever, f"{f.ndcg_at_5:.3f}", f"{f.retrieval_right:.3f}", f"{f.index_s}", f"{f.queries_per_s}"
+        )
+    console.print(table)
+    console.print_json(data={"generation": asdict(gen), "retrieval": [asdict(f) for f in figures]})
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--facts", type=int, default=5000, help="chunks, one fact each")
-    parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--interactions", type=int, default=100_000, help="interactions (one chunk each)")
+    parser.add_argument("--n", type=int, default=200, help="questions to generate")
     parser.add_argument("--dense", action="store_true", help="also dense and hybrid (embeds every chunk first)")
     args = parser.parse_args()
     data_dir = Path(tempfile.mkdtemp(prefix="bench-irb-"))
@@ -150,27 +237,22 @@ def main() -> None:
         settings = settings.model_copy(update={"graph_uri": manager.state.load()["graph"].address})
         store = GraphStore(open_graph(settings))
         store.init()
-        chunks, questions = load(store, args.facts, args.questions)
+        started = time.perf_counter()
+        chunks = load(store, args.interactions)
+        build_s = time.perf_counter() - started
+        made, gen = measure_generation(store, args.n, args.interactions, build_s)
         mirror = open_mirror(settings) if args.dense else None
         try:
             if mirror:
                 for start in range(0, len(chunks), 256):
                     mirror.upsert_chunks([(c, []) for c in chunks[start : start + 256]])
-            figures = measure_retrieval(store, Retriever(store, mirror), questions, ("bm25", "dense", "hybrid"))
+            figures = measure_retrieval(store, Retriever(store, mirror), made.questions, ("bm25", "dense", "hybrid"))
         finally:
             if mirror:
                 mirror.close()
     finally:
         manager.down()
-    table = Table(title=f"IRB retrieval: {len(questions)} questions over {args.facts} chunks (max-passage, nDCG@5)")
-    for column in ("retriever", "nDCG@5", "retrieval right", "index s", "queries/s"):
-        table.add_column(column)
-    for f in figures:
-        table.add_row(
-            f.retriever, f"{f.ndcg_at_5:.3f}", f"{f.retrieval_right:.3f}", f"{f.index_s}", f"{f.queries_per_s}"
-        )
-    Console().print(table)
-    Console().print_json(data=[asdict(f) for f in figures])
+    print_figures(gen, figures)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,22 @@ RETURN DISTINCT p.id AS id, p.name AS name
 ORDER BY id
 """
 
+# PARTNERS for many (entity, event day) keys in one round trip (generation asks it of every claim's two ends):
+# the same rows, tagged with their key; a key with no partner returns no row.
+PARTNERS_MANY = f"""
+UNWIND $keys AS key
+MATCH (k:Entity {{id: key.entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH DISTINCT key, k, x
+WHERE x.event_day = key.event_day AND x.object_id IS NOT NULL AND x.subject_id <> x.object_id AND {visible("x")}
+MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)
+WHERE {visible("c", "day")} AND {visible("a")} AND {SOURCE_FILTER}
+WITH DISTINCT key, k, x
+WITH key, CASE WHEN x.subject_id = k.id THEN x.object_id ELSE x.subject_id END AS other
+MATCH (p:Entity {{id: other}})
+RETURN DISTINCT key.entity AS entity, key.event_day AS event_day, p.id AS id, p.name AS name
+ORDER BY entity, event_day, id
+"""
+
 # A false premise "an entity named <initial>. <surname> had an interaction on $event_day": how many visible
 # interactions that day have a participant whose name fits (0: the graph confirms the premise false).
 NAME_ON_DAY = f"""

@@ -151,3 +151,29 @@ def test_nothing_to_generate_exits_non_zero(world):
         "--out", str(tmp_path / "none.jsonl"), env=env, check=False,
     )  # fmt: skip
     assert result.returncode != 0 and "no question generated" in result.stderr
+
+
+KEYS = """
+MATCH (e:Entity)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+RETURN DISTINCT e.id AS entity, x.event_day AS event_day
+"""
+
+
+@dataclass(frozen=True)
+class Key:
+    entity: str
+    event_day: int
+
+
+def test_batched_partners_equal_one_query_per_key(world):
+    """Checker.prefetch_partners (cypher.PARTNERS_MANY, many keys a round trip) fills the cache with exactly what
+    cypher.PARTNERS returns key by key, as of an early and the last day (a key with no partner: empty)."""
+    _env, settings, _tmp_path, days = world
+    store = GraphStore(open_graph(settings))
+    keys = [(k.entity, k.event_day) for k in (row_of(Key, r) for r in store.conn.read(KEYS, {}))]
+    assert len(keys) >= 5
+    for day in (days[len(days) // 2], days[-1]):
+        batched, one_by_one = Checker(store, AsOf.of(day), "neoqa"), Checker(store, AsOf.of(day), "neoqa")
+        batched.prefetch_partners(keys, batch=3)
+        assert {k: batched._partners[k] for k in keys} == {k: one_by_one.partners(*k) for k in keys}
+        assert any(batched._partners[k] for k in keys)
