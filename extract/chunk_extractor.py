@@ -8,6 +8,7 @@ from extract.entities.linker import Linker, first_seen
 from extract.failures import must_stop
 from extract.markup import mark_up
 from extract.nlp import pipeline
+from extract.openie.clauses import extract_clauses
 from extract.openie.dates import sentence_day
 from extract.openie.offline import extract_relations
 from extract.result import ChunkExtraction, make_interaction
@@ -41,13 +42,21 @@ class ChunkExtractor:
         return ChunkExtraction(chunk, mentions, self.linker.entities(mentions), mark_up(chunk.text, mentions))
 
     def add_offline(self, extraction: ChunkExtraction, doc, subjects: set[str] | None = None) -> None:
-        """M0: the rule-based interactions of a linked chunk, dated by the day a sentence states, else the
+        """M0: the rule-based interactions of a linked chunk (entity-to-entity paths, then subject-centric clauses),
+        dated by the day a sentence states, else the
         chunk's publication day."""
         sentences = list(doc.sents)
-        for relation in extract_relations(doc, extraction.mentions, subjects):
+        relations = extract_relations(doc, extraction.mentions, subjects)
+        for relation in relations:
             day, _ = sentence_day(sentences[relation.sentence], extraction.chunk.day)
             extraction.interactions.append(
                 make_interaction(extraction.chunk, relation.subject, relation.object, relation.text, day, "M0")
+            )
+        known = {r.text for r in relations}
+        for clause in extract_clauses(doc, extraction.mentions, subjects, known):  # subject-centric facts
+            day, _ = sentence_day(sentences[clause.sentence], extraction.chunk.day)
+            extraction.interactions.append(
+                make_interaction(extraction.chunk, clause.subject, None, clause.text, day, "M0")
             )
 
     def link(self, chunks: list[Chunk]) -> list[tuple[ChunkExtraction, object]]:

@@ -53,11 +53,21 @@ def shift(day: int, days: int) -> int:
 
 
 class Retriever:
-    def __init__(self, store: GraphStore, mirror: VectorMirror | None, backoff_days: int = 7, window_limit: int = 1000):
+    def __init__(
+        self,
+        store: GraphStore,
+        mirror: VectorMirror | None,
+        backoff_days: int = 7,
+        window_limit: int = 1000,
+        facts_via_chunks: bool = True,
+    ):
         self.store = store
         self.mirror = mirror
         self.backoff_days = backoff_days
         self.window_limit = window_limit  # items read per temporal window, nearest the day first
+        # An entity's temporal window of facts also holds those stated by chunks that mention it (NewsRAG's scope):
+        # a fact whose subject span was linked to another entity ("Google Stadia" for "Stadia") stays reachable.
+        self.facts_via_chunks = facts_via_chunks
 
     def retrieve(
         self,
@@ -158,6 +168,7 @@ class Retriever:
             limit=self.window_limit,
             focus_day=day,
             variant=variant,
+            via_chunks=self.facts_via_chunks,
         )
 
     def _similarities(self, collection: str, query: QueryTexts, rows: Sequence[Row]) -> dict[str, float]:

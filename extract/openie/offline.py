@@ -48,17 +48,17 @@ class Relation:
     sentence: int
 
 
-def _span_tokens(doc: Doc, mention: LinkedMention) -> list[Token]:
+def mention_tokens(doc: Doc, mention: LinkedMention) -> list[Token]:
     span = doc.char_span(mention.start, mention.end, alignment_mode="expand")
     return list(span) if span is not None else []
 
 
-def _root(tokens: list[Token]) -> Token:
+def mention_root(tokens: list[Token]) -> Token:
     inside = {t.i for t in tokens}
     return next(t for t in tokens if t.head.i not in inside or t.head.i == t.i)
 
 
-def _subject_verb(root: Token) -> Token | None:
+def subject_verb(root: Token) -> Token | None:
     node = root
     while node.dep_ == "conj" and node.head.i != node.i:  # "Doja Cat and Jared Leto arrived"
         node = node.head
@@ -108,19 +108,19 @@ def _render(
 
 def extract_relations(doc: Doc, mentions: list[LinkedMention], subjects: set[str] | None = None) -> list[Relation]:
     """`subjects`: entity ids allowed as subjects (None: any linked entity)."""
-    tokens = {id(m): _span_tokens(doc, m) for m in mentions}
+    tokens = {id(m): mention_tokens(doc, m) for m in mentions}
     sentence_of = {t.i: n for n, sent in enumerate(doc.sents) for t in sent}
     relations: list[Relation] = []
     seen: set[tuple[str, str, str]] = set()
-    mention_tokens = {id(m): {t.i for t in tokens[id(m)]} for m in mentions}
+    token_ids = {id(m): {t.i for t in tokens[id(m)]} for m in mentions}
 
     def other_tokens(a: LinkedMention, b: LinkedMention) -> set[int]:
-        return {i for m in mentions if m is not b for i in mention_tokens[id(m)]}
+        return {i for m in mentions if m is not b for i in token_ids[id(m)]}
 
     for subject in mentions:
         if (subjects is not None and subject.entity_id not in subjects) or not tokens[id(subject)]:
             continue
-        verb = _subject_verb(_root(tokens[id(subject)]))
+        verb = subject_verb(mention_root(tokens[id(subject)]))
         if verb is None:
             continue
         for obj in mentions:
@@ -129,7 +129,7 @@ def extract_relations(doc: Doc, mentions: list[LinkedMention], subjects: set[str
                 continue
             if sentence_of[obj_tokens[0].i] != sentence_of[verb.i]:
                 continue
-            path = _path_to(verb, _root(obj_tokens))
+            path = _path_to(verb, mention_root(obj_tokens))
             if path is None or {t.i for t in path} & other_tokens(subject, obj):
                 continue  # through another entity: that one has its own relation
             text = _render(doc, verb, path, subject, obj, obj_tokens)

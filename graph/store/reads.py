@@ -81,8 +81,18 @@ def day_ordinal(day: str) -> str:
 # (M0/M1/M2, or null for all) keeps one extraction variant, before the limit (NEON(Mx) reads only its own). Start from
 # the entity and filter after WITH: with the day indexes, FalkorDB's planner would otherwise scan interactions
 # by day and test each for the entity (11 ms instead of 0.6 ms on 20k interactions, bench/qa.py).
+# An entity's facts: those that name it (subject or object) and, with $via_chunks, those stated by a visible chunk
+# that mentions it (the scope NewsRAG reads chunks in: "Google Stadia launched" is a fact of the chunk about
+# Stadia even when the extractor's subject was another span). Each fact is still visible only as of its own day.
 TIMELINE = f"""
-MATCH (e:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+MATCH (e:Entity {{id: $entity}})
+OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(n:Interaction)
+WITH e, collect(DISTINCT n) AS named
+OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)<-[:EVIDENCE]-(s:Interaction)
+WHERE $via_chunks AND {visible("c", "day")}
+WITH named, collect(DISTINCT s) AS stated
+WITH named + stated AS facts
+UNWIND facts AS x
 WITH DISTINCT x
 WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
   AND ($variant IS NULL OR x.variant = $variant)

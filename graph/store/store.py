@@ -307,11 +307,13 @@ class GraphStore:
         limit: int = 1000,
         focus_day: int | None = None,
         variant: Variant | None = None,
+        via_chunks: bool = False,
     ) -> list[TimelineRow]:
         """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of the
         as-of day, oldest first. When more than `limit` match, the ones nearest `focus_day` (default: the as-of
         day, held inside the window) are kept, the latest report first among equals, so the focus day itself is
-        never cut while farther days stay. `variant` keeps only that extraction variant's interactions."""
+        never cut while farther days stay. `variant` keeps only that extraction variant's interactions. `via_chunks`
+        also takes the interactions stated by visible chunks that mention the entity (not only those naming it)."""
         as_of = AsOf.of(as_of)
         focus = min(max(focus_day or as_of.day, from_day), to_day)
         rows = self.conn.read(
@@ -323,6 +325,7 @@ class GraphStore:
                 "focus_day": focus,
                 "limit": limit,
                 "variant": variant,
+                "via_chunks": via_chunks,
                 **as_of.params(),
             },
         )

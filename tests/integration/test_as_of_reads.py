@@ -356,7 +356,11 @@ def test_an_empty_strict_answer_counts_what_was_ingested_later(graph):
     published = published.as_dict()
     assert published["entity"]["id"] == LAGERFELD.id and published["knowledge"] == "published"
     assert "more than the system knew" in published["knowledge_label"] and published["note"] is None
-    assert [e["text"] for e in published["evidence"]] == ["Karl Lagerfeld's cat Choupette inspired the Met Gala"]
+    # Lagerfeld's own fact first, then the one the same (late) chunk states about Choupette: the chunk mentions him.
+    assert [e["text"] for e in published["evidence"]] == [
+        "Karl Lagerfeld's cat Choupette inspired the Met Gala",
+        "Choupette inspired the Met Gala",
+    ]
     assert published["evidence"][0]["sources"]  # sources in the same view
 
     # The same through the API and the CLI.

@@ -197,3 +197,37 @@ def test_nothing_after_the_day_for_any_strategy_kind_or_variant(world, strategy)
                 assert {e.variant for e in found} == {variant}
     later = retriever.retrieve(strategy, DOJA.id, query, AFTER, 10, variant="M0")
     assert any("cancelled" in e.text for e in later)  # the same read as of the later day does see it
+
+
+def test_an_entitys_window_holds_the_facts_stated_by_chunks_that_mention_it(world):
+    """A fact whose subject is another entity (here the opener; on real news often the same thing under another
+    span, "Google Stadia" for "Stadia") is in the entity's temporal window when a chunk mentioning the entity
+    states it — as of its own day only. Outside DAY's window, so the tests above are unchanged."""
+    store, mirror, _ = world
+    early, opener = 20230820, Entity(id=entity_id("Amala Opener", "PERSON"), name="Amala Opener", type="PERSON")
+    c = chunk("Doja Cat's opener Amala Opener sold out the Forum arena in Inglewood.", early)
+    stated = Interaction(
+        id=interaction_id(opener.id, None, "Amala Opener sold out Forum arena", early, "M0"),
+        subject_id=opener.id,
+        subject_name=opener.name,
+        text="Amala Opener sold out Forum arena",
+        event_day=early,
+        published_day=early,
+        ingested_at=c.ingested_at,
+        ingested_ms=c.ingested_ms,
+        variant="M0",
+        chunk_ids=[c.id],
+        article_ids=[c.article_id],
+        source_ids=[c.source_id],
+    )
+    store.write_batch(
+        chunks=[c], entities=[opener], mentions=[(c.id, DOJA.id), (c.id, opener.id)], interactions=[stated]
+    )
+    mirror.upsert_interactions([stated])
+    assert stated.id not in {r.id for r in store.timeline(DOJA.id, early, early, as_of=early)}  # names only
+    assert stated.id in {r.id for r in store.timeline(DOJA.id, early, early, as_of=early, via_chunks=True)}
+    assert not store.timeline(DOJA.id, early - 1, early, as_of=early - 1, via_chunks=True)  # not before its day
+    found = Retriever(store, mirror).retrieve("temporal", DOJA.id, "Doja Cat Forum sold out", early, 3, variant="M0")
+    assert found and found[0].id == stated.id
+    named_only = Retriever(store, mirror, facts_via_chunks=False)
+    assert stated.id not in {e.id for e in named_only.retrieve("temporal", DOJA.id, "Doja Cat Forum", early, 3, "M0")}

@@ -1,0 +1,165 @@
+"""M0's subject-centric facts: one compact clause per sentence about a linked entity, so the story's own words
+("laid off 2,400 workers", "launched a campaign against meth") reach a fact even when no second entity is in the
+sentence (the entity-to-entity paths of extract/openie/offline.py never hold them). The offline analogue of
+NEON's subject-centric M1.
+
+- Subject clause: the entity is the (passive) subject of a verb (or conjoined with one): the entity's name, the
+  verb with its auxiliaries, negation and particles, and its arguments (objects, attributes, complements,
+  prepositional objects, a reported clause), each trimmed to its head word and the words that qualify it.
+- Salient mention: the entity is named in a sentence whose main-clause subject is no entity ("Layoffs at WeWork
+  hit 2,400 staff"): that main clause, rendered the same way, with the entity's canonical name for its mention,
+  or after "<name>:" when the trimmed clause leaves the mention out.
+
+A sentence without a verb gives nothing; a clause that is only its verb gives nothing; texts are deduplicated and
+capped per chunk (subject clauses first, in sentence order) so a long chunk cannot flood the graph."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Token
+
+from extract.entities.linker import LinkedMention
+from extract.openie.offline import SUBJECT_DEPS, VERB_KEEP_DEPS, mention_root, mention_tokens, subject_verb
+
+MAX_CLAUSES_PER_CHUNK = 8
+MAX_WORDS = 16
+ARGUMENT_DEPS = {"dobj", "attr", "acomp", "oprd", "dative", "agent", "prep", "xcomp", "ccomp", "advcl", "npadvmod"}
+QUALIFIER_DEPS = {"compound", "amod", "nummod", "poss", "case", "neg", "quantmod", "nmod", "prt", "aux", "auxpass"}
+NESTED_DEPS = {"prep", "pobj", "dobj", "attr", "acomp", "xcomp", "nsubj", "nsubjpass", "agent", "pcomp", "conj", "cc"}
+CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
+MAX_DEPTH = 3  # how deep an argument's own arguments are kept ("a campaign against meth in South Dakota")
+
+
+@dataclass(frozen=True)
+class Clause:
+    subject: LinkedMention
+    text: str
+    sentence: int
+
+
+def _phrase(token: Token, depth: int) -> set[int]:
+    """The argument's head word with the words that qualify it and, `depth` levels down, its own arguments."""
+    qualifiers = [c for c in token.children if c.dep_ in QUALIFIER_DEPS]
+    keep = {token.i} | {c.i for c in qualifiers}
+    keep |= {g.i for c in qualifiers if c.dep_ == "poss" for g in c.children if g.dep_ == "case"}  # "Karl's"
+    if depth > 0:
+        for child in token.children:
+            if child.dep_ in NESTED_DEPS or (child.dep_ == "ccomp" and depth > 1):
+                keep |= _phrase(child, depth - 1)
+    return keep
+
+
+def _clause_tokens(verb: Token, skip: set[int]) -> set[int]:
+    keep = {verb.i} | {c.i for c in verb.children if c.dep_ in VERB_KEEP_DEPS}
+    for child in verb.children:
+        if child.dep_ in ARGUMENT_DEPS and child.i not in skip:
+            keep |= _phrase(child, MAX_DEPTH)
+    return keep
+
+
+def _render(doc: Doc, keep: set[int], mentions: list[LinkedMention], tokens: dict[int, list[Token]]) -> str:
+    """The kept words in sentence order, each mention's words replaced by its canonical name (once)."""
+    name_at: dict[int, tuple[int, str]] = {}
+    possessive: dict[int, bool] = {}
+    for m in mentions:
+        ids = [t.i for t in tokens[id(m)]]
+        for i in ids:
+            name_at[i] = (ids[0], m.name)
+        if ids:  # "Karl Lagerfeld's estate" keeps its "'s" (the mention's span holds it)
+            possessive[ids[0]] = m.text.rstrip().endswith(("'s", "’s")) and not m.name.endswith(("'s", "’s"))
+    words: list[str] = []
+    placed: set[int] = set()
+    for i in sorted(keep)[: MAX_WORDS * 2]:
+        if i in name_at:
+            first, name = name_at[i]
+            if first not in placed:
+                placed.add(first)
+                words.append(name + ("'s" if possessive[first] else ""))
+            continue
+        token = doc[i]
+        if token.is_punct and token.text not in ("%", "$"):
+            continue
+        if words and token.text in ("'s", "’s", "'", "%"):
+            words[-1] += token.text
+        else:
+            words.append(token.text)
+    return " ".join(words[:MAX_WORDS])
+
+
+def _has_content(doc: Doc, keep: set[int], verb: Token, mention_ids: set[int]) -> bool:
+    return any(doc[i].pos_ in CONTENT_POS for i in keep - {verb.i} - mention_ids)
+
+
+def _subject_clauses(
+    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list[Token]]
+) -> list[tuple[int, Clause]]:
+    out: list[tuple[int, Clause]] = []
+    for subject in mentions:
+        if not tokens[id(subject)]:
+            continue
+        verb = subject_verb(mention_root(tokens[id(subject)]))
+        if verb is None:
+            continue
+        own = {t.i for t in tokens[id(subject)]}
+        keep = _clause_tokens(verb, own)
+        if not _has_content(doc, keep, verb, own):
+            continue  # "Doja Cat smiled": only the verb
+        others = [m for m in mentions if m is not subject]
+        text = f"{subject.name} {_render(doc, keep - own, others, tokens)}"
+        out.append((verb.i, Clause(subject, text, -1)))
+    return out
+
+
+def _salient_clauses(
+    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list[Token]], subjects: set[int]
+) -> list[tuple[int, Clause]]:
+    """Mentions in a sentence whose main verb's subject is no entity: the main clause, about each of them."""
+    out: list[tuple[int, Clause]] = []
+    for sent in doc.sents:
+        root = sent.root
+        if root.pos_ not in ("VERB", "AUX"):
+            continue  # no verb: a caption, a dateline, a list
+        here = [m for m in mentions if tokens[id(m)] and sent.start <= tokens[id(m)][0].i < sent.end]
+        if not here or any(tokens[id(m)][0].i in subjects for m in here):
+            continue
+        keep = _clause_tokens(root, set())
+        keep |= {i for c in root.children if c.dep_ in SUBJECT_DEPS for i in _phrase(c, 2)}
+        mention_ids = {t.i for m in here for t in tokens[id(m)]}
+        if not _has_content(doc, keep, root, mention_ids):
+            continue
+        seen: set[str] = set()
+        for m in here:
+            if m.entity_id in seen:
+                continue
+            seen.add(m.entity_id)
+            body = _render(doc, keep, here, tokens)
+            inside = any(t.i in keep for t in tokens[id(m)])
+            out.append((root.i, Clause(m, body if inside else f"{m.name}: {body}", -1)))
+    return out
+
+
+def extract_clauses(
+    doc: Doc, mentions: list[LinkedMention], subjects: set[str] | None = None, known: set[str] | None = None
+) -> list[Clause]:
+    """Subject clauses, then salient-mention clauses, deduplicated (also against `known` texts, the chunk's
+    entity-to-entity facts) and capped at MAX_CLAUSES_PER_CHUNK. `subjects`: entity ids allowed as subjects."""
+    tokens = {id(m): mention_tokens(doc, m) for m in mentions}
+    sentence_of = {t.i: n for n, sent in enumerate(doc.sents) for t in sent}
+    subject_roots = {
+        tokens[id(m)][0].i for m in mentions if tokens[id(m)] and subject_verb(mention_root(tokens[id(m)])) is not None
+    }
+    found = _subject_clauses(doc, mentions, tokens) + _salient_clauses(doc, mentions, tokens, subject_roots)
+    seen = {t.lower() for t in known or set()}
+    clauses: list[Clause] = []
+    for verb_i, clause in found:
+        if subjects is not None and clause.subject.entity_id not in subjects:
+            continue
+        key = clause.text.lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        clauses.append(Clause(clause.subject, clause.text, sentence_of[verb_i]))
+        if len(clauses) == MAX_CLAUSES_PER_CHUNK:
+            break
+    return clauses
