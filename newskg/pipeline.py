@@ -13,7 +13,6 @@ from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import ALWAYS, AliasIndex
 from extract.entities.kb import load_kb
 from extract.entities.linker import Linker
-from extract.stage import GROUP as EXTRACT_GROUP
 from extract.stage import ExtractOptions, ExtractRunner, ExtractStage
 from graph.store.mentions import entities_first_seen
 from graph.store.store import GraphStore
@@ -24,14 +23,12 @@ from ingest.kafka.producer import RecordProducer
 from ingest.kafka.stage import StageRunner, run_stages
 from ingest.process.dedup import DedupIndex
 from ingest.process.signature_log import LOG_TOPIC_CONFIG, SignatureLog
-from ingest.process.stage import GROUP as PROCESS_GROUP
 from ingest.process.stage import ProcessStage
 from newskg.wiring import NotConfigured, kafka_bootstrap, kafka_options, llm_base_url, open_graph, open_mirror
 
 log = logging.getLogger(__name__)
 
 STAGES = ("process", "extract")
-STAGE_GROUPS = {"process": PROCESS_GROUP, "extract": EXTRACT_GROUP}
 
 
 def project_topics(settings: Settings) -> list[str]:
@@ -71,7 +68,8 @@ def group_consumer(settings: Settings, group: str, stage: str, topics: list[str]
 
 
 def process_runner(settings: Settings) -> StageRunner:
-    consumer = group_consumer(settings, PROCESS_GROUP, "process", [settings.topic_articles])  # a clash fails fast
+    group = settings.consumer_group("process")
+    consumer = group_consumer(settings, group, "process", [settings.topic_articles])  # a clash fails fast
     options = kafka_options(settings)
     producer = RecordProducer(options)
     index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, settings.dedup_window_days)
@@ -148,7 +146,8 @@ def extract_stage(
 def extract_runner(
     settings: Settings, variant: str | None = None, max_calls: int | None = None, mirror=None
 ) -> StageRunner:
-    consumer = group_consumer(settings, EXTRACT_GROUP, "extract", [settings.topic_chunks])  # a clash fails fast
+    group = settings.consumer_group("extract")
+    consumer = group_consumer(settings, group, "extract", [settings.topic_chunks])  # a clash fails fast
     stage = extract_stage(settings, variant, max_calls, mirror=mirror)
     return ExtractRunner(stage, consumer, RecordProducer(kafka_options(settings)), settings.topic_dlq)
 
