@@ -75,7 +75,7 @@ def open_embedder(settings: Settings):
 
 
 def open_mirror(settings: Settings):
-    """The Qdrant mirror. In local mode the folder admits one process at a time (INFRA.md): a second opener
+    """The Qdrant mirror. In local mode the folder admits one process at a time: a second opener
     gets a clear error naming the fix."""
     from graph.mirror.qdrant import VectorMirror
 

@@ -51,7 +51,7 @@ class FalkorConnection(GraphConnection):
         return self._db.connection.execute_command(*args)
 
     def drop(self) -> None:
-        """Delete the whole graph (tests and `graph reset`)."""
+        """Delete the whole graph (tests)."""
         try:
             self._graph.delete()
         except Exception as exc:

@@ -94,7 +94,7 @@ def bolt_stack(tmp_path_factory):
 
 def test_neo4j_driver_smoke_over_bolt(bolt_stack):
     """The production connection class over FalkorDB's Bolt port, reads with parameters only. That endpoint is
-    experimental (INFRA.md): large messages and, as seen here, any write over Bolt crash the whole server, and it
+    experimental (README.md): large messages and, as seen here, any write over Bolt crash the whole server, and it
     serves its default graph "falkordb" only to sessions in write mode with no database name (a read-mode session
     or a database name sees another, empty graph). So the data is written over RESP, as the store always does
     with FalkorDB, and read back through the neo4j driver's write-mode session (`run`)."""

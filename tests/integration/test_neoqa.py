@@ -163,7 +163,7 @@ def test_llm_answerer_runs_the_real_wire_path(llm_stack, neoqa_world):
 
 @pytest.mark.llm
 def test_llm_generation_mode_talks_to_the_real_server_and_stops_cleanly_or_delivers(llm_stack, tmp_path):
-    """SmolLM2-135M (INFRA.md) is far too small to write 20-30 consistent outline items, so on this machine the
+    """SmolLM2-135M is far too small to write 20-30 consistent outline items, so on this machine the
     run is expected to stop at a named step after its critique; with a capable endpoint the same command writes
     a valid dataset. Either way nothing half-valid is written and the calls went over the wire."""
     env = {**llm_stack.env, "NEWSKG_DATA_DIR": llm_stack.env["NEWSKG_DATA_DIR"]}

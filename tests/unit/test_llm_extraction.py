@@ -1,6 +1,6 @@
 """M1/M2 and the LLM client with scripted responses: the real openai SDK and our client code, with an httpx
 transport that answers like an OpenAI-compatible server would (unit tests only; the wire path against a real
-server is tests/integration/test_llm_extract.py)."""
+server is tests/integration/test_extract_stage.py::test_m1_over_the_real_llm_server_caches_and_survives_garbage)."""
 
 import json
 
