@@ -6,12 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.support.cli import LocalStack
-from tests.support.graph_world import GraphWorld, open_graph_world
-from tests.support.isolation import Isolated, Isolation
+
+if TYPE_CHECKING:  # imported where used: the unit lane should not pay for Kafka, Qdrant and embedding imports
+    from graph.mirror.embed import MiniLMEmbedder
+    from tests.support.graph_world import GraphWorld
+    from tests.support.isolation import Isolated
 
 
 @pytest.fixture(scope="session")
@@ -35,19 +39,23 @@ def isolated(stack: LocalStack, tmp_path: Path) -> Iterator[Isolated]:
     """This test's own topics, consumer groups, graph and Qdrant folder on the session's servers, removed after
     the test whether it passed or not. `isolated.fresh()` makes another world, `isolated.configured(...)` the same
     names with other settings; a module-scoped fixture uses `with Isolation(stack, folder) as isolation`."""
+    from tests.support.isolation import Isolation
+
     with Isolation(stack, tmp_path) as isolation:
         yield isolation.new()
 
 
 @pytest.fixture(scope="session")
-def embedder():
+def embedder() -> MiniLMEmbedder:
     from graph.mirror.embed import MiniLMEmbedder
 
     return MiniLMEmbedder()
 
 
 @pytest.fixture
-def world(isolated: Isolated, embedder) -> Iterator[GraphWorld]:
+def world(isolated: Isolated, embedder: MiniLMEmbedder) -> Iterator[GraphWorld]:
     """An initialised graph store and its Qdrant mirror in this test's isolation, as the extract stage opens them."""
+    from tests.support.graph_world import open_graph_world
+
     with open_graph_world(isolated, embedder) as opened:
         yield opened

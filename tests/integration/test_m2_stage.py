@@ -13,8 +13,6 @@ import time
 import httpx
 import pytest
 
-from core.llm.cache import LLMCache
-from core.llm.client import LLMClient
 from core.records import DeadLetter
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
@@ -28,6 +26,7 @@ from newskg.pipeline import ensure_topics, group_consumer
 from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import newskg_json
 from tests.support.kafka import publish
+from tests.support.llm import chat_completion, scripted_client
 from tests.support.records import published_chunk as make_chunk
 
 pytestmark = pytest.mark.integration
@@ -59,30 +58,13 @@ class PairModel:
                 if cited:
                     lines.append({"text": fact, "chunks": cited})
         content = "\x00 {{ not json" if self.garbage else json.dumps({"interactions": lines})
-        return httpx.Response(
-            200,
-            json={
-                "id": "x",
-                "object": "chat.completion",
-                "created": 0,
-                "model": "scripted-pair",
-                "choices": [
-                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-                ],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-            },
-        )
+        return chat_completion(content, model="scripted-pair", prompt_tokens=10)
 
 
 def m2_stage(settings, model: PairModel, k: int, **options) -> ExtractStage:
     store = GraphStore(open_graph(settings))
     store.init()
-    llm = LLMClient(
-        "http://llm.test/v1",
-        "scripted-pair",
-        cache=LLMCache(settings.data_dir / "llm" / "cache.sqlite"),
-        http_client=httpx.Client(transport=httpx.MockTransport(model)),
-    )
+    llm = scripted_client(model, settings.data_dir / "llm" / "cache.sqlite", model="scripted-pair")
     return ExtractStage(
         store,
         ChunkExtractor(Linker(AliasIndex())),
