@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from kafka import KafkaAdminClient
-from kafka.admin import MemberToRemove
 
 from core.settings import Settings
+from graph.connection.falkor import FalkorConnection
+from ingest.kafka.consumer import remove_static_members
 from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import LocalStack
 
@@ -117,9 +118,11 @@ class Isolation:
 
     def _drop_graphs(self, settings: Settings) -> None:
         with open_graph(settings) as conn:
-            names = [n.decode() if isinstance(n, bytes) else str(n) for n in conn.execute_command("GRAPH.LIST")]
-        for name in filter(self.owned, names):
+            assert isinstance(conn, FalkorConnection), "the test servers run FalkorDB"
+            listed = conn.execute_command("GRAPH.LIST")
+        for name in filter(self.owned, (n.decode() if isinstance(n, bytes) else str(n) for n in listed)):
             with open_graph(settings.model_copy(update={"graph_database": name})) as conn:
+                assert isinstance(conn, FalkorConnection)
                 conn.drop()
 
     def _delete_groups(self, settings: Settings) -> None:
@@ -130,8 +133,7 @@ class Isolation:
                 return
             for group, described in admin.describe_groups(mine).items():
                 static = [m["group_instance_id"] for m in described.get("members", []) if m.get("group_instance_id")]
-                if static:
-                    admin.remove_group_members(group, [MemberToRemove(group_instance_id=i) for i in static])
+                remove_static_members(kafka_options(settings), group, static)  # noida-db never expires them
             admin.delete_groups(mine)
 
     def _delete_topics(self, settings: Settings) -> None:
