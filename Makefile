@@ -1,14 +1,22 @@
-# newskg: `make demo` and `make test` work on a bare machine (they run `make setup` first).
+# newskg: `make demo` and `make test` work on a bare machine (they run `make setup` first); `make test-unit` and
+# `make lint` need only the light `make setup-dev` (no servers, no llama.cpp build).
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-done
+DEV_STAMP := $(VENV)/.setup-dev-done
 
-.PHONY: setup services demo test test-unit bench lint down clean
+.PHONY: setup setup-dev services demo test test-unit bench lint down clean
+
+setup-dev: $(DEV_STAMP)
+
+$(DEV_STAMP): pyproject.toml constraints.txt scripts/setup.sh
+	bash scripts/setup.sh dev
+	touch $(DEV_STAMP)
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt scripts/setup.sh
-	bash scripts/setup.sh
+$(STAMP): $(DEV_STAMP) pyproject.toml constraints.txt scripts/setup.sh
+	bash scripts/setup.sh full
 	touch $(STAMP)
 
 services: setup
@@ -21,7 +29,8 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest
 
-test-unit: setup
+# No servers, no LLM: tests/conftest.py refuses a unit test that carries integration, llm or chaos.
+test-unit: setup-dev
 	$(BIN)/python -m pytest tests/unit
 
 bench: setup
@@ -31,8 +40,10 @@ bench: setup
 	$(BIN)/python -m bench.graph
 	$(BIN)/python -m bench.qa
 
-lint: setup
+lint: setup-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pyright
 
 down:
 	$(BIN)/newskg services down

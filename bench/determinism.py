@@ -33,7 +33,7 @@ from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
 from newskg.services.manager import ServiceManager
-from newskg.wiring import kafka_options, open_graph
+from newskg.wiring import Wiring, kafka_options, open_graph
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = REPO / "tests" / "fixtures" / "news-html"  # bundled; the README figures: the 91 benchmark pages
@@ -61,17 +61,16 @@ def replay(settings: Settings, consumers: list[list], batch: int) -> dict[str, s
     """Each consumer its own stage (own alias index), one shared graph; batches interleaved round-robin."""
     graph = f"bench{uuid.uuid4().hex[:8]}"
     local = settings.model_copy(update={"graph_database": graph})
-    stages = [extract_stage(local, with_mirror=False) for _ in consumers]
     queues = [[records[i : i + batch] for i in range(0, len(records), batch)] for records in consumers]
     try:
-        while any(queues):
-            for stage, queue in zip(stages, queues, strict=True):
-                if queue:
-                    stage.handle(queue.pop(0))
-        return snapshot(stages[0].store)
+        with Wiring(local) as wiring:
+            stages = [extract_stage(wiring, with_mirror=False) for _ in consumers]
+            while any(queues):
+                for stage, queue in zip(stages, queues, strict=True):
+                    if queue:
+                        stage.handle(queue.pop(0))
+            return snapshot(stages[0].store)
     finally:
-        for stage in stages:
-            stage.close()
         with open_graph(local) as conn:
             conn.drop()
 

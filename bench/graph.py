@@ -62,7 +62,7 @@ def synthetic(n: int, rng: random.Random) -> tuple[list[Chunk], list[Entity], li
             )
         interactions.append(
             Interaction(
-                id=interaction_id(s.id, o.id, text, day),
+                id=interaction_id(s.id, o.id, text, day, "M0"),
                 subject_id=s.id,
                 subject_name=s.name,
                 object_id=o.id,

@@ -49,7 +49,7 @@ from ingest.process.sentences import split_many
 from ingest.process.signature_log import LOG_TOPIC_CONFIG, Kept, SignatureLog
 from newskg.pipeline import build_runners
 from newskg.services.manager import ServiceManager
-from newskg.wiring import kafka_options
+from newskg.wiring import Wiring, kafka_options
 
 REPO = Path(__file__).resolve().parents[1]
 # The 8 real pages bundled with the tests. The README's figures were measured on all 91 pages of the public
@@ -140,13 +140,13 @@ def end_to_end(pages, settings: Settings) -> float:
     settings = settings.model_copy(
         update={f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
     )
-    runner = build_runners(settings, ["process"])[0]
-    producer = RecordProducer(options)
-    producer.send_all(settings.topic_articles, [(raw_article_id(raw_of(h)), raw_of(h)) for _, h, _ in pages])
-    start = time.perf_counter()
-    run_stages([runner], until_idle=True)
-    elapsed = time.perf_counter() - start
-    runner.close()
+    with Wiring(settings) as wiring:
+        runner = build_runners(wiring, ["process"])[0]
+        producer = RecordProducer(options)
+        producer.send_all(settings.topic_articles, [(raw_article_id(raw_of(h)), raw_of(h)) for _, h, _ in pages])
+        start = time.perf_counter()
+        run_stages([runner], until_idle=True)
+        elapsed = time.perf_counter() - start
     return runner.stats.consumed / elapsed
 
 

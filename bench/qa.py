@@ -64,7 +64,7 @@ def load(settings: Settings, rows: int) -> list[str]:
         text = f"{s.name} met {o.name} about matter {i}"
         batch.append(
             Interaction(
-                id=interaction_id(s.id, o.id, text, day),
+                id=interaction_id(s.id, o.id, text, day, "M0"),
                 subject_id=s.id,
                 subject_name=s.name,
                 object_id=o.id,
@@ -99,7 +99,7 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
     store = GraphStore(open_graph(settings))
     if brute_force:
 
-        def scan(entity_id, from_day, to_day, as_of=None, limit=1000, focus_day=None):
+        def scan(entity_id, from_day, to_day, as_of=None, limit=1000, focus_day=None, variant=None):
             as_of_day = AsOf.of(as_of).day
             return store.conn.read(
                 SCAN,

@@ -8,6 +8,8 @@ import unicodedata
 import uuid
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from core.records import Variant
+
 # Query parameters that only track the click, never change the article.
 _TRACKING_PARAMS = re.compile(r"^(utm_.*|fbclid|gclid|mc_cid|mc_eid|ref|ref_src|cmpid|ocid|smid|smtyp)$", re.I)
 _SPACE = re.compile(r"\s+")
@@ -61,8 +63,10 @@ def entity_id(name: str, entity_type: str) -> str:
     return "e_" + digest("entity", entity_type.upper(), normalise_text(name))
 
 
-def interaction_id(subject_id: str, object_id: str | None, text: str, event_day: int) -> str:
-    return "i_" + digest("interaction", subject_id, object_id or "", normalise_text(text), str(event_day))
+def interaction_id(subject_id: str, object_id: str | None, text: str, event_day: int, variant: Variant) -> str:
+    """The extraction variant is part of the id: the same sentence extracted by M0 and by M1 stays two facts, so
+    NEON(M0) and NEON(M1) each retrieve only their own (the replay compares them)."""
+    return "i_" + digest("interaction", variant, subject_id, object_id or "", normalise_text(text), str(event_day))
 
 
 def point_uuid(graph_id: str) -> str:

@@ -7,7 +7,7 @@ written by a newer producer (rejected to the dead-letter topic) from a malformed
 from __future__ import annotations
 
 import json
-from typing import Annotated, ClassVar, Literal, Self
+from typing import Annotated, ClassVar, Literal, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -61,6 +61,7 @@ class Record(BaseModel):
             raise RecordError("malformed_json", f"malformed JSON: {exc}") from exc
         if not isinstance(payload, dict):
             raise RecordError("malformed_json", "malformed JSON: expected an object")
+        payload = cast(dict[str, object], payload)  # a JSON object: string keys
         kind = payload.pop("kind", cls.KIND)
         if kind != cls.KIND:
             raise RecordError("wrong_kind", f"expected a {cls.KIND} record, got {kind!r}")
@@ -85,12 +86,14 @@ class RawArticle(Record):
     text: str | None = None
     source: NonEmpty = "unknown"
     fetched_at: str = Field(description="ISO instant the source fetched it")
-    published: str | None = Field(None, description="date given with the input (JSONL field, synthetic stream)")
-    feed_published: str | None = Field(None, description="date of the feed entry")
+    published: str | None = Field(default=None, description="date given with the input (JSONL field, synthetic stream)")
+    feed_published: str | None = Field(default=None, description="date of the feed entry")
     http_last_modified: str | None = None
-    fallback_date: str | None = Field(None, description="--date given on the command line")
+    fallback_date: str | None = Field(default=None, description="--date given on the command line")
     title: str | None = None
-    backfill: bool = Field(False, description="historical input: its ingestion instant is its publication instant")
+    backfill: bool = Field(
+        default=False, description="historical input: its ingestion instant is its publication instant"
+    )
 
     @model_validator(mode="after")
     def _has_content(self) -> Self:
@@ -160,7 +163,7 @@ class DedupSignature(Record):
     article_id: NonEmpty
     num_perm: int = Field(ge=1)
     minhash: NonEmpty = Field(description="base64 of little-endian uint32 hash values")
-    day: DayKey | None = Field(None, description="the chunk's publication day: the dedup window's clock")
+    day: DayKey | None = Field(default=None, description="the chunk's publication day: the dedup window's clock")
 
 
 class DedupSighting(Record):

@@ -18,153 +18,184 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="NEWSKG_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     # --- where local state lives (service pids/ports, qdrant local storage, caches, reports)
-    data_dir: Path = Field(Path(".newskg"), description="Folder for local server data, state and caches.")
+    data_dir: Path = Field(default=Path(".newskg"), description="Folder for local server data, state and caches.")
 
     # --- Kafka
     kafka_bootstrap: str | None = Field(
-        None, description="Kafka bootstrap servers (host:port,...). Empty: the local broker."
+        default=None, description="Kafka bootstrap servers (host:port,...). Empty: the local broker."
     )
     local_broker: Literal["noida", "tansu"] = Field(
-        "noida", description="Local Kafka-protocol broker that `services up` starts (noida keeps data)."
+        default="noida", description="Local Kafka-protocol broker that `services up` starts (noida keeps data)."
     )
-    kafka_security_protocol: str = Field("PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.")
-    kafka_sasl_mechanism: str | None = Field(None, description="e.g. PLAIN or SCRAM-SHA-512.")
-    kafka_sasl_username: str | None = Field(None, description="SASL user name.")
-    kafka_sasl_password: SecretStr | None = Field(None, description="SASL password.")
+    kafka_security_protocol: str = Field(default="PLAINTEXT", description="PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL.")
+    kafka_sasl_mechanism: str | None = Field(default=None, description="e.g. PLAIN or SCRAM-SHA-512.")
+    kafka_sasl_username: str | None = Field(default=None, description="SASL user name.")
+    kafka_sasl_password: SecretStr | None = Field(default=None, description="SASL password.")
     instance_id: str | None = Field(
-        None,
+        default=None,
         description="This replica's stable name in the consumer groups (static membership): each stage "
         "joins as INSTANCE-STAGE, and a restart with the same name takes its partitions back at once. Empty: the "
         "host name (a second local process of a stage gets HOST.2, ...). In k8s: the StatefulSet pod name.",
     )
     group_prefix: str = Field(
-        "newskg",
+        default="newskg",
         pattern=r"^[A-Za-z0-9._-]+$",
         description="Prefix of the stages' consumer groups (PREFIX-process, PREFIX-extract). Another prefix "
         "makes a separate set of groups on the same broker (a second deployment, a test).",
     )
     kafka_max_poll_interval_s: int = Field(
-        180,
+        default=180,
         ge=10,
         description="Longest a stage may spend on one polled batch before the group hands its "
         "partitions (and the batch) to another member; also how long a rebalance waits for members.",
     )
     kafka_join_timeout_s: float = Field(
-        60.0,
+        default=60.0,
         gt=0,
         description="How long `run --until-idle` waits for its partitions before it exits non-zero "
         "naming the group and the broker; long-running stages log a warning and keep waiting.",
     )
-    topic_articles: str = Field("news.articles", description="Topic of raw articles.")
-    topic_chunks: str = Field("news.chunks", description="Topic of deduplicated chunks.")
-    topic_dlq: str = Field("news.dlq", description="Dead-letter topic.")
+    topic_articles: str = Field(default="news.articles", description="Topic of raw articles.")
+    topic_chunks: str = Field(default="news.chunks", description="Topic of deduplicated chunks.")
+    topic_dlq: str = Field(default="news.dlq", description="Dead-letter topic.")
     topic_dedup: str = Field(
-        "news.dedup", description="Log of kept chunks' MinHash signatures: the dedup state every replica shares."
+        default="news.dedup",
+        description="Log of kept chunks' MinHash signatures: the dedup state every replica shares.",
     )
-    topic_partitions: int = Field(3, ge=1, description="Partitions when newskg creates a topic.")
-    topic_replication: int = Field(1, ge=1, description="Replication factor when newskg creates a topic.")
+    topic_partitions: int = Field(default=3, ge=1, description="Partitions when newskg creates a topic.")
+    topic_replication: int = Field(default=1, ge=1, description="Replication factor when newskg creates a topic.")
 
     # --- ingestion and the process stage
-    chunk_sentences: int = Field(5, ge=1, description="Sentences per chunk (m; NEON uses 5-6).")
-    chunk_stride: int = Field(3, ge=1, description="Sentences between chunk starts (stride s; m - s overlap).")
+    chunk_sentences: int = Field(default=5, ge=1, description="Sentences per chunk (m; NEON uses 5-6).")
+    chunk_stride: int = Field(default=3, ge=1, description="Sentences between chunk starts (stride s; m - s overlap).")
     dedup_threshold: float = Field(
-        0.7, gt=0.0, le=1.0, description="Word-trigram Jaccard at or above which a chunk is a near-duplicate."
+        default=0.7, gt=0.0, le=1.0, description="Word-trigram Jaccard at or above which a chunk is a near-duplicate."
     )
-    dedup_num_perm: int = Field(128, ge=16, le=1024, description="MinHash permutations.")
+    dedup_num_perm: int = Field(default=128, ge=16, le=1024, description="MinHash permutations.")
     dedup_window_days: int = Field(
-        30,
+        default=30,
         ge=1,
         description="Days of chunks (by publication, back from the newest seen) the dedup index keeps; "
         "older ones are neither matched nor replayed from the dedup log.",
     )
-    max_page_bytes: int = Field(5_000_000, ge=1024, description="Larger pages/messages go to the dead-letter topic.")
-    process_batch_size: int = Field(64, ge=1, description="Messages a stage takes per poll.")
-    fetch_timeout_s: float = Field(20.0, gt=0, description="HTTP timeout for feeds and pages.")
-    fetch_min_interval_s: float = Field(1.0, ge=0, description="Minimum seconds between requests to one domain.")
-    fetch_user_agent: str = Field("newskg/0.1 (+https://github.com/newskg)", description="User-Agent for fetching.")
-    fetch_allow_private: bool = Field(
-        False, description="Fetch private, loopback, link-local and reserved addresses (local test servers only)."
+    max_page_bytes: int = Field(
+        default=5_000_000, ge=1024, description="Larger pages/messages go to the dead-letter topic."
     )
-    fetch_max_redirects: int = Field(5, ge=0, le=20, description="Redirect hops followed per fetch.")
+    process_batch_size: int = Field(default=64, ge=1, description="Messages a stage takes per poll.")
+    fetch_timeout_s: float = Field(default=20.0, gt=0, description="HTTP timeout for feeds and pages.")
+    fetch_min_interval_s: float = Field(
+        default=1.0, ge=0, description="Minimum seconds between requests to one domain."
+    )
+    fetch_user_agent: str = Field(
+        default="newskg/0.1 (+https://github.com/newskg)", description="User-Agent for fetching."
+    )
+    fetch_allow_private: bool = Field(
+        default=False,
+        description="Fetch private, loopback, link-local and reserved addresses (local test servers only).",
+    )
+    fetch_max_redirects: int = Field(default=5, ge=0, le=20, description="Redirect hops followed per fetch.")
 
     # --- graph store
     graph_uri: str | None = Field(
-        None,
+        default=None,
         description="falkordb://host:port, bolt://, neo4j:// or neo4j+s:// URI. Empty: the local FalkorDB.",
     )
-    graph_user: str | None = Field(None, description="Graph server user (Neo4j).")
-    graph_password: SecretStr | None = Field(None, description="Graph server password.")
+    graph_user: str | None = Field(default=None, description="Graph server user (Neo4j).")
+    graph_password: SecretStr | None = Field(default=None, description="Graph server password.")
     graph_database: str | None = Field(
-        None, description="Neo4j database (default: the server's home database) / FalkorDB graph (default: newskg)."
+        default=None,
+        description="Neo4j database (default: the server's home database) / FalkorDB graph (default: newskg).",
     )
 
     # --- vector mirror
-    qdrant_url: str | None = Field(None, description="Qdrant server URL. Empty: local mode under data_dir.")
-    qdrant_path: Path | None = Field(None, description="Qdrant local-mode folder (default data_dir/qdrant).")
-    qdrant_api_key: SecretStr | None = Field(None, description="Qdrant server API key.")
+    qdrant_url: str | None = Field(default=None, description="Qdrant server URL. Empty: local mode under data_dir.")
+    qdrant_path: Path | None = Field(default=None, description="Qdrant local-mode folder (default data_dir/qdrant).")
+    qdrant_api_key: SecretStr | None = Field(default=None, description="Qdrant server API key.")
 
     # --- LLM (any OpenAI-compatible endpoint)
     llm_base_url: str | None = Field(
-        None, description="OpenAI-compatible base URL. Empty: the local llama.cpp server if started, else none."
+        default=None, description="OpenAI-compatible base URL. Empty: the local llama.cpp server if started, else none."
     )
-    llm_model: str = Field("smollm2", description="Model name sent to the endpoint.")
-    llm_api_key: SecretStr | None = Field(None, description="API key for the endpoint.")
-    llm_max_concurrency: int = Field(4, ge=1, description="LLM calls in flight at once.")
-    llm_timeout_s: float = Field(120.0, gt=0, description="Timeout of one LLM call.")
-    llm_max_tokens: int = Field(512, ge=16, description="Upper bound on tokens one LLM answer may take.")
-    llm_max_retries: int = Field(4, ge=0, description="Retries on 429, 5xx and timeouts (exponential backoff).")
-    llm_cache: bool = Field(True, description="Cache LLM responses under data_dir/llm (model, prompt version, hash).")
-    llm_price_in_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens (cost accounting).")
-    llm_price_out_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens.")
+    llm_model: str = Field(default="smollm2", description="Model name sent to the endpoint.")
+    llm_api_key: SecretStr | None = Field(default=None, description="API key for the endpoint.")
+    llm_max_concurrency: int = Field(default=4, ge=1, description="LLM calls in flight at once.")
+    llm_timeout_s: float = Field(default=120.0, gt=0, description="Timeout of one LLM call.")
+    llm_max_tokens: int = Field(default=512, ge=16, description="Upper bound on tokens one LLM answer may take.")
+    llm_max_retries: int = Field(default=4, ge=0, description="Retries on 429, 5xx and timeouts (exponential backoff).")
+    llm_cache: bool = Field(
+        default=True, description="Cache LLM responses under data_dir/llm (model, prompt version, hash)."
+    )
+    llm_price_in_per_mtok: float = Field(
+        default=0.0, ge=0, description="USD per million prompt tokens (cost accounting)."
+    )
+    llm_price_out_per_mtok: float = Field(default=0.0, ge=0, description="USD per million completion tokens.")
 
     # --- extraction
-    extract_variant: Literal["m0", "m1", "m2"] = Field("m0", description="Open-IE variant of the extract stage.")
-    extract_subjects: list[str] = Field(
-        [], description="Target subject names (JSON list). Empty: the top-N entities by mention TF-IDF."
+    extract_variant: Literal["m0", "m1", "m2"] = Field(
+        default="m0", description="Open-IE variant of the extract stage."
     )
-    extract_top_n: int = Field(50, ge=1, description="Target subjects picked by TF-IDF when none are configured.")
-    extract_window_days: int = Field(7, ge=1, description="Window of the TF-IDF subject selection, in days.")
-    extract_m2_batch: int = Field(5, ge=1, description="k: chunks per M2 prompt.")
+    extract_subjects: list[str] = Field(
+        default=[], description="Target subject names (JSON list). Empty: the top-N entities by mention TF-IDF."
+    )
+    extract_top_n: int = Field(
+        default=50, ge=1, description="Target subjects picked by TF-IDF when none are configured."
+    )
+    extract_window_days: int = Field(default=7, ge=1, description="Window of the TF-IDF subject selection, in days.")
+    extract_m2_batch: int = Field(default=5, ge=1, description="k: chunks per M2 prompt.")
     extract_m2_max_wait_s: float = Field(
-        600.0,
+        default=600.0,
         gt=0,
         description="A pair's M2 remainder (fewer than k chunks) goes out once its oldest chunk has "
         "waited this long, in wall-clock seconds since the extract stage first saw it "
         "pending (since the stage started, after a restart); batch runs also flush at idle.",
     )
     extract_m2_max_tries: int = Field(
-        3,
+        default=3,
         ge=1,
         description="Tries of an M2 batch whose answer does not parse before it is dead-lettered (m2_batch_failed).",
     )
-    extract_kb_path: Path | None = Field(None, description="Optional KB (JSONL: id, name, aliases, type, description).")
+    extract_kb_path: Path | None = Field(
+        default=None, description="Optional KB (JSONL: id, name, aliases, type, description)."
+    )
 
     # --- embeddings
     embedding_backend: Literal["minilm", "openai"] = Field(
-        "minilm", description="minilm: local all-MiniLM-L6-v2 on CPU; openai: the embeddings endpoint."
+        default="minilm", description="minilm: local all-MiniLM-L6-v2 on CPU; openai: the embeddings endpoint."
     )
-    mirror_enabled: bool = Field(True, description="Mirror interactions and chunks into Qdrant from the stage.")
+    mirror_enabled: bool = Field(default=True, description="Mirror interactions and chunks into Qdrant from the stage.")
     embedding_model: str = Field(
-        "text-embedding-3-small", description="Embedding model name when embedding_backend=openai."
+        default="text-embedding-3-small", description="Embedding model name when embedding_backend=openai."
     )
 
     # --- QA and the HTTP API
     qa_answerer: Literal["auto", "llm", "extractive"] = Field(
-        "auto", description="auto: the LLM when one is configured or running locally, else extractive."
+        default="auto", description="auto: the LLM when one is configured or running locally, else extractive."
     )
-    qa_backoff_days: int = Field(7, ge=0, le=365, description="Temporal retrieval widens ±1..r days up to this.")
-    api_host: str = Field("127.0.0.1", description="Address `newskg serve` listens on.")
-    api_port: int = Field(8000, ge=1, le=65535, description="Port `newskg serve` listens on.")
-    api_keys: list[str] = Field([], description="Accepted API keys (JSON list); empty: no authentication.")
-    api_max_query_chars: int = Field(300, ge=10, description="Longest query the API accepts.")
+    qa_backoff_days: int = Field(
+        default=7, ge=0, le=365, description="Temporal retrieval widens ±1..r days up to this."
+    )
+    # --- NEON evaluation (spike days and replay)
+    neon_spike_window: int = Field(default=3, ge=1, le=60, description="Days in the spike rule's trailing rolling sum.")
+    neon_spike_sigma: float = Field(
+        default=1.0, ge=0, description="A spike day's rolling sum must be strictly above mean + this many sample σ."
+    )
+    neon_min_users: int = Field(
+        default=5,
+        ge=1,
+        description="Privacy rule: queries issued by fewer distinct users are dropped (logs with user ids).",
+    )
+    api_host: str = Field(default="127.0.0.1", description="Address `newskg serve` listens on.")
+    api_port: int = Field(default=8000, ge=1, le=65535, description="Port `newskg serve` listens on.")
+    api_keys: list[str] = Field(default=[], description="Accepted API keys (JSON list); empty: no authentication.")
+    api_max_query_chars: int = Field(default=300, ge=10, description="Longest query the API accepts.")
     api_threads: int = Field(
-        4,
+        default=4,
         ge=1,
         le=64,
         description="Threads per API process for graph/LLM calls; further requests queue first-in first-out.",
     )
 
-    log_level: str = Field("INFO", description="Python log level.")
+    log_level: str = Field(default="INFO", description="Python log level.")
 
     def consumer_group(self, stage: str) -> str:
         """The consumer group a stage joins: PREFIX-STAGE (newskg-process, newskg-extract by default)."""

@@ -61,4 +61,4 @@ def end_of_day_ms(key: int) -> int:
 
 def day_words(day: int) -> str:
     """A day key as prompts and answers spell it: "March 5, 2024"."""
-    return pendulum.parse(day_iso(day)).format("MMMM D, YYYY")
+    return pendulum.date(day // 10000, day // 100 % 100, day % 100).format("MMMM D, YYYY")

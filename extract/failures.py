@@ -9,13 +9,13 @@ the dead-letter topic with a reason code and the stage goes on. The LLM call bud
 from __future__ import annotations
 
 import httpx
-import kafka.errors
 import neo4j.exceptions
 import openai
 import redis.exceptions
 from qdrant_client.http.exceptions import ResponseHandlingException
 
 from core.llm.client import BudgetExceeded
+from ingest.kafka.client import KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError
 
 INFRASTRUCTURE: tuple[type[BaseException], ...] = (
     ConnectionError,
@@ -25,9 +25,9 @@ INFRASTRUCTURE: tuple[type[BaseException], ...] = (
     neo4j.exceptions.ServiceUnavailable,
     neo4j.exceptions.SessionExpired,
     neo4j.exceptions.TransientError,
-    kafka.errors.KafkaConnectionError,
-    kafka.errors.KafkaTimeoutError,
-    kafka.errors.NodeNotReadyError,
+    KafkaConnectionError,
+    KafkaTimeoutError,
+    NodeNotReadyError,
     ResponseHandlingException,
     httpx.TransportError,  # a Qdrant server out of reach
     openai.APIConnectionError,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from core.errors import NewskgError
@@ -26,6 +26,7 @@ from core.timeaxes import iso, utc_now
 from extract.failures import describe, must_stop
 from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m2
 from extract.prompts import m2_pair
+from graph.mirror.qdrant import VectorMirror
 from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
 
@@ -35,13 +36,13 @@ BATCH_FAILED = "m2_batch_failed"
 Pair = tuple[str, str]
 
 
-@dataclass
+@dataclass(frozen=True)
 class GiveUp:
     """A batch dead-lettered: the record to send, then (once the broker acknowledged it) the graph's note."""
 
     letter: DeadLetter
     pair: Pair
-    chunk_ids: list[str]
+    chunk_ids: tuple[str, ...]
     tries: int
 
 
@@ -68,7 +69,7 @@ class M2Scheduler:
     k: int = 5
     max_wait_s: float = 600.0
     max_tries: int = 3
-    mirror: object | None = None
+    mirror: VectorMirror | None = None
     clock: Callable[[], float] = time.time
     stage: str = "extract"
     topic: str = ""
@@ -105,19 +106,21 @@ class M2Scheduler:
     def waiting(self) -> dict[Pair, float]:
         return {p: w.since for p, w in self._waiting.items()}
 
-    def dead_letters(self) -> list[DeadLetter]:
-        """Dead letters to send; `dead_lettered` once the broker acknowledged them."""
-        return [g.letter for g in self._given_up]
+    def given_up(self) -> tuple[GiveUp, ...]:
+        """Batches given up whose dead letters are still to send; hand them to `dead_lettered` once the broker
+        acknowledged their letters."""
+        return tuple(self._given_up)
 
-    def dead_lettered(self) -> None:
-        """The dead letters are on the broker: note the batches as given up in the graph (they leave the pending
-        list without counting as covered)."""
-        for g in self._given_up:
-            self.store.m2_give_up(f"{g.pair[0]}|{g.pair[1]}", g.chunk_ids, BATCH_FAILED, g.tries, g.letter.at)
+    def dead_lettered(self, sent: Iterable[GiveUp]) -> None:
+        """These batches' dead letters are on the broker: note them as given up in the graph (they leave the
+        pending list without counting as covered). Give-ups not among them stay to be sent."""
+        noted = [g for g in sent if g in self._given_up]
+        for g in noted:
+            self.store.m2_give_up(f"{g.pair[0]}|{g.pair[1]}", list(g.chunk_ids), BATCH_FAILED, g.tries, g.letter.at)
             self.stats.batches_dead_lettered += 1
             self.llm.count(m2_pair.NAME, "batches_dead_lettered")
-        self._given_up = []
-        self._abandoned.clear()
+            self._given_up.remove(g)
+            self._abandoned.difference_update((g.pair, cid) for cid in g.chunk_ids)
 
     # --- the work
     def _run(self, pairs: list[Pair], flush: bool) -> bool:
@@ -157,20 +160,20 @@ class M2Scheduler:
         self.stats.batches_sent += 1
         try:
             answer = run_m2(self.llm, subject, obj, group)
-            problem = None if answer.parsed else "the answer did not parse, even after the corrective retry"
         except Exception as exc:
             if must_stop(exc):
                 raise
             log.exception("M2 batch of %s|%s failed", *pair)
-            answer, problem = None, describe(exc)
-        if problem is None:
-            self._write(answer.interactions, f"{pair[0]}|{pair[1]}", chunk_ids)
-            self.stats.batches_covered += 1
-            for cid in chunk_ids:
-                self._tries.pop((pair, cid), None)
-            return True
-        self._failed(pair, chunk_ids, problem)
-        return False
+            self._failed(pair, chunk_ids, describe(exc))
+            return False
+        if not answer.parsed:
+            self._failed(pair, chunk_ids, "the answer did not parse, even after the corrective retry")
+            return False
+        self._write(answer.interactions, f"{pair[0]}|{pair[1]}", chunk_ids)
+        self.stats.batches_covered += 1
+        for cid in chunk_ids:
+            self._tries.pop((pair, cid), None)
+        return True
 
     def _write(self, interactions: list[Interaction], key: str, chunk_ids: list[str]) -> None:
         self.store.write_batch(interactions=interactions, m2_batches=[(key, chunk_ids)])
@@ -191,7 +194,7 @@ class M2Scheduler:
         for cid in chunk_ids:
             self._tries.pop((pair, cid), None)
             self._abandoned.add((pair, cid))
-        self._given_up.append(GiveUp(self._letter(pair, chunk_ids, tries, problem), pair, chunk_ids, tries))
+        self._given_up.append(GiveUp(self._letter(pair, chunk_ids, tries, problem), pair, tuple(chunk_ids), tries))
 
     def _letter(self, pair: Pair, chunk_ids: list[str], tries: int, problem: str) -> DeadLetter:
         key = f"{pair[0]}|{pair[1]}"

@@ -66,7 +66,7 @@ def _interaction(
     first = min(evidence, key=lambda c: (c.ingested_ms, c.id))
     object_id = obj.entity_id if obj else None
     return Interaction(
-        id=interaction_id(subject.entity_id, object_id, text, event_day),
+        id=interaction_id(subject.entity_id, object_id, text, event_day, variant),
         subject_id=subject.entity_id,
         subject_name=subject.name,
         object_id=object_id,

@@ -12,14 +12,12 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kafka.consumer.fetcher import ConsumerRecord
-
 from core.errors import NewskgError
 from core.llm.client import LLMClient
-from core.records import Chunk, ChunkSighting, RecordError, decode_any
+from core.records import Chunk, ChunkSighting, DeadLetter, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
 from extract.failures import EXTRACTION_ERROR, describe, must_stop
-from extract.m2_scheduler import M2Scheduler
+from extract.m2_scheduler import GiveUp, M2Scheduler
 from extract.openie.llm_variants import run_m1
 from extract.openie.targets import GraphMentionStats
 from extract.result import ChunkExtraction
@@ -27,6 +25,7 @@ from graph.mirror.qdrant import VectorMirror
 from graph.mirror.sync import mirror_from_graph
 from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
+from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.stage import Stage, StageOutput, StageRunner, dead_letter
 
 log = logging.getLogger(__name__)
@@ -51,7 +50,10 @@ class ExtractOptions:
     chunks_topic: str = ""  # named in the dead letters of M2 batches (which come from no single message)
 
 
-class ExtractStage(Stage):
+class ExtractStage(Stage[tuple[GiveUp, ...]]):
+    """`handle` returns, for `acknowledged`, the M2 batches given up whose dead letters are in its output: they
+    are noted as given up in the graph only once those letters are on the broker."""
+
     name = "extract"
 
     def __init__(
@@ -71,10 +73,9 @@ class ExtractStage(Stage):
         self.options = options
         self.llm = llm
         self.mirror = mirror
-        self.owns_mirror = True  # False when a shared mirror is lent (serve --pipeline)
         self.mention_stats = GraphMentionStats(store.conn)  # the graph's daily counts: replicas agree
         self.m2: M2Scheduler | None = None
-        if options.variant == "m2":
+        if options.variant == "m2" and llm is not None:  # (never None here: refused above)
             index = extractor.linker.index.entities
             self.m2 = M2Scheduler(
                 store,
@@ -88,8 +89,8 @@ class ExtractStage(Stage):
                 topic=options.chunks_topic,
             )
 
-    def handle(self, records: list[ConsumerRecord]) -> StageOutput:
-        output = StageOutput()
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[tuple[GiveUp, ...]]:
+        dead: list[DeadLetter] = []
         chunks: list[Chunk] = []
         sightings: list[tuple[ChunkSighting, ConsumerRecord]] = []
         origin: dict[str, list[ConsumerRecord]] = {}  # chunk id -> the messages that carried it
@@ -97,7 +98,7 @@ class ExtractStage(Stage):
             try:
                 item = decode_any(record.value or b"")
             except RecordError as exc:
-                output.dead.append(dead_letter(record, self.name, exc))
+                dead.append(dead_letter(record, self.name, exc))
                 continue
             if isinstance(item, Chunk):
                 if item.id not in origin:  # a re-emitted copy in the same batch is extracted once
@@ -107,18 +108,19 @@ class ExtractStage(Stage):
                 sightings.append((item, record))  # a near-duplicate: recorded against the kept chunk, not extracted
             else:
                 misplaced = NewskgError(f"{item.KIND} on the chunks topic", reason="wrong_kind")
-                output.dead.append(dead_letter(record, self.name, misplaced))
+                dead.append(dead_letter(record, self.name, misplaced))
         extractions, failures = self.extract_each(chunks)
         failed = [(origin[chunk.id], exc, reason) for chunk, exc, reason in failures]
         written, write_failures = self._persist(extractions, sightings, origin)
         for messages, exc, reason in failed + write_failures:
             log.warning("dead-lettered %d message(s) (%s): %s", len(messages), reason, describe(exc))
-            output.dead += [dead_letter(r, self.name, NewskgError(describe(exc), reason=reason)) for r in messages]
+            dead += [dead_letter(r, self.name, NewskgError(describe(exc), reason=reason)) for r in messages]
+        given_up: tuple[GiveUp, ...] = ()
         if self.m2 and written:
             # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
             self.m2.after_write(self._touched_pairs(written))
-            output.dead += self.m2.dead_letters()
-        return output
+            given_up = self.m2.given_up()
+        return StageOutput((), tuple(dead) + tuple(g.letter for g in given_up), given_up)
 
     def _persist(
         self,
@@ -165,9 +167,9 @@ class ExtractStage(Stage):
                 (x.chunk.id for x in extractions),
             )
 
-    def acknowledged(self, output: StageOutput) -> None:
+    def acknowledged(self, output: StageOutput[tuple[GiveUp, ...]]) -> None:
         if self.m2:
-            self.m2.dead_lettered()  # the M2 batches' dead letters are on the broker: note them in the graph
+            self.m2.dead_lettered(output.after_ack)  # their dead letters are on the broker: note them in the graph
 
     def extract(self, chunks: list[Chunk]) -> list[ChunkExtraction]:
         """Linking for every variant; M0 and M1 interactions here (M2 runs over the graph, see the scheduler).
@@ -197,7 +199,7 @@ class ExtractStage(Stage):
                 if must_stop(exc):
                     raise
                 failures.append((chunk, exc, EXTRACTION_ERROR))
-        if self.options.variant == "m1" and extractions:
+        if self.options.variant == "m1" and extractions and self.llm is not None:  # (never None for m1)
             # The targets as of each chunk, this batch's own mentions counted (not written yet).
             pending = [(*as_of_key(x.chunk), {m.entity_id for m in x.mentions}) for x in extractions]
             keys = sorted({as_of_key(x.chunk) for x in extractions})
@@ -213,10 +215,6 @@ class ExtractStage(Stage):
                     failures.append((x.chunk, exc, EXTRACTION_ERROR))
             extractions = kept
         return extractions, failures
-
-    def close(self) -> None:
-        if self.mirror and self.owns_mirror:
-            self.mirror.close()  # releases the local Qdrant folder for the next process
 
     def subject_ids(
         self, end_day: int, ingested_by: int, pending: Iterable[tuple[int, int, set[str]]] = ()
@@ -252,7 +250,7 @@ class ExtractStage(Stage):
         return self.m2.flush_all() if self.m2 else False
 
 
-class ExtractRunner(StageRunner):
+class ExtractRunner(StageRunner[tuple[GiveUp, ...]]):
     """The shared poll-handle-commit step, then the stage's own clock: overdue M2 remainders go out even when no
     message arrives (a long-running stage never sees on_idle), and their dead letters are sent and acknowledged
     before the graph notes the batch as given up."""
@@ -262,11 +260,11 @@ class ExtractRunner(StageRunner):
     def step(self, timeout_ms: int = 1000) -> int:
         moved = super().step(timeout_ms)
         self.stage.tick()
-        if self.stage.m2 and (letters := self.stage.m2.dead_letters()):
-            futures = [self.producer.send(self.dlq_topic, letter.key, letter) for letter in letters]
+        if self.stage.m2 and (given_up := self.stage.m2.given_up()):
+            futures = [self.producer.send(self.dlq_topic, g.letter.key, g.letter) for g in given_up]
             self.producer.flush()
             for future in futures:
                 future.get(timeout=30)
-            self.stage.m2.dead_lettered()
-            self.stats.dead += len(letters)
+            self.stage.m2.dead_lettered(given_up)
+            self.stats.dead += len(given_up)
         return moved

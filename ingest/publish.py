@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from kafka.errors import KafkaError
-
+from ingest.kafka.client import KafkaError, SendFuture
 from ingest.kafka.producer import RecordProducer
 from ingest.sources.files import SourceItem
 
@@ -15,7 +14,7 @@ from ingest.sources.files import SourceItem
 class PublishReport:
     sent: int = 0
     raw: int = 0  # items sent as raw bytes, which the process stage will dead-letter
-    failed: list[tuple[str, str]] = field(default_factory=list)  # (origin, error) the broker refused
+    failed: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])  # (origin, error) the broker refused
 
 
 class ArticlePublisher:
@@ -23,9 +22,11 @@ class ArticlePublisher:
         self.producer = producer
         self.topic = topic
 
-    def publish(self, items: Iterable[SourceItem], on_item=None) -> PublishReport:
+    def publish(
+        self, items: Iterable[SourceItem], on_item: Callable[[SourceItem], None] | None = None
+    ) -> PublishReport:
         report = PublishReport()
-        pending = []
+        pending: list[tuple[SourceItem, SendFuture]] = []
         for item in items:
             pending.append((item, self.producer.send(self.topic, item.key, item.value)))
             if on_item:

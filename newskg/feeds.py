@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
@@ -19,6 +20,7 @@ from ingest.sources.feed_state import FeedState
 from ingest.sources.feeds import FeedPoller, FeedReport
 from ingest.sources.http import PoliteFetcher
 from newskg.pipeline import articles_producer
+from newskg.wiring import Wiring
 
 log = logging.getLogger(__name__)
 _EVERY = re.compile(r"^\s*(\d+)\s*([smhd])\s*$")
@@ -33,23 +35,21 @@ def parse_every(text: str) -> int:
 
 
 @contextmanager
-def feed_poller(settings: Settings):
-    producer = articles_producer(settings)
-    fetcher = PoliteFetcher(
-        settings.fetch_user_agent,
-        settings.fetch_timeout_s,
-        settings.fetch_min_interval_s,
-        settings.max_page_bytes,
-        allow_private=settings.fetch_allow_private,
-        max_redirects=settings.fetch_max_redirects,
-    )
-    state = FeedState(settings.data_dir / "feeds" / "state.sqlite")
-    try:
+def feed_poller(settings: Settings) -> Iterator[FeedPoller]:
+    with Wiring(settings) as wiring:
+        producer = articles_producer(wiring)
+        fetcher = wiring.own(
+            PoliteFetcher(
+                settings.fetch_user_agent,
+                settings.fetch_timeout_s,
+                settings.fetch_min_interval_s,
+                settings.max_page_bytes,
+                allow_private=settings.fetch_allow_private,
+                max_redirects=settings.fetch_max_redirects,
+            )
+        )
+        state = wiring.own(FeedState(settings.data_dir / "feeds" / "state.sqlite"))
         yield FeedPoller(fetcher, state, producer, settings.topic_articles, settings.topic_dlq)
-    finally:
-        producer.close()
-        fetcher.close()
-        state.close()
 
 
 def poll_once(settings: Settings, urls: list[str]) -> list[FeedReport]:

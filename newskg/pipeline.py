@@ -1,13 +1,12 @@
-"""Wiring of the streaming stages: topics, consumers, producers and stage objects, built from settings."""
+"""The streaming stages and the QA service, built over a `Wiring` bundle that owns every client they use."""
 
 from __future__ import annotations
 
 import logging
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from core.llm.cache import LLMCache
-from core.llm.client import LLMClient
 from core.settings import Settings
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import ALWAYS, AliasIndex
@@ -18,13 +17,15 @@ from graph.store.mentions import entities_first_seen
 from graph.store.store import GraphStore
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
-from ingest.kafka.membership import claim_member
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.stage import StageRunner, run_stages
 from ingest.process.dedup import DedupIndex
 from ingest.process.signature_log import LOG_TOPIC_CONFIG, SignatureLog
 from ingest.process.stage import ProcessStage
-from newskg.wiring import NotConfigured, kafka_bootstrap, kafka_options, llm_base_url, open_graph, open_mirror
+from newskg.wiring import NotConfigured, Wiring, kafka_options
+
+if TYPE_CHECKING:
+    from qa.service import QAService
 
 log = logging.getLogger(__name__)
 
@@ -48,32 +49,26 @@ def ensure_topics(settings: Settings) -> None:
         admin.close()
 
 
-def articles_producer(settings: Settings) -> RecordProducer:
+def articles_producer(wiring: Wiring) -> RecordProducer:
     """A producer for the source side, the project's topics created first (idempotent)."""
-    ensure_topics(settings)
-    return RecordProducer(kafka_options(settings))
+    ensure_topics(wiring.settings)
+    return wiring.producer()
 
 
-def group_consumer(settings: Settings, group: str, stage: str, topics: list[str]) -> GroupConsumer:
+def group_consumer(wiring: Wiring, group: str, stage: str, topics: list[str]) -> GroupConsumer:
     """A static member of `group` (ingest/kafka/membership.py): this replica's id, leased on this machine."""
-    member = claim_member(kafka_bootstrap(settings), group, stage, settings.instance_id)
-    return GroupConsumer(
-        kafka_options(settings),
-        group,
-        topics,
-        max_poll_records=settings.process_batch_size,
-        member=member,
-        max_poll_interval_ms=settings.kafka_max_poll_interval_s * 1000,
-    )
+    return wiring.consumer(group, stage, topics)
 
 
-def process_runner(settings: Settings) -> StageRunner:
-    group = settings.consumer_group("process")
-    consumer = group_consumer(settings, group, "process", [settings.topic_articles])  # a clash fails fast
-    options = kafka_options(settings)
-    producer = RecordProducer(options)
+def process_runner(wiring: Wiring) -> StageRunner:
+    settings = wiring.settings
+    consumer = wiring.consumer(
+        settings.consumer_group("process"), "process", [settings.topic_articles]
+    )  # a clash fails fast
+    producer = wiring.producer()
+    signature_log = wiring.own(SignatureLog(kafka_options(settings), settings.topic_dedup, producer))
     index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, settings.dedup_window_days)
-    stage = ProcessStage(settings, index, SignatureLog(options, settings.topic_dedup, producer))
+    stage = wiring.own(ProcessStage(settings, index, signature_log))
     return StageRunner(stage, consumer, producer, settings.topic_dlq)
 
 
@@ -84,47 +79,23 @@ def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
     if settings.extract_kb_path:
         load_kb(settings.extract_kb_path, index)
     for row in entities_first_seen(store.conn):
-        seen = ALWAYS if row["first_day"] is None else (row["first_day"], row["first_ingested_ms"])
+        seen = (
+            ALWAYS if row.first_day is None or row.first_ingested_ms is None else (row.first_day, row.first_ingested_ms)
+        )
         index.add(
-            row["id"],
-            row["name"],
-            row["type"],
-            aliases=row["aliases"] or [],
-            mentions=row["mentions"],
-            description=row["description"],
+            row.id,
+            row.name,
+            row.type,
+            aliases=row.aliases or [],
+            mentions=row.mentions,
+            description=row.description,
             seen=seen,
         )
     return index
 
 
-def llm_client(settings: Settings, max_calls: int | None = None) -> LLMClient | None:
-    base_url = llm_base_url(settings)
-    if not base_url:
-        return None
-    key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
-    cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite") if settings.llm_cache else None
-    return LLMClient(
-        base_url,
-        settings.llm_model,
-        key,
-        cache=cache,
-        max_concurrency=settings.llm_max_concurrency,
-        timeout_s=settings.llm_timeout_s,
-        max_retries=settings.llm_max_retries,
-        max_calls=max_calls,
-        max_tokens=settings.llm_max_tokens,
-        price_in_per_mtok=settings.llm_price_in_per_mtok,
-        price_out_per_mtok=settings.llm_price_out_per_mtok,
-    )
-
-
-def extract_stage(
-    settings: Settings, variant: str | None = None, max_calls: int | None = None, with_mirror: bool = True, mirror=None
-) -> ExtractStage:
-    """`mirror`: an already open mirror to share (serve --pipeline: local Qdrant admits one client)."""
-    store = GraphStore(open_graph(settings))
-    store.init()
-    options = ExtractOptions(
+def extract_options(settings: Settings, variant: str | None = None) -> ExtractOptions:
+    return ExtractOptions(
         variant=variant or settings.extract_variant,
         subjects=settings.extract_subjects,
         top_n=settings.extract_top_n,
@@ -134,44 +105,51 @@ def extract_stage(
         m2_max_tries=settings.extract_m2_max_tries,
         chunks_topic=settings.topic_chunks,
     )
-    llm = llm_client(settings, max_calls) if options.variant != "m0" else None
-    lent = mirror is not None
-    if mirror is None and with_mirror and settings.mirror_enabled:
-        mirror = open_mirror(settings)
-    stage = ExtractStage(store, ChunkExtractor(Linker(alias_index(settings, store))), options, llm, mirror)
-    stage.owns_mirror = not lent
-    return stage
 
 
-def extract_runner(
-    settings: Settings, variant: str | None = None, max_calls: int | None = None, mirror=None
-) -> StageRunner:
-    group = settings.consumer_group("extract")
-    consumer = group_consumer(settings, group, "extract", [settings.topic_chunks])  # a clash fails fast
-    stage = extract_stage(settings, variant, max_calls, mirror=mirror)
-    return ExtractRunner(stage, consumer, RecordProducer(kafka_options(settings)), settings.topic_dlq)
+def extract_stage(
+    wiring: Wiring, variant: str | None = None, max_calls: int | None = None, with_mirror: bool = True
+) -> ExtractStage:
+    """The extract stage over the bundle's clients; the mirror is the bundle's one (serve --pipeline shares it
+    with the QA service: local Qdrant admits one client)."""
+    settings = wiring.settings
+    store = wiring.store()
+    options = extract_options(settings, variant)
+    llm = wiring.llm(max_calls) if options.variant != "m0" else None
+    mirror = wiring.mirror() if with_mirror and settings.mirror_enabled else None
+    return wiring.own(ExtractStage(store, ChunkExtractor(Linker(alias_index(settings, store))), options, llm, mirror))
+
+
+def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | None = None) -> StageRunner:
+    settings = wiring.settings
+    consumer = wiring.consumer(
+        settings.consumer_group("extract"), "extract", [settings.topic_chunks]
+    )  # a clash fails fast
+    stage = extract_stage(wiring, variant, max_calls)
+    return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq)
 
 
 def build_runners(
-    settings: Settings, names: list[str], variant: str | None = None, max_calls: int | None = None, mirror=None
+    wiring: Wiring, names: list[str], variant: str | None = None, max_calls: int | None = None
 ) -> list[StageRunner]:
-    ensure_topics(settings)
-    builders = {
-        "process": lambda s: process_runner(s),
-        "extract": lambda s: extract_runner(s, variant, max_calls, mirror),
+    """The named stages' runners; every client they use belongs to `wiring` and closes with it."""
+    ensure_topics(wiring.settings)
+    builders: dict[str, Callable[[], StageRunner]] = {
+        "process": lambda: process_runner(wiring),
+        "extract": lambda: extract_runner(wiring, variant, max_calls),
     }
-    return [builders[name](settings) for name in names]
+    return [builders[name]() for name in names]
 
 
-def qa_service(settings: Settings, mirror=None):
+def qa_service(wiring: Wiring) -> QAService:
+    """The QA service over a graph connection of its own and the bundle's mirror."""
     from qa.service import QAService
 
-    store = GraphStore(open_graph(settings))
-    store.init()
-    llm = None if settings.qa_answerer == "extractive" else llm_client(settings)
+    settings = wiring.settings
+    llm = None if settings.qa_answerer == "extractive" else wiring.llm()
     if settings.qa_answerer == "llm" and llm is None:
         raise NotConfigured("NEWSKG_QA_ANSWERER=llm but no LLM: set NEWSKG_LLM_BASE_URL or `services up --llm`")
-    return QAService(store, mirror if mirror is not None else open_mirror(settings), llm, settings.qa_backoff_days)
+    return QAService(wiring.store(), wiring.mirror(), llm, settings.qa_backoff_days)
 
 
 class PipelineThread:

@@ -1,18 +1,40 @@
-"""Resolve each external system from settings, falling back to the local servers `services up` started.
+"""Resolve each external system from settings, falling back to the local servers `services up` started, and own
+what is opened.
 
 This is the only module that knows about both the settings and the local service state; stages receive plain
-addresses and clients.
+addresses and clients. The `open_*` functions hand what they open to their caller, who closes it; `Wiring` is the
+bundle one process uses: it opens each server client on demand and closes each exactly once, in reverse order,
+when it closes. Nothing it lends (to a stage, a runner, the QA service) is closed by the borrower.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from contextlib import ExitStack
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
 from core.errors import NewskgError
 from core.settings import Settings
 from graph.connection import GraphConnection, connect_graph
 from ingest.kafka.options import client_options
 from newskg.services.state import ServiceState
+
+if TYPE_CHECKING:  # the heavy clients load only when a command opens them
+    from qdrant_client import QdrantClient
+
+    from core.llm.client import LLMClient
+    from graph.mirror.embed import Embedder
+    from graph.mirror.qdrant import VectorMirror
+    from graph.store.store import GraphStore
+    from ingest.kafka.consumer import GroupConsumer
+    from ingest.kafka.producer import RecordProducer
+
+
+class Closeable(Protocol):
+    def close(self) -> object: ...
+
+
+C = TypeVar("C", bound=Closeable)
 
 
 class NotConfigured(NewskgError, RuntimeError):
@@ -53,7 +75,7 @@ def llm_base_url(settings: Settings) -> str | None:
     return settings.llm_base_url or _local_address(settings, "llm")
 
 
-def open_qdrant(settings: Settings):
+def open_qdrant(settings: Settings) -> QdrantClient:
     """The same qdrant-client API for a server (url) and local mode (path): no code path differs above this."""
     from qdrant_client import QdrantClient
 
@@ -65,7 +87,7 @@ def open_qdrant(settings: Settings):
     return QdrantClient(path=str(path))
 
 
-def open_embedder(settings: Settings):
+def open_embedder(settings: Settings) -> Embedder:
     from graph.mirror.embed import MiniLMEmbedder, OpenAIEmbedder
 
     if settings.embedding_backend == "openai":
@@ -74,9 +96,9 @@ def open_embedder(settings: Settings):
     return MiniLMEmbedder()
 
 
-def open_mirror(settings: Settings):
-    """The Qdrant mirror. In local mode the folder admits one process at a time: a second opener
-    gets a clear error naming the fix."""
+def open_mirror(settings: Settings, embedder: Embedder | None = None) -> VectorMirror:
+    """The Qdrant mirror (closing it closes its client). In local mode the folder admits one process at a time:
+    a second opener gets a clear error naming the fix."""
     from graph.mirror.qdrant import VectorMirror
 
     try:
@@ -89,6 +111,119 @@ def open_mirror(settings: Settings):
                 "NEWSKG_QDRANT_URL)"
             ) from exc
         raise
-    mirror = VectorMirror(client, open_embedder(settings))
+    mirror = VectorMirror(client, embedder or open_embedder(settings))
     mirror.ensure()
     return mirror
+
+
+class Wiring:
+    """Every server client one process uses, opened on demand and owned here: closing the bundle (`with
+    Wiring(settings) as wiring:`) closes each exactly once, in the reverse order of opening, also after an error.
+    The mirror and the embedder are one per bundle (local Qdrant admits one client per folder, and the model
+    loads once); graph connections, producers and consumers are one per caller, as each stage has its own."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._stack = ExitStack()
+        self._embedder: Embedder | None = None
+        self._mirror: VectorMirror | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close everything opened so far, last opened first (idempotent: the stack empties as it closes)."""
+        self._embedder = self._mirror = None
+        self._stack.close()
+
+    def own(self, resource: C) -> C:
+        """Take `resource` into the bundle: its `close()` runs once, when the bundle closes."""
+        self._stack.callback(resource.close)
+        return resource
+
+    def graph(self) -> GraphConnection:
+        """A new graph connection of this bundle."""
+        return self._stack.enter_context(open_graph(self.settings))
+
+    def store(self) -> GraphStore:
+        """A graph store over a new connection, its schema ensured."""
+        from graph.store.store import GraphStore
+
+        store = GraphStore(self.graph())
+        store.init()
+        return store
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = open_embedder(self.settings)
+        return self._embedder
+
+    def mirror(self) -> VectorMirror:
+        """The bundle's one Qdrant mirror, shared by every stage and the QA service of the process."""
+        if self._mirror is None:
+            mirror = open_mirror(self.settings, self.embedder())
+            self._mirror = self.own(mirror)  # releases the local Qdrant folder for the next process
+        return self._mirror
+
+    def llm(self, max_calls: int | None = None) -> LLMClient | None:
+        """A client of the configured (or local) LLM endpoint with its answer cache; None when there is none."""
+        from openai import DefaultHttpxClient
+
+        from core.llm.cache import LLMCache
+        from core.llm.client import LLMClient
+
+        settings = self.settings
+        base_url = llm_base_url(settings)
+        if not base_url:
+            return None
+        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        cache = None
+        if settings.llm_cache:
+            cache = self.own(LLMCache(settings.data_dir / "llm" / "cache.sqlite"))
+        http = self.own(DefaultHttpxClient())  # the SDK's own defaults, but closed by the bundle
+        return LLMClient(
+            base_url,
+            settings.llm_model,
+            key,
+            cache=cache,
+            max_concurrency=settings.llm_max_concurrency,
+            timeout_s=settings.llm_timeout_s,
+            max_retries=settings.llm_max_retries,
+            max_calls=max_calls,
+            max_tokens=settings.llm_max_tokens,
+            price_in_per_mtok=settings.llm_price_in_per_mtok,
+            price_out_per_mtok=settings.llm_price_out_per_mtok,
+            http_client=http,
+        )
+
+    def producer(self) -> RecordProducer:
+        from ingest.kafka.producer import RecordProducer
+
+        return self.own(RecordProducer(kafka_options(self.settings)))
+
+    def consumer(self, group: str, stage: str, topics: list[str]) -> GroupConsumer:
+        """A static member of `group` (ingest/kafka/membership.py): this replica's id, leased on this machine
+        until the bundle closes (a clash fails fast, here)."""
+        from ingest.kafka.consumer import GroupConsumer
+        from ingest.kafka.membership import claim_member
+
+        settings = self.settings
+        member = claim_member(kafka_bootstrap(settings), group, stage, settings.instance_id)
+        try:
+            consumer = GroupConsumer(
+                kafka_options(settings),
+                group,
+                topics,
+                max_poll_records=settings.process_batch_size,
+                member=member,
+                max_poll_interval_ms=settings.kafka_max_poll_interval_s * 1000,
+            )
+        except BaseException:
+            member.release()  # the consumer that would have released it does not exist
+            raise
+        return self.own(consumer)  # closing it releases the lease

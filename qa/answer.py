@@ -1,65 +1,102 @@
-"""Answers: from the LLM when one is configured, else an extractive answer composed from the top evidence,
-labelled as such. Either way the evidence goes back with it. When the LLM is configured but fails (down,
-erroring, out of budget, or answering in a shape we cannot read) the extractive answer stands in, marked
-`extractive_fallback` with the reason: a question never fails because the model did."""
+"""Answers: from the LLM when one is configured, else an extractive answer, labelled as such: the evidence
+sentences most similar to the full question (embedding similarity with the mirror's embedder, a lexical score
+without one), each with its date and sources. Either way the evidence goes back with it. When the LLM is
+configured but fails (down, erroring, out of budget, or answering in a shape we cannot read) the extractive
+answer stands in, marked `extractive_fallback` with the reason: a question never fails because the model did."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Literal
 
 import httpx
 import openai
 
 from core.llm.client import BudgetExceeded, LLMClient
 from core.timeaxes import day_words
+from graph.mirror.embed import Embedder
 from qa.evidence import Evidence
 from qa.prompts import answer as answer_prompt
+from qa.similarity import QueryTexts, cosine, lexical, query_vector, sentences
 
 log = logging.getLogger(__name__)
-EXTRACTIVE_ITEMS = 5
+EXTRACTIVE_ITEMS = 5  # sentences in an extractive answer
 # What a failing endpoint raises through the client (after its retries): the SDK's errors (connection refused,
 # timeouts, 4xx/5xx), the transport's, and the call budget.
 LLM_FAILURES = (openai.OpenAIError, httpx.HTTPError, BudgetExceeded)
+AnswerMode = Literal["llm", "extractive", "extractive_fallback"]
 
 
 @dataclass
 class Answer:
     text: str
-    mode: str  # llm | extractive | extractive_fallback
+    mode: AnswerMode
     fallback_reason: str | None = None
 
 
-def extractive(reformulated: str, evidence: list[Evidence]) -> str:
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    evidence: Evidence
+    rank: int  # the evidence's retrieval rank, then the sentence's place in it: the order among equals
+
+
+def best_sentences(
+    question: str | QueryTexts, evidence: list[Evidence], embedder: Embedder | None = None, n: int = EXTRACTIVE_ITEMS
+) -> list[tuple[str, Evidence]]:
+    """The n evidence sentences most similar to the question (each once), best first."""
+    query = QueryTexts.of(question)
+    pool: list[_Sentence] = []
+    seen: set[str] = set()
+    for rank, e in enumerate(evidence):
+        for sentence in sentences(e.text):
+            if sentence.casefold() not in seen:
+                seen.add(sentence.casefold())
+                pool.append(_Sentence(sentence, e, rank))
+    if not pool:
+        return []
+    texts = [s.text for s in pool]
+    scores = cosine(query_vector(embedder, query), embedder.embed(texts)) if embedder else lexical(query, texts)
+    order = sorted(range(len(pool)), key=lambda i: (-round(scores[i], 6), pool[i].rank, i))
+    return [(pool[i].text, pool[i].evidence) for i in order[:n]]
+
+
+def extractive(question: str | QueryTexts, evidence: list[Evidence], embedder: Embedder | None = None) -> str:
+    query = QueryTexts.of(question)
     if not evidence:
-        return f"Extractive answer (no LLM): the graph holds nothing for {reformulated} as of that day."
+        return f"Extractive answer (no LLM): the graph holds nothing for {query.reformulated} as of that day."
     lines = [
-        f"{day_words(e.event_day)}: {e.text}" + (f" ({', '.join(e.sources)})" if e.sources else "")
-        for e in evidence[:EXTRACTIVE_ITEMS]
+        f"{day_words(e.event_day)}: {text}" + (f" ({', '.join(e.sources)})" if e.sources else "")
+        for text, e in best_sentences(query, evidence, embedder)
     ]
     return "Extractive answer (no LLM), from the graph as of that day:\n" + "\n".join(f"- {line}" for line in lines)
 
 
-def generate(llm: LLMClient | None, reformulated: str, evidence: list[Evidence]) -> Answer:
+def generate(
+    llm: LLMClient | None, question: str | QueryTexts, evidence: list[Evidence], embedder: Embedder | None = None
+) -> Answer:
+    """`question`: the reformulated query, or both forms (the prompt shows both; the extractive answer ranks
+    sentences by both)."""
+    query = QueryTexts.of(question)
     if llm is None or not evidence:
-        return Answer(extractive(reformulated, evidence), "extractive")
-    prompt = answer_prompt.build(reformulated, [(day_words(e.event_day), e.text, e.sources) for e in evidence])
+        return Answer(extractive(query, evidence, embedder), "extractive")
+    prompt = answer_prompt.build(
+        query.reformulated, [(day_words(e.event_day), e.text, e.sources) for e in evidence], query.original
+    )
     try:
-        reply = llm.complete(prompt)
+        reply = llm.complete(prompt, answer_prompt.Answer)
     except LLM_FAILURES as exc:
         log.warning("LLM answer failed, answering extractively: %s: %s", type(exc).__name__, exc)
-        return _fallback(reformulated, evidence, _failure(exc))
+        return Answer(extractive(query, evidence, embedder), "extractive_fallback", _failure(exc))
     if reply is None:
-        return _fallback(reformulated, evidence, "LLM answer could not be parsed (also after a corrective retry)")
+        reason = "LLM answer could not be parsed (also after a corrective retry)"
+        return Answer(extractive(query, evidence, embedder), "extractive_fallback", reason)
     return Answer(reply.answer.strip(), "llm")
 
 
 def _failure(exc: Exception) -> str:
     """The reason clients see: the kind of failure and the HTTP status, not the endpoint's body or address (those
     go to the log)."""
-    status = getattr(exc, "status_code", None)
+    status: object = getattr(exc, "status_code", None)
     return f"LLM call failed: {type(exc).__name__}" + (f" (HTTP {status})" if status else "")
-
-
-def _fallback(reformulated: str, evidence: list[Evidence], reason: str) -> Answer:
-    return Answer(extractive(reformulated, evidence), "extractive_fallback", reason)

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from functools import partial
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import orjson
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
-from starlette.routing import Match
+from starlette.routing import BaseRoute, Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from core.timeaxes import day_key
 from graph.store.asof import KNOWLEDGE, AsOf
@@ -39,8 +40,10 @@ KNOWLEDGE_HELP = (
 
 
 def _day(value: str | None, name: str) -> int | None:
-    if value is None:
-        return None
+    return None if value is None else _required_day(value, name)
+
+
+def _required_day(value: str, name: str) -> int:
     if not DATE.match(value):
         raise HTTPException(422, f"{name} must be a date as YYYY-MM-DD, not {value!r}")
     try:
@@ -49,7 +52,10 @@ def _day(value: str | None, name: str) -> int | None:
         raise HTTPException(422, f"{name} {value!r} is not a calendar date") from exc
 
 
-def _json(payload: dict) -> Response:
+T = TypeVar("T")
+
+
+def _json(payload: dict[str, Any]) -> Response:
     return Response(orjson.dumps(payload), media_type="application/json")
 
 
@@ -60,7 +66,9 @@ class Gate:
     which any client (authenticated or not) could vary to create unbounded series. Keys are compared in constant
     time."""
 
-    def __init__(self, app, keys: set[str], registry: CollectorRegistry, routes: list | None = None):
+    def __init__(
+        self, app: ASGIApp, keys: set[str], registry: CollectorRegistry, routes: list[BaseRoute] | None = None
+    ):
         self.app, self.routes = app, routes if routes is not None else []
         self.keys = [key.encode() for key in sorted(keys)]
         self.requests = Counter("newskg_http_requests_total", "HTTP requests", ["path", "status"], registry=registry)
@@ -72,7 +80,7 @@ class Gate:
             buckets=(0.01, 0.025, 0.05, 0.1, 0.15, 0.25, 0.5, 1, 2.5, 5),
         )
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         start, status = time.perf_counter(), 500
@@ -81,7 +89,7 @@ class Gate:
             denied = JSONResponse({"detail": "missing or unknown API key (X-API-Key or Bearer)"}, status_code=401)
             return await denied(scope, receive, send)
 
-        async def observed_send(message):
+        async def observed_send(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
@@ -95,7 +103,7 @@ class Gate:
             self.requests.labels(path, str(status)).inc()
             self.latency.labels(path).observe(time.perf_counter() - start)
 
-    def _template(self, scope) -> str:
+    def _template(self, scope: Scope) -> str:
         """The route a request would reach, found without running it (a refused request never gets routed)."""
         for route in self.routes:
             match, _ = route.matches(scope)
@@ -103,8 +111,9 @@ class Gate:
                 return getattr(route, "path", UNMATCHED)
         return UNMATCHED
 
-    def _authorised(self, scope) -> bool:
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+    def _authorised(self, scope: Scope) -> bool:
+        raw: list[tuple[bytes, bytes]] = scope["headers"]
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw}
         offered = [headers.get("x-api-key", ""), headers.get("authorization", "").removeprefix("Bearer ").strip()]
         # Every offered value against every key, with no early exit: the time taken says nothing about a key.
         matched = False
@@ -131,7 +140,7 @@ def create_app(
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qa")
     app.router.on_shutdown.append(lambda: pool.shutdown(wait=False, cancel_futures=True))
 
-    async def blocking(fn, *args, **kwargs):
+    async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(pool, partial(fn, *args, **kwargs))
 
     @app.get("/v1/ask")
@@ -168,7 +177,8 @@ def create_app(
         as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 200,
     ) -> Response:
-        first, last, view = _day(from_, "from"), _day(to, "to"), AsOf.of(_day(as_of, "as_of"))
+        first, last = _required_day(from_, "from"), _required_day(to, "to")
+        view = AsOf.of(_day(as_of, "as_of"))
         if first > last:
             raise HTTPException(422, "from is after to")
         if not await blocking(service.store.find_entities, entity_id, limit=1, as_of=view):
@@ -177,12 +187,12 @@ def create_app(
         return _json({"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows})
 
     @app.get("/healthz")
-    async def healthz() -> dict:
+    async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
     @app.get("/readyz")
     def readyz() -> JSONResponse:
-        checks = {}
+        checks: dict[str, bool] = {}
         for name, check in readiness.items():
             try:
                 checks[name] = bool(check())
@@ -199,12 +209,12 @@ def create_app(
     return app
 
 
-def _entities(service: QAService, search: str, limit: int, as_of: AsOf) -> dict:
+def _entities(service: QAService, search: str, limit: int, as_of: AsOf) -> dict[str, Any]:
     """The resolver's choice and its close runners-up, then exact name matches: all as of the day, with their
     popularity then."""
     best, close = service.resolver.resolve(search, as_of)
     found = [best, *close] if best else []
     exact = service.store.find_entities(search, limit=limit, as_of=as_of)
     seen = {e.id for e in found}
-    rows = [asdict(e) for e in found] + [r for r in exact if r["id"] not in seen]
+    rows = [asdict(e) for e in found] + [asdict(r) for r in exact if r.id not in seen]
     return {"search": search, "as_of": as_of.iso, "entities": rows[:limit]}

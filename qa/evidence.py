@@ -1,25 +1,31 @@
-"""One piece of evidence an answer rests on: an interaction (or a chunk, for NewsRAG) with its days, sources
-and retrieval score."""
+"""One piece of evidence an answer rests on: an interaction (or a chunk, for NewsRAG) with its days, sources,
+extraction variant (interactions) and retrieval score."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from core.records import Variant
+
+EvidenceKind = Literal["interaction", "chunk"]
 
 
 @dataclass
 class Evidence:
     id: str
-    kind: str  # interaction | chunk
+    kind: EvidenceKind
     text: str
     event_day: int
     published_day: int | None = None
     score: float = 0.0
-    sources: list[str] = field(default_factory=list)
-    urls: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list[str])
+    urls: list[str] = field(default_factory=list[str])
+    variant: Variant | None = None
 
     @property
     def n_sources(self) -> int:
         return len(self.sources)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return asdict(self) | {"n_sources": self.n_sources}

@@ -12,13 +12,15 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-import pendulum
 from rapidfuzz import fuzz, process, utils
 
-from core.timeaxes import day_iso, day_key
+from core.timeaxes import day_from_key, day_key, day_words
 from extract.entities.names import name_key
 from graph.store.asof import AsOf, Knowledge
+from graph.store.rows import EntityCounts, EntityProfileRow
 from graph.store.store import GraphStore
+from qa.dates import find_date
+from qa.similarity import QueryTexts
 
 FILLER = re.compile(
     r"\b(news|latest|update[sd]?|today|now|what happened (to|with)|what is|who is|about|"
@@ -42,6 +44,7 @@ class EntityChoice:
 
 
 Resolution = tuple[EntityChoice | None, list[EntityChoice]]  # (best, close runners-up)
+Row = dict[str, Any]  # a graph read's row (graph/store/reads.py)
 Cell = tuple[int, int, int]  # (publication day, ingestion instant in ms, how many items share them)
 
 
@@ -58,18 +61,15 @@ class EntityProfile:
     interaction_cells: tuple[Cell, ...]
 
     @classmethod
-    def of_row(cls, row: dict) -> EntityProfile:
-        def cells(raw: list) -> tuple[Cell, ...]:
-            return tuple((int(day), int(ms), int(n)) for day, ms, n in raw)
+    def of_row(cls, row: EntityProfileRow) -> EntityProfile:
+        return cls(row.id, row.name, row.type, tuple(row.chunk_cells), tuple(row.interaction_cells))
 
-        return cls(row["id"], row["name"], row["type"], cells(row["chunk_cells"]), cells(row["interaction_cells"]))
-
-    def as_of(self, as_of: AsOf) -> dict | None:
+    def as_of(self, as_of: AsOf) -> EntityCounts | None:
         """The entity as ENTITIES_AS_OF returns it for that day and view, or None when nothing visible names it."""
         mentions, interactions = _visible_count(self.chunk_cells, as_of), _visible_count(self.interaction_cells, as_of)
         if not mentions and not interactions:
             return None
-        return {"id": self.id, "name": self.name, "type": self.type, "mentions": mentions, "interactions": interactions}
+        return EntityCounts(self.id, self.name, self.type, mentions, interactions)
 
 
 def _visible_count(cells: tuple[Cell, ...], as_of: AsOf) -> int:
@@ -81,26 +81,50 @@ def _visible_count(cells: tuple[Cell, ...], as_of: AsOf) -> int:
 
 @dataclass
 class ParsedQuery:
+    """A query, its day (a date written in it, else the day it was asked; never after that), the words that
+    named the entity, the entity as of the day, and the query's other words ("layoffs" in "Doja Cat layoffs"):
+    those reach retrieval and the answer through `reformulated` and `texts`."""
+
     text: str
     day: int
     mention: str
     entity: EntityChoice | None
-    alternatives: list[EntityChoice] = field(default_factory=list)
+    alternatives: list[EntityChoice] = field(default_factory=list[EntityChoice])
+    topic: str = ""
+    asked_day: int | None = None  # the day the query was asked, when a date in it moved the query day
 
     @property
     def date_words(self) -> str:
-        return pendulum.parse(day_iso(self.day)).format("MMMM D, YYYY")
+        return day_words(self.day)
 
     @property
     def reformulated(self) -> str:
+        """NEON's REFORM(t_q, q): the date in words, the entity's canonical name, the query's own words."""
         subject = self.entity.name if self.entity else self.mention
-        return f"(Date: {self.date_words}) {subject}"
+        return " ".join(part for part in (f"(Date: {self.date_words})", subject, self.topic) if part)
+
+    @property
+    def texts(self) -> QueryTexts:
+        return QueryTexts(self.text, self.reformulated, self.topic)
+
+
+def clean(query: str) -> str:
+    """A telegraphic query with filler words and punctuation off."""
+    stripped = FILLER.sub(" ", query)
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s'’.&-]", " ", stripped)).strip(" .")
 
 
 def mention_of(query: str) -> str:
-    """The entity part of a telegraphic query: filler words and punctuation off."""
-    stripped = FILLER.sub(" ", query)
-    return re.sub(r"\s+", " ", re.sub(r"[^\w\s'’.&-]", " ", stripped)).strip() or query.strip()
+    """The entity part of a telegraphic query when nothing better is known: filler words and punctuation off."""
+    return clean(query) or query.strip()
+
+
+def spans(words: list[str]) -> list[tuple[int, int]]:
+    """Every contiguous run of words as (start, end), leftmost first, then longest: a telegraphic query leads
+    with its entity, and what follows may name another ("taylor swift american music awards" is about Taylor
+    Swift; longest-first picked the awards)."""
+    n = len(words)
+    return [(start, end) for start in range(n) for end in range(n, start, -1)]
 
 
 class EntityResolver:
@@ -140,10 +164,27 @@ class EntityResolver:
             self._resolved.put(key, resolution)
         return resolution
 
+    def find(self, query: str, as_of: AsOf | int | str | None = None) -> tuple[str, str, Resolution]:
+        """(mention, the query's other words, resolution): the leftmost, then longest, run of the query's words
+        that is an entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"); when none is, the
+        whole cleaned query resolved as one mention (fuzzy matching included) with no other words."""
+        as_of = AsOf.of(as_of)
+        tokens = clean(query).split()
+        keys = self._index()[0]
+        for start, end in spans(tokens):
+            mention = " ".join(tokens[start:end])
+            if name_key(mention) not in keys:
+                continue
+            resolution = self.resolve(mention, as_of)
+            if resolution[0] is not None:
+                return mention, " ".join(tokens[:start] + tokens[end:]), resolution
+        mention = mention_of(query)
+        return mention, "", self.resolve(mention, as_of)
+
     def _candidates(self, mention: str, key: str, as_of: AsOf) -> list[EntityChoice]:
-        rows = self._visible(self._known(key), as_of)
+        rows: list[EntityCounts] = self._visible(self._known(key), as_of)
         if not rows:
-            rows = self.store.find_entities(mention, limit=5, as_of=as_of)
+            rows = list(self.store.find_entities(mention, limit=5, as_of=as_of))
         if rows:
             return [_choice(r, 100.0) for r in rows]
         return self._fuzzy(mention, as_of)
@@ -164,22 +205,22 @@ class EntityResolver:
             if time.monotonic() - self._loaded_at > self.refresh_s:
                 self._keys, self._names = {}, {}
                 for row in self.store.entity_names():
-                    self._names.setdefault(row["name"], []).append(row["id"])
-                    for form in {row["name"], *(row["aliases"] or [])}:
-                        self._keys.setdefault(name_key(form), []).append(row["id"])
+                    self._names.setdefault(row.name, []).append(row.id)
+                    for form in {row.name, *(row.aliases or [])}:
+                        self._keys.setdefault(name_key(form), []).append(row.id)
                 self._loaded_at = time.monotonic()
             return self._keys, self._names
 
-    def _visible(self, ids: list[str], as_of: AsOf) -> list[dict]:
+    def _visible(self, ids: list[str], as_of: AsOf) -> list[EntityCounts]:
         """Those of `ids` that exist as of the day, with their popularity then, most mentioned first (what
         GraphStore.entities_as_of returns), from their profiles: only ids without a fresh one are read."""
         profiles = {i: p for i in ids if (p := self._profiles.get(i)) is not None}
         missing = [i for i in dict.fromkeys(ids) if i not in profiles]
         for row in self.store.entity_profiles(missing):
-            profiles[row["id"]] = profile = EntityProfile.of_row(row)
+            profiles[row.id] = profile = EntityProfile.of_row(row)
             self._profiles.put(profile.id, profile)
         rows = [row for p in profiles.values() if (row := p.as_of(as_of)) is not None]
-        return sorted(rows, key=lambda r: (-r["mentions"], -r["interactions"], r["id"]))
+        return sorted(rows, key=lambda r: (-r.mentions, -r.interactions, r.id))
 
     def _prior(self, choice: EntityChoice) -> float:
         return choice.score * (1 + math.log1p(choice.mentions) / 10)  # popular entities win near-ties
@@ -198,7 +239,7 @@ class EntityResolver:
             if len(choices) >= FUZZY_LIMIT and batch[0][0] < choices[FUZZY_LIMIT - 1].score:
                 break
             scores = {entity: score for score, entity in batch}
-            choices += [_choice(r, scores[r["id"]]) for r in self._visible(list(scores), as_of)]
+            choices += [_choice(r, scores[r.id]) for r in self._visible(list(scores), as_of)]
             choices.sort(key=lambda c: (-c.score, c.id))
         return choices[:FUZZY_LIMIT]
 
@@ -244,8 +285,8 @@ class _Recent:
                 self._items.popitem(last=False)
 
 
-def _choice(row: dict, score: float) -> EntityChoice:
-    return EntityChoice(row["id"], row["name"], row["type"], score, row["interactions"], row["mentions"])
+def _choice(row: EntityCounts, score: float) -> EntityChoice:
+    return EntityChoice(row.id, row.name, row.type, score, row.interactions, row.mentions)
 
 
 def _name_score(a: str, b: str, **_: object) -> float:
@@ -255,8 +296,13 @@ def _name_score(a: str, b: str, **_: object) -> float:
 
 
 def parse_query(query: str, date: str, resolver: EntityResolver, knowledge: Knowledge = "ingested") -> ParsedQuery:
-    """The query's entity as of its date, in the given view (the strict `ingested` one unless asked)."""
-    mention = mention_of(query)
-    day = day_key(date)
-    entity, alternatives = resolver.resolve(mention, AsOf(day, knowledge))
-    return ParsedQuery(query, day, mention, entity, alternatives)
+    """The query's day and entity as of that day, in the given view (the strict `ingested` one unless asked).
+    A date written in the query (qa/dates.py) is the query day, but never one after `date`, the day it was
+    asked: nothing the asker could not have known shows."""
+    asked = day_key(date)
+    stated = find_date(query, day_from_key(asked))
+    day, words = asked, query
+    if stated is not None:
+        day, words = min(day_key(stated.day), asked), stated.rest
+    mention, topic, (entity, alternatives) = resolver.find(words, AsOf(day, knowledge))
+    return ParsedQuery(query, day, mention, entity, alternatives, topic, asked if day != asked else None)

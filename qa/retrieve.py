@@ -2,26 +2,50 @@
 its end, is ever returned (in the `published` view, graph/store/asof.py: nothing published after it). Every
 graph read keeps the query day in view before its limit (nearest days first).
 
-- temporal: the entity's interactions on the query day, widened ±1, ±2 … ±r days until k are found;
-- generic: the k interactions most similar to the reformulated query in the mirror;
+- temporal: the entity's items of the query day ranked by similarity to the query; only when the day holds
+  fewer than k, the days ±1, ±2 … ±r fill the rest, each ring ranked by similarity too;
+- generic: the k items most similar to the query in the mirror (no entity filter: the reformulated query names
+  the entity and its words);
 - hybrid: temporal and entity-filtered semantic lists fused by reciprocal rank, then diversified (MMR);
-- newsrag: the same fusion over chunks instead of interactions (NEON's NewsRAG baseline)."""
+- newsrag: the hybrid fusion over chunks (kept for the API; the NEON methods are below).
+
+"Similar to the query" means both forms of it (qa/similarity.py: the mean cosine to the original and the
+reformulated query, or a lexical score without an embedder).
+
+NEON's methods (§3) are a kind of item and a variant: NewsRAG = top-k chunks, NEON(Mx) = top-k interactions
+of variant Mx only, each with its own default k (METHOD_K) so prompt contexts compare; `retrieve_method`
+runs one method with one strategy."""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
+from itertools import groupby
+from typing import Any, Literal, get_args
 
 import numpy as np
+import numpy.typing as npt
 from qdrant_client import models
 
+from core.records import Variant
 from core.timeaxes import day_from_key, day_key
 from graph.mirror.qdrant import CHUNKS, INTERACTIONS, VectorMirror
 from graph.store.asof import AsOf, days_between
+from graph.store.rows import EntityChunk, TimelineRow
 from graph.store.store import GraphStore
-from qa.evidence import Evidence
+from qa.evidence import Evidence, EvidenceKind
 from qa.fusion import mmr, rrf
+from qa.similarity import QueryTexts, cosine, lexical, query_vector
 
-STRATEGIES = ("temporal", "generic", "hybrid", "newsrag")
+Strategy = Literal["temporal", "generic", "hybrid", "newsrag"]
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+Method = Literal["newsrag", "m0", "m1", "m2"]
+METHODS: tuple[Method, ...] = get_args(Method)
+CHUNK_K, TUPLE_K = 5, 10  # NEON §4: chunks are 5-6 sentences, tuples one; these k give comparable contexts
+METHOD_K: dict[Method, int] = {"newsrag": CHUNK_K, "m0": TUPLE_K, "m1": TUPLE_K, "m2": TUPLE_K}
+METHOD_VARIANT: dict[Method, Variant | None] = {"newsrag": None, "m0": "M0", "m1": "M1", "m2": "M2"}
+COLLECTION: dict[EvidenceKind, str] = {"interaction": INTERACTIONS, "chunk": CHUNKS}
+Row = TimelineRow | EntityChunk  # a window read's row: an interaction, or a chunk (NewsRAG)
 
 
 def shift(day: int, days: int) -> int:
@@ -33,23 +57,42 @@ class Retriever:
         self.store = store
         self.mirror = mirror
         self.backoff_days = backoff_days
-        self.window_limit = window_limit  # interactions read per temporal window, nearest the day first
+        self.window_limit = window_limit  # items read per temporal window, nearest the day first
 
-    def retrieve(self, strategy: str, entity_id: str | None, text: str, as_of: AsOf | int, k: int) -> list[Evidence]:
-        as_of = AsOf.of(as_of)
-        if strategy == "temporal":  # the timeline read already carries the sources as of the day
-            return self.temporal(entity_id, as_of, k) if entity_id else []
+    def retrieve(
+        self,
+        strategy: str,
+        entity_id: str | None,
+        text: str | QueryTexts,
+        as_of: AsOf | int,
+        k: int,
+        variant: Variant | None = None,
+        kind: EvidenceKind = "interaction",
+    ) -> list[Evidence]:
+        """The top k as of the day. `text` is the reformulated query, or both forms (QueryTexts); `variant`
+        keeps one extraction variant's interactions (chunks have none); `kind` chooses interactions or chunks
+        for temporal and generic (hybrid is over interactions, newsrag over chunks)."""
+        as_of, query = AsOf.of(as_of), QueryTexts.of(text)
+        if strategy == "newsrag":
+            kind, variant = "chunk", None
+        elif kind == "chunk":
+            variant = None
+        if strategy == "temporal":  # the interaction timeline read already carries the sources as of the day
+            found = self.temporal(entity_id, query, as_of, k, variant, kind) if entity_id else []
+            return found if kind == "interaction" else self._with_sources(found, as_of)
         if strategy == "generic":
-            found = self.semantic(INTERACTIONS, text, as_of, k, None)
-        elif strategy == "hybrid":  # entity-filtered: no entity, no evidence (generic is the unfiltered one)
+            found = self.semantic(COLLECTION[kind], query, as_of, k, None, variant)
+        elif strategy in ("hybrid", "newsrag"):  # entity-filtered: no entity, no evidence
             found = (
-                self.fused(INTERACTIONS, self.temporal(entity_id, as_of, 2 * k), text, as_of, k, entity_id)
-                if entity_id
-                else []
-            )
-        elif strategy == "newsrag":
-            found = (
-                self.fused(CHUNKS, self.temporal_chunks(entity_id, as_of, 2 * k), text, as_of, k, entity_id)
+                self.fused(
+                    kind,
+                    self.temporal(entity_id, query, as_of, 2 * k, variant, kind),
+                    query,
+                    as_of,
+                    k,
+                    entity_id,
+                    variant,
+                )
                 if entity_id
                 else []
             )
@@ -57,78 +100,151 @@ class Retriever:
             raise ValueError(f"unknown strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
         return self._with_sources(found, as_of)
 
-    def temporal(self, entity_id: str, as_of: AsOf | int, k: int) -> list[Evidence]:
-        """One read of the widest window, then the back-off in memory: the query day first, then ±1, ±2 …
-        (the same result as widening step by step, at the cost of a single query). The read keeps the
-        interactions nearest the day when the window holds more than its limit (a spike day on a busy entity)."""
-        as_of = AsOf.of(as_of)
+    def retrieve_method(
+        self,
+        method: Method,
+        strategy: Literal["temporal", "generic"],
+        entity_id: str | None,
+        text: str | QueryTexts,
+        as_of: AsOf | int,
+        k: int | None = None,
+    ) -> list[Evidence]:
+        """One NEON method with one strategy: NewsRAG over chunks, NEON(Mx) over variant Mx's interactions; k
+        defaults to the method's (METHOD_K)."""
+        kind: EvidenceKind = "chunk" if method == "newsrag" else "interaction"
+        return self.retrieve(strategy, entity_id, text, as_of, k or METHOD_K[method], METHOD_VARIANT[method], kind=kind)
+
+    # --- temporal: the day first, ranked by similarity; neighbouring days only to fill k
+
+    def temporal(
+        self,
+        entity_id: str,
+        text: str | QueryTexts,
+        as_of: AsOf | int,
+        k: int,
+        variant: Variant | None = None,
+        kind: EvidenceKind = "interaction",
+    ) -> list[Evidence]:
+        """One read of the widest window (nearest days first, so the day itself is never cut by its limit),
+        then in memory: ring 0 (the day) ranked by similarity to the query, then ring ±1, ±2 … until k."""
+        as_of, query = AsOf.of(as_of), QueryTexts.of(text)
         day = as_of.day
-        rows = self.store.timeline(
+        rows = self._window(entity_id, as_of, variant, kind)
+        by_ring = sorted(rows, key=lambda r: days_between(_day_of(r), day))
+        needed: list[list[Row]] = []
+        count = 0
+        for _, ring in groupby(by_ring, key=lambda r: days_between(_day_of(r), day)):
+            needed.append(list(ring))
+            count += len(needed[-1])
+            if count >= k:
+                break
+        scores = self._similarities(COLLECTION[kind], query, [r for ring in needed for r in ring])
+        chosen: list[Row] = []
+        for ring in needed:
+            chosen += sorted(ring, key=lambda r: (-scores[r.id], -_published(r), r.id))
+        return [self._evidence(r, scores[r.id]) for r in chosen[:k]]
+
+    def _window(self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind) -> Sequence[Row]:
+        day = as_of.day
+        if kind == "chunk":  # chunks are dated by publication: the window ends at the day, newest first
+            return self.store.entity_chunks(
+                entity_id, shift(day, -self.backoff_days), day, as_of, limit=self.window_limit
+            )
+        return self.store.timeline(
             entity_id,
             shift(day, -self.backoff_days),
             shift(day, self.backoff_days),
             as_of=as_of,
             limit=self.window_limit,
             focus_day=day,
+            variant=variant,
         )
-        ranked = sorted(
-            rows, key=lambda r: (days_between(r["event_day"], day), -r["n_sources"], -r["published_day"], r["id"])
+
+    def _similarities(self, collection: str, query: QueryTexts, rows: Sequence[Row]) -> dict[str, float]:
+        """Each row's similarity to the query: cosine to the mirror's vector of it (embedded here when the mirror
+        lacks it, e.g. not yet synced); lexical without a mirror."""
+        if not rows:
+            return {}
+        if self.mirror is None:
+            return dict(zip([r.id for r in rows], lexical(query, [r.text for r in rows]), strict=True))
+        vector = query_vector(self.mirror.embedder, query)
+        stored = self.mirror.vectors(collection, [r.id for r in rows])
+        missing = [r for r in rows if r.id not in stored]
+        stored |= dict(zip([r.id for r in missing], self.mirror.embedder.embed([r.text for r in missing]), strict=True))
+        ids = [r.id for r in rows]
+        return dict(zip(ids, cosine(vector, [stored[i] for i in ids]), strict=True))
+
+    @staticmethod
+    def _evidence(row: Row, score: float) -> Evidence:
+        if isinstance(row, EntityChunk):
+            return Evidence(row.id, "chunk", row.text, row.day, row.day, round(score, 6))
+        return Evidence(
+            row.id,
+            "interaction",
+            row.text,
+            row.event_day,
+            row.published_day,
+            round(score, 6),
+            sorted(row.sources),
+            sorted(row.urls),
+            row.variant,
         )
-        return [
-            Evidence(
-                r["id"],
-                "interaction",
-                r["text"],
-                r["event_day"],
-                r["published_day"],
-                1.0 / (1 + days_between(r["event_day"], day)),
-                sorted(r["sources"]),
-                sorted(r["urls"]),
-            )
-            for r in ranked[:k]
-        ]
 
-    def temporal_chunks(self, entity_id: str, as_of: AsOf | int, k: int) -> list[Evidence]:
-        as_of = AsOf.of(as_of)
-        day = as_of.day
-        # The window ends at the day and the read is newest first: the day is the last thing its limit cuts.
-        rows = self.store.entity_chunks(entity_id, shift(day, -self.backoff_days), day, as_of, limit=4 * k)
-        ranked = sorted(rows, key=lambda r: (days_between(r["day"], day), r["id"]))[:k]
-        return [
-            Evidence(r["id"], "chunk", r["text"], r["day"], r["day"], 1.0 / (1 + days_between(r["day"], day)))
-            for r in ranked
-        ]
+    # --- semantic: the mirror
 
-    def semantic(self, collection: str, text: str, as_of: AsOf | int, k: int, entity_id: str | None) -> list[Evidence]:
+    def semantic(
+        self,
+        collection: str,
+        text: str | QueryTexts,
+        as_of: AsOf | int,
+        k: int,
+        entity_id: str | None,
+        variant: Variant | None = None,
+    ) -> list[Evidence]:
         if self.mirror is None:
             return []
-        as_of = AsOf.of(as_of)
+        as_of, query = AsOf.of(as_of), QueryTexts.of(text)
         day_field = "published_day" if collection == INTERACTIONS else "day"
         # The same as-of bounds as reads.visible(), on the mirror's copy of the graph's time payload.
-        must = [
+        must: list[models.Condition] = [
             models.FieldCondition(key=day_field, range=models.Range(lte=as_of.day)),
             models.FieldCondition(key="ingested_ms", range=models.Range(lte=as_of.ms)),
         ]
         if entity_id:
             must.append(models.FieldCondition(key="entity_ids", match=models.MatchValue(value=entity_id)))
-        hits = self.mirror.search(collection, text, models.Filter(must=must), limit=k)
-        kind = "interaction" if collection == INTERACTIONS else "chunk"
-        return [
-            Evidence(
-                h.payload["graph_id"],
-                kind,
-                h.payload["text"],
-                h.payload.get("event_day", h.payload.get("day")),
-                h.payload.get("published_day", h.payload.get("day")),
-                float(h.score),
+        if variant and collection == INTERACTIONS:
+            must.append(models.FieldCondition(key="variant", match=models.MatchValue(value=variant)))
+        vector = query_vector(self.mirror.embedder, query)
+        hits = self.mirror.search_vector(collection, vector.tolist(), models.Filter(must=must), limit=k)
+        kind: EvidenceKind = "interaction" if collection == INTERACTIONS else "chunk"
+        found: list[Evidence] = []
+        for hit in hits:
+            payload: dict[str, Any] = hit.payload or {}
+            found.append(
+                Evidence(
+                    payload["graph_id"],
+                    kind,
+                    payload["text"],
+                    int(payload.get("event_day", payload.get("day", 0))),
+                    int(payload.get("published_day", payload.get("day", 0))),
+                    float(hit.score),
+                    variant=payload.get("variant"),
+                )
             )
-            for h in hits
-        ]
+        return found
 
     def fused(
-        self, collection: str, temporal: list[Evidence], text: str, as_of: AsOf, k: int, entity_id: str | None
+        self,
+        kind: EvidenceKind,
+        temporal: list[Evidence],
+        text: str | QueryTexts,
+        as_of: AsOf,
+        k: int,
+        entity_id: str | None,
+        variant: Variant | None = None,
     ) -> list[Evidence]:
-        semantic = self.semantic(collection, text, as_of, 2 * k, entity_id)
+        collection = COLLECTION[kind]
+        semantic = self.semantic(collection, text, as_of, 2 * k, entity_id, variant)
         pool = {e.id: e for e in semantic} | {e.id: e for e in temporal}
         scores = rrf([[e.id for e in temporal], [e.id for e in semantic]])
         order = sorted(pool, key=lambda i: (-scores[i], i))
@@ -137,18 +253,27 @@ class Retriever:
             pool[item].score = round(scores[item], 6)
         return [pool[i] for i in chosen]
 
-    def _vectors(self, collection: str, ids: list[str]) -> dict[str, np.ndarray]:
+    def _vectors(self, collection: str, ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
         if self.mirror is None or not ids:
             return {}
         return {g: np.asarray(v, dtype=np.float32) for g, v in self.mirror.vectors(collection, ids).items()}
 
     def _with_sources(self, found: list[Evidence], as_of: AsOf) -> list[Evidence]:
-        by_kind: dict[str, list[str]] = {}
-        for e in found:
-            by_kind.setdefault(e.kind, []).append(e.id)
-        for kind, ids in by_kind.items():
+        for kind in ("interaction", "chunk"):
+            ids = [e.id for e in found if e.kind == kind]
+            if not ids:
+                continue
             sources = self.store.evidence_sources(ids, as_of, kind)
             for e in found:
                 if e.kind == kind and e.id in sources:
                     e.sources, e.urls = list(sources[e.id][0]), list(sources[e.id][1])
         return found
+
+
+def _day_of(row: Row) -> int:
+    """The day a row is about: an interaction's event day, a chunk's publication day."""
+    return row.event_day if isinstance(row, TimelineRow) else row.day
+
+
+def _published(row: Row) -> int:
+    return row.published_day if isinstance(row, TimelineRow) else row.day

@@ -6,16 +6,17 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
 from core.llm.client import LLMClient
-from core.timeaxes import day_iso, iso
+from core.timeaxes import day_iso, day_words, iso
 from graph.mirror.qdrant import VectorMirror
 from graph.store.asof import AsOf, Knowledge
 from graph.store.store import GraphStore
-from qa.answer import generate
+from qa.answer import AnswerMode, generate
 from qa.evidence import Evidence
-from qa.query import EntityResolver, ParsedQuery, parse_query
+from qa.query import EntityChoice, EntityResolver, ParsedQuery, parse_query
 from qa.retrieve import Retriever
 
 KNOWLEDGE_LABELS = {
@@ -26,30 +27,42 @@ KNOWLEDGE_LABELS = {
 
 
 @dataclass
+class NotYetIngested:
+    """Facts and chunks published by the day but ingested after it: why a strict answer can be empty."""
+
+    facts: int
+    chunks: int
+    scope: str
+    first_ingested: str | None
+
+
+@dataclass
 class AskResult:
     query: str
     reformulated: str
-    entity: dict | None
-    alternatives: list[dict]
+    entity: EntityChoice | None
+    alternatives: list[EntityChoice]
     as_of: str
     strategy: str
     answer: str
-    answer_mode: str
-    evidence: list[Evidence] = field(default_factory=list)
+    answer_mode: AnswerMode
+    evidence: list[Evidence] = field(default_factory=list[Evidence])
     latency_ms: float = 0.0
     knowledge: Knowledge = "ingested"
     fallback_reason: str | None = None
-    not_yet_ingested: dict | None = None  # facts/chunks published by the day but ingested after it
+    not_yet_ingested: NotYetIngested | None = None
     note: str | None = None
+    asked: str | None = None  # the day the query was asked, when a date written in it set an earlier query day
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "query": self.query,
             "reformulated": self.reformulated,
-            "entity": self.entity,
+            "entity": asdict(self.entity) if self.entity else None,
             "ambiguous": bool(self.alternatives),
-            "alternatives": self.alternatives,
+            "alternatives": [asdict(a) for a in self.alternatives],
             "as_of": self.as_of,
+            "asked": self.asked,
             "knowledge": self.knowledge,
             "knowledge_label": KNOWLEDGE_LABELS[self.knowledge],
             "strategy": self.strategy,
@@ -57,7 +70,7 @@ class AskResult:
             "answer_mode": self.answer_mode,
             "fallback_reason": self.fallback_reason,
             "note": self.note,
-            "not_yet_ingested": self.not_yet_ingested,
+            "not_yet_ingested": asdict(self.not_yet_ingested) if self.not_yet_ingested else None,
             "evidence": [e.as_dict() for e in self.evidence],
             "latency_ms": round(self.latency_ms, 1),
         }
@@ -76,17 +89,19 @@ class QAService:
     def ask(
         self, query: str, date: str, k: int = 10, strategy: str = "hybrid", knowledge: Knowledge = "ingested"
     ) -> AskResult:
+        """Parse (a date in the query is its day), resolve as of the day, retrieve with both forms of the query,
+        answer with both."""
         start = time.perf_counter()
         parsed = parse_query(query, date, self.resolver, knowledge)
         entity_id = parsed.entity.id if parsed.entity else None
-        evidence = self.retriever.retrieve(strategy, entity_id, parsed.reformulated, AsOf(parsed.day, knowledge), k)
-        answer = generate(self.llm, parsed.reformulated, evidence)
+        evidence = self.retriever.retrieve(strategy, entity_id, parsed.texts, AsOf(parsed.day, knowledge), k)
+        answer = generate(self.llm, parsed.texts, evidence, self.mirror.embedder if self.mirror else None)
         late = self._not_yet_ingested(parsed) if not evidence and knowledge == "ingested" else None
         return AskResult(
             query=query,
             reformulated=parsed.reformulated,
-            entity=asdict(parsed.entity) if parsed.entity else None,  # copies: choices are cached
-            alternatives=[asdict(a) for a in parsed.alternatives],
+            entity=replace(parsed.entity) if parsed.entity else None,  # copies: choices are cached
+            alternatives=[replace(a) for a in parsed.alternatives],
             as_of=parsed.date_words,
             strategy=strategy,
             answer=answer.text,
@@ -97,30 +112,31 @@ class QAService:
             fallback_reason=answer.fallback_reason,
             not_yet_ingested=late,
             note=_late_note(parsed, late) if late else None,
+            asked=day_words(parsed.asked_day) if parsed.asked_day else None,
         )
 
-    def _not_yet_ingested(self, parsed: ParsedQuery) -> dict | None:
+    def _not_yet_ingested(self, parsed: ParsedQuery) -> NotYetIngested | None:
         """What the publication view would add: for the query's entity (resolved in that view when the strict one
         knows none: it may not exist there at all), else for the whole graph. None when nothing is hidden."""
-        entity = parsed.entity or self.resolver.resolve(parsed.mention, AsOf(parsed.day, "published"))[0]
+        entity = parsed.entity or self.resolver.find(parsed.mention, AsOf(parsed.day, "published"))[2][0]
         counts = self.store.ingested_late(parsed.day, entity.id if entity else None)
-        if not counts["facts"] and not counts["chunks"]:
+        if not counts.facts and not counts.chunks:
             return None
-        first = counts["first_ingested_ms"]
-        return {
-            "facts": counts["facts"],
-            "chunks": counts["chunks"],
-            "scope": f"entity {entity.name} ({entity.id})" if entity else "whole graph",
-            "first_ingested": iso(dt.datetime.fromtimestamp(first / 1000, dt.UTC)) if first is not None else None,
-        }
+        first = counts.first_ingested_ms
+        return NotYetIngested(
+            facts=counts.facts,
+            chunks=counts.chunks,
+            scope=f"entity {entity.name} ({entity.id})" if entity else "whole graph",
+            first_ingested=iso(dt.datetime.fromtimestamp(first / 1000, dt.UTC)) if first is not None else None,
+        )
 
 
-def _late_note(parsed: ParsedQuery, late: dict) -> str:
-    about = late["scope"].removeprefix("entity ") if late["scope"] != "whole graph" else "the graph"
+def _late_note(parsed: ParsedQuery, late: NotYetIngested) -> str:
+    about = late.scope.removeprefix("entity ") if late.scope != "whole graph" else "the graph"
     return (
-        f"No evidence as of {day_iso(parsed.day)}; {late['facts']} facts ({late['chunks']} chunks) "
+        f"No evidence as of {day_iso(parsed.day)}; {late.facts} facts ({late.chunks} chunks) "
         f"about {about} published on or before that day were ingested after it (first on "
-        f"{late['first_ingested']}). To see them: ingest historical corpora with `--backfill` (dated as known "
+        f"{late.first_ingested}). To see them: ingest historical corpora with `--backfill` (dated as known "
         "when published), or ask with knowledge=published (`newskg ask --knowledge published`), a view by "
         "publication day only."
     )

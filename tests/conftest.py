@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.cli import LocalStack
+from tests.support.cli import REPO, LocalStack
 
 if TYPE_CHECKING:  # imported where used: the unit lane should not pay for Kafka, Qdrant and embedding imports
     from graph.mirror.embed import MiniLMEmbedder
@@ -59,3 +59,28 @@ def world(isolated: Isolated, embedder: MiniLMEmbedder) -> Iterator[GraphWorld]:
 
     with open_graph_world(isolated, embedder) as opened:
         yield opened
+
+
+SERVER_MARKERS = ("integration", "llm", "chaos")
+# Fixtures that start the real servers, and the marker each implies.
+SERVER_FIXTURES = {"stack": "integration", "llm_stack": "llm"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Markers by place and need: every test under tests/integration is `integration`, every test that uses the
+    llama.cpp server is `llm`; a unit test that carries a server marker or asks for a server is an error, so
+    `make test-unit` never needs a server (chaos tests, which kill a server, are marked by hand)."""
+    misplaced = []
+    for item in items:
+        parts = item.path.relative_to(REPO).parts
+        implied = {SERVER_FIXTURES[f] for f in item.fixturenames if f in SERVER_FIXTURES}
+        if parts[:2] == ("tests", "integration"):
+            for marker in sorted(implied | {"integration"}):
+                item.add_marker(marker)
+        elif parts[:2] == ("tests", "unit"):
+            carried = {m.name for m in item.iter_markers() if m.name in SERVER_MARKERS} | implied
+            if carried:
+                misplaced.append(f"{item.nodeid}: {', '.join(sorted(carried))}")
+    if misplaced:
+        raise pytest.UsageError("unit tests must not need a server or the LLM:\n" + "\n".join(misplaced))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from pathlib import Path
+from typing import TypedDict
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, prompt TEXT, version INTEGER,
@@ -14,6 +15,28 @@ CREATE TABLE IF NOT EXISTS usage (model TEXT, prompt TEXT, calls INTEGER, cached
                                   PRIMARY KEY (model, prompt));
 CREATE TABLE IF NOT EXISTS counters (model TEXT, prompt TEXT, name TEXT, n INTEGER, PRIMARY KEY (model, prompt, name));
 """
+
+
+class UsageRow(TypedDict):
+    """One (model, prompt) line of the usage ledger."""
+
+    model: str
+    prompt: str
+    calls: int
+    cached: int
+    failures: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+
+
+class CounterRow(TypedDict):
+    """One outcome counter of a prompt's answers (LLMClient.count)."""
+
+    model: str
+    prompt: str
+    name: str
+    n: int
 
 
 class LLMCache:
@@ -66,18 +89,32 @@ class LLMCache:
                 (model, prompt, name, n),
             )
 
-    def counters(self) -> list[dict]:
+    def counters(self) -> list[CounterRow]:
         with self._lock:
             rows = self._db.execute(
                 "SELECT model, prompt, name, n FROM counters ORDER BY model, prompt, name"
             ).fetchall()
-        return [{"model": m, "prompt": p, "name": name, "n": n} for m, p, name, n in rows]
+        return [CounterRow(model=m, prompt=p, name=name, n=n) for m, p, name, n in rows]
 
-    def usage(self) -> list[dict]:
+    def usage(self) -> list[UsageRow]:
         with self._lock:
-            rows = self._db.execute("SELECT * FROM usage ORDER BY model, prompt").fetchall()
-        names = ("model", "prompt", "calls", "cached", "failures", "prompt_tokens", "completion_tokens", "cost_usd")
-        return [dict(zip(names, row, strict=True)) for row in rows]
+            rows = self._db.execute(
+                "SELECT model, prompt, calls, cached, failures, prompt_tokens, completion_tokens, cost_usd "
+                "FROM usage ORDER BY model, prompt"
+            ).fetchall()
+        return [
+            UsageRow(
+                model=m,
+                prompt=p,
+                calls=calls,
+                cached=cached,
+                failures=failures,
+                prompt_tokens=tokens_in,
+                completion_tokens=tokens_out,
+                cost_usd=cost,
+            )
+            for m, p, calls, cached, failures, tokens_in, tokens_out, cost in rows
+        ]
 
     def close(self) -> None:
         self._db.close()

@@ -10,19 +10,28 @@ import logging
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
 import openai
-from openai import OpenAI
+from openai import Omit, OpenAI, omit
+from openai.types.chat import (
+    ChatCompletionAssistantMessageParam,
+    ChatCompletionMessageParam,
+    ChatCompletionSystemMessageParam,
+    ChatCompletionUserMessageParam,
+)
+from openai.types.shared_params import ResponseFormatJSONObject
 from pydantic import BaseModel, ValidationError
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
 from core.errors import NewskgError
 from core.llm.cache import LLMCache
-from core.llm.prompt import Prompt
+from core.llm.prompt import M, Prompt
+
+if TYPE_CHECKING:
+    import httpx2  # the HTTP client type the openai SDK declares (httpx's API: tests pass an httpx.Client)
 
 log = logging.getLogger(__name__)
-T = TypeVar("T", bound=BaseModel)
 RETRYABLE = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
 _JSON_BLOCK = re.compile(r"\{.*\}", re.S)
 
@@ -40,7 +49,7 @@ class SessionUsage:
     failures: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    counters: dict[str, int] = field(default_factory=dict)  # "prompt.name" -> n, see LLMClient.count
+    counters: dict[str, int] = field(default_factory=dict[str, int])  # "prompt.name" -> n, see LLMClient.count
 
 
 class LLMClient:
@@ -58,7 +67,7 @@ class LLMClient:
         price_out_per_mtok: float = 0.0,
         json_mode: bool = True,
         max_tokens: int = 512,
-        http_client=None,
+        http_client: httpx2.Client | None = None,
     ):
         self.model = model
         self.cache = cache
@@ -79,7 +88,7 @@ class LLMClient:
             http_client=http_client,
         )
 
-    def complete(self, prompt: Prompt, response_model: type[T] | None = None) -> T | None:
+    def complete(self, prompt: Prompt[M], response_model: type[M] | None = None) -> M | None:
         """The parsed answer, or None when the model's output could not be parsed even after a retry."""
         model_cls = response_model or prompt.response_model
         key = prompt.digest(self.model)
@@ -117,12 +126,14 @@ class LLMClient:
         if self.cache:
             self.cache.count(self.model, prompt_name, name, n)
 
-    def _call(self, prompt: Prompt, messages: list[dict]) -> str:
+    def _call(self, prompt: Prompt[M], messages: list[dict[str, str]]) -> str:
         with self._lock:
             if self.max_calls is not None and self.usage.calls >= self.max_calls:
                 raise BudgetExceeded(f"LLM call budget of {self.max_calls} spent")
             self.usage.calls += 1
-        extra = {"response_format": {"type": "json_object"}} if self.json_mode and prompt.json_answer else {}
+        response_format: ResponseFormatJSONObject | Omit = (
+            ResponseFormatJSONObject(type="json_object") if self.json_mode and prompt.json_answer else omit
+        )
         retrying = Retrying(
             retry=retry_if_exception_type(RETRYABLE),
             stop=stop_after_attempt(self._retries + 1),
@@ -133,24 +144,24 @@ class LLMClient:
             reply = retrying(
                 lambda: self._client.chat.completions.create(
                     model=self.model,
-                    messages=messages,
+                    messages=[_openai_message(m) for m in messages],
                     temperature=prompt.temperature,
                     max_tokens=self.max_tokens,
-                    **extra,
+                    response_format=response_format,
                 )
             )
         usage = reply.usage
         self._account(
             prompt,
             calls=1,
-            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
-            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
         )
         return reply.choices[0].message.content or ""
 
     def _account(
         self,
-        prompt: Prompt,
+        prompt: Prompt[BaseModel],
         calls: int = 0,
         cached: int = 0,
         failures: int = 0,
@@ -176,7 +187,19 @@ class LLMClient:
             )
 
 
-def _parse(content: str, model_cls: type[T]) -> T | None:
+def _openai_message(message: dict[str, str]) -> ChatCompletionMessageParam:
+    """A prompt's {"role", "content"} message as the SDK's typed message."""
+    role, content = message["role"], message["content"]
+    if role == "system":
+        return ChatCompletionSystemMessageParam(role="system", content=content)
+    if role == "assistant":
+        return ChatCompletionAssistantMessageParam(role="assistant", content=content)
+    if role == "user":
+        return ChatCompletionUserMessageParam(role="user", content=content)
+    raise ValueError(f"unknown message role {role!r}")
+
+
+def _parse(content: str, model_cls: type[M]) -> M | None:
     """JSON into the model; repair: the outermost {...} block; then the model's own text fallback, if it has one."""
     candidates = [content]
     if match := _JSON_BLOCK.search(content or ""):

@@ -5,21 +5,26 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from typing import Generic
 
 from pydantic import BaseModel
+from typing_extensions import TypeVar
+
+# The answer's model; a bare `Prompt` answers some BaseModel.
+M = TypeVar("M", bound=BaseModel, default=BaseModel, covariant=True)
 
 
 @dataclass(frozen=True)
-class Prompt:
+class Prompt(Generic[M]):
     name: str
     version: int
     messages: list[dict[str, str]]
-    response_model: type[BaseModel]
+    response_model: type[M]
     json_answer: bool = True  # False: free text the response model reads with its `from_text`
     temperature: float = 0.0  # creative generation steps (NeoQA's timelines) ask for more than 0
 
     def digest(self, model: str) -> str:
-        parts = [model, self.name, self.version, self.messages]
+        parts: list[object] = [model, self.name, self.version, self.messages]
         if self.temperature:  # keeps the keys of every existing deterministic prompt unchanged
             parts.append(self.temperature)
         body = json.dumps(parts, ensure_ascii=False, sort_keys=True)

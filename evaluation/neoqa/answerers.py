@@ -81,12 +81,12 @@ class GraphAnswerer:
         for entity_id in named:
             # Over the limit, the interactions nearest the question day are the ones kept.
             for row in self.store.timeline(entity_id, start, day, as_of=day, limit=500, focus_day=day):
-                linked.extend(x for x in (row["subject_id"], row["object_id"]) if x and x not in named)
+                linked.extend(x for x in (row.subject_id, row.object_id) if x and x not in named)
         around = list(dict.fromkeys(linked))[: self.neighbours]
         texts: dict[str, str] = {}
         for entity_id in [*named, *around]:
             for row in self.store.entity_chunks(entity_id, start, day, day, limit=self.chunks):
-                texts.setdefault(row["id"], row["text"])
+                texts.setdefault(row.id, row.text)
         for hit in self.retriever.semantic(CHUNKS, question, day, self.nearest, None):
             texts.setdefault(hit.id, hit.text)
         return list(texts.values())

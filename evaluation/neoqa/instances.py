@@ -16,7 +16,7 @@ import itertools
 import random
 from collections.abc import Iterable
 
-from evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle, Question
+from evaluation.neoqa.records import UNANSWERABLE, Answerability, Instance, NewsArticle, Question
 
 ABLATION_STEPS = (0, 20, 40, 60, 80)
 
@@ -112,7 +112,7 @@ def _stable_order(q: Question, articles: list[NewsArticle]) -> list[NewsArticle]
 
 def _instance(
     q: Question,
-    answerable: str,
+    answerable: Answerability,
     docs: Iterable[NewsArticle],
     instance_set: str,
     irrelevant: int | None = None,
@@ -128,7 +128,7 @@ def _instance(
         answer_options=options,
         instance_id=instance_id[:32],
         answerable=answerable,
-        use_evidence_documents=ids,
+        use_evidence_documents=list[str | NewsArticle](ids),
         gold_answer_idx=options.index(gold),
         instance_set=instance_set,
         irrelevant_documents=irrelevant,

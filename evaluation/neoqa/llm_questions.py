@@ -72,17 +72,17 @@ def _multi_hop(client, rng, timeline: Timeline, i: int, j: int) -> list[Question
 
 def _time_span(client, rng, timeline: Timeline, i: int, j: int) -> list[Question]:
     dated = [
-        (x, y)
+        (x, y, day_x, day_y)
         for x in timeline.events[i].outline
         for y in timeline.events[j].outline
-        if x.id != y.id and _day(x) and _day(y) and _day(x) != _day(y)
+        if x.id != y.id and (day_x := _day(x)) and (day_y := _day(y)) and day_x != day_y
     ]
     if not dated:
         return []
-    a, b = rng.choice(dated)
-    days = abs((_day(b) - _day(a)).days)
+    a, b, day_a, day_b = rng.choice(dated)
+    days = abs((day_b - day_a).days)
     items = [plain(a.sentence), plain(b.sentence)]
-    stated = [DATE.search(text).group(0) for text in items]
+    stated = [match.group(0) for text in items if (match := DATE.search(text))]  # both dated: both match
 
     def check(reply) -> str | None:
         if all(d in reply.question for d in stated):

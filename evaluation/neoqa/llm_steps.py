@@ -24,7 +24,7 @@ class LLMGenerationError(NewskgError, RuntimeError):
     REASON = "llm_generation_failed"
 
 
-def ask(client: LLMClient, prompt: Prompt, check: Callable[[T], str | None] | None = None) -> T:
+def ask(client: LLMClient, prompt: Prompt[T], check: Callable[[T], str | None] | None = None) -> T:
     """The step's parsed answer once `check` finds nothing wrong (it returns a problem, or None)."""
     problem = "no answer in the requested JSON shape"
     for _ in range(ATTEMPTS):

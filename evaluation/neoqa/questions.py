@@ -15,6 +15,7 @@ from collections import Counter
 
 from evaluation.neoqa import vocab
 from evaluation.neoqa.frames import Fact
+from evaluation.neoqa.kb import EntityBook
 from evaluation.neoqa.records import UNANSWERABLE, Distractor, Question, Timeline, plain
 from evaluation.neoqa.timeline import World
 
@@ -89,10 +90,10 @@ def day_distractors(rng: random.Random, days: int, evidence: list[str]) -> list[
 
 
 def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: int) -> Question | None:
-    clauses = Counter(plain(f.clause) for f in _dated_until(world, j))
+    clauses = Counter(plain(_clause(f)) for f in _dated_until(world, j))
 
     def unique(fact: Fact) -> bool:  # no other dated item up to the question's event reads the same moment
-        return clauses[plain(fact.clause)] == 1
+        return clauses[plain(_clause(fact))] == 1
 
     pairs = [
         (a, b)
@@ -108,6 +109,20 @@ def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: i
     distractors = day_distractors(rng, days, [first.id, second.id])
     text = f"How many days passed between {plain(first.clause)} and {plain(second.clause)}?"
     return make_question(world.timeline, "time-span", text, f"{days} days", distractors, [first.id, second.id], j)
+
+
+def _clause(fact: Fact) -> str:
+    """A dated fact's moment as a noun phrase (every dated frame has one)."""
+    if fact.clause is None:
+        raise ValueError(f"a dated {fact.kind} fact has no clause")
+    return fact.clause
+
+
+def _book(world: World) -> EntityBook:
+    """The entity book of a generated world (set by the generator before any question is asked)."""
+    if world.book is None:
+        raise ValueError(f"timeline {world.timeline.timeline_id} has no entity book")
+    return world.book
 
 
 def _dated_until(world: World, up_to: int) -> list[Fact]:
@@ -128,7 +143,7 @@ def _multi_hops(rng, world: World, facts: list[Fact], events: set[str], j: int, 
 
 
 def _multi_hop(rng, world: World, role: Fact, answer: Fact, j: int) -> Question:
-    holder = f"the {role.slots['role']} of {world.book.entries[role.slots['org']].name}"
+    holder = f"the {role.slots['role']} of {_book(world).entries[role.slots['org']].name}"
     text, pool = _hop_text(holder, answer)
     distractors = [
         Distractor(
@@ -176,7 +191,7 @@ def _false_premises(rng, world: World, hop: Question) -> list[Question]:
     a matching statement holds, or the same role at another organisation."""
     meta = hop.meta
     speakers = _speakers(world, meta)
-    org_name = world.book.entries[meta["role_org"]].name
+    org_name = _book(world).entries[meta["role_org"]].name
     wrong = [
         f"the {r} of {org_name}"
         for r in vocab.ROLES
@@ -184,7 +199,7 @@ def _false_premises(rng, world: World, hop: Question) -> list[Question]:
     ]
     wrong += [
         f"the {meta['role']} of {o.name}"
-        for o in world.book.of_class("organization")
+        for o in _book(world).of_class("organization")
         if o.id != meta["role_org"] and world.holder(o.id, meta["role"]) not in speakers
     ]
     return [

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -238,7 +239,7 @@ def _supported(question: str, options: list[str], found: list[str], deflect: int
     return Choice(index, why)
 
 
-def _coverage(asked: set[str], answer_sentence: str, found: list[str]) -> tuple[float, str]:
+def _coverage(asked: AbstractSet[str], answer_sentence: str, found: list[str]) -> tuple[float, str]:
     if not asked:
         return 1.0, ""
     named = names(answer_sentence)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 MARKUP = re.compile(r"\{([^{}|]+)\|([A-Z]+-\d+)\}")
 UNANSWERABLE = "Unanswerable"
@@ -135,7 +135,13 @@ class NewsArticle(_Open):
 class Distractor(_Open):
     answer: str
     explanation: str = ""
-    distractor_sentences: list[str] = Field([], alias="distractor-sentences")
+    # Read and written as "distractor-sentences" (the release format); built in code by its field name, which is
+    # what the type checker sees as the parameter (a plain `alias` would make it the hyphenated one).
+    distractor_sentences: list[str] = Field(
+        default_factory=list[str],
+        validation_alias=AliasChoices("distractor-sentences", "distractor_sentences"),
+        serialization_alias="distractor-sentences",
+    )
 
 
 class Question(_Open):

@@ -84,6 +84,12 @@ def _ablation_chart(ablation: dict[int, dict], path: Path) -> None:
     plt.close(fig)
 
 
+def img_tag(path: Path) -> str:
+    """A PNG embedded in the page, so the HTML report is one self-contained file."""
+    data = base64.b64encode(path.read_bytes()).decode()
+    return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
+
+
 def _cell(value: float | None) -> str:
     return "" if value is None else f"{value:.1f}"
 
@@ -103,10 +109,7 @@ def _row(name: str, s: dict) -> str:
 def _html(result: RunResult, title: str, figures: list[Path]) -> str:
     rows = "".join(_row(name, s) for name, s in [("all", result.summary), *result.by_set.items()])
     heads = "".join(f"<th>{html.escape(c['category'])}<br>{c['answerable']}</th>" for c in result.summary["columns"])
-    images = "".join(
-        f'<p><img alt="{p.stem}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}"></p>'
-        for p in figures
-    )
+    images = "".join(f"<p>{img_tag(p)}</p>" for p in figures)
     return (
         f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
         f"<style>body{{font-family:sans-serif}} td,th{{padding:3px 8px;border:1px solid #ccc}}</style>"

@@ -14,6 +14,7 @@ are visited in sorted order and trimming keeps the earliest-seen words."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
@@ -86,7 +87,7 @@ class AliasIndex:
         entity_id: str,
         name: str,
         kind: str,
-        aliases: list[str] | set[str] = (),
+        aliases: Iterable[str] = (),
         context: set[str] | None = None,
         mentions: int = 1,
         description: str | None = None,

@@ -25,7 +25,7 @@ Answer with JSON only: {{"interactions": ["...", "..."]}}
 {snippet}"""
 
 
-def build(subject: str, marked_snippet: str, date_words: str) -> Prompt:
+def build(subject: str, marked_snippet: str, date_words: str) -> Prompt[InteractionLines]:
     """`marked_snippet`: chunk text from `mark_up` (already escaped, with <e> tags)."""
     user = TEMPLATE.format(
         subject=delimit("subject", subject),

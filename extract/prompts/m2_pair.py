@@ -96,7 +96,7 @@ class CitedLines(BaseModel):
         return cls(interactions=lines) if lines else None
 
 
-def build(subject: str, obj: str, dated_snippets: list[tuple[str, str]]) -> Prompt:
+def build(subject: str, obj: str, dated_snippets: list[tuple[str, str]]) -> Prompt[CitedLines]:
     """`dated_snippets`: (date in words, marked-up chunk text) in time order, numbered from 1."""
     numbered = "\n\n".join(f"[{n}] {escape(date)}: {text}" for n, (date, text) in enumerate(dated_snippets, 1))
     user = TEMPLATE.format(

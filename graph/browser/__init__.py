@@ -7,7 +7,7 @@ from importlib.resources import files
 
 def saved_queries() -> dict[str, tuple[str, list[str]]]:
     """name → (Cypher, parameter names), parsed from queries.cypher."""
-    text = files(__package__).joinpath("queries.cypher").read_text(encoding="utf-8")
+    text = files(__name__).joinpath("queries.cypher").read_text(encoding="utf-8")
     queries: dict[str, tuple[str, list[str]]] = {}
     for block in text.split("// name: ")[1:]:
         lines = block.splitlines()

@@ -1,16 +1,13 @@
 """FalkorDB over its native protocol (RESP) with the official `falkordb` client: the embedded default.
 
 The client sends parameters in the query's CYPHER header with its own quoting, so values are never part of the
-query text we write.
-"""
+query text we write. The client has no type information: `typings/falkordb` declares the part used here."""
 
 from __future__ import annotations
 
-from typing import Any
+from falkordb import FalkorDB, QueryResult
 
-from falkordb import FalkorDB
-
-from graph.connection.base import GraphConnection, Row
+from graph.connection.base import GraphConnection, Params, Row
 
 
 class FalkorConnection(GraphConnection):
@@ -36,22 +33,21 @@ class FalkorConnection(GraphConnection):
         self.graph_name = graph
         self._graph = self._db.select_graph(graph)
 
-    def run(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
-        result = self._graph.query(query, params or None)
-        return _rows(result)
+    def run(self, query: str, params: Params | None = None) -> list[Row]:
+        return _rows(self._graph.query(query, params or None))
 
-    def read(self, query: str, params: dict[str, Any] | None = None) -> list[Row]:
+    def read(self, query: str, params: Params | None = None) -> list[Row]:
         return _rows(self._graph.ro_query(query, params or None))
 
     def ping(self) -> bool:
         return bool(self._db.connection.ping())
 
-    def execute_command(self, *args: Any) -> Any:
+    def execute_command(self, *args: str) -> object:
         """Raw server command, for the dialect's DDL (GRAPH.CONSTRAINT) only."""
         return self._db.connection.execute_command(*args)
 
     def drop(self) -> None:
-        """Delete the whole graph (tests)."""
+        """Delete the whole graph (tests, benches, a reset): faster than deleting its nodes, and its indexes go too."""
         try:
             self._graph.delete()
         except Exception as exc:
@@ -62,9 +58,14 @@ class FalkorConnection(GraphConnection):
         self._db.connection.close()
 
 
-def _rows(result) -> list[Row]:
+def _column_name(column: list[object]) -> str:
+    """A header entry is [column type, name]; the name may come as bytes."""
+    name = column[1]
+    return name.decode() if isinstance(name, bytes) else str(name)
+
+
+def _rows(result: QueryResult) -> list[Row]:
     if not result.header:
         return []
-    names = [column[1] if isinstance(column, (list, tuple)) else column for column in result.header]
-    names = [n.decode() if isinstance(n, bytes) else n for n in names]
+    names = [_column_name(column) for column in result.header]
     return [dict(zip(names, row, strict=True)) for row in result.result_set]

@@ -6,7 +6,10 @@ from __future__ import annotations
 import logging
 import os
 from functools import cached_property
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
 
 
 class Embedder(Protocol):
@@ -25,7 +28,7 @@ class MiniLMEmbedder:
         self.batch_size = batch_size
 
     @cached_property
-    def _model(self):
+    def _model(self) -> SentenceTransformer:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are on disk; never reach for a hub
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -42,7 +45,8 @@ class MiniLMEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        vectors = self._model.encode(
+        # encode's overloads name an unannotated **kwargs: its type is partially unknown, its result an ndarray.
+        vectors = self._model.encode(  # pyright: ignore[reportUnknownMemberType]
             texts, batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
         )
         return vectors.tolist()

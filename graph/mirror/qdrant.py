@@ -28,6 +28,10 @@ TIME_FIELDS = {
     INTERACTIONS: ("event_day", "published_day", "ingested_ms", "ingested_at"),
     CHUNKS: ("day", "ingested_ms", "ingested_at"),
 }
+# A chunk to mirror with the entity ids it mentions and, optionally, the ids of every source that carried it.
+ChunkItem = tuple[Chunk, Iterable[str]] | tuple[Chunk, Iterable[str], Iterable[str]]
+Payload = dict[str, Any]  # qdrant-client's own payload type: JSON values by field name
+
 KEYWORD_FIELDS = {
     INTERACTIONS: ("graph_id", "entity_ids", "source_ids", "variant"),
     CHUNKS: ("graph_id", "entity_ids", "source_ids"),
@@ -84,7 +88,9 @@ class VectorMirror:
 
     @property
     def is_server(self) -> bool:
-        return type(self.client._client).__name__ != "QdrantLocal"
+        # qdrant-client runs in-process (QdrantLocal) for `path=` or ":memory:", else it talks to a server.
+        options = self.client.init_options
+        return options.get("path") is None and options.get("location") != ":memory:"
 
     def ensure(self) -> None:
         for collection in (INTERACTIONS, CHUNKS):
@@ -116,10 +122,10 @@ class VectorMirror:
         unique = {i.id: i for i in interactions}
         return self.upsert(INTERACTIONS, [interaction_payload(i) for i in unique.values()])
 
-    def upsert_chunks(self, chunks: Iterable[tuple]) -> int:
+    def upsert_chunks(self, chunks: Iterable[ChunkItem]) -> int:
         """(chunk, entity ids[, source ids]) items."""
         unique = {item[0].id: item for item in chunks}
-        return self.upsert(CHUNKS, [chunk_payload(*item) for item in unique.values()])
+        return self.upsert(CHUNKS, [_chunk_item_payload(item) for item in unique.values()])
 
     def count(self, collection: str) -> int:
         name = self.name(collection)
@@ -142,7 +148,7 @@ class VectorMirror:
                 points, offset = self.client.scroll(
                     name, limit=1000, offset=offset, with_payload=wanted, with_vectors=False
                 )
-            found.update((p.payload["graph_id"], p.payload) for p in points)
+            found.update((str(payload["graph_id"]), payload) for payload in map(_payload, points))
             if offset is None:
                 return found
 
@@ -150,7 +156,7 @@ class VectorMirror:
         if not graph_ids:
             return []
         points = self.client.retrieve(self.name(collection), [point_uuid(g) for g in graph_ids], with_payload=True)
-        return [p.payload for p in points]
+        return [_payload(p) for p in points]
 
     def delete(self, collection: str, graph_ids: list[str]) -> None:
         if graph_ids:
@@ -179,7 +185,13 @@ class VectorMirror:
     def search(
         self, collection: str, text: str, query_filter: models.Filter | None = None, limit: int = 10
     ) -> list[models.ScoredPoint]:
-        vector = self.embedder.embed([text])[0]
+        return self.search_vector(collection, self.embedder.embed([text])[0], query_filter, limit)
+
+    def search_vector(
+        self, collection: str, vector: list[float], query_filter: models.Filter | None = None, limit: int = 10
+    ) -> list[models.ScoredPoint]:
+        """The nearest points to a vector the caller embedded (QA embeds the original and the reformulated query
+        once and searches with their mean)."""
         with self.lock:
             return self.client.query_points(
                 self.name(collection), query=vector, query_filter=query_filter, limit=limit, with_payload=True
@@ -190,7 +202,28 @@ class VectorMirror:
             points = self.client.retrieve(
                 self.name(collection), [point_uuid(g) for g in graph_ids], with_vectors=True, with_payload=["graph_id"]
             )
-        return {p.payload["graph_id"]: p.vector for p in points}
+        return {str(_payload(p)["graph_id"]): _dense(p.vector) for p in points}
 
     def close(self) -> None:
         self.client.close()
+
+
+def _chunk_item_payload(item: ChunkItem) -> Payload:
+    if len(item) == 3:
+        return chunk_payload(item[0], item[1], item[2])
+    return chunk_payload(item[0], item[1])
+
+
+def _payload(point: models.Record) -> Payload:
+    """A point read back with its payload (every read here asks for it)."""
+    if point.payload is None:
+        raise ValueError(f"point {point.id} came back without its payload")
+    return point.payload
+
+
+def _dense(vector: models.VectorStructOutput | None) -> list[float]:
+    """The point's one unnamed dense vector (the only kind these collections hold)."""
+    values = [x for x in vector if isinstance(x, float)] if isinstance(vector, list) else []
+    if not values or len(values) != len(vector or []):
+        raise ValueError("expected one unnamed dense vector")
+    return values

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from pydantic import ValidationError
 
 from core.records import Interaction
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, TIME_FIELDS, VectorMirror
+from graph.connection.base import Row
+from graph.mirror.qdrant import CHUNKS, INTERACTIONS, TIME_FIELDS, Payload, VectorMirror
 from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
 from graph.store.times import graph_times
@@ -37,7 +37,7 @@ class ReconcileReport:
     kept_written_after_scan: int  # absent from the graph but (re)written after the scan began: left alone
     mirror_after: int
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, str | int]:
         return asdict(self)
 
 
@@ -47,7 +47,16 @@ def reconcile(store: GraphStore, mirror: VectorMirror, started_ms: int | None = 
     return [_interactions(store, mirror, started_ms), _chunks(store, mirror, started_ms)]
 
 
-def _scan(store: GraphStore, mirror: VectorMirror, collection: str, label: str):
+@dataclass(frozen=True)
+class _Scan:
+    in_graph: dict[str, Row]  # graph id → the node's time fields
+    in_mirror: dict[str, Payload]  # graph id → the point's time payload
+    missing: list[str]  # in the graph only
+    stale: list[str]  # in both, the mirror's times differ
+    orphans: list[str]  # in the mirror only
+
+
+def _scan(store: GraphStore, mirror: VectorMirror, collection: str, label: str) -> _Scan:
     in_mirror = mirror.time_payloads(collection)  # first: see the module docstring
     in_graph = graph_times(store, label)
     missing = sorted(in_graph.keys() - in_mirror.keys())
@@ -55,15 +64,15 @@ def _scan(store: GraphStore, mirror: VectorMirror, collection: str, label: str):
         i for i in in_graph.keys() & in_mirror.keys() if _differs(in_graph[i], in_mirror[i], TIME_FIELDS[collection])
     )
     orphans = sorted(in_mirror.keys() - in_graph.keys())
-    return in_graph, in_mirror, missing, stale, orphans
+    return _Scan(in_graph, in_mirror, missing, stale, orphans)
 
 
-def _differs(graph: dict[str, Any], payload: dict[str, Any], fields: tuple[str, ...]) -> bool:
+def _differs(graph: Row, payload: Payload, fields: tuple[str, ...]) -> bool:
     return any(graph.get(f) != payload.get(f) for f in fields)
 
 
 def _delete_old(
-    mirror: VectorMirror, collection: str, ids: list[str], in_mirror: dict[str, dict], started_ms: int
+    mirror: VectorMirror, collection: str, ids: list[str], in_mirror: dict[str, Payload], started_ms: int
 ) -> tuple[int, int]:
     recent = [i for i in ids if (in_mirror[i].get("mirrored_ms") or 0) >= started_ms]
     mirror.delete_if_older(collection, ids, started_ms)
@@ -71,7 +80,8 @@ def _delete_old(
 
 
 def _interactions(store: GraphStore, mirror: VectorMirror, started_ms: int) -> ReconcileReport:
-    in_graph, in_mirror, missing, stale, orphans = _scan(store, mirror, INTERACTIONS, "Interaction")
+    scan = _scan(store, mirror, INTERACTIONS, "Interaction")
+    in_graph, in_mirror, missing, stale, orphans = scan.in_graph, scan.in_mirror, scan.missing, scan.stale, scan.orphans
     added, _ = mirror_from_graph(store, mirror, interaction_ids=missing)
     mirror_from_graph(store, mirror, interaction_ids=stale)
     restorable = [i for i in map(_interaction_from_payload, mirror.payloads(INTERACTIONS, orphans)) if i]
@@ -91,7 +101,7 @@ def _interactions(store: GraphStore, mirror: VectorMirror, started_ms: int) -> R
     )
 
 
-def _interaction_from_payload(payload: dict) -> Interaction | None:
+def _interaction_from_payload(payload: Payload) -> Interaction | None:
     fields = {k: payload[k] for k in Interaction.model_fields if k in payload and k != "schema_version"}
     try:
         return Interaction(id=payload["graph_id"], **fields)
@@ -100,7 +110,8 @@ def _interaction_from_payload(payload: dict) -> Interaction | None:
 
 
 def _chunks(store: GraphStore, mirror: VectorMirror, started_ms: int) -> ReconcileReport:
-    in_graph, in_mirror, missing, stale, orphans = _scan(store, mirror, CHUNKS, "Chunk")
+    scan = _scan(store, mirror, CHUNKS, "Chunk")
+    in_graph, in_mirror, missing, stale, orphans = scan.in_graph, scan.in_mirror, scan.missing, scan.stale, scan.orphans
     _, added = mirror_from_graph(store, mirror, chunk_ids=missing)
     mirror_from_graph(store, mirror, chunk_ids=stale)
     # A chunk is only whole with its article and mentions: the stream rebuilds it.

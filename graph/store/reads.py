@@ -77,13 +77,15 @@ def day_ordinal(day: str) -> str:
 
 
 # The entity's visible interactions in [$from_day, $to_day], the ones nearest $focus_day first (then the latest
-# report) before the limit: on a busy entity the focus day is never cut while farther days are kept. Start from
+# report) before the limit: on a busy entity the focus day is never cut while farther days are kept. $variant
+# (M0/M1/M2, or null for all) keeps one extraction variant, before the limit (NEON(Mx) reads only its own). Start from
 # the entity and filter after WITH: with the day indexes, FalkorDB's planner would otherwise scan interactions
 # by day and test each for the entity (11 ms instead of 0.6 ms on 20k interactions, bench/qa.py).
 TIMELINE = f"""
 MATCH (e:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
 WITH DISTINCT x
 WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
+  AND ($variant IS NULL OR x.variant = $variant)
 WITH x, abs({day_ordinal("x.event_day")} - {day_ordinal("$focus_day")}) AS distance
 ORDER BY distance, x.published_day DESC, x.ingested_ms DESC, x.id
 LIMIT $limit
@@ -200,3 +202,162 @@ OPTIONAL MATCH (x:Interaction)
 WHERE {ingested_late("x")}
 RETURN count(x) AS facts, chunks, first_chunk_ms AS first_ingested_ms
 """
+
+
+# --- Totals and whole-graph listings: no as-of (the CLI's counts, the linker's alias index at start).
+COUNTS = {
+    "sources": "MATCH (n:Source) RETURN count(n) AS n",
+    "articles": "MATCH (n:Article) RETURN count(n) AS n",
+    "chunks": "MATCH (n:Chunk) WHERE n.text IS NOT NULL RETURN count(n) AS n",
+    "entities": "MATCH (n:Entity) RETURN count(n) AS n",
+    "interactions": "MATCH (n:Interaction) RETURN count(n) AS n",
+}
+
+# Entities with when they were first seen, for the linker's alias index at start (as-of linking).
+ENTITIES_FIRST_SEEN = """
+MATCH (n:Entity)
+OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(n)
+RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, n.description AS description,
+       count(c) AS mentions, min(c.day) AS first_day, min(c.ingested_ms) AS first_ingested_ms
+ORDER BY id
+"""
+
+
+# --- The daily mention counts (graph/store/mentions.py keeps and recounts them): each read is bounded by an
+# ingestion day of its own.
+# Term frequency in a window of publication days, as of an ingestion day (ingested on or before it).
+WINDOW_COUNTS = """
+MATCH (d:EntityDay)
+WHERE d.day >= $from_day AND d.day <= $to_day AND d.ingested_day <= $ingested_by AND d.chunks > 0
+RETURN d.entity_id AS entity, sum(d.chunks) AS chunks
+"""
+
+# Document frequency (days as documents) of the candidates, and the number of days, up to the window's end.
+DAYS_MENTIONED = """
+UNWIND $entities AS eid
+MATCH (d:EntityDay {entity_id: eid})
+WHERE d.day <= $to_day AND d.ingested_day <= $ingested_by AND d.chunks > 0
+RETURN eid AS entity, count(DISTINCT d.day) AS days
+"""
+
+DAYS_WITH_MENTIONS = """
+MATCH (d:EntityDay)
+WHERE d.day <= $to_day AND d.ingested_day <= $ingested_by AND d.chunks > 0
+RETURN count(DISTINCT d.day) AS days
+"""
+
+# Co-occurrence of each subject with other entities in chunks of the window, as of an ingestion day.
+PAIR_COUNTS = """
+UNWIND $subjects AS sid
+MATCH (:Entity {id: sid})<-[:MENTIONS]-(c:Chunk)
+WHERE c.day >= $from_day AND c.day <= $to_day AND c.ingested_day <= $ingested_by
+MATCH (c)-[:MENTIONS]->(o:Entity)
+WHERE o.id <> sid
+RETURN sid AS subject, o.id AS object, count(DISTINCT c) AS chunks
+"""
+
+DAILY_COUNTS = """
+MATCH (d:EntityDay {entity_id: $entity})
+WHERE d.day >= $from_day AND d.day <= $to_day AND d.ingested_day <= $as_of_day
+RETURN d.day AS day, sum(d.chunks) AS chunks
+ORDER BY day
+"""
+
+DAY_RANGE = """
+MATCH (d:EntityDay)
+WHERE d.chunks > 0 AND d.ingested_day <= $as_of_day
+RETURN min(d.day) AS first, max(d.day) AS last
+"""
+
+
+# --- The M2 scheduler's bookkeeping (its writes are in graph/store/m2.py).
+# Chunks mentioning both entities that no M2 batch of this pair has covered or given up on, oldest first, with the
+# entities each is linked to (the M2 answer's citations are checked against them).
+M2_PENDING = """
+MATCH (s:Entity {id: $subject})<-[:MENTIONS]-(c:Chunk)-[:MENTIONS]->(o:Entity {id: $object})
+WHERE c.text IS NOT NULL
+OPTIONAL MATCH (c)<-[:COVERS]-(b:M2Batch {pair: $pair})
+WITH c, b WHERE b IS NULL
+OPTIONAL MATCH (c)<-[:GAVE_UP]-(f:M2Failed {pair: $pair})
+WITH c, f WHERE f IS NULL
+OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity)
+WITH c, collect(DISTINCT e.id) AS entity_ids
+RETURN c.id AS id, c.text AS text, c.marked AS marked, c.day AS day, c.published AS published,
+       c.ingested_at AS ingested_at, c.ingested_ms AS ingested_ms, c.article_id AS article_id, c.source AS source,
+       c.source_id AS source_id, c.url AS url, c.title AS title, c.sentence_start AS sentence_start,
+       c.sentence_end AS sentence_end, entity_ids
+ORDER BY day, ingested_ms, id
+"""
+
+M2_OPEN_PAIRS = """
+MATCH (m:M2Pair) WHERE m.open = true
+RETURN m.subject_id AS subject_id, m.object_id AS object_id
+ORDER BY subject_id, object_id
+"""
+
+
+# --- The time axes of every interaction and chunk node, paged by id: what reconcile compares with the
+# mirror's payloads (no as-of: it compares copies).
+INTERACTION_TIMES_PAGE = """
+MATCH (n:Interaction) WHERE n.id > $after
+RETURN n.id AS id, n.event_day AS event_day, n.published_day AS published_day, n.ingested_ms AS ingested_ms,
+       n.ingested_at AS ingested_at
+ORDER BY id LIMIT $limit
+"""
+
+# A chunk node a sighting made before its kept chunk arrived has no text yet: it is not a chunk until then.
+CHUNK_TIMES_PAGE = """
+MATCH (n:Chunk) WHERE n.id > $after AND n.text IS NOT NULL
+RETURN n.id AS id, n.day AS day, n.ingested_ms AS ingested_ms, n.ingested_at AS ingested_at
+ORDER BY id LIMIT $limit
+"""
+
+TIMES_PAGES = {"Interaction": INTERACTION_TIMES_PAGE, "Chunk": CHUNK_TIMES_PAGE}
+
+
+# --- The export (graph/store/export.py): the whole graph, or as of a day.
+# Label → how a node of it is visible. The timed nodes carry their own days; a source exists once a visible
+# article is from it, an entity once a visible chunk or interaction names it (reads.ENTITY_VISIBLE), an M2 batch
+# once the last of its chunks is visible (it cannot have run before).
+_BATCH_RAN = (
+    "WITH n, max(c.day) AS last_day, max(c.ingested_ms) AS last_ms "
+    "WHERE last_day <= $as_of_day AND last_ms <= $as_of_ms"
+)
+EXPORT_NODE_AS_OF = {
+    "Source": f"MATCH (n:Source)<-[:FROM]-(a:Article) WHERE n.id > $after AND {visible('a')}",
+    "Article": f"MATCH (n:Article) WHERE n.id > $after AND {visible('n')}",
+    "Chunk": f"MATCH (n:Chunk) WHERE n.id > $after AND {visible('n', 'day')}",
+    "Entity": "MATCH (e:Entity) WHERE e.id > $after " + ENTITY_VISIBLE + " WITH e AS n",
+    "Interaction": f"MATCH (n:Interaction) WHERE n.id > $after AND {visible('n')}",
+    "M2Batch": f"MATCH (n:M2Batch)-[:COVERS]->(c:Chunk) WHERE n.id > $after {_BATCH_RAN}",
+    # A daily mention count is a cell per (publication day, ingestion day): visible when both are on or before D
+    # (an export as of D is the strict, ingested view).
+    "EntityDay": "MATCH (n:EntityDay) WHERE n.id > $after AND n.day <= $as_of_day AND n.ingested_day <= $as_of_day "
+    "AND n.chunks > 0",
+}
+
+# Relationship → the MATCH that makes (a)-[r]->(b) visible. Where an end's visibility follows from the other's
+# (a visible article's source, a visible chunk's mentioned entities, the entities of a visible interaction, the
+# chunks of a visible M2 batch) only the timed end is tested.
+EXPORT_REL_AS_OF = {
+    "FROM": f"MATCH (a)-[r:FROM]->(b) WHERE {visible('a')}",
+    "IN": f"MATCH (a)-[r:IN]->(b) WHERE {visible('a', 'day')} AND {visible('b')}",
+    "MENTIONS": f"MATCH (a)-[r:MENTIONS]->(b) WHERE {visible('a', 'day')}",
+    "SUBJECT_OF": f"MATCH (a)-[r:SUBJECT_OF]->(b) WHERE {visible('b')}",
+    "OBJECT": f"MATCH (a)-[r:OBJECT]->(b) WHERE {visible('a')}",
+    "EVIDENCE": f"MATCH (a)-[r:EVIDENCE]->(b) WHERE {visible('a')} AND {visible('b', 'day')}",
+    "COVERS": f"MATCH (n:M2Batch)-[:COVERS]->(c:Chunk) {_BATCH_RAN} MATCH (n)-[r:COVERS]->(b) WITH n AS a, r, b",
+}
+
+
+def export_node_query(label: str, as_of: bool) -> str:
+    # Labels and types come from the fixed tables of this module, never from input.
+    match = EXPORT_NODE_AS_OF[label] if as_of else f"MATCH (n:{label}) WHERE n.id > $after"
+    return match + " WITH DISTINCT n RETURN n.id AS id, properties(n) AS p ORDER BY id LIMIT $limit"
+
+
+def export_rel_query(rel: str, as_of: bool) -> str:
+    match = EXPORT_REL_AS_OF[rel] if as_of else f"MATCH (a)-[r:{rel}]->(b)"
+    return match + (
+        " RETURN a.id AS start, b.id AS end, properties(r) AS p ORDER BY start, end SKIP $skip LIMIT $limit"
+    )

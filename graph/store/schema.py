@@ -43,7 +43,7 @@ def falkordb_ddl() -> list[str]:
 
 def init_schema(conn: GraphConnection) -> list[str]:
     """Create what is missing; idempotent. Returns the statements that created something."""
-    created = []
+    created: list[str] = []
     if conn.dialect == "neo4j":
         for statement in neo4j_ddl():
             conn.run(statement)

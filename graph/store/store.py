@@ -7,23 +7,34 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.ids import digest
-from core.records import Chunk, ChunkSighting, Entity, Interaction
+from core.records import Chunk, ChunkSighting, Entity, Interaction, Variant
 from core.timeaxes import day_iso
 from graph.connection import GraphConnection
 from graph.store import m2, reads, writes
 from graph.store.asof import AsOf
 from graph.store.mentions import ingested_day, recount_statements
+from graph.store.rows import (
+    Count,
+    EntityAsOf,
+    EntityChunk,
+    EntityName,
+    EntityProfileRow,
+    EvidenceSources,
+    IdRow,
+    InteractionSource,
+    LateCounts,
+    OpenPair,
+    PendingChunk,
+    StoredChunk,
+    TimelineRow,
+    TopEntity,
+    row_of,
+    rows_of,
+)
 from graph.store.schema import init_schema
 
 COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
 ALIAS_CAP = 32  # aliases kept per entity: the first in code-point order (writes.ENTITIES)
-COUNTS = {
-    "sources": "MATCH (n:Source) RETURN count(n) AS n",
-    "articles": "MATCH (n:Article) RETURN count(n) AS n",
-    "chunks": "MATCH (n:Chunk) WHERE n.text IS NOT NULL RETURN count(n) AS n",
-    "entities": "MATCH (n:Entity) RETURN count(n) AS n",
-    "interactions": "MATCH (n:Interaction) RETURN count(n) AS n",
-}
 
 
 def _article_row(item: Chunk | ChunkSighting) -> dict[str, Any]:
@@ -59,6 +70,7 @@ def _chunk_row(chunk: Chunk, marked: str | None) -> dict[str, Any]:
         "title": chunk.title,
         "marked": marked,
         "similarity": 1.0,
+        "first_key": first_key(chunk.day, chunk.ingested_ms, chunk.published, chunk.article_id),
     }
 
 
@@ -80,41 +92,50 @@ def _sighting_row(s: ChunkSighting) -> dict[str, Any]:
 def _interaction_row(i: Interaction) -> dict[str, Any]:
     # The fields are already JSON-native (str, int, list[str]); the attribute dict is 10x cheaper than model_dump.
     row = {k: v for k, v in i.__dict__.items() if k != "schema_version"}
-    return row | {"event_iso": day_iso(i.event_day), "published_iso": day_iso(i.published_day)}
+    return row | {
+        "event_iso": day_iso(i.event_day),
+        "published_iso": day_iso(i.published_day),
+        "first_key": interaction_first_key(i),
+    }
 
 
-def _first_published(row: dict[str, Any]) -> tuple:
-    return row["day"], row["published"], row["article_id"]
+def first_key(published_day: int, ingested_ms: int, published: str = "", tie: str = "") -> str:
+    """Orders the records of one content id by when the system could first show them: the day a record became
+    visible as of the `ingested` view (the later of its published day and its ingestion day), then its published
+    day, published instant, ingestion instant and a tie id. One string, so the graph compares it in one `<` on
+    Neo4j and FalkorDB alike; fixed-width numbers keep string order equal to numeric order."""
+    visible_day = max(published_day, ingested_day(ingested_ms))
+    return f"{visible_day:08d}|{published_day:08d}|{published}|{ingested_ms:015d}|{tie}"
+
+
+def interaction_first_key(i: Interaction) -> str:
+    return first_key(i.published_day, i.ingested_ms)
 
 
 def fold_chunk_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One row per chunk id, as writes.CHUNKS would leave the node after all of them (rows of one statement do
-    not see each other's writes): the first published row's fields with the first ingestion among them."""
+    not see each other's writes): the row with the least first_key, whole."""
     folded: dict[str, dict[str, Any]] = {}
     for row in rows:
         kept = folded.get(row["id"])
-        if kept is None:
-            folded[row["id"]] = dict(row)
-            continue
-        first = min(kept, row, key=_first_published)
-        earliest = min(kept, row, key=lambda r: r["ingested_ms"])
-        folded[row["id"]] = first | {k: earliest[k] for k in ("ingested_ms", "ingested_at", "ingested_day")}
+        folded[row["id"]] = row if kept is None else min(kept, row, key=lambda r: r["first_key"])
     return list(folded.values())
 
 
 def fold_interactions(interactions: Iterable[Interaction]) -> list[Interaction]:
-    """One record per interaction id: evidence, articles and sources united, the first publication and first
-    ingestion kept (the same fact read in two overlapping chunks of one batch keeps both as evidence)."""
+    """One record per interaction id: evidence, articles and sources united, the times of the record visible first
+    (least first_key) kept whole (the same fact read in two overlapping chunks of one batch keeps both as
+    evidence)."""
     folded: dict[str, Interaction] = {}
     for i in interactions:
         kept = folded.get(i.id)
         if kept is None:
             folded[i.id] = i
             continue
-        earliest = min(kept, i, key=lambda x: x.ingested_ms)
+        earliest = min(kept, i, key=interaction_first_key)
         folded[i.id] = kept.model_copy(
             update={
-                "published_day": min(kept.published_day, i.published_day),
+                "published_day": earliest.published_day,
                 "ingested_ms": earliest.ingested_ms,
                 "ingested_at": earliest.ingested_at,
                 "chunk_ids": sorted({*kept.chunk_ids, *i.chunk_ids}),
@@ -128,33 +149,32 @@ def fold_interactions(interactions: Iterable[Interaction]) -> list[Interaction]:
 def _entity_rows(entities: Iterable[Entity]) -> list[dict[str, Any]]:
     """One row per entity id, its aliases united (the graph unites them again with what it has)."""
     rows: dict[str, dict[str, Any]] = {}
+    aliases: dict[str, set[str]] = {}
     for e in entities:
-        row = rows.setdefault(
-            e.id, {"id": e.id, "name": e.name, "type": e.type, "aliases": set(), "description": e.description}
-        )
-        row["aliases"].update(e.aliases)
+        row = rows.setdefault(e.id, {"id": e.id, "name": e.name, "type": e.type, "description": e.description})
+        aliases.setdefault(e.id, set()).update(e.aliases)
         row["description"] = row["description"] or e.description
-    return [row | {"aliases": sorted(row["aliases"])} for row in rows.values()]
+    return [row | {"aliases": sorted(aliases[entity_id])} for entity_id, row in rows.items()]
 
 
-def _chunk_from_row(r: dict[str, Any], article_ids: list[str], source: str, source_id: str) -> Chunk:
+def _chunk_from_row(r: PendingChunk | StoredChunk, article_ids: list[str], source: str, source_id: str) -> Chunk:
     """A Chunk record rebuilt from a chunk node (M2 batches and the mirror read chunks back from the graph)."""
     return Chunk(
-        id=r["id"],
-        text=r["text"],
+        id=r.id,
+        text=r.text,
         sentences=[],
-        article_id=r["article_id"],
+        article_id=r.article_id,
         article_ids=article_ids,
         source=source,
         source_id=source_id,
-        url=r["url"],
-        title=r["title"],
-        day=r["day"],
-        published=r["published"],
-        ingested_at=r["ingested_at"],
-        ingested_ms=r["ingested_ms"],
-        sentence_start=r["sentence_start"],
-        sentence_end=r["sentence_end"],
+        url=r.url,
+        title=r.title,
+        day=r.day,
+        published=r.published,
+        ingested_at=r.ingested_at,
+        ingested_ms=r.ingested_ms,
+        sentence_start=r.sentence_start,
+        sentence_end=r.sentence_end,
     )
 
 
@@ -212,14 +232,10 @@ class GraphStore:
     def m2_pending(self, subject_id: str, object_id: str, pair: str) -> list[tuple[Chunk, str, list[str]]]:
         """(chunk, marked text, linked entity ids) of the chunks mentioning both entities that no M2 batch of this
         pair has covered or given up on yet, oldest first."""
-        rows = self.conn.read(m2.M2_PENDING, {"subject": subject_id, "object": object_id, "pair": pair})
+        rows = self.conn.read(reads.M2_PENDING, {"subject": subject_id, "object": object_id, "pair": pair})
         return [
-            (
-                _chunk_from_row(r, [r["article_id"]], r["source"], r["source_id"]),
-                r["marked"] or r["text"],
-                list(r["entity_ids"] or []),
-            )
-            for r in rows
+            (_chunk_from_row(r, [r.article_id], r.source, r.source_id), r.marked or r.text, list(r.entity_ids or []))
+            for r in rows_of(PendingChunk, rows)
         ]
 
     def m2_give_up(self, pair: str, chunk_ids: list[str], reason: str, tries: int, at: str) -> None:
@@ -252,40 +268,35 @@ class GraphStore:
             self.conn.run_many([(m2.M2_PAIR_STATE, {"rows": rows})])
 
     def m2_open_pairs(self) -> list[tuple[str, str]]:
-        return [(r["subject_id"], r["object_id"]) for r in self.conn.read(m2.M2_OPEN_PAIRS)]
-
-    def entities(self) -> list[dict[str, Any]]:
-        """Every entity with its aliases and mention count: the alias index is rebuilt from this at start."""
-        return self.conn.read(
-            "MATCH (n:Entity) OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(n) "
-            "RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, "
-            "n.description AS description, count(c) AS mentions"
-        )
+        return [(r.subject_id, r.object_id) for r in rows_of(OpenPair, self.conn.read(reads.M2_OPEN_PAIRS))]
 
     def counts(self) -> dict[str, int]:
-        return {name: self.conn.read(query)[0]["n"] for name, query in COUNTS.items()}
+        return {name: row_of(Count, self.conn.read(query)[0]).n for name, query in reads.COUNTS.items()}
 
     # --- reads: every one takes an as-of (AsOf, a yyyymmdd day, or None for the graph as it stands now)
-    def find_entities(self, query: str, limit: int = 10, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
+    def find_entities(self, query: str, limit: int = 10, as_of: AsOf | int | None = None) -> list[EntityAsOf]:
         """Entities whose id, name or alias is `query`, as of the day: only those a visible chunk mentions, most
         mentioned first, with their mention and interaction counts as of that day."""
-        return self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit, **AsOf.of(as_of).params()})
+        rows = self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit, **AsOf.of(as_of).params()})
+        return rows_of(EntityAsOf, rows)
 
-    def entity_names(self) -> list[dict[str, Any]]:
+    def entity_names(self) -> list[EntityName]:
         """Every entity's id, name and aliases, with no time (the resolver's name index)."""
-        return self.conn.read(reads.ENTITY_NAMES)
+        return rows_of(EntityName, self.conn.read(reads.ENTITY_NAMES))
 
-    def entities_as_of(self, ids: list[str], as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
+    def entities_as_of(self, ids: list[str], as_of: AsOf | int | None = None) -> list[EntityAsOf]:
         """Those of `ids` that exist as of the day, with their popularity then (most mentioned first)."""
-        return self.conn.read(reads.ENTITIES_AS_OF, {"ids": list(ids), **AsOf.of(as_of).params()}) if ids else []
+        if not ids:
+            return []
+        return rows_of(EntityAsOf, self.conn.read(reads.ENTITIES_AS_OF, {"ids": list(ids), **AsOf.of(as_of).params()}))
 
-    def entity_profiles(self, ids: list[str]) -> list[dict[str, Any]]:
+    def entity_profiles(self, ids: list[str]) -> list[EntityProfileRow]:
         """Per entity of `ids` in the graph: (day, ingested_ms, count) cells of its mentioning chunks and of its
         interactions, from which its existence and popularity as of any day follow (qa/query.EntityProfile)."""
-        return self.conn.read(reads.ENTITY_PROFILES, {"ids": list(ids)}) if ids else []
+        return rows_of(EntityProfileRow, self.conn.read(reads.ENTITY_PROFILES, {"ids": list(ids)})) if ids else []
 
-    def top_entities(self, limit: int = 10, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
-        return self.conn.read(reads.TOP_ENTITIES, {"limit": limit, **AsOf.of(as_of).params()})
+    def top_entities(self, limit: int = 10, as_of: AsOf | int | None = None) -> list[TopEntity]:
+        return rows_of(TopEntity, self.conn.read(reads.TOP_ENTITIES, {"limit": limit, **AsOf.of(as_of).params()}))
 
     def timeline(
         self,
@@ -295,14 +306,15 @@ class GraphStore:
         as_of: AsOf | int | None = None,
         limit: int = 1000,
         focus_day: int | None = None,
-    ) -> list[dict[str, Any]]:
+        variant: Variant | None = None,
+    ) -> list[TimelineRow]:
         """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of the
         as-of day, oldest first. When more than `limit` match, the ones nearest `focus_day` (default: the as-of
         day, held inside the window) are kept, the latest report first among equals, so the focus day itself is
-        never cut while farther days stay."""
+        never cut while farther days stay. `variant` keeps only that extraction variant's interactions."""
         as_of = AsOf.of(as_of)
         focus = min(max(focus_day or as_of.day, from_day), to_day)
-        return self.conn.read(
+        rows = self.conn.read(
             reads.TIMELINE,
             {
                 "entity": entity_id,
@@ -310,9 +322,11 @@ class GraphStore:
                 "to_day": to_day,
                 "focus_day": focus,
                 "limit": limit,
+                "variant": variant,
                 **as_of.params(),
             },
         )
+        return rows_of(TimelineRow, rows)
 
     def evidence_sources(
         self,
@@ -323,57 +337,58 @@ class GraphStore:
         """For interaction (or chunk) ids: (source names, article urls) that had reported them by the as-of day."""
         query = reads.INTERACTION_SOURCES_AS_OF if kind == "interaction" else reads.CHUNK_SOURCES_AS_OF
         rows = self.conn.read(query, {"ids": ids, **AsOf.of(as_of).params()})
-        return {r["id"]: (sorted(r["sources"]), sorted(r["urls"])) for r in rows}
+        return {r.id: (sorted(r.sources), sorted(r.urls)) for r in rows_of(EvidenceSources, rows)}
 
     def entity_chunks(
         self, entity_id: str, from_day: int, to_day: int, as_of: AsOf | int, limit: int = 50
-    ) -> list[dict[str, Any]]:
-        return self.conn.read(
+    ) -> list[EntityChunk]:
+        rows = self.conn.read(
             reads.ENTITY_CHUNKS,
             {"entity": entity_id, "from_day": from_day, "to_day": to_day, "limit": limit, **AsOf.of(as_of).params()},
         )
+        return rows_of(EntityChunk, rows)
 
-    def sources_of(self, interaction_id: str, as_of: AsOf | int | None = None) -> list[dict[str, Any]]:
-        return self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id, **AsOf.of(as_of).params()})
+    def sources_of(self, interaction_id: str, as_of: AsOf | int | None = None) -> list[InteractionSource]:
+        rows = self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id, **AsOf.of(as_of).params()})
+        return rows_of(InteractionSource, rows)
 
-    def ingested_late(self, day: int, entity_id: str | None = None) -> dict[str, Any]:
+    def ingested_late(self, day: int, entity_id: str | None = None) -> LateCounts:
         """What the strict view of `day` hides: facts (interactions) and chunks published on or before it but
         ingested after its end, for one entity or the whole graph, and when the first of them was ingested."""
         params = AsOf.of(day).params()
         if entity_id:
-            return self.conn.read(reads.LATE_FOR_ENTITY, {"entity": entity_id, **params})[0]
-        return self.conn.read(reads.LATE_IN_GRAPH, params)[0]
+            return row_of(LateCounts, self.conn.read(reads.LATE_FOR_ENTITY, {"entity": entity_id, **params})[0])
+        return row_of(LateCounts, self.conn.read(reads.LATE_IN_GRAPH, params)[0])
 
     def ids(self, label: str, page: int = 10_000) -> set[str]:
         if label not in COUNTS_LABELS:
             raise ValueError(f"unknown label {label!r}")
-        found, after = set(), ""
+        found: set[str] = set()
+        after = ""
         # A fixed label from COUNTS_LABELS, never user text. A chunk node a sighting made before its kept chunk
         # arrived has no text yet: it is not a chunk until then.
         query = reads.IDS_PAGE.replace("{label}", label).replace(
             "{extra}", " AND n.text IS NOT NULL" if label == "Chunk" else ""
         )
         while True:
-            rows = self.conn.read(query, {"after": after, "limit": page})
-            found.update(r["id"] for r in rows)
+            rows = rows_of(IdRow, self.conn.read(query, {"after": after, "limit": page}))
+            found.update(r.id for r in rows)
             if len(rows) < page:
                 return found
-            after = rows[-1]["id"]
+            after = rows[-1].id
 
     def interactions(self, ids: list[str]) -> list[Interaction]:
         rows = self.conn.read(reads.INTERACTIONS_BY_ID, {"ids": ids})
-        return [Interaction(**{k: v for k, v in r.items()}) for r in rows if r["subject_name"]]
+        return [Interaction.model_validate(r) for r in rows if r["subject_name"]]
 
     def chunks(self, ids: list[str]) -> list[tuple[Chunk, list[str], list[str]]]:
         """(chunk, entity ids, source ids) for the mirror."""
         # Every article and source that carried the chunk (sightings included), from the graph's edges.
         return [
             (
-                _chunk_from_row(
-                    r, r["article_ids"], (r["source_names"] or ["unknown"])[0], (r["source_ids"] or ["unknown"])[0]
-                ),
-                r["entity_ids"],
-                r["source_ids"],
+                _chunk_from_row(r, r.article_ids, (r.source_names or ["unknown"])[0], (r.source_ids or ["unknown"])[0]),
+                r.entity_ids,
+                r.source_ids,
             )
-            for r in self.conn.read(reads.CHUNKS_BY_ID, {"ids": ids})
+            for r in rows_of(StoredChunk, self.conn.read(reads.CHUNKS_BY_ID, {"ids": ids}))
         ]

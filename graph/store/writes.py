@@ -11,23 +11,23 @@ MERGE (ar)-[:FROM]->(s)
 """
 
 # A chunk id is the hash of its normalised text, so two records may carry the same id (two replicas kept the same
-# text, a backfill re-dated it). Whatever order they arrive in, the node ends the same: its times are the first
-# published and the first ingested of all its records, and its other fields come from the first published one
-# (ties broken by the published instant, then the article id). Rows of one statement do not see each other's
-# writes (FalkorDB), so the store folds duplicate ids of a batch first (store.fold_chunk_rows).
+# text, a backfill re-dated it). Whatever order they arrive in, the node ends the same: it holds one record whole,
+# the one the system could show first — the least `first_key` (store.first_key: the day the record became
+# visible, max(published day, ingested day), then its published day, instant, ingestion and article id). Times
+# are never mixed across records: a backfill's early publication day with a live record's early ingestion
+# would make the chunk visible on a day when neither record was (the as-of invariant). Rows of one
+# statement do not see each other's writes (FalkorDB), so the store folds duplicate ids of a batch first
+# (store.fold_chunk_rows).
 CHUNKS = """
 UNWIND $rows AS c
 MERGE (ch:Chunk {id: c.id})
-WITH ch, c,
-     (ch.text IS NULL OR c.day < ch.day OR (c.day = ch.day AND (c.published < ch.published
-       OR (c.published = ch.published AND c.article_id < ch.article_id)))) AS first_published,
-     (ch.ingested_ms IS NULL OR c.ingested_ms < ch.ingested_ms) AS first_ingested
-FOREACH (_ IN CASE WHEN first_published THEN [1] ELSE [] END |
-  SET ch.text = c.text, ch.day = c.day, ch.published = c.published, ch.sentence_start = c.sentence_start,
-      ch.sentence_end = c.sentence_end, ch.article_id = c.article_id, ch.source = c.source,
-      ch.source_id = c.source_id, ch.url = c.url, ch.title = c.title, ch.marked = c.marked)
-FOREACH (_ IN CASE WHEN first_ingested THEN [1] ELSE [] END |
-  SET ch.ingested_ms = c.ingested_ms, ch.ingested_at = c.ingested_at, ch.ingested_day = c.ingested_day)
+WITH ch, c
+WHERE ch.first_key IS NULL OR c.first_key < ch.first_key
+SET ch.text = c.text, ch.day = c.day, ch.published = c.published, ch.sentence_start = c.sentence_start,
+    ch.sentence_end = c.sentence_end, ch.article_id = c.article_id, ch.source = c.source,
+    ch.source_id = c.source_id, ch.url = c.url, ch.title = c.title, ch.marked = c.marked,
+    ch.ingested_ms = c.ingested_ms, ch.ingested_at = c.ingested_at, ch.ingested_day = c.ingested_day,
+    ch.first_key = c.first_key
 """
 
 CHUNK_ARTICLES = """
@@ -58,20 +58,19 @@ MATCH (n:Entity {id: m.entity_id})
 MERGE (ch)-[:MENTIONS]->(n)
 """
 
-# An interaction's id does not hold its publication: the same fact read in two chunks is one node, dated by
-# the first publication and the first ingestion among them, whatever order they arrive in.
+# An interaction's id does not hold its publication: the same fact read in two chunks is one node. Like a chunk
+# it is dated by one record whole — the one visible first (store.first_key) — never by the first publication of
+# one record and the first ingestion of another; its evidence is the union of every record's chunks.
 INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
 MERGE (x:Interaction {id: i.id})
   ON CREATE SET x.text = i.text, x.event_day = i.event_day, x.event_iso = i.event_iso, x.variant = i.variant,
                 x.subject_id = i.subject_id, x.object_id = i.object_id
-WITH s, x, i, (x.published_day IS NULL OR i.published_day < x.published_day) AS first_published,
-     (x.ingested_ms IS NULL OR i.ingested_ms < x.ingested_ms) AS first_ingested
-FOREACH (_ IN CASE WHEN first_published THEN [1] ELSE [] END |
-  SET x.published_day = i.published_day, x.published_iso = i.published_iso)
-FOREACH (_ IN CASE WHEN first_ingested THEN [1] ELSE [] END |
-  SET x.ingested_ms = i.ingested_ms, x.ingested_at = i.ingested_at)
+WITH s, x, i, (x.first_key IS NULL OR i.first_key < x.first_key) AS first
+FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
+  SET x.published_day = i.published_day, x.published_iso = i.published_iso, x.ingested_ms = i.ingested_ms,
+      x.ingested_at = i.ingested_at, x.first_key = i.first_key)
 MERGE (s)-[:SUBJECT_OF]->(x)
 WITH x, i
 UNWIND i.chunk_ids AS cid

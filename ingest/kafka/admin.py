@@ -7,9 +7,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from kafka import KafkaAdminClient, KafkaConsumer, TopicPartition
-from kafka.admin import ConfigResource, ConfigResourceType
-from kafka.errors import KafkaError, TopicAlreadyExistsError
+from ingest.kafka import client
+from ingest.kafka.client import KafkaError, TopicAlreadyExistsError, TopicPartition
 
 log = logging.getLogger(__name__)
 
@@ -19,7 +18,7 @@ class TopicReport:
     name: str
     partitions: int
     messages: int  # sum of end offsets
-    lag: dict[str, int] = field(default_factory=dict)
+    lag: dict[str, int] = field(default_factory=dict[str, int])
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "partitions": self.partitions, "messages": self.messages, "lag": self.lag}
@@ -28,8 +27,8 @@ class TopicReport:
 class TopicAdmin:
     def __init__(self, options: dict[str, Any]):
         self._options = options
-        self._admin = KafkaAdminClient(**options, request_timeout_ms=10000)
-        self._offsets = KafkaConsumer(**options)
+        self._admin = client.admin(options, request_timeout_ms=10000)
+        self._offsets = client.consumer(options)
 
     def ensure_topics(
         self, names: list[str], partitions: int, replication: int = 1, configs: dict[str, dict[str, str]] | None = None
@@ -54,7 +53,7 @@ class TopicAdmin:
 
     def topic_configs(self, topic: str) -> dict[str, str]:
         """The configs the broker reports as set on the topic (empty when it keeps none, as Tansu)."""
-        answer = self._admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)])
+        answer = self._admin.describe_configs([client.topic_config(topic)])
         entries = answer.get("topic", {}).get(topic, {})
         return {key: entry["value"] for key, entry in entries.items()}
 
@@ -65,7 +64,7 @@ class TopicAdmin:
         if not changes:
             return True
         try:
-            self._admin.alter_configs([ConfigResource(ConfigResourceType.TOPIC, topic, configs=changes)])
+            self._admin.alter_configs([client.topic_config(topic, changes)])
         except (KafkaError, ValueError) as exc:  # ValueError: a broker that keeps no topic configs at all
             log.warning("could not set %s on topic %s: %s", changes, topic, exc)
             return False
@@ -73,8 +72,7 @@ class TopicAdmin:
         return True
 
     def partitions(self, topic: str) -> list[TopicPartition]:
-        parts = self._offsets.partitions_for_topic(topic) or set()
-        return [TopicPartition(topic, p) for p in sorted(parts)]
+        return client.partitions_of(topic, self._offsets.partitions_for_topic(topic) or ())
 
     def end_offsets(self, topic: str) -> dict[TopicPartition, int]:
         tps = self.partitions(topic)
@@ -93,7 +91,7 @@ class TopicAdmin:
     def report(self, include_internal: bool = False) -> list[TopicReport]:
         topics = sorted(t for t in self._admin.list_topics() if include_internal or not t.startswith("__"))
         groups = [g["group_id"] if isinstance(g, dict) else g[0] for g in self._admin.list_groups()]
-        reports = []
+        reports: list[TopicReport] = []
         for topic in topics:
             ends = self.end_offsets(topic)
             lag = {g: lag for g in groups if (lag := self.group_lag(g, topic)) is not None}

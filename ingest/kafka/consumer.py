@@ -8,11 +8,18 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from kafka import ConsumerRebalanceListener, KafkaAdminClient, KafkaConsumer, OffsetAndMetadata, TopicPartition
-from kafka.admin import MemberToRemove
-from kafka.consumer.fetcher import ConsumerRecord
-from kafka.errors import CommitFailedError, FencedInstanceIdError, KafkaError, UnknownMemberIdError
-
+from ingest.kafka import client
+from ingest.kafka.client import (
+    CommitFailedError,
+    ConsumerRecord,
+    FencedInstanceIdError,
+    KafkaError,
+    OffsetAndMetadata,
+    RebalanceListener,
+    TopicPartition,
+    UnknownMemberIdError,
+    error_code,
+)
 from ingest.kafka.membership import GroupMembershipError, StaticMember
 
 log = logging.getLogger(__name__)
@@ -23,19 +30,19 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_POLL_INTERVAL_MS = 180_000
 
 
-class _LogAssignment(ConsumerRebalanceListener):
+class _LogAssignment(RebalanceListener):
     def __init__(self, who: str):
         self.who = who
 
-    def on_partitions_assigned(self, assigned):
+    def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         log.info("%s holds %s", self.who, _partitions(assigned) or "no partitions")
 
-    def on_partitions_revoked(self, revoked):
+    def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
         if revoked:
             log.info("%s gives back %s", self.who, _partitions(revoked))
 
 
-def _partitions(tps) -> str:
+def _partitions(tps: set[TopicPartition]) -> str:
     return ", ".join(f"{tp.topic}[{tp.partition}]" for tp in sorted(tps, key=lambda t: (t.topic, t.partition)))
 
 
@@ -52,8 +59,8 @@ class GroupConsumer:
         self.group, self.member, self._options = group, member, options
         self.broker = ",".join(options["bootstrap_servers"])
         # Short session/heartbeat: a group joins in ~3 s instead of ~23 s on Tansu (measured here).
-        self._consumer = KafkaConsumer(
-            **options,
+        self._consumer = client.consumer(
+            options,
             group_id=group,
             group_instance_id=member.instance_id if member else None,
             enable_auto_commit=False,
@@ -131,14 +138,12 @@ class GroupConsumer:
 def remove_static_members(options: dict[str, Any], group: str, instance_ids: list[str]) -> dict[str, str]:
     """Remove members that will not come back (a scale-down on a broker that never expires them, like noida-db),
     so the next rebalance does not wait for them. Returns instance id -> "removed" | "not a member" | an error."""
-    admin = KafkaAdminClient(**options)
-    outcome = {}
+    admin = client.admin(options)
+    outcome: dict[str, str] = {}
     try:
         for instance_id in instance_ids:  # one request each: the broker answers with member ids, not instance ids
             try:
-                errors = list(
-                    admin.remove_group_members(group, [MemberToRemove(group_instance_id=instance_id)]).values()
-                )
+                errors = list(admin.remove_group_members(group, [client.static_member(instance_id)]).values())
             except KafkaError as exc:  # a top-level error of the LeaveGroup request
                 errors = [type(exc)]
             outcome[instance_id] = _removal(errors[0] if errors else UnknownMemberIdError)
@@ -148,6 +153,6 @@ def remove_static_members(options: dict[str, Any], group: str, instance_ids: lis
 
 
 def _removal(error: type[KafkaError]) -> str:
-    if error.errno == 0:
+    if error_code(error) == 0:
         return "removed"
     return "not a member" if error is UnknownMemberIdError else error.__name__

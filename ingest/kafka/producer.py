@@ -10,13 +10,12 @@ producer id (no InitProducerId API), the producer falls back to one request in f
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
-from kafka import KafkaAdminClient, KafkaProducer
-from kafka.errors import KafkaError
-from kafka.producer.future import FutureRecordMetadata
-
 from core.records import Record
+from ingest.kafka import client
+from ingest.kafka.client import KafkaError, SendFuture
 
 log = logging.getLogger(__name__)
 
@@ -44,12 +43,12 @@ def ordering_options(idempotent: bool) -> dict[str, Any]:
 def broker_supports_idempotence(options: dict[str, Any]) -> bool:
     key = ",".join(options["bootstrap_servers"])
     if key not in _support:
-        admin = KafkaAdminClient(**options, request_timeout_ms=10000)
+        admin = client.admin(options, request_timeout_ms=10000)
         try:
-            versions = {int(api): tuple(span) for api, span in admin.api_versions().items()}
+            versions = {int(api): (span[0], span[1]) for api, span in admin.api_versions().items()}
         except KafkaError as exc:  # cannot tell: the safe choice keeps order either way
             log.warning("could not read the broker's API versions (%s): one request in flight", exc)
-            versions = {}
+            versions: dict[int, tuple[int, int]] = {}
         finally:
             admin.close()
         _support[key] = supports_idempotence(versions)
@@ -62,8 +61,8 @@ class RecordProducer:
     def __init__(self, options: dict[str, Any], linger_ms: int = 5):
         self.idempotent = broker_supports_idempotence(options)
         # gzip: HTML pages shrink 5-10x, which keeps large pages under the broker's 1 MB message limit.
-        self._producer = KafkaProducer(
-            **options,
+        self._producer = client.producer(
+            options,
             acks="all",
             linger_ms=linger_ms,
             compression_type="gzip",
@@ -71,7 +70,7 @@ class RecordProducer:
             **ordering_options(self.idempotent),
         )
 
-    def send(self, topic: str, key: str | None, value: Record | bytes) -> FutureRecordMetadata:
+    def send(self, topic: str, key: str | None, value: Record | bytes) -> SendFuture:
         payload = value.to_bytes() if isinstance(value, Record) else value
         return self._producer.send(topic, key=key.encode("utf-8") if key else None, value=payload)
 
@@ -79,7 +78,7 @@ class RecordProducer:
         """Block until every send so far is acknowledged (raises if any failed)."""
         self._producer.flush(timeout=timeout_s)
 
-    def send_all(self, topic: str, items: list[tuple[str | None, Record | bytes]]) -> None:
+    def send_all(self, topic: str, items: Sequence[tuple[str | None, Record | bytes]]) -> None:
         """Send and wait for every acknowledgement; raises on the first failure."""
         futures = [self.send(topic, key, value) for key, value in items]
         self.flush()

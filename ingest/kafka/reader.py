@@ -5,16 +5,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kafka import KafkaConsumer, TopicPartition
-from kafka.consumer.fetcher import ConsumerRecord
+from ingest.kafka import client
+from ingest.kafka.client import ConsumerRecord, TopicPartition
 
 
 def read_topic(
     options: dict[str, Any], topic: str, limit: int | None = None, timeout_s: float = 120.0
 ) -> list[ConsumerRecord]:
-    consumer = KafkaConsumer(**options, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest")
+    consumer = client.consumer(options, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest")
     try:
-        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or [])]
+        tps = client.partitions_of(topic, consumer.partitions_for_topic(topic) or ())
         if not tps:
             return []
         consumer.assign(tps)

@@ -1,6 +1,10 @@
 """The loop every consumer stage shares: poll a batch, handle it, write downstream and wait for the
 acknowledgement, and only then commit the offsets (at-least-once delivery, exactly-once effect through
-idempotent writes). Bad input becomes a dead letter; it never stops the loop."""
+idempotent writes). Bad input becomes a dead letter; it never stops the loop.
+
+The protocol between a stage and its runner carries no state on the stage: `handle` returns a `StageOutput`
+(the writes, the dead letters, and `after_ack`, whatever the stage must do once they are on the broker), and the
+runner passes that same output back to `acknowledged` before it commits."""
 
 from __future__ import annotations
 
@@ -8,13 +12,14 @@ import logging
 import threading
 import time
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
-
-from kafka.consumer.fetcher import ConsumerRecord
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, NamedTuple, TypeVar
 
 from core.errors import NewskgError
 from core.records import DeadLetter, Record
 from core.timeaxes import iso, utc_now
+from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.membership import GroupMembershipError
 from ingest.kafka.producer import RecordProducer
@@ -31,10 +36,25 @@ class AssignmentTimeout(GroupMembershipError):
     REASON = "assignment_timeout"
 
 
-@dataclass
-class StageOutput:
-    messages: list[tuple[str, str | None, Record]] = field(default_factory=list)  # (topic, key, record)
-    dead: list[DeadLetter] = field(default_factory=list)
+AckT = TypeVar("AckT")
+
+
+class Outgoing(NamedTuple):
+    """One downstream write."""
+
+    topic: str
+    key: str | None
+    record: Record
+
+
+@dataclass(frozen=True)
+class StageOutput(Generic[AckT]):
+    """What `handle` made of a batch. `after_ack` is what `acknowledged` needs once `messages` and `dead` are on
+    the broker (and before the offsets are committed): handed back by the runner, never kept on the stage."""
+
+    messages: tuple[Outgoing, ...]
+    dead: tuple[DeadLetter, ...]
+    after_ack: AckT
 
 
 def dead_letter(record: ConsumerRecord, stage: str, error: NewskgError) -> DeadLetter:
@@ -55,17 +75,17 @@ def dead_letter(record: ConsumerRecord, stage: str, error: NewskgError) -> DeadL
     )
 
 
-class Stage(ABC):
+class Stage(ABC, Generic[AckT]):
     name: str
 
     @abstractmethod
-    def handle(self, records: list[ConsumerRecord]) -> StageOutput:
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[AckT]:
         """Turn a batch into downstream writes; per-message failures become dead letters, never exceptions."""
 
-    def acknowledged(self, output: StageOutput) -> None:  # noqa: B027 - optional hook
-        """Called once the batch's output is acknowledged, before the commit."""
+    def acknowledged(self, output: StageOutput[AckT]) -> None:
+        """Called with what `handle` returned once its writes are acknowledged, before the commit."""
 
-    def close(self) -> None:  # noqa: B027 - optional hook
+    def close(self) -> None:
         """Release what the stage holds."""
 
     def on_idle(self) -> bool:
@@ -82,8 +102,8 @@ class StageStats:
     batches: int = 0
 
 
-class StageRunner:
-    def __init__(self, stage: Stage, consumer: GroupConsumer, producer: RecordProducer, dlq_topic: str):
+class StageRunner(Generic[AckT]):
+    def __init__(self, stage: Stage[AckT], consumer: GroupConsumer, producer: RecordProducer, dlq_topic: str):
         self.stage = stage
         self.consumer = consumer
         self.producer = producer
@@ -97,8 +117,7 @@ class StageRunner:
             return 0
         log.debug("%s: handling %d records", self.stage.name, len(records))
         output = self.stage.handle(records)
-        items = [(topic, key, rec) for topic, key, rec in output.messages]
-        items += [(self.dlq_topic, dl.key, dl) for dl in output.dead]
+        items = [*output.messages, *(Outgoing(self.dlq_topic, dl.key, dl) for dl in output.dead)]
         futures = [self.producer.send(topic, key, rec) for topic, key, rec in items]
         self.producer.flush()
         for future in futures:
@@ -115,24 +134,23 @@ class StageRunner:
         """Holds partitions and has read everything on them."""
         return bool(self.consumer.assignment()) and self.consumer.lag() == 0
 
-    def close(self) -> None:
-        self.stage.close()
-        self.consumer.close()
-
 
 def run_stages(
-    runners: list[StageRunner],
+    runners: Sequence[StageRunner[Any]],
     until_idle: bool,
     stop: threading.Event | None = None,
     join_timeout_s: float = DEFAULT_JOIN_TIMEOUT_S,
-    on_progress=None,
+    on_progress: Callable[[Sequence[StageRunner[Any]]], None] | None = None,
 ) -> None:
     """Step every runner in turn in this thread. With until_idle, return once every runner has been idle for two
     rounds in a row (so a message one stage produced for the next is seen); otherwise run until `stop` is set.
 
     A runner that holds no partitions after join_timeout_s: with until_idle that raises AssignmentTimeout (the
     batch job cannot finish); a long-running stage logs it once and keeps waiting (more replicas than
-    partitions is legitimate)."""
+    partitions is legitimate).
+
+    The runners' stages differ in what they hand to `acknowledged` (hence `StageRunner[Any]`); this loop never
+    looks at it."""
     stop = stop or threading.Event()
     waiting_since, quiet_rounds, warned = time.monotonic(), 0, False
     while not stop.is_set():
@@ -163,7 +181,7 @@ def run_stages(
             return
 
 
-def _assignment_timeout(waiting: list[StageRunner], waited_s: float) -> AssignmentTimeout:
+def _assignment_timeout(waiting: list[StageRunner[Any]], waited_s: float) -> AssignmentTimeout:
     who = "; ".join(r.consumer.describe() for r in waiting)
     return AssignmentTimeout(
         f"gave up after {waited_s:.0f} s waiting for a partition assignment: {who}. Another member holds the "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from core.records import RawArticle
 from core.timeaxes import day_key, iso, parse_instant
@@ -10,18 +11,19 @@ from ingest.process.guards import Rejected
 
 # Origin names match Article.date_origin. A date the user gave explicitly (JSONL `published`, `--date`) must
 # parse: a typo there is rejected, never silently replaced. Dates found on the page or in feeds are best-effort.
-ORDER = ("given", "page", "feed", "http", "cli")
-EXPLICIT = {"given", "cli"}
+DateOrigin = Literal["given", "page", "feed", "http", "cli"]  # the type checker holds it to Article.date_origin
+ORDER: tuple[DateOrigin, ...] = ("given", "page", "feed", "http", "cli")
+EXPLICIT: frozenset[DateOrigin] = frozenset({"given", "cli"})
 
 
 @dataclass(frozen=True)
 class ChosenDate:
     instant: str  # ISO UTC
     day: int
-    origin: str
+    origin: DateOrigin
 
 
-def candidates(raw: RawArticle, page_date: str | None) -> dict[str, str | None]:
+def candidates(raw: RawArticle, page_date: str | None) -> dict[DateOrigin, str | None]:
     return {
         "given": raw.published,
         "page": page_date,

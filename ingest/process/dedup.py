@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from datasketch import LeanMinHash, MinHash, MinHashLSH
+
+# datasketch ships no types; Signer below is the only place that calls into it (LeanMinHash is re-exported).
+from datasketch import LeanMinHash, MinHash, MinHashLSH  # pyright: ignore[reportMissingTypeStubs]
 
 from core.ids import normalise_text
 from core.timeaxes import day_from_key
@@ -46,8 +48,14 @@ class Signer:
         self._template = MinHash(num_perm=num_perm, seed=SEED, scheme=SCHEME)
 
     def sign(self, text: str) -> LeanMinHash:
-        mh = MinHash(num_perm=self.num_perm, seed=SEED, permutations=self._template.permutations, scheme=SCHEME)
-        mh.update_batch(list(shingles(text)) or [b""])
+        # MinHash's permutations and update_batch have no element types in datasketch (bytes in, arrays kept).
+        mh = MinHash(
+            num_perm=self.num_perm,
+            seed=SEED,
+            permutations=self._template.permutations,  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+            scheme=SCHEME,
+        )
+        mh.update_batch(list(shingles(text)) or [b""])  # pyright: ignore[reportUnknownMemberType]
         return LeanMinHash(mh)
 
     def encode(self, mh: LeanMinHash) -> str:

@@ -24,9 +24,9 @@ def split_sentences(text: str) -> list[str]:
 
 def split_many(texts: list[str]) -> list[list[str]]:
     nlp = sentence_pipeline()
-    results = []
+    results: list[list[str]] = []
     for doc in nlp.pipe(texts, batch_size=16):
-        sentences = []
+        sentences: list[str] = []
         for sent in doc.sents:
             sentences.extend(part.strip() for part in sent.text.split("\n") if part.strip())
         results.append(sentences)

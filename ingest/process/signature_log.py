@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from datasketch import LeanMinHash
-from kafka import KafkaConsumer, TopicPartition
-
 from core.records import DedupSighting, DedupSignature, RecordError, decode_any
+from ingest.kafka import client
 from ingest.kafka.producer import RecordProducer
-from ingest.process.dedup import DedupIndex
+from ingest.process.dedup import DedupIndex, LeanMinHash
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +65,8 @@ class SignatureLog:
         # every entry is still validated as a record. noida-db 0.2.3 ignores the fetch size limits and answers
         # with everything after the offset (109 MB for a 200k-signature log): a larger frame limit than
         # kafka-python's 100 MB lets such a log be read at all; Kafka honours the limits and never sends one.
-        self._reader = KafkaConsumer(
-            **options,
+        self._reader = client.consumer(
+            options,
             group_id=None,
             enable_auto_commit=False,
             auto_offset_reset="earliest",
@@ -77,8 +76,7 @@ class SignatureLog:
             check_crcs=False,
             receive_message_max_bytes=RECEIVE_MAX_BYTES,
         )
-        parts = self._reader.partitions_for_topic(topic) or set()
-        self._tps = [TopicPartition(topic, p) for p in sorted(parts)]
+        self._tps = client.partitions_of(topic, self._reader.partitions_for_topic(topic) or ())
         self._reader.assign(self._tps)
         self._reader.seek_to_beginning(*self._tps)
 
@@ -146,7 +144,7 @@ class SignatureLog:
             return False  # another kind, or written with other settings: not comparable
         return index.load(entry.chunk_id, entry.article_id, index.signer.decode_values(entry.minhash), entry.day)
 
-    def append(self, index: DedupIndex, kept: list[Kept], sighted: list[DedupSighting]) -> None:
+    def append(self, index: DedupIndex, kept: Sequence[Kept], sighted: Sequence[DedupSighting]) -> None:
         """Write kept signatures and emitted sightings and wait for the acknowledgement."""
         items: list[tuple[str | None, DedupSignature | DedupSighting]] = [
             (

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import logging
-
-from kafka.consumer.fetcher import ConsumerRecord
+from dataclasses import dataclass, field
 
 from core.errors import NewskgError
 from core.ids import chunk_id
-from core.records import Article, Chunk, ChunkSighting, DedupSighting, RawArticle, RecordError
+from core.records import Article, Chunk, ChunkSighting, DeadLetter, DedupSighting, RawArticle, RecordError
 from core.settings import Settings
-from ingest.kafka.stage import Stage, StageOutput, dead_letter
+from ingest.kafka.client import ConsumerRecord
+from ingest.kafka.stage import Outgoing, Stage, StageOutput, dead_letter
 from ingest.process.article import build_article
-from ingest.process.chunking import windows
-from ingest.process.dedup import DedupIndex
+from ingest.process.chunking import Window, windows
+from ingest.process.dedup import Decision, DedupIndex
 from ingest.process.guards import Rejected, check_size, looks_binary
 from ingest.process.sentences import split_many
 from ingest.process.signature_log import Kept, SignatureLog
@@ -21,15 +21,36 @@ from ingest.process.signature_log import Kept, SignatureLog
 log = logging.getLogger(__name__)
 
 
-class ProcessStage(Stage):
+@dataclass(frozen=True)
+class DedupLogEntries:
+    """What a batch adds to the shared dedup log, written only once the batch's chunks and sightings are
+    acknowledged (a crash before that re-emits them; logged first, a crash would lose them for good)."""
+
+    kept: tuple[Kept, ...] = ()
+    sighted: tuple[DedupSighting, ...] = ()
+
+
+@dataclass
+class _Batch:
+    """The output of one `handle` call while it is built; frozen into a StageOutput at the end."""
+
+    messages: list[Outgoing] = field(default_factory=list[Outgoing])
+    dead: list[DeadLetter] = field(default_factory=list[DeadLetter])
+    kept: list[Kept] = field(default_factory=list[Kept])
+    sighted: list[DedupSighting] = field(default_factory=list[DedupSighting])
+
+    def output(self) -> StageOutput[DedupLogEntries]:
+        entries = DedupLogEntries(tuple(self.kept), tuple(self.sighted))
+        return StageOutput(tuple(self.messages), tuple(self.dead), entries)
+
+
+class ProcessStage(Stage[DedupLogEntries]):
     name = "process"
 
     def __init__(self, settings: Settings, index: DedupIndex, signature_log: SignatureLog | None):
         self.settings = settings
         self.index = index
         self.signature_log = signature_log
-        self._kept: list[Kept] = []
-        self._sighted: list[DedupSighting] = []
         if signature_log:
             # Before the stage exists (and so before its consumer joins the group): ready only after replay.
             signature_log.replay(index)
@@ -39,28 +60,27 @@ class ProcessStage(Stage):
         """The dedup state is loaded: decisions made now agree with every other replica's."""
         return self.signature_log is None or self.signature_log.replayed
 
-    def handle(self, records: list[ConsumerRecord]) -> StageOutput:
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[DedupLogEntries]:
         if self.signature_log:
             self.signature_log.catch_up(self.index)  # what other replicas kept since the last batch
-        output = StageOutput()
+        batch = _Batch()
         articles: list[tuple[ConsumerRecord, Article]] = []
         for record in records:
             try:
                 articles.append((record, self._article(record)))
             except (Rejected, RecordError) as exc:
-                output.dead.append(dead_letter(record, self.name, exc))
+                batch.dead.append(dead_letter(record, self.name, exc))
             except Exception as exc:
                 log.exception("process failed on %s[%d]@%d", record.topic, record.partition, record.offset)
-                output.dead.append(dead_letter(record, self.name, NewskgError(repr(exc), reason="processing_error")))
+                batch.dead.append(dead_letter(record, self.name, NewskgError(repr(exc), reason="processing_error")))
         sentence_lists = split_many([article.text for _, article in articles]) if articles else []
-        self._kept, self._sighted = [], []
         for (record, article), sentences in zip(articles, sentence_lists, strict=True):
             try:
-                self._chunk(article, sentences, output)
+                self._chunk(article, sentences, batch)
             except Exception as exc:
                 log.exception("chunking failed for article %s", article.id)
-                output.dead.append(dead_letter(record, self.name, NewskgError(repr(exc), reason="processing_error")))
-        return output
+                batch.dead.append(dead_letter(record, self.name, NewskgError(repr(exc), reason="processing_error")))
+        return batch.output()
 
     def _article(self, record: ConsumerRecord) -> Article:
         if record.value is None:
@@ -70,7 +90,7 @@ class ProcessStage(Stage):
             raise Rejected("binary_payload", "the message is binary, not a JSON record")
         return build_article(RawArticle.from_bytes(record.value))
 
-    def _chunk(self, article: Article, sentences: list[str], output: StageOutput) -> None:
+    def _chunk(self, article: Article, sentences: list[str], batch: _Batch) -> None:
         topic = self.settings.topic_chunks
         for window in windows(sentences, self.settings.chunk_sentences, self.settings.chunk_stride):
             cid = chunk_id(window.text)
@@ -79,30 +99,25 @@ class ProcessStage(Stage):
             # Keyed by article: an article's chunks stay in order on one partition, so the extract stage sees a
             # full name before the short forms of later chunks.
             if decision.kind == "duplicate":
-                output.messages.append((topic, article.id, _sighting(article, decision)))
+                batch.messages.append(Outgoing(topic, article.id, _sighting(article, decision)))
                 day = article.published_day
                 if self.index.add_sighting(article.id, cid, decision.chunk_id, day):
-                    self._sighted.append(
+                    batch.sighted.append(
                         DedupSighting(chunk_id=cid, article_id=article.id, kept_chunk_id=decision.chunk_id, day=day)
                     )
             elif decision.kind == "new":
                 # Not held (published before the window): not logged either; a re-ingest re-emits the same
                 # content-keyed chunk, which the graph's upsert absorbs.
                 if self.index.add(cid, article.id, mh, article.published_day):
-                    self._kept.append(Kept(cid, article.id, mh, article.published_day))
-                output.messages.append((topic, article.id, _chunk(article, cid, window)))
+                    batch.kept.append(Kept(cid, article.id, mh, article.published_day))
+                batch.messages.append(Outgoing(topic, article.id, _chunk(article, cid, window)))
 
-    def acknowledged(self, output: StageOutput) -> None:
+    def acknowledged(self, output: StageOutput[DedupLogEntries]) -> None:
         if self.signature_log:
-            self.signature_log.append(self.index, self._kept, self._sighted)
-        self._kept, self._sighted = [], []
-
-    def close(self) -> None:
-        if self.signature_log:
-            self.signature_log.close()
+            self.signature_log.append(self.index, output.after_ack.kept, output.after_ack.sighted)
 
 
-def _chunk(article: Article, cid: str, window) -> Chunk:
+def _chunk(article: Article, cid: str, window: Window) -> Chunk:
     return Chunk(
         id=cid,
         text=window.text,
@@ -122,7 +137,7 @@ def _chunk(article: Article, cid: str, window) -> Chunk:
     )
 
 
-def _sighting(article: Article, decision) -> ChunkSighting:
+def _sighting(article: Article, decision: Decision) -> ChunkSighting:
     return ChunkSighting(
         chunk_id=decision.chunk_id,
         article_id=article.id,

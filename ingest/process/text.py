@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import cast
 
 import trafilatura
-from lxml import html as lxml_html
+from lxml import html as lxml_html  # pyright: ignore[reportMissingTypeStubs] - lxml ships no types; see _html_lang
 
 from core.records import RawArticle
 from ingest.process.guards import Rejected, looks_binary
@@ -26,11 +27,24 @@ class Page:
 
 def _html_lang(html: str) -> str | None:
     try:
-        root = lxml_html.fromstring(html[:200_000].encode("utf-8", "replace"))
-    except (ValueError, lxml_html.etree.ParserError):
+        # lxml is untyped: its root element is only asked for two attributes, read as strings right here.
+        root = lxml_html.fromstring(  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            html[:200_000].encode("utf-8", "replace")
+        )
+        attributes: dict[str, str] = dict(root.attrib)  # pyright: ignore[reportUnknownMemberType, reportUnknownArgumentType]
+    except (ValueError, lxml_html.etree.ParserError):  # pyright: ignore[reportUnknownMemberType]
         return None
-    lang = (root.get("lang") or root.get("xml:lang") or "").strip()
+    lang = (attributes.get("lang") or attributes.get("xml:lang") or "").strip()
     return lang.split("-")[0].lower() or None
+
+
+def _metadata(result: str | None) -> dict[str, str]:
+    """trafilatura's JSON output, its string fields only (text, title, author, date, language, source)."""
+    decoded: object = json.loads(result) if result else {}
+    if not isinstance(decoded, dict):
+        return {}
+    fields = cast("dict[object, object]", decoded)  # a JSON object: its keys and values are checked below
+    return {key: value for key, value in fields.items() if isinstance(key, str) and isinstance(value, str)}
 
 
 def extract_page(raw: RawArticle) -> Page:
@@ -47,7 +61,7 @@ def extract_page(raw: RawArticle) -> Page:
             include_tables=False,
             favor_precision=False,
         )
-        meta = json.loads(result) if result else {}
+        meta = _metadata(result)
         text = (meta.get("text") or "").strip()
         page = Page(
             text,
@@ -58,7 +72,7 @@ def extract_page(raw: RawArticle) -> Page:
             raw.url or meta.get("source"),
         )
     else:
-        page = Page(raw.text.strip(), raw.title, None, None, None, raw.url)
+        page = Page((raw.text or "").strip(), raw.title, None, None, None, raw.url)
     if len(page.text) < MIN_TEXT_CHARS:
         raise Rejected("empty_extraction", f"only {len(page.text)} characters of main text")
     return page

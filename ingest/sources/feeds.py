@@ -9,10 +9,13 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import logging
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import cast
 from urllib.parse import urlsplit
 
-import feedparser
+import feedparser  # pyright: ignore[reportMissingTypeStubs] - untyped: read only through parse_feed
 import httpx
 
 from core.records import DeadLetter, RawArticle
@@ -35,13 +38,49 @@ class FeedReport:
     robots_disallowed: int = 0
     refused_target: int = 0
     dead_letters: int = 0
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list[str])
 
 
-def _entry_date(entry) -> str | None:
+@dataclass(frozen=True)
+class FeedEntry:
+    link: str | None
+    title: str | None
+    published: str | None  # ISO UTC: the entry's published date, else its updated date
+
+
+@dataclass(frozen=True)
+class ParsedFeed:
+    title: str | None
+    entries: list[FeedEntry]
+
+
+def parse_feed(content: bytes) -> ParsedFeed:
+    """feedparser's result (untyped dicts) read into typed records, here and nowhere else."""
+    parsed = cast(Mapping[str, object], feedparser.parse(content))  # pyright: ignore[reportUnknownMemberType]
+    feed = _mapping(parsed.get("feed"))
+    raw_entries = parsed.get("entries")
+    entries = cast(list[object], raw_entries) if isinstance(raw_entries, list) else []
+    return ParsedFeed(_text(feed.get("title")), [_feed_entry(_mapping(e)) for e in entries])
+
+
+def _feed_entry(entry: Mapping[str, object]) -> FeedEntry:
+    return FeedEntry(_text(entry.get("link")), _text(entry.get("title")), _entry_date(entry))
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    return cast(Mapping[str, object], value) if isinstance(value, Mapping) else {}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _entry_date(entry: Mapping[str, object]) -> str | None:
     """feedparser gives entry dates as UTC struct_time."""
     parsed = entry.get("published_parsed") or entry.get("updated_parsed")
-    return iso(dt.datetime.fromtimestamp(calendar.timegm(parsed), tz=dt.UTC)) if parsed else None
+    if not isinstance(parsed, time.struct_time):
+        return None
+    return iso(dt.datetime.fromtimestamp(calendar.timegm(parsed), tz=dt.UTC))
 
 
 class FeedPoller:
@@ -66,16 +105,16 @@ class FeedPoller:
         if result.not_modified:
             report.status = "not_modified"
             return report
-        parsed = feedparser.parse(result.content)
-        source = parsed.feed.get("title") or urlsplit(feed_url).hostname or "feed"
+        parsed = parse_feed(result.content)
+        source = parsed.title or urlsplit(feed_url).hostname or "feed"
         for entry in parsed.entries:
             report.entries += 1
             self._entry(entry, source, report)
         self.state.save_validators(feed_url, result.etag, result.last_modified)
         return report
 
-    def _entry(self, entry, source: str, report: FeedReport) -> None:
-        link = entry.get("link")
+    def _entry(self, entry: FeedEntry, source: str, report: FeedReport) -> None:
+        link = entry.link
         if not link:
             return
         if self.state.seen(link):
@@ -98,9 +137,9 @@ class FeedPoller:
             html=page.text(),
             source=source,
             fetched_at=iso(utc_now()),
-            feed_published=_entry_date(entry),
+            feed_published=entry.published,
             http_last_modified=page.last_modified,
-            title=entry.get("title"),
+            title=entry.title,
         )
         self.producer.send_all(self.articles_topic, [(raw_article_id(raw), raw)])
         self.state.mark_seen(link, "sent")

@@ -65,9 +65,9 @@ def read_file(
         yield _raw_item(data, str(path))
         return
     text = decode_file(data)
-    field = "html" if name.endswith(HTML_SUFFIXES) else "text"
+    html, plain = (text, None) if name.endswith(HTML_SUFFIXES) else (None, text)
     raw = RawArticle(
-        **{field: text}, source=source or "unknown", fetched_at=fetched_at, fallback_date=date, backfill=backfill
+        html=html, text=plain, source=source or "unknown", fetched_at=fetched_at, fallback_date=date, backfill=backfill
     )
     yield SourceItem(raw_article_id(raw), raw, str(path))
 

@@ -20,6 +20,14 @@ REDIRECTS = frozenset({301, 302, 303, 307, 308})
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
+class _Robots(RobotFileParser):
+    """RobotFileParser with the two flags `can_fetch` reads declared (typeshed leaves them out): set to answer for
+    an unreachable or missing robots.txt."""
+
+    disallow_all: bool
+    allow_all: bool
+
+
 class FetchRefused(NewskgError):
     """Not fetched on purpose (robots.txt, size cap); `reason` is a dead-letter reason code."""
 
@@ -49,7 +57,8 @@ def resolve(host: str, port: int) -> list[IPAddress]:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:  # transient or mistyped: like a failed connection
         raise httpx.ConnectError(f"cannot resolve {host}: {exc}") from exc
-    return sorted({ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos}, key=str)
+    # sockaddr[0] is the host as a string for AF_INET/AF_INET6 (typeshed allows int for other families).
+    return sorted({ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos}, key=str)
 
 
 def check_target(url: str, allow_private: bool) -> None:
@@ -106,12 +115,12 @@ class PoliteFetcher:
         self.max_redirects = max_redirects
         # Redirects by hand: each hop is a new target to check (address, robots.txt, interval).
         self._client = httpx.Client(timeout=timeout_s, follow_redirects=False, headers={"User-Agent": user_agent})
-        self._robots: dict[str, RobotFileParser] = {}
+        self._robots: dict[str, _Robots] = {}
         self._last_request: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def fetch(self, url: str, etag: str | None = None, last_modified: str | None = None) -> FetchResult:
-        headers = {}
+        headers: dict[str, str] = {}
         if etag:
             headers["If-None-Match"] = etag
         if last_modified:
@@ -151,7 +160,8 @@ class PoliteFetcher:
             )
 
     def _read_capped(self, response: httpx.Response, url: str) -> bytes:
-        chunks, size = [], 0
+        chunks: list[bytes] = []
+        size = 0
         for chunk in response.iter_bytes():
             size += len(chunk)
             if size > self.max_bytes:
@@ -165,8 +175,8 @@ class PoliteFetcher:
             self._robots[origin] = self._load_robots(origin)
         return self._robots[origin].can_fetch(self.user_agent, url)
 
-    def _load_robots(self, origin: str) -> RobotFileParser:
-        parser = RobotFileParser(origin + "/robots.txt")
+    def _load_robots(self, origin: str) -> _Robots:
+        parser = _Robots(origin + "/robots.txt")
         try:
             response = self._get_robots(origin + "/robots.txt")
         except (httpx.HTTPError, FetchRefused):

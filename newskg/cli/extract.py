@@ -11,7 +11,7 @@ from core.settings import get_settings
 from core.timeaxes import day_key, epoch_ms, iso, parse_instant, utc_now
 from newskg.cli.app import extract_app
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured
+from newskg.wiring import NotConfigured, Wiring
 
 
 @extract_app.command("text")
@@ -38,10 +38,6 @@ def extract_text(
     settings = get_settings()
     if subject:
         settings = settings.model_copy(update={"extract_subjects": subject})
-    try:
-        stage = extract_stage(settings, variant, with_mirror=False)
-    except (NotConfigured, ValueError) as exc:
-        fail(str(exc))
     now = utc_now()
     chunk = Chunk(
         id=chunk_id(text),
@@ -58,7 +54,12 @@ def extract_text(
         sentence_start=0,
         sentence_end=1,
     )
-    result = stage.extract([chunk])[0]
+    with Wiring(settings) as wiring:
+        try:
+            stage = extract_stage(wiring, variant, with_mirror=False)
+        except (NotConfigured, ValueError) as exc:
+            fail(str(exc))
+        result = stage.extract([chunk])[0]
     emit(result.as_dict(explain=explain), as_json, lambda d: _render(d, explain))
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, overload
 
 import typer
 from rich.table import Table
@@ -12,25 +14,34 @@ from rich.table import Table
 from core.settings import get_settings
 from newskg.cli.app import graph_app
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured, open_graph, open_mirror
+from newskg.wiring import NotConfigured, Wiring
+
+if TYPE_CHECKING:
+    from graph.mirror.qdrant import VectorMirror
+    from graph.store.store import GraphStore
 
 
-def _store():
+def _store(wiring: Wiring) -> GraphStore:
+    """A store over the bundle's graph connection (no schema statements: reads and `init` say when)."""
     from graph.store.store import GraphStore
 
     try:
-        return GraphStore(open_graph(get_settings()))
+        return GraphStore(wiring.graph())
     except NotConfigured as exc:
         fail(str(exc))
 
 
-def _mirror():
+def _mirror(wiring: Wiring) -> VectorMirror:
     try:
-        return open_mirror(get_settings())
+        return wiring.mirror()
     except NotConfigured as exc:
         fail(str(exc))
 
 
+@overload
+def _day(value: str, option: str) -> int: ...
+@overload
+def _day(value: str | None, option: str) -> int | None: ...
 def _day(value: str | None, option: str) -> int | None:
     from core.timeaxes import day_key
 
@@ -45,8 +56,9 @@ def _day(value: str | None, option: str) -> int | None:
 @graph_app.command("init")
 def graph_init(as_json: bool = JsonOption) -> None:
     """Create the indexes and uniqueness constraints of the configured server (idempotent)."""
-    store = _store()
-    created = store.init()
+    with Wiring(get_settings()) as wiring:
+        store = _store(wiring)
+        created = store.init()
     emit(
         {"dialect": store.conn.dialect, "created": created},
         as_json,
@@ -59,10 +71,10 @@ def graph_stats(as_json: bool = JsonOption) -> None:
     """Counts of the graph and of its Qdrant mirror."""
     from graph.mirror.qdrant import CHUNKS, INTERACTIONS
 
-    data: dict = _store().counts()
-    mirror = _mirror()
-    data["mirror"] = {"interactions": mirror.count(INTERACTIONS), "chunks": mirror.count(CHUNKS)}
-    mirror.close()
+    with Wiring(get_settings()) as wiring:
+        data: dict = _store(wiring).counts()
+        mirror = _mirror(wiring)
+        data["mirror"] = {"interactions": mirror.count(INTERACTIONS), "chunks": mirror.count(CHUNKS)}
     emit(data, as_json, lambda d: console.print(d))
 
 
@@ -72,10 +84,8 @@ def graph_reconcile(as_json: bool = JsonOption) -> None:
     points written after the scan began are never deleted)."""
     from graph.mirror.reconcile import reconcile
 
-    store, mirror = _store(), _mirror()
-    with console.status("reconciling graph and mirror…"):
-        reports = [r.as_dict() for r in reconcile(store, mirror)]
-    mirror.close()
+    with Wiring(get_settings()) as wiring, console.status("reconciling graph and mirror…"):
+        reports = [r.as_dict() for r in reconcile(_store(wiring), _mirror(wiring))]
     emit({"collections": reports}, as_json, lambda d: _table(d["collections"], "reconcile"))
 
 
@@ -89,7 +99,9 @@ def graph_entities(
     top: int = typer.Option(10, "--top", min=1, max=1000), as_of: str | None = AS_OF, as_json: bool = JsonOption
 ) -> None:
     """The entities with the most interactions as of the day, with their first and last event days."""
-    rows = _store().top_entities(top, _day(as_of, "--as-of"))
+    as_of_day = _day(as_of, "--as-of")
+    with Wiring(get_settings()) as wiring:
+        rows = [asdict(r) for r in _store(wiring).top_entities(top, as_of_day)]
     emit({"as_of": as_of, "entities": rows}, as_json, lambda d: _table(d["entities"], "most connected entities"))
 
 
@@ -104,13 +116,14 @@ def graph_timeline(
 ) -> None:
     """The entity's interactions in a window of event days, with their sources (n_sources), as of the day; over
     --limit, the ones nearest the as-of day are kept."""
-    store = _store()
-    as_of_day = _day(as_of, "--as-of")
-    matches = store.find_entities(entity, limit=5, as_of=as_of_day)
-    if not matches:
-        fail(f"no entity matches {entity!r}" + (f" as of {as_of}" if as_of else ""))
-    chosen = matches[0]
-    rows = store.timeline(chosen["id"], _day(from_day, "--from"), _day(to_day, "--to"), as_of_day, limit)
+    as_of_day, first, last = _day(as_of, "--as-of"), _day(from_day, "--from"), _day(to_day, "--to")
+    with Wiring(get_settings()) as wiring:
+        store = _store(wiring)
+        matches = [asdict(r) for r in store.find_entities(entity, limit=5, as_of=as_of_day)]
+        if not matches:
+            fail(f"no entity matches {entity!r}" + (f" as of {as_of}" if as_of else ""))
+        chosen = matches[0]
+        rows = [asdict(r) for r in store.timeline(chosen["id"], first, last, as_of_day, limit)]
     data = {"entity": chosen, "candidates": matches[1:], "as_of": as_of, "interactions": rows}
     emit(
         data,
@@ -139,14 +152,10 @@ def graph_export(
     if fmt != "jsonl":
         fail(f"unknown format {fmt!r}: only jsonl")
     as_of_day = _day(as_of, "--as-of")
-    stream = out.open("w", encoding="utf-8") if out else sys.stdout
-    try:
-        lines = export_jsonl(
-            _store(), lambda item: stream.write(json.dumps(item, ensure_ascii=False) + "\n"), as_of_day
-        )
-    finally:
-        if out:
-            stream.close()
+    with Wiring(get_settings()) as wiring:
+        store = _store(wiring)
+        stream = wiring.own(out.open("w", encoding="utf-8")) if out else sys.stdout
+        lines = export_jsonl(store, lambda item: stream.write(json.dumps(item, ensure_ascii=False) + "\n"), as_of_day)
     if out:
         console.print(f"wrote {lines} lines to {out}")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import Progress
@@ -12,7 +13,10 @@ from core.settings import get_settings
 from core.timeaxes import iso, parse_instant, utc_now
 from newskg.cli.app import ingest_app
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured
+from newskg.wiring import NotConfigured, Wiring
+
+if TYPE_CHECKING:
+    from ingest.kafka.producer import RecordProducer
 
 PATHS = typer.Argument(..., exists=True, help="Files or directories (.html, .html.gz, .txt, .jsonl).")
 
@@ -44,11 +48,11 @@ def ingest_files(
 
     settings = get_settings()
     fallback = _check_date(date)
-    producer = open_producer(settings)
     files = list(find_files(paths))
     fetched_at = iso(utc_now())
     items = (item for path in files for item in read_file(path, source, fallback, fetched_at, backfill))
-    with Progress(console=console, transient=True, disable=as_json) as progress:
+    with Wiring(settings) as wiring, Progress(console=console, transient=True, disable=as_json) as progress:
+        producer = open_producer(wiring)
         task = progress.add_task("producing", total=len(files))
         seen_files: set[str] = set()
 
@@ -59,7 +63,6 @@ def ingest_files(
                 progress.advance(task)
 
         report = ArticlePublisher(producer, settings.topic_articles).publish(items, on_item=advance)
-    producer.close()
     result = {
         "files": len(files),
         "sent": report.sent,
@@ -72,12 +75,12 @@ def ingest_files(
         raise typer.Exit(1)
 
 
-def open_producer(settings):
-    """The articles producer, or a clear error when Kafka is not configured or reachable."""
+def open_producer(wiring: Wiring) -> RecordProducer:
+    """The articles producer of the bundle, or a clear error when Kafka is not configured or reachable."""
     from newskg.pipeline import articles_producer
 
     try:
-        return articles_producer(settings)
+        return articles_producer(wiring)
     except NotConfigured as exc:
         fail(str(exc))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import Progress
@@ -14,7 +15,11 @@ from core.timeaxes import iso, utc_now
 from newskg.cli.app import eval_app, ingest_app
 from newskg.cli.ingest import open_producer
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured
+from newskg.extras import MissingExtra, require
+from newskg.wiring import NotConfigured, Wiring
+
+if TYPE_CHECKING:
+    from graph.mirror.qdrant import VectorMirror
 
 ANSWERERS = ("evidence", "graph", "llm")
 SETS = ("main", "ablation", "all")
@@ -69,15 +74,15 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
 
             return generate(timelines, seed, events=events, on_timeline=advance)
         from evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
-        from newskg.pipeline import llm_client
 
-        client = llm_client(get_settings())
-        if client is None:
-            fail("--mode llm needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
-        try:
-            return generate_with_llm(client, timelines, seed, events=events, on_timeline=advance)
-        except LLMGenerationError as exc:
-            fail(f"LLM generation stopped: {exc}")
+        with Wiring(get_settings()) as wiring:
+            client = wiring.llm()
+            if client is None:
+                fail("--mode llm needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
+            try:
+                return generate_with_llm(client, timelines, seed, events=events, on_timeline=advance)
+            except LLMGenerationError as exc:
+                fail(f"LLM generation stopped: {exc}")
 
 
 def _produce(articles, quiet: bool) -> int:
@@ -89,7 +94,6 @@ def _produce(articles, quiet: bool) -> int:
     from ingest.sources.files import SourceItem
 
     settings = get_settings()
-    producer = open_producer(settings)
     fetched_at = iso(utc_now())
     items = []
     for article in articles:
@@ -103,12 +107,12 @@ def _produce(articles, quiet: bool) -> int:
             backfill=True,
         )
         items.append(SourceItem(raw_article_id(raw), raw, article.article_id))
-    with Progress(console=console, transient=True, disable=quiet) as progress:
+    with Wiring(settings) as wiring, Progress(console=console, transient=True, disable=quiet) as progress:
+        producer = open_producer(wiring)
         task = progress.add_task("producing", total=len(items))
         report = ArticlePublisher(producer, settings.topic_articles).publish(
             items, on_item=lambda _item: progress.advance(task)
         )
-    producer.close()
     for origin, error in report.failed:
         console.print(f"[red]not sent[/] {origin}: {error}")
     if report.failed:
@@ -137,6 +141,11 @@ def eval_neoqa(
 ) -> None:
     """Multiple-choice NeoQA: accuracy per category, parse rate, ADTScore; JSON + HTML report with plots."""
     from evaluation.neoqa.dataset import DatasetError, load
+
+    try:
+        require("matplotlib", "eval", "the evaluation report's plots")
+    except MissingExtra as exc:
+        fail(str(exc))
     from evaluation.neoqa.report import write_report
     from evaluation.neoqa.run import run
 
@@ -154,8 +163,8 @@ def eval_neoqa(
     if not chosen:
         fail(f"no instances in set {instance_set!r} of {instances}")
     settings = get_settings()
-    reader = _answerer(answerer, settings, max_documents, max_chars)
-    with Progress(console=console, transient=True, disable=as_json) as progress:
+    with Wiring(settings) as wiring, Progress(console=console, transient=True, disable=as_json) as progress:
+        reader = _answerer(answerer, wiring, max_documents, max_chars)
         task = progress.add_task(f"answering ({answerer})", total=len(chosen))
         result = run(
             data, reader, chosen, workers=4 if answerer != "evidence" else 1, on_done=lambda: progress.advance(task)
@@ -175,34 +184,31 @@ def eval_neoqa(
     )
 
 
-def _answerer(name: str, settings, max_documents: int, max_chars: int):
+def _answerer(name: str, wiring: Wiring, max_documents: int, max_chars: int):
     from evaluation.neoqa.answerers import EvidenceAnswerer, GraphAnswerer, LLMAnswerer
 
     if name == "evidence":
         return EvidenceAnswerer()
     if name == "graph":
         from graph.store.store import GraphStore
-        from newskg.wiring import open_graph, open_mirror
 
         try:
-            return GraphAnswerer(GraphStore(open_graph(settings)), _mirror_or_none(settings, open_mirror))
+            return GraphAnswerer(GraphStore(wiring.graph()), _mirror_or_none(wiring))
         except NotConfigured as exc:
             fail(str(exc))
-    from newskg.pipeline import llm_client
-
-    client = llm_client(settings)
+    client = wiring.llm()
     if client is None:
         fail("--answerer llm needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
     return LLMAnswerer(client, max_documents, max_chars)
 
 
-def _mirror_or_none(settings, open_mirror):
+def _mirror_or_none(wiring: Wiring) -> VectorMirror | None:
     """The mirror adds nearest-chunk retrieval; a local Qdrant folder held by another process (`serve
     --pipeline`) admits no second client, and then the graph alone answers, said out loud."""
-    if not settings.mirror_enabled:
+    if not wiring.settings.mirror_enabled:
         return None
     try:
-        return open_mirror(settings)
+        return wiring.mirror()
     except RuntimeError as exc:
         console.print(f"[yellow]mirror unavailable ({exc}); answering from the graph alone[/]")
         return None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -10,7 +12,10 @@ from rich.table import Table
 from core.settings import get_settings
 from newskg.cli.app import app
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
-from newskg.wiring import NotConfigured
+from newskg.wiring import NotConfigured, Wiring
+
+if TYPE_CHECKING:
+    from newskg.pipeline import PipelineThread
 
 STRATEGY = typer.Option("hybrid", "--strategy", help="temporal | generic | hybrid | newsrag")
 
@@ -44,10 +49,12 @@ def ask(
         day_key(date)
     except (ValueError, TypeError):
         fail(f"--date {date!r} is not a date (use YYYY-MM-DD)")
-    try:
-        result = qa_service(get_settings()).ask(query, date, k=k, strategy=strategy, knowledge=knowledge).as_dict()
-    except NotConfigured as exc:
-        fail(str(exc))
+    with Wiring(get_settings()) as wiring:
+        try:
+            service = qa_service(wiring)
+        except NotConfigured as exc:
+            fail(str(exc))
+        result = service.ask(query, date, k=k, strategy=strategy, knowledge=knowledge).as_dict()
     emit(result, as_json, _render)
 
 
@@ -89,30 +96,40 @@ def serve(
 ) -> None:
     """The always-current QA HTTP API (/v1/ask, /v1/entities, /healthz, /readyz, /metrics, /docs). With
     --pipeline, if the stages stop /readyz turns 503 and the process exits with code 1."""
+    settings = get_settings()
+    with Wiring(settings) as wiring:  # the stages and the QA service share its one mirror
+        stages = _serve(wiring, pipeline, host, port)
+    if stages and stages.failure:
+        fail(f"the pipeline stopped: {stages.failure}", code=1)
+
+
+def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -> PipelineThread | None:
+    """Serve until the server stops; the stages (with --pipeline) are stopped and joined before `wiring` closes
+    the clients they use."""
     import uvicorn
 
     from ingest.kafka.membership import GroupMembershipError
     from newskg.pipeline import PipelineThread, build_runners, qa_service
     from newskg.services.servers import kafka_healthy
-    from newskg.wiring import kafka_bootstrap, open_mirror
+    from newskg.wiring import kafka_bootstrap
     from qa.api import create_app
 
-    settings = get_settings()
+    settings = wiring.settings
     try:
-        mirror = open_mirror(settings)
-        service = qa_service(settings, mirror)
+        service = qa_service(wiring)
+        mirror = wiring.mirror()
     except NotConfigured as exc:
         fail(str(exc))
     mirror.embedder.embed(["warm up"])  # load the model before the first request
-    readiness = {
+    readiness: dict[str, Callable[[], bool]] = {
         "broker": lambda: kafka_healthy(kafka_bootstrap(settings)),
         "graph": service.store.conn.ping,
         "mirror": lambda: mirror.count("interactions") >= 0,
     }
-    stop, stages, runners = threading.Event(), None, []
+    stop, stages = threading.Event(), None
     if pipeline:
         try:
-            runners = build_runners(settings, ["process", "extract"], mirror=mirror)
+            runners = build_runners(wiring, ["process", "extract"])
         except GroupMembershipError as exc:
             fail(str(exc), code=1)
 
@@ -143,8 +160,4 @@ def serve(
         stop.set()  # the stages finish the batch in hand and commit, then stop
         if stages:
             stages.thread.join(timeout=60)
-        for runner in runners:
-            runner.close()
-        mirror.close()
-    if stages and stages.failure:
-        fail(f"the pipeline stopped: {stages.failure}", code=1)
+    return stages

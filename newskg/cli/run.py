@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.live import Live
@@ -12,7 +14,10 @@ from rich.table import Table
 from core.settings import get_settings
 from newskg.cli.app import run_app
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
-from newskg.wiring import NotConfigured
+
+if TYPE_CHECKING:
+    from ingest.kafka.stage import StageRunner
+from newskg.wiring import NotConfigured, Wiring
 
 UNTIL_IDLE = typer.Option(
     False,
@@ -23,7 +28,7 @@ UNTIL_IDLE = typer.Option(
 )
 
 
-def _table(runners) -> Table:
+def _table(runners: Sequence[StageRunner[Any]]) -> Table:
     table = Table(title="newskg stages")
     for column in ("stage", "consumed", "produced", "dead letters", "batches"):
         table.add_column(column)
@@ -42,32 +47,30 @@ def _run(
     from newskg.pipeline import build_runners
 
     settings = get_settings()
-    try:
-        runners = build_runners(settings, names, variant, max_calls)
-    except GroupMembershipError as exc:
-        fail(str(exc), code=1)
-    except (NotConfigured, ValueError) as exc:
-        fail(str(exc))
     budget_note, membership_error = None, None
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())  # finish the batch in hand, commit, then exit
-    join_timeout = settings.kafka_join_timeout_s
-    try:
-        if as_json:
-            run_stages(runners, until_idle, stop, join_timeout)
-        else:
-            with Live(_table(runners), console=console, refresh_per_second=4) as live:
-                run_stages(runners, until_idle, stop, join_timeout, on_progress=lambda rs: live.update(_table(rs)))
-    except GroupMembershipError as exc:  # no partitions in time, or fenced: the job did not do its work
-        membership_error = str(exc)
-    except BudgetExceeded as exc:
-        # The batch in hand is not committed: the next run re-reads it (its answers so far are cached).
-        budget_note = f"{exc}: stopped cleanly; the unfinished batch will be re-read by the next run"
-        err_console.print(f"[yellow]{budget_note}[/]")
-    finally:
-        for runner in runners:
-            runner.close()
+    with Wiring(settings) as wiring:  # closes every consumer, producer and client once, also on failure
+        try:
+            runners = build_runners(wiring, names, variant, max_calls)
+        except GroupMembershipError as exc:
+            fail(str(exc), code=1)
+        except (NotConfigured, ValueError) as exc:
+            fail(str(exc))
+        stop = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())  # finish the batch in hand, commit, then exit
+        join_timeout = settings.kafka_join_timeout_s
+        try:
+            if as_json:
+                run_stages(runners, until_idle, stop, join_timeout)
+            else:
+                with Live(_table(runners), console=console, refresh_per_second=4) as live:
+                    run_stages(runners, until_idle, stop, join_timeout, on_progress=lambda rs: live.update(_table(rs)))
+        except GroupMembershipError as exc:  # no partitions in time, or fenced: the job did not do its work
+            membership_error = str(exc)
+        except BudgetExceeded as exc:
+            # The batch in hand is not committed: the next run re-reads it (its answers so far are cached).
+            budget_note = f"{exc}: stopped cleanly; the unfinished batch will be re-read by the next run"
+            err_console.print(f"[yellow]{budget_note}[/]")
     if membership_error:
         fail(membership_error, code=1)
     stats = {r.stage.name: r.stats.__dict__ for r in runners}

@@ -7,6 +7,7 @@ from rich.table import Table
 
 from core.settings import get_settings
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.extras import MissingExtra
 from newskg.services.manager import ServiceError, ServiceManager, ServiceStatus
 
 app = typer.Typer(help="Start, check and stop the local servers (broker, graph, LLM).", no_args_is_help=True)
@@ -49,7 +50,7 @@ def up(
     try:
         with console.status("starting servers…"):
             statuses = manager.up(llm=llm, bolt=bolt, only=set(only) if only else None)
-    except ServiceError as exc:
+    except (ServiceError, MissingExtra) as exc:
         fail(str(exc))
     _report(statuses, as_json)
 

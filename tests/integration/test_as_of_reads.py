@@ -23,6 +23,7 @@ from evaluation.neoqa.answerers import GraphAnswerer
 from graph.browser import saved_queries
 from graph.store.asof import AsOf
 from graph.store.reads import day_ordinal
+from graph.store.rows import EntityCounts
 from graph.store.store import GraphStore
 from newskg.services.process import free_port
 from newskg.wiring import open_graph
@@ -95,7 +96,7 @@ class World:
         event_day = event_day or chunk.day
         self.facts.append(
             Interaction(
-                id=interaction_id(subject.id, obj.id if obj else None, text, event_day),
+                id=interaction_id(subject.id, obj.id if obj else None, text, event_day, "M0"),
                 subject_id=subject.id,
                 subject_name=subject.name,
                 object_id=obj.id if obj else None,
@@ -178,7 +179,7 @@ def graph(stack, tmp_path_factory):
 def test_a_spike_day_stays_in_the_temporal_window(graph):
     store, _ = graph
     window = store.timeline(SWIFT.id, shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7), SPIKE_DAY, 1000)  # as of the day
-    per_day = Counter(r["event_day"] for r in window)
+    per_day = Counter(r.event_day for r in window)
     assert len(window) == 1000  # more in the window than the read takes (1,123) …
     assert per_day[SPIKE_DAY] == 3  # … and the day itself is all there,
     assert all(per_day[day] == SPIKE_PER_DAY for day in SPIKE_BUSY_DAYS[1:])  # then the nearest days,
@@ -201,9 +202,9 @@ def test_the_limit_keeps_the_nearest_calendar_days(graph):
     store, _ = graph
     rows = store.timeline(CHOUPETTE.id, 20230201, 20230331, as_of=20230331, limit=2, focus_day=20230302)
     # Feb 28 is 2 days from March 2 and March 5 is 3; Feb 20 (10) and March 6 (4) are cut. Oldest first.
-    assert [r["event_day"] for r in rows] == [20230228, 20230305]
+    assert [r.event_day for r in rows] == [20230228, 20230305]
     # Without a focus the as-of day is the focus (kept inside the window): the newest are kept.
-    assert [r["event_day"] for r in store.timeline(CHOUPETTE.id, 20230201, 20230331, as_of=20230331, limit=2)] == [
+    assert [r.event_day for r in store.timeline(CHOUPETTE.id, 20230201, 20230331, as_of=20230331, limit=2)] == [
         20230305,
         20230306,
     ]
@@ -231,15 +232,15 @@ def test_popularity_is_counted_as_of_the_day(graph):
     assert [(c.id, c.mentions) for c in close] == [(MERCURY_ORG.id, 1)]  # close enough to report
     best, _ = resolver.resolve("Mercury", 20230630)
     assert (best.id, best.mentions) == (MERCURY_ORG.id, 7)
-    assert [r["id"] for r in store.find_entities("Mercury", as_of=20230502)] == [MERCURY_LOC.id, MERCURY_ORG.id]
-    assert JORDAN.id not in {r["id"] for r in store.top_entities(50, as_of=20230502)}
+    assert [r.id for r in store.find_entities("Mercury", as_of=20230502)] == [MERCURY_LOC.id, MERCURY_ORG.id]
+    assert JORDAN.id not in {r.id for r in store.top_entities(50, as_of=20230502)}
 
 
 class ExactResolver(EntityResolver):
     """The resolver with every day's candidates read by the exact Cypher path (ENTITIES_AS_OF) per query."""
 
-    def _visible(self, ids: list[str], as_of: AsOf) -> list[dict]:
-        return self.store.entities_as_of(ids, as_of)
+    def _visible(self, ids: list[str], as_of: AsOf) -> list[EntityCounts]:
+        return list(self.store.entities_as_of(ids, as_of))
 
 
 def test_cached_profiles_resolve_as_the_exact_cypher_path(graph, monkeypatch):
@@ -253,8 +254,9 @@ def test_cached_profiles_resolve_as_the_exact_cypher_path(graph, monkeypatch):
     for day in days:
         for view in ("ingested", "published"):
             as_of = AsOf(day, view)
-            fields = ("id", "name", "type", "mentions", "interactions")
-            exact_rows = [{f: r[f] for f in fields} for r in store.entities_as_of(ids, as_of)]
+            exact_rows = [
+                EntityCounts(r.id, r.name, r.type, r.mentions, r.interactions) for r in store.entities_as_of(ids, as_of)
+            ]
             assert resolver._visible(ids, as_of) == exact_rows, (day, view)
             for name in ("Jordan", "Mercury", "Choupette", "Karl Lagerfeld", "Lagerfeld", "Taylor Swift", "Mercurry"):
                 assert resolver.resolve(name, as_of) == exact.resolve(name, as_of), (name, day, view)
@@ -326,7 +328,7 @@ def test_saved_browser_queries_are_as_of_the_day(graph):
     assert run("entity_timeline", entity_id=JORDAN.id, from_day=20230101, to_day=20231231) == []
     assert run("who_interacted_in_week", entity_id=LAGERFELD.id, from_day=20230501, to_day=20230507) == []
     late_fact = store.timeline(LAGERFELD.id, 20230101, 20231231)[0]
-    assert run("sources_behind_fact", interaction_id=late_fact["id"]) == []
+    assert run("sources_behind_fact", interaction_id=late_fact.id) == []
     assert run("spike_day_subgraph", entity_id=CHOUPETTE.id, day=20230501) == []
     assert len(run("spike_day_subgraph", entity_id=PEELE.id, day=20230501)) == 1
 

@@ -63,7 +63,8 @@ def test_replay_holds_the_window_logs_progress_and_makes_the_stage_ready(isolate
     monkeypatch.setattr(signature_log_module, "PROGRESS_EVERY_S", 0.0)
     caplog.set_level(logging.INFO, logger="ingest.process.signature_log")
     index = DedupIndex(0.7, settings.dedup_num_perm, settings.dedup_window_days)
-    stage = ProcessStage(settings, index, SignatureLog(options, settings.topic_dedup, producer))
+    reader = SignatureLog(options, settings.topic_dedup, producer)
+    stage = ProcessStage(settings, index, reader)
     assert stage.ready
     # newest day 2023-03-28: the window holds 2023-02-27 on, i.e. the March entries only
     assert {f"c{i}" for i in range(40) if f"c{i}" in index} == {f"c{i}" for i in range(20, 40)}
@@ -71,5 +72,5 @@ def test_replay_holds_the_window_logs_progress_and_makes_the_stage_ready(isolate
     messages = [r.getMessage() for r in caplog.records]
     assert any("replayed" in m and "of 42 entries" in m and "/s)" in m for m in messages)
     assert any("42 entries in" in m and "20 chunks and 1 sightings" in m for m in messages)
-    stage.close()
+    reader.close()  # the test opened it; the stage never closes what it was given
     producer.close()

@@ -7,7 +7,7 @@ from core.llm.cache import LLMCache
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import build_runners, extract_stage
-from newskg.wiring import kafka_options, llm_base_url, open_graph
+from newskg.wiring import Wiring, kafka_options, llm_base_url, open_graph
 from tests.support.articles import STORY, write_jsonl
 from tests.support.cli import newskg_json
 
@@ -61,11 +61,11 @@ def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_
         assert evidence[0]["n"] == counts["interactions"]
 
     # Every chunk message handled again by a fresh stage (a re-delivery of the whole topic): nothing changes.
-    stage = extract_stage(settings)
-    stage.handle(read_topic(kafka_options(settings), names["chunks"]))
-    assert GraphStore(open_graph(settings)).counts() == counts
-    assert stage.mirror.count("interactions") == mirror["interactions"]
-    stage.close()
+    with Wiring(settings) as wiring:
+        stage = extract_stage(wiring)
+        stage.handle(read_topic(kafka_options(settings), names["chunks"]))
+        assert GraphStore(open_graph(settings)).counts() == counts
+        assert stage.mirror is not None and stage.mirror.count("interactions") == mirror["interactions"]
 
 
 def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path):
@@ -76,12 +76,13 @@ def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path
     )
     newskg_json("ingest", "files", feed, env=env)
     newskg_json("run", "process", "--until-idle", env=env)
-    crashed = build_runners(settings, ["extract"])[0]
-    records = []
-    while not records:
-        records = crashed.consumer.poll(timeout_ms=1000)
-    crashed.stage.handle(records)  # the graph write happened ...
-    crashed.close()  # ... and the process died before committing (which also frees the local Qdrant folder)
+    with Wiring(settings) as wiring:
+        crashed = build_runners(wiring, ["extract"])[0]
+        records = []
+        while not records:
+            records = crashed.consumer.poll(timeout_ms=1000)
+        crashed.stage.handle(records)  # the graph write happened ...
+    # ... and the process died before committing (closing its clients also frees the local Qdrant folder)
     before = GraphStore(open_graph(settings)).counts()
     again = newskg_json("run", "extract", "--until-idle", env=env)["stages"]["extract"]
     assert again["consumed"] == len(records)  # re-delivered

@@ -89,18 +89,18 @@ def test_three_time_axes_and_as_of_reads(world):
         ]
     )
     everything = store.timeline(DOJA, 20230101, 20231231)
-    assert [r["event_day"] for r in everything] == [20230501, 20230503, 20230520]
-    assert everything[0]["event_iso"] == "2023-05-01" and everything[0]["n_sources"] == 2  # alpha + delta
-    assert sorted(everything[0]["sources"]) == ["alpha", "delta"]
+    assert [r.event_day for r in everything] == [20230501, 20230503, 20230520]
+    assert everything[0].event_iso == "2023-05-01" and everything[0].n_sources == 2  # alpha + delta
+    assert sorted(everything[0].sources) == ["alpha", "delta"]
     as_of_may10 = store.timeline(DOJA, 20230101, 20231231, as_of=20230510)
-    assert [r["event_day"] for r in as_of_may10] == [20230501, 20230503]  # published May 20: not yet
-    assert as_of_may10[0]["n_sources"] == 1  # delta reported it later
+    assert [r.event_day for r in as_of_may10] == [20230501, 20230503]  # published May 20: not yet
+    assert as_of_may10[0].n_sources == 1  # delta reported it later
     # Published May 20 but ingested May 21: invisible as of May 20.
-    assert [r["event_day"] for r in store.timeline(DOJA, 20230101, 20231231, as_of=20230520)] == [20230501, 20230503]
+    assert [r.event_day for r in store.timeline(DOJA, 20230101, 20231231, as_of=20230520)] == [20230501, 20230503]
     assert len(store.timeline(DOJA, 20230101, 20231231, as_of=20230521)) == 3
     assert store.timeline(DOJA, 20230502, 20230519) == [everything[1]]  # event-day window
-    sources = store.sources_of(everything[0]["id"])
-    assert {s["source"] for s in sources} == {"alpha", "delta"}
+    sources = store.sources_of(everything[0].id)
+    assert {s.source for s in sources} == {"alpha", "delta"}
 
 
 def test_crash_between_graph_and_mirror_is_repaired_by_reconcile(world):

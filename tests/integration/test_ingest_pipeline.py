@@ -10,7 +10,7 @@ from core.settings import Settings
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.reader import read_topic
 from ingest.process.article import raw_article_id
-from newskg.wiring import kafka_options
+from newskg.wiring import Wiring, kafka_options
 from tests.support.articles import NEWS_HTML as FIXTURES
 from tests.support.articles import STORY
 from tests.support.cli import newskg, newskg_json
@@ -143,14 +143,15 @@ def test_crash_after_write_before_commit_yields_the_same_chunks(topics, isolated
 
     env, settings, names = topics
     newskg_json("ingest", "files", str(FIXTURES), env=env)
-    crashed = build_runners(settings, ["process"])[0]
-    records = []
-    while not records:
-        records = crashed.consumer.poll(timeout_ms=1000)
-    output = crashed.stage.handle(records)
-    crashed.producer.send_all(names["chunks"], [(key, rec) for _, key, rec in output.messages])
-    crashed.stage.acknowledged(output)
-    crashed.consumer.close()  # dies here: no commit
+    with Wiring(settings) as wiring:
+        crashed = build_runners(wiring, ["process"])[0]
+        records = []
+        while not records:
+            records = crashed.consumer.poll(timeout_ms=1000)
+        output = crashed.stage.handle(records)
+        crashed.producer.send_all(names["chunks"], [(key, rec) for _, key, rec in output.messages])
+        crashed.stage.acknowledged(output)
+    # dies here: the bundle closes the consumer, no commit
     before, _ = chunks_topic(settings, names)
 
     stats = run_process(env)

@@ -19,11 +19,10 @@ from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.stage import ExtractOptions, ExtractStage
 from graph.store.store import GraphStore
-from ingest.kafka.producer import RecordProducer
 from ingest.kafka.reader import read_topic
 from ingest.kafka.stage import run_stages
 from newskg.pipeline import ensure_topics, group_consumer
-from newskg.wiring import kafka_options, open_graph
+from newskg.wiring import Wiring, kafka_options, open_graph
 from tests.support.cli import newskg_json
 from tests.support.kafka import publish
 from tests.support.llm import chat_completion, scripted_client
@@ -74,7 +73,7 @@ def m2_stage(settings, model: PairModel, k: int, **options) -> ExtractStage:
 
 
 def doja(store: GraphStore) -> str:
-    return store.find_entities("Doja Cat")[0]["id"]
+    return store.find_entities("Doja Cat")[0].id
 
 
 def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):
@@ -88,12 +87,12 @@ def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):
     stage.on_idle()
 
     store = GraphStore(open_graph(settings))
-    as_of_1 = {r["text"]: r for r in store.timeline(doja(store), 20230101, 20231231, as_of=20230501)}
-    as_of_20 = {r["text"]: r for r in store.timeline(doja(store), 20230101, 20231231, as_of=20230520)}
+    as_of_1 = {r.text: r for r in store.timeline(doja(store), 20230101, 20231231, as_of=20230501)}
+    as_of_20 = {r.text: r for r in store.timeline(doja(store), 20230101, 20231231, as_of=20230520)}
     assert not [text for text in as_of_1 if "film deal" in text]  # the day-20 fact is not known on day 1
-    assert as_of_1["Doja Cat met Jared Leto"]["event_day"] == 20230501
+    assert as_of_1["Doja Cat met Jared Leto"].event_day == 20230501
     deal = as_of_20["Doja Cat signed a film deal with Jared Leto"]
-    assert (deal["event_day"], deal["published_day"], deal["sources"]) == (20230520, 20230520, ["beta"])
+    assert (deal.event_day, deal.published_day, deal.sources) == (20230520, 20230520, ["beta"])
     with open_graph(settings) as conn:
         days = conn.read("MATCH (x:Interaction {variant: 'M2'}) RETURN x.text AS t, x.published_day AS d")
     assert sorted((r["t"], r["d"]) for r in days) == [
@@ -117,13 +116,13 @@ def run_in_background(runner, until):
     return until()
 
 
-def m2_runner(settings, names, model: PairModel, **options):
+def m2_runner(wiring: Wiring, names, model: PairModel, **options):
     from extract.stage import ExtractRunner  # the runner that gives the stage its clock
 
-    stage = m2_stage(settings, model, k=3, m2_max_wait_s=1.0, chunks_topic=names["chunks"], **options)
+    stage = m2_stage(wiring.settings, model, k=3, m2_max_wait_s=1.0, chunks_topic=names["chunks"], **options)
     # Joined as the real stage joins (a static member of the extract group, this test's own group).
-    consumer = group_consumer(settings, settings.consumer_group("extract"), "extract", [names["chunks"]])
-    return ExtractRunner(stage, consumer, RecordProducer(kafka_options(settings)), names["dlq"])
+    consumer = group_consumer(wiring, wiring.settings.consumer_group("extract"), "extract", [names["chunks"]])
+    return ExtractRunner(stage, consumer, wiring.producer(), names["dlq"])
 
 
 def covered(settings) -> list[dict]:
@@ -137,18 +136,16 @@ def test_a_remainder_goes_out_after_the_max_wait_without_until_idle(isolated):
     chunks = [make_chunk(MET, "2023-05-01", "a1"), make_chunk(DEAL, "2023-05-02", "a2")]  # 2 < k = 3
     publish(settings, names["chunks"], chunks)
     model = PairModel()
-    runner = m2_runner(settings, names, model)
     consumed_at = []
+    with Wiring(settings) as wiring:  # the consumer leaves (and frees its lease) when the bundle closes
+        runner = m2_runner(wiring, names, model)
 
-    def done():
-        if runner.stats.consumed == 2 and not consumed_at:
-            consumed_at.append(time.monotonic())
-        return bool(covered(settings))
+        def done():
+            if runner.stats.consumed == 2 and not consumed_at:
+                consumed_at.append(time.monotonic())
+            return bool(covered(settings))
 
-    try:
         assert run_in_background(runner, done)
-    finally:
-        runner.close()
     (batch,) = covered(settings)
     assert sorted(batch["chunks"]) == sorted(c.id for c in chunks)
     assert time.monotonic() - consumed_at[0] >= 1.0  # it waited for the max wait, then went out
@@ -163,7 +160,6 @@ def test_a_batch_that_never_parses_is_dead_lettered_not_covered(isolated):
     chunks = [make_chunk(MET, "2023-06-01", "a1"), make_chunk(DEAL, "2023-06-02", "a2")]
     publish(settings, names["chunks"], chunks)
     before = newskg_json("extract", "stats", env=env)["counters"].get("m2_pair.batches_dead_lettered", 0)
-    runner = m2_runner(settings, names, PairModel(garbage=True), m2_max_tries=3)
 
     def dead():
         with open_graph(settings) as conn:
@@ -172,10 +168,9 @@ def test_a_batch_that_never_parses_is_dead_lettered_not_covered(isolated):
                 "collect(c.id) AS chunks"
             )
 
-    try:
+    with Wiring(settings) as wiring:
+        runner = m2_runner(wiring, names, PairModel(garbage=True), m2_max_tries=3)
         assert run_in_background(runner, dead)
-    finally:
-        runner.close()
     (failed,) = dead()
     assert failed["tries"] == 3 and sorted(failed["chunks"]) == sorted(c.id for c in chunks)
     assert covered(settings) == []  # never silently covered

@@ -71,8 +71,23 @@ def test_out_of_order_backfill_keeps_first_times_in_graph_and_mirror(world):
         "MATCH (c:Chunk {id: $id}) RETURN c.day AS day, c.ingested_ms AS ms, c.article_id AS article",
         {"id": store_late.id},
     )[0]
-    # First published: May 15 (epsilon); first ingested: June 1 (delta) — each axis its own first.
-    assert node == {"day": 20230515, "ms": store_late.ingested_ms, "article": store_early.article_id}
+    # Delta (published and ingested June 1) was visible first; epsilon's May 15 date was only known on June 2.
+    # The node keeps delta whole: mixing epsilon's day with delta's ingestion would date the chunk May 15 as of
+    # June 1, a day when no record said so.
+    assert node == {"day": 20230601, "ms": store_late.ingested_ms, "article": store_late.article_id}
+    assert_mirror_equals_graph(store, mirror)
+
+
+def test_a_backfilled_fact_is_not_dated_by_one_record_and_ingested_by_another(world):
+    """The live report (published and ingested June 1) is visible first; the backfill that re-dates the same fact
+    to May 15 arrives on June 2. As of June 1 the fact shows with June 1, never with the backfill's May 15."""
+    store, mirror = world.store, world.mirror
+    live = chunk("Doja Cat dressed as Choupette, the June recap says.", 20230601, "delta", 20230601)
+    backfill = chunk("Doja Cat dressed as Choupette, the May archive says.", 20230515, "epsilon", 20230602)
+    stage_write(store, mirror, [live], [met_gala(live)])
+    stage_write(store, mirror, [backfill], [met_gala(backfill)])
+    node = store.conn.read("MATCH (x:Interaction) RETURN x.published_day AS p, x.ingested_ms AS ms")
+    assert node == [{"p": 20230601, "ms": live.ingested_ms}]
     assert_mirror_equals_graph(store, mirror)
 
 

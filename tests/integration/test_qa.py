@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from newskg.pipeline import qa_service
 from newskg.services.process import free_port
+from newskg.wiring import Wiring
 from qa.api import create_app
 from tests.support.articles import STORIES, ingest_stories
 from tests.support.cli import REPO, newskg_json
@@ -29,10 +30,9 @@ def qa_world(stack, tmp_path_factory):
         env, settings = isolated.env, isolated.settings
         ingest_stories(env, tmp_path, STORIES)
         newskg_json("run", "all", "--until-idle", env=env)
-        service = qa_service(settings)
-        yield env, settings, service
-        service.mirror.close()
-        service.store.conn.close()
+        with Wiring(settings) as wiring:  # closes the service's graph connection and mirror
+            service = qa_service(wiring)
+            yield env, settings, service
 
 
 @pytest.mark.parametrize("strategy", ["temporal", "generic", "hybrid", "newsrag"])

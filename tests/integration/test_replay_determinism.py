@@ -14,7 +14,7 @@ from graph.store.mentions import daily_counts
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
-from newskg.wiring import kafka_options, open_graph
+from newskg.wiring import Wiring, kafka_options, open_graph
 from tests.support.articles import NEWS_HTML as FIXTURES
 from tests.support.cli import newskg, newskg_json
 from tests.support.isolation import Isolated
@@ -120,12 +120,10 @@ def test_two_hash_seeds_and_a_replay_from_offset_zero_give_the_same_graph(isolat
     _, run = runs["1"]
     replay = run.graph_named("replay")
     records = read_topic(kafka_options(run.settings), run.topics["chunks"])
-    stage = extract_stage(replay.settings, with_mirror=False)
-    try:
+    with Wiring(replay.settings) as wiring:
+        stage = extract_stage(wiring, with_mirror=False)
         for start in range(0, len(records), 7):
             stage.handle(records[start : start + 7])
-    finally:
-        stage.close()
     replayed = _export({**replay.env, "PYTHONHASHSEED": "1"}, tmp_path / "export-replay.jsonl")
     assert replayed == exports["1"], _first_difference(replayed, exports["1"])
 

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import httpx
@@ -43,7 +44,10 @@ def test_serve_pipeline_turns_unready_and_exits_nonzero_when_its_stages_stop(tmp
 
         graph_pid = private.status()["graph"]["pid"]
         os.kill(graph_pid, signal.SIGKILL)  # the graph server dies under the running pipeline ...
-        ingest_stories(env, tmp_path, STORIES[2:], "later.jsonl")  # ... and the next chunk's write fails
+        # ... and the next chunk's write fails. Ingested in the background: the stages can fail before the ingest
+        # command returns, and /readyz answers 503 only for the grace period (a few seconds) before the exit.
+        later = threading.Thread(target=ingest_stories, args=(env, tmp_path, STORIES[2:], "later.jsonl"), daemon=True)
+        later.start()
 
         deadline, readiness = time.monotonic() + 120, None
         while time.monotonic() < deadline and server.poll() is None:
@@ -55,6 +59,7 @@ def test_serve_pipeline_turns_unready_and_exits_nonzero_when_its_stages_stop(tmp
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
+        later.join(timeout=120)
         assert readiness is not None and readiness.status_code == 503, server.poll()
         assert server.wait(timeout=120) == 1
         output = server.stdout.read()

@@ -68,7 +68,7 @@ def published_chunk(text: str, published: str, article: str) -> Chunk:
 def doja_and_choupette(chunk: Chunk, text: str, event_day: int) -> Interaction:
     """An M0 interaction Doja Cat → Choupette stated by `chunk`."""
     return Interaction(
-        id=interaction_id(DOJA, CHOUPETTE, text, event_day),
+        id=interaction_id(DOJA, CHOUPETTE, text, event_day, "M0"),
         subject_id=DOJA,
         subject_name="Doja Cat",
         object_id=CHOUPETTE,

@@ -140,20 +140,43 @@ def test_a_failing_batch_is_retried_then_dead_lettered_and_never_covered():
     m2 = scheduler(graph, script, clock, max_tries=3, topic="news.chunks")
     graph.add(1, 2, 3)
     m2.after_write([(SUBJ, OBJ)])
-    assert graph.covered == {} and m2.dead_letters() == []
+    assert graph.covered == {} and m2.given_up() == ()
     m2.tick()  # retried at the next tick, without waiting for the max wait
-    assert graph.covered == {} and m2.dead_letters() == []
+    assert graph.covered == {} and m2.given_up() == ()
     m2.tick()
-    (letter,) = m2.dead_letters()
+    (gave_up,) = m2.given_up()
+    letter = gave_up.letter
     assert letter.reason == BATCH_FAILED and letter.key == f"{SUBJ}|{OBJ}" and letter.topic == "news.chunks"
     payload = json.loads(letter.payload_excerpt)
     assert payload["chunk_ids"] == ["c01", "c02", "c03"] and payload["tries"] == 3
     assert graph.given_up == []  # noted in the graph only once the dead letter is acknowledged
     assert m2.tick() is True and len(script.requests) == 6  # not tried a fourth time meanwhile
-    m2.dead_lettered()
+    m2.dead_lettered([gave_up])
     assert graph.given_up == [(f"{SUBJ}|{OBJ}", ["c01", "c02", "c03"], BATCH_FAILED)] and graph.covered == {}
-    assert m2.dead_letters() == [] and m2.tick() is False and m2.waiting() == {}
+    assert m2.given_up() == () and m2.tick() is False and m2.waiting() == {}
     assert m2.llm.usage.counters == {"m2_pair.batches_failed": 3, "m2_pair.batches_dead_lettered": 1}
+
+
+def test_only_the_give_ups_whose_letters_were_sent_are_noted_in_the_graph():
+    """The stage hands `dead_lettered` exactly the give-ups whose letters its output carried: one that came later
+    (say, from an idle flush between handle and acknowledged) stays pending until its own letter is sent."""
+    garbage = (200, "\x00 not json {{")
+    graph, clock = PairGraph(), Clock()
+    m2 = scheduler(graph, Script(*[garbage] * 4), clock, max_tries=1)
+    graph.add(1, 2, 3)
+    m2.after_write([(SUBJ, OBJ)])
+    (sent,) = m2.given_up()
+    graph.chunks = []
+    graph.add(4, 5, 6)
+    m2.after_write([(SUBJ, OBJ)])  # another batch of the pair fails after `sent` was handed out
+    assert len(m2.given_up()) == 2
+    m2.dead_lettered([sent])
+    assert graph.given_up == [(f"{SUBJ}|{OBJ}", ["c01", "c02", "c03"], BATCH_FAILED)]
+    (later,) = m2.given_up()
+    assert later.chunk_ids == ("c04", "c05", "c06")
+    m2.dead_lettered([later, sent])  # a give-up noted already is not noted twice
+    assert [ids for _, ids, _ in graph.given_up] == [["c01", "c02", "c03"], ["c04", "c05", "c06"]]
+    assert m2.given_up() == ()
 
 
 def test_a_batch_that_fails_once_then_parses_is_covered():
@@ -164,4 +187,4 @@ def test_a_batch_that_fails_once_then_parses_is_covered():
     assert graph.covered == {}
     m2.tick()
     assert graph.covered == {f"{SUBJ}|{OBJ}": [["c01", "c02", "c03"]]}
-    assert [i.chunk_ids for i in graph.interactions] == [["c02"]] and m2.dead_letters() == []
+    assert [i.chunk_ids for i in graph.interactions] == [["c02"]] and m2.given_up() == ()

@@ -43,36 +43,103 @@ def test_extractive_answer_is_labelled_and_dated():
 def test_entity_profile_counts_what_is_visible_as_of_the_day_in_both_views():
     from core.timeaxes import end_of_day_ms
     from graph.store.asof import AsOf
+    from graph.store.rows import EntityCounts, EntityProfileRow, row_of
     from qa.query import EntityProfile
 
     # Two chunks published and ingested on May 1; one published May 1 but ingested June 3 (late); interactions:
     # one on May 2, two published May 1 but ingested at the last millisecond of May 2.
     profile = EntityProfile.of_row(
-        {
-            "id": "e1",
-            "name": "Mercury",
-            "type": "ORG",
-            "chunk_cells": [[20230501, end_of_day_ms(20230501) - 5, 2], [20230501, end_of_day_ms(20230603), 1]],
-            "interaction_cells": [[20230502, end_of_day_ms(20230502) - 1, 1], [20230501, end_of_day_ms(20230502), 2]],
-        }
+        row_of(
+            EntityProfileRow,
+            {
+                "id": "e1",
+                "name": "Mercury",
+                "type": "ORG",
+                "chunk_cells": [[20230501, end_of_day_ms(20230501) - 5, 2], [20230501, end_of_day_ms(20230603), 1]],
+                "interaction_cells": [
+                    [20230502, end_of_day_ms(20230502) - 1, 1],
+                    [20230501, end_of_day_ms(20230502), 2],
+                ],
+            },
+        )
     )
 
     def counts(day: int, view: str = "ingested") -> tuple[int, int] | None:
         row = profile.as_of(AsOf(day, view))
-        return row and (row["mentions"], row["interactions"])
+        return row and (row.mentions, row.interactions)
 
     assert counts(20230430) is None and counts(20230430, "published") is None  # nothing published yet
     assert counts(20230501) == (2, 0)  # the May 2 ingestion of May 1's facts is not known on May 1
     assert counts(20230501, "published") == (3, 2)  # the publication view counts the late chunk and facts
     assert counts(20230502) == (2, 3)  # ingested at the day's last millisecond: known that day
     assert counts(20230602) == (2, 3) and counts(20230603) == (3, 3)  # the late chunk from its ingestion day
-    assert profile.as_of(AsOf(20230603)) == {
-        "id": "e1",
-        "name": "Mercury",
-        "type": "ORG",
-        "mentions": 3,
-        "interactions": 3,
-    }
+    assert profile.as_of(AsOf(20230603)) == EntityCounts("e1", "Mercury", "ORG", mentions=3, interactions=3)
     only_late = EntityProfile("e2", "Late", "PERSON", ((20230501, end_of_day_ms(20230603), 1),), ())
     assert only_late.as_of(AsOf(20230510)) is None  # a candidate only once something naming it is known
-    assert only_late.as_of(AsOf(20230510, "published"))["mentions"] == 1
+    late = only_late.as_of(AsOf(20230510, "published"))
+    assert late is not None and late.mentions == 1
+
+
+def test_a_date_in_the_query_is_read_in_every_format():
+    import datetime as dt
+
+    from qa.dates import find_date
+
+    asked = dt.date(2023, 9, 5)
+    aug31 = dt.date(2023, 8, 31)
+    for query in (
+        "Doja Cat on Aug 31 2023",
+        "Doja Cat on August 31, 2023",
+        "Doja Cat Aug. 31st, 2023",
+        "Doja Cat 31 Aug 2023",
+        "Doja Cat on the 31st of August 2023",
+        "Doja Cat 2023-08-31",
+        "Doja Cat 2023/08/31",
+        "Doja Cat 8/31/2023",
+        "Doja Cat 31/8/2023",
+        "Doja Cat aug 31",  # no year: the latest Aug 31 on or before the asked day
+    ):
+        found = find_date(query, asked)
+        assert found is not None and found.day == aug31, query
+        assert found.rest == "Doja Cat", (query, found.rest)
+    assert find_date("Doja Cat Dec 31", asked).day == dt.date(2022, 12, 31)  # Dec 31, 2023 is after the asked day
+    assert find_date("doja cat tour news", asked) is None
+    assert find_date("doja cat may tour", asked) is None  # a month name alone is a word, not a date
+    assert find_date("doja cat 2023", asked) is None
+    assert find_date("doja cat Feb 30 2023", asked) is None  # not a calendar day
+    assert find_date("Sept 5 doja cat tour", asked).rest == "doja cat tour"
+
+
+def test_the_reformulated_query_keeps_the_query_words():
+    from qa.query import EntityChoice, ParsedQuery
+
+    doja = EntityChoice("e1", "Doja Cat", "PERSON", 100.0, 3)
+    layoffs = ParsedQuery("doja layoffs", 20230831, "doja", doja, topic="layoffs")
+    tour = ParsedQuery("doja tour", 20230831, "doja", doja, topic="tour")
+    assert layoffs.reformulated == "(Date: August 31, 2023) Doja Cat layoffs"
+    assert tour.reformulated == "(Date: August 31, 2023) Doja Cat tour" != layoffs.reformulated
+    assert layoffs.texts.forms == ["doja layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs"]
+    assert ParsedQuery("doja cat", 20230831, "doja cat", doja).reformulated == "(Date: August 31, 2023) Doja Cat"
+
+
+def test_extractive_answer_picks_the_sentences_closest_to_the_question():
+    from qa.similarity import QueryTexts
+
+    evidence = [
+        Evidence("c1", "chunk", "Doja Cat posted on Instagram. Fans replied.", 20230831, 20230831, 0.9, ["a"]),
+        Evidence("c2", "chunk", "Doja Cat's label cut 200 jobs. The layoffs hit Los Angeles.", 20230830, 20230830),
+    ]
+    query = QueryTexts("doja cat layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs")
+    lines = extractive(query, evidence).splitlines()
+    assert lines[1] == "- August 30, 2023: The layoffs hit Los Angeles."  # lexical: no embedder given
+    assert len(lines) == 5 and lines[0].startswith("Extractive answer (no LLM)")  # four distinct sentences
+
+
+def test_the_entity_is_looked_for_leftmost_then_longest():
+    from qa.query import spans
+
+    words = ["taylor", "swift", "american", "music", "awards"]
+    order = [" ".join(words[a:b]) for a, b in spans(words)]
+    assert order.index("taylor swift") < order.index("american music awards")  # the query leads with its entity
+    assert order.index("taylor swift american") < order.index("taylor swift") < order.index("taylor")
+    assert len(order) == 15  # every run once

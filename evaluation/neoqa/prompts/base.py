@@ -4,9 +4,13 @@ untrusted text."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pydantic import BaseModel, Field, field_validator
 
 from core.llm.prompt import Prompt, delimit
+
+M = TypeVar("M", bound=BaseModel)
 
 SYSTEM = (
     "You help build a fictional news world for a reading-comprehension benchmark. Every person, place and "
@@ -16,8 +20,8 @@ SYSTEM = (
 
 
 def prompt(
-    name: str, version: int, template: str, model: type[BaseModel], /, temperature: float = 0.0, **blocks: str
-) -> Prompt:
+    name: str, version: int, template: str, model: type[M], /, temperature: float = 0.0, **blocks: str
+) -> Prompt[M]:
     user = template.format(**{key: delimit(key, text) for key, text in blocks.items()})
     return Prompt(
         name,

@@ -39,7 +39,7 @@ class ChoiceReply(BaseModel):
         return cls(text=text or "")
 
 
-def build(question: str, options: list[str], articles: list[tuple[str, str]]) -> Prompt:
+def build(question: str, options: list[str], articles: list[tuple[str, str]]) -> Prompt[ChoiceReply]:
     """`articles`: (published date, text) pairs, already cut to the model's context."""
     body = "\n\n".join(f"Article {n} (published {day}):\n{text}" for n, (day, text) in enumerate(articles, start=1))
     numbered = "\n".join(f"[{n}] {option}" for n, option in enumerate(options, start=1))

@@ -1,0 +1,445 @@
+"""NEON replay figures on this machine: recall@k per method on real news, and queries replayed per second.
+
+1. Recall (the issue's real-news check): the pages of `--pages` (default: the 91 article-extraction-benchmark pages
+   the questions were written from, in the data folder next to the repository) go through the
+   real pipeline path — `newskg services up`, `newskg ingest files --backfill`, `newskg run all --until-idle`
+   (process, then extract with the offline M0 extractor and the MiniLM mirror) — into a fresh graph. Then every
+   question of `--questions` (bench/data/news_questions.jsonl: entity + day + the words the day's story contains)
+   is parsed and resolved as of its day as `/v1/ask` does, and retrieved by NewsRAG (chunks) and NEON(M0)
+   (interactions of variant M0) with the temporal and the generic strategy. recall@k (k = 1, 3, 5, 10) is the
+   share of questions with an item containing the story's words in the top k. Every miss at k = 10 is
+   diagnosed: `k` (found at rank 11–50: a larger k finds it), `extraction` (no item of the method as of the
+   day holds the words: M0 never produced the fact), `entity` (the query resolved to no entity), `linking`
+   (items hold the words but none is linked to the resolved entity, so an entity-scoped read cannot reach
+   them), `ranking` (linked and reachable but not in the top 50).
+2. Throughput: queries replayed per second per method at k = 10 (parse and resolve as of the day, retrieve,
+   offline extractive answer), on a synthetic graph of `--rows` interactions (default 100,000) and rows / 5
+   chunks, NEON(M0) and the NewsRAG chunk baseline in the same run, each strategy for `--seconds`. The synthetic
+   vectors come from a hashing embedder (labelled: query-time work is what is measured, and MiniLM would take
+   ~20 min to embed 100k texts on 2 cores); the MiniLM cost of embedding one query's forms is measured and
+   printed beside it.
+
+Writes `--out` (default bench/out/replay/): replay.json, recall.png. Run: `.venv/bin/python -m bench.replay
+[--rows N] [--seconds S] [--skip-throughput] [--skip-recall]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from core.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+PAGES = REPO.parent / "shared" / "data" / "news-html"
+QUESTIONS = REPO / "bench" / "data" / "news_questions.jsonl"
+KS = (1, 3, 5, 10)
+DEEP = 50  # the depth a miss is looked for, to tell k from ranking
+COMBOS: list[tuple[Literal["newsrag", "m0"], Literal["temporal", "generic"]]] = [
+    ("newsrag", "temporal"),
+    ("newsrag", "generic"),
+    ("m0", "temporal"),
+    ("m0", "generic"),
+]
+console = Console(width=140)
+
+
+@dataclass
+class Question:
+    id: str
+    query: str
+    date: str
+    entity: str
+    words: list[list[str]]
+    page: str
+
+    def holds(self, text: str) -> bool:
+        low = text.lower()
+        return all(any(w in low for w in group) for group in self.words)
+
+
+@dataclass
+class Outcome:
+    question: str
+    method: str
+    strategy: str
+    resolved: str | None
+    rank: int | None  # 1-based rank of the first item holding the words, within DEEP
+    loss: str | None = None
+    top: list[str] = field(default_factory=list)
+
+
+def load_questions(path: Path) -> list[Question]:
+    return [Question(**json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+
+
+# --- 1. recall through the real pipeline
+
+
+def cli(env: dict[str, str], *args: str, timeout: float = 1800) -> str:
+    proc = subprocess.run(
+        [sys.executable, "-m", "newskg", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"newskg {' '.join(args)} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def build_news_graph(data_dir: Path, pages: Path) -> dict[str, str]:
+    """The pages through the pipeline into `data_dir`'s servers, once: a data dir that already holds the built
+    graph (--data-dir of an earlier run) only has its servers started (FalkorDB reloads its append-only file)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}
+    env |= {"NEWSKG_DATA_DIR": str(data_dir), "NEWSKG_QA_ANSWERER": "extractive", "PYTHONPATH": str(REPO)}
+    cli(env, "services", "up", "--json")
+    marker = data_dir / "replay-graph-built"
+    if marker.exists():
+        console.print(f"reusing the graph built in {data_dir}")
+        return env
+    start = time.perf_counter()
+    with console.status("ingest files --backfill"):
+        cli(env, "ingest", "files", str(pages), "--backfill", "--json")
+    with console.status("run all --until-idle (process, extract M0, mirror)"):
+        stats = json.loads(cli(env, "run", "all", "--until-idle", "--json"))
+    console.print(f"pipeline: {json.dumps(stats.get('stages', {}))} in {time.perf_counter() - start:.0f} s")
+    marker.write_text(json.dumps(stats))
+    return env
+
+
+def recall(settings: Settings, questions: list[Question]) -> list[Outcome]:
+    from graph.store.asof import AsOf
+    from newskg.pipeline import qa_service
+    from newskg.wiring import Wiring
+    from qa.query import parse_query
+
+    outcomes: list[Outcome] = []
+    with Wiring(settings) as wiring:  # closes the graph connection and the mirror
+        service = qa_service(wiring)
+        facts = service.store.conn.read(
+            "MATCH (x:Interaction) RETURN x.id AS id, x.text AS text, x.variant AS variant, "
+            "x.published_day AS day, x.ingested_ms AS ms, x.subject_id AS s, x.object_id AS o"
+        )
+        chunks = service.store.conn.read(
+            "MATCH (c:Chunk) OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity) "
+            "RETURN c.id AS id, c.text AS text, c.day AS day, c.ingested_ms AS ms, collect(e.id) AS entities"
+        )
+        with Progress(console=console, transient=True) as progress:
+            task = progress.add_task("questions", total=len(questions) * len(COMBOS))
+            for q in questions:
+                parsed = parse_query(q.query, q.date, service.resolver)
+                as_of = AsOf(parsed.day)
+                entity = parsed.entity
+                for method, strategy in COMBOS:
+                    found = service.retriever.retrieve_method(
+                        method, strategy, entity.id if entity else None, parsed.texts, as_of, DEEP
+                    )
+                    rank = next((n for n, e in enumerate(found, 1) if q.holds(e.text)), None)
+                    outcome = Outcome(q.id, method, strategy, entity.name if entity else None, rank)
+                    outcome.top = [e.text[:120] for e in found[:3]]
+                    if rank is None or rank > 10:
+                        pool = chunks if method == "newsrag" else [f for f in facts if f["variant"] == "M0"]
+                        outcome.loss = diagnose(q, parsed.day, as_of.ms, entity.id if entity else None, rank, pool)
+                    outcomes.append(outcome)
+                    progress.advance(task)
+    return outcomes
+
+
+def diagnose(
+    q: Question, day: int, ms: int, entity_id: str | None, rank: int | None, pool: list[dict[str, Any]]
+) -> str:
+    if rank is not None:
+        return "k"
+    visible = [r for r in pool if r["day"] <= day and r["ms"] <= ms and q.holds(r["text"])]
+    if not visible:
+        return "extraction"
+    if entity_id is None:
+        return "entity"
+    linked = [r for r in visible if entity_id in (r.get("entities") or [r.get("s"), r.get("o")])]
+    return "ranking" if linked else "linking"
+
+
+def recall_table(outcomes: list[Outcome], n: int) -> dict[str, dict[str, Any]]:
+    table: dict[str, dict[str, Any]] = {}
+    for method, strategy in COMBOS:
+        mine = [o for o in outcomes if (o.method, o.strategy) == (method, strategy)]
+        row: dict[str, Any] = {f"recall@{k}": sum(o.rank is not None and o.rank <= k for o in mine) / n for k in KS}
+        losses: dict[str, int] = {}
+        for o in mine:
+            if o.loss:
+                losses[o.loss] = losses.get(o.loss, 0) + 1
+        row["losses@10"] = losses
+        table[f"{method}/{strategy}"] = row
+    return table
+
+
+# --- 2. throughput on a synthetic graph
+
+
+class HashEmbedder:
+    """Feature hashing of words into 384 dimensions (signed), normalised: deterministic and instant, a stand-in
+    for MiniLM where only query-time cost is measured."""
+
+    name = "hashing-384"
+    dim = 384
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+                out[row, h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return (out / np.where(norms == 0, 1, norms)).tolist()
+
+
+def synthetic(settings: Settings, rows: int, entities: int = 2000, days: int = 90) -> list[tuple[str, str]]:
+    """rows M0 interactions and rows / 5 chunks over `entities` entities and `days` days, in the graph and the
+    mirror; returns (entity name, day) query pairs."""
+    from core.ids import chunk_id, entity_id, interaction_id, source_id
+    from core.records import Chunk, Entity, Interaction
+    from core.timeaxes import day_iso, end_of_day_ms
+    from graph.mirror.qdrant import VectorMirror
+    from graph.store.store import GraphStore
+    from newskg.wiring import open_graph, open_qdrant
+
+    rng = random.Random(11)
+    people = [Entity(id=entity_id(f"Entity {k}", "PERSON"), name=f"Entity {k}", type="PERSON") for k in range(entities)]
+    topics = ["tour", "layoffs", "merger", "lawsuit", "award", "election", "launch", "injury", "deal", "protest"]
+    store = GraphStore(open_graph(settings))
+    store.conn.drop()
+    store.init()
+    store.write_batch(entities=people)
+    mirror = VectorMirror(open_qdrant(settings), HashEmbedder())
+    mirror.ensure()
+    n_chunks = max(1, rows // 5)
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task(f"synthetic graph: {rows:,} interactions, {n_chunks:,} chunks", total=rows + n_chunks)
+        for start in range(0, n_chunks, 2000):
+            chunks, mentions = [], []
+            for i in range(start, min(start + 2000, n_chunks)):
+                s, o = rng.sample(people, 2)
+                day = 20230101 + (i % days) // 28 * 100 + (i % days) % 28
+                text = f"{s.name} and {o.name} in a {rng.choice(topics)} story number {i}. More details followed."
+                ms = end_of_day_ms(day) - 1000
+                chunks.append(
+                    Chunk(
+                        id=chunk_id(text),
+                        text=text,
+                        sentences=[text],
+                        article_id=f"a{i}",
+                        article_ids=[f"a{i}"],
+                        source="wire",
+                        source_id=source_id("wire"),
+                        url=f"https://wire.example/{i}",
+                        title=text[:20],
+                        day=day,
+                        published=f"{day_iso(day)}T08:00:00Z",
+                        ingested_at=str(ms),
+                        ingested_ms=ms,
+                        sentence_start=0,
+                        sentence_end=1,
+                    )
+                )
+                mentions += [(chunks[-1].id, s.id), (chunks[-1].id, o.id)]
+            store.write_batch(chunks=chunks, mentions=mentions)
+            mirror.upsert_chunks((c, [e for cid, e in mentions if cid == c.id]) for c in chunks)
+            progress.advance(task, len(chunks))
+        for start in range(0, rows, 2000):
+            batch = []
+            for i in range(start, min(start + 2000, rows)):
+                s, o = rng.sample(people, 2)
+                day = 20230101 + (i % days) // 28 * 100 + (i % days) % 28
+                text = f"{s.name} met {o.name} about the {rng.choice(topics)} matter {i}"
+                batch.append(
+                    Interaction(
+                        id=interaction_id(s.id, o.id, text, day, "M0"),
+                        subject_id=s.id,
+                        subject_name=s.name,
+                        object_id=o.id,
+                        object_name=o.name,
+                        text=text,
+                        event_day=day,
+                        published_day=day,
+                        ingested_at="2023-01-01T00:00:00Z",
+                        ingested_ms=end_of_day_ms(day) - 1000,
+                        variant="M0",
+                        chunk_ids=[],
+                    )
+                )
+            store.write_batch(interactions=batch)
+            mirror.upsert_interactions(batch)
+            progress.advance(task, len(batch))
+    mirror.close()
+    return [
+        (rng.choice(people).name + " " + rng.choice(topics), day_iso(20230101 + d // 28 * 100 + d % 28))
+        for d in (rng.randrange(days) for _ in range(5000))
+    ]
+
+
+def throughput(settings: Settings, queries: list[tuple[str, str]], seconds: float) -> dict[str, dict[str, float]]:
+    from graph.mirror.qdrant import VectorMirror
+    from graph.store.asof import AsOf
+    from graph.store.store import GraphStore
+    from newskg.wiring import open_graph, open_qdrant
+    from qa.answer import generate
+    from qa.query import EntityResolver, parse_query
+    from qa.retrieve import Retriever
+
+    store = GraphStore(open_graph(settings))
+    mirror = VectorMirror(open_qdrant(settings), HashEmbedder())
+    resolver, retriever = EntityResolver(store), Retriever(store, mirror)
+    figures: dict[str, dict[str, float]] = {}
+    try:
+        for method, strategy in COMBOS:
+            done, evidence, start = 0, 0, time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                query, date = queries[done % len(queries)]
+                parsed = parse_query(query, date, resolver)
+                found = retriever.retrieve_method(
+                    method, strategy, parsed.entity.id if parsed.entity else None, parsed.texts, AsOf(parsed.day), 10
+                )
+                generate(None, parsed.texts, found, mirror.embedder)
+                done, evidence = done + 1, evidence + len(found)
+            elapsed = time.perf_counter() - start
+            figures[f"{method}/{strategy}"] = {
+                "queries_per_s": done / elapsed,
+                "queries": done,
+                "mean_evidence": evidence / max(done, 1),
+            }
+            console.print(f"  {method}/{strategy}: {done / elapsed:.1f} queries/s ({done} in {elapsed:.0f} s)")
+    finally:
+        mirror.close()
+    return figures
+
+
+def minilm_query_ms() -> float:
+    from graph.mirror.embed import MiniLMEmbedder
+    from qa.similarity import QueryTexts, query_vector
+
+    embedder = MiniLMEmbedder()
+    query = QueryTexts("doja cat layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs")
+    query_vector(embedder, query)  # load the model
+    start = time.perf_counter()
+    for _ in range(20):
+        query_vector(embedder, query)
+    return (time.perf_counter() - start) / 20 * 1000
+
+
+# --- report
+
+
+def plot(table: dict[str, dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name, row in table.items():
+        ax.plot(KS, [row[f"recall@{k}"] for k in KS], marker="o", label=name)
+    ax.set_xlabel("k")
+    ax.set_ylabel("recall@k (day's story in the top k)")
+    ax.set_xticks(KS)
+    ax.set_ylim(0, 1.05)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=Path, default=PAGES)
+    parser.add_argument("--questions", type=Path, default=QUESTIONS)
+    parser.add_argument("--rows", type=int, default=100_000, help="synthetic interactions for the throughput")
+    parser.add_argument("--seconds", type=float, default=20.0, help="per method and strategy")
+    parser.add_argument("--skip-recall", action="store_true")
+    parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "replay")
+    parser.add_argument("--data-dir", type=Path, default=None, help="keep (or reuse) the built news graph here")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {}
+    data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-replay-"))
+    data_dir.mkdir(parents=True, exist_ok=True)
+    settings = Settings(data_dir=data_dir, qa_answerer="extractive", _env_file=None)
+    env: dict[str, str] | None = None
+    try:
+        if not args.skip_recall:
+            questions = load_questions(args.questions)
+            env = build_news_graph(data_dir, args.pages)
+            outcomes = recall(settings, questions)
+            table = recall_table(outcomes, len(questions))
+            report["recall"] = {"questions": len(questions), "table": table, "outcomes": [asdict(o) for o in outcomes]}
+            show_recall(table, len(questions), outcomes)
+            plot(table, args.out / "recall.png")
+        if not args.skip_throughput:
+            if env is None:
+                env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}
+                env |= {"NEWSKG_DATA_DIR": str(data_dir), "PYTHONPATH": str(REPO)}
+                cli(env, "services", "up", "--json")
+            bench = settings.model_copy(
+                update={"graph_database": "bench_replay", "qdrant_path": data_dir / "qdrant-synthetic"}
+            )
+            start = time.perf_counter()
+            queries = synthetic(bench, args.rows)
+            console.print(f"synthetic graph built in {time.perf_counter() - start:.0f} s")
+            figures = throughput(bench, queries, args.seconds)
+            report["throughput"] = {
+                "rows": args.rows,
+                "chunks": max(1, args.rows // 5),
+                "seconds_each": args.seconds,
+                "embedder": "hashing-384 (synthetic; see minilm_query_ms)",
+                "minilm_query_ms": minilm_query_ms(),
+                "figures": figures,
+            }
+            show_throughput(report["throughput"])
+    finally:
+        if env is not None:
+            subprocess.run([sys.executable, "-m", "newskg", "services", "down"], env=env, cwd=REPO, check=False)
+    (args.out / "replay.json").write_text(json.dumps(report, indent=2))
+    console.print(f"wrote {args.out / 'replay.json'}")
+
+
+def show_recall(table: dict[str, dict[str, Any]], n: int, outcomes: list[Outcome]) -> None:
+    t = Table(title=f"recall@k on {n} entity + day questions (real pages, real pipeline, M0 offline)")
+    for column in ("method/strategy", *(f"@{k}" for k in KS), "misses@10 by cause"):
+        t.add_column(column)
+    for name, row in table.items():
+        t.add_row(name, *(f"{row[f'recall@{k}']:.2f}" for k in KS), json.dumps(row["losses@10"]))
+    console.print(t)
+    for o in outcomes:
+        if o.loss:
+            console.print(
+                f"  miss {o.question} {o.method}/{o.strategy}: {o.loss} (resolved {o.resolved}, rank {o.rank})"
+            )
+
+
+def show_throughput(t: dict[str, Any]) -> None:
+    table = Table(title=f"queries replayed per second, k=10, {t['rows']:,} interactions + {t['chunks']:,} chunks")
+    table.add_column("method/strategy")
+    table.add_column("queries/s", justify="right")
+    table.add_column("mean evidence", justify="right")
+    for name, row in t["figures"].items():
+        table.add_row(name, f"{row['queries_per_s']:.1f}", f"{row['mean_evidence']:.1f}")
+    console.print(table)
+    console.print(f"MiniLM embedding of one query's forms: {t['minilm_query_ms']:.1f} ms (add per query)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""FanOutQA's LLM prompts, one a file with its response model."""

@@ -1,0 +1,576 @@
+"""IRB questions generated from our own graph as of a day (issue 15, paper §3 in our own words).
+
+Factual scaffold: every visible interaction between two entities is a keypoint; the chunks that evidence it are
+its passages and their articles the question's qrels. A keypoint is kept only when one of its passages names both
+entities and states every number the keypoint states (rules.passage_rejection). The keypoints of one claim are the
+interactions of the same (subject, object, event day).
+
+Algorithmic scaffold: a claim's nodes are its two entities and its day. A node is masked (becomes the answer) when
+it passes the rules of Appendix A.1 (rules.mask_rejection) and is the only entity that had a reported interaction
+with the other one on that day, as Cypher counts it as of the day (cypher.PARTNERS). Single-hop questions ask for
+one masked node; 2-hop questions chain two claims through a bridge: the masked node of the inner claim is the
+known node of the outer one.
+
+Robustness: each question is written in one paraphrase (none, short name, date relative to the as-of day, that
+distance spelled out) or as a false-premise variant (the known person's surname swapped, or the date distorted),
+kept only when Cypher confirms the premise false as of the day. With an LLM, the wording is rewritten and the
+rewrite is kept only when it still names the kept phrases, does not leak the answer, and the graph checks pass.
+
+Rejections are counted by reason; the same graph, day and seed give the same questions, byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from core.timeaxes import day_iso, day_words
+from evaluation.fanoutqa.generate import SOURCES, source_params
+from evaluation.irb import cypher, rules
+from evaluation.irb.prompts import rewrite
+from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode, Paraphrase, Source
+from graph.store.asof import LATEST_DAY, AsOf
+from graph.store.mentions import window_counts
+from graph.store.rows import rows_of
+from graph.store.store import GraphStore
+from qa.retrieve import shift
+
+if TYPE_CHECKING:
+    from core.llm.client import LLMClient
+
+Role = Literal["subject", "object"]
+Variant = Literal["none", "short_name", "relative_date", "spelled_number", "false_name", "false_date"]
+SINGLE_VARIANTS: tuple[Variant, ...] = (
+    "none",
+    "short_name",
+    "relative_date",
+    "spelled_number",
+    "false_name",
+    "false_date",
+)
+TWO_HOP_VARIANTS: tuple[Variant, ...] = ("none", "short_name", "relative_date", "spelled_number")
+SINGLE = "{lead}which {kind} had a reported interaction with {known} {when}?"
+TWO_HOP = "{lead}which {kind} had a reported interaction {when_outer} with the {bridge_kind} that had a reported interaction with {known} {when_inner}?"  # noqa: E501
+KINDS = {"person": "person", "per": "person", "organization": "organization", "org": "organization"}
+MASK_ORDER: tuple[tuple[Role, Role], ...] = (("object", "subject"), ("subject", "object"))  # (masked, known)
+NOT_APPLICABLE = "variant_not_applicable"
+PLACES = frozenset({"gpe", "loc", "location"})
+
+
+@dataclass(frozen=True)
+class FactRow:
+    """cypher.FACTS: one interaction with its visible passages ([chunk id, text]) and each passage's articles."""
+
+    id: str
+    text: str | None
+    event_day: int
+    subject_id: str
+    subject_name: str
+    subject_type: str | None
+    object_id: str
+    object_name: str
+    object_type: str | None
+    chunks: list[list[str | None]]
+    articles: list[list[str]]
+
+
+@dataclass(frozen=True)
+class PartnerRow:
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class CountRow:
+    n: int
+
+
+@dataclass(frozen=True)
+class Entity:
+    id: str
+    name: str
+    type: str | None
+
+
+@dataclass
+class Claim:
+    subject: Entity
+    object: Entity
+    event_day: int
+    keypoints: list[Keypoint] = field(default_factory=lambda: list[Keypoint]())
+    texts: list[str] = field(default_factory=lambda: list[str]())  # the interactions' own words (coverage)
+
+
+@dataclass(frozen=True)
+class Masked:
+    """A claim with one node masked: the question asks for `masked`, given `known` and the day."""
+
+    claim: Claim
+    known: Entity
+    masked: Entity
+    role: Role
+
+
+@dataclass(frozen=True)
+class Base:
+    """A question before its wording: single-hop (inner only) or 2-hop (inner resolves the bridge, outer asks)."""
+
+    inner: Masked
+    outer: Masked | None = None
+
+    @property
+    def answer(self) -> Entity:
+        return (self.outer or self.inner).masked
+
+
+@dataclass
+class Generation:
+    questions: list[IRBQuestion]
+    rejected: Counter[str]
+    facts: int = 0
+    claims: int = 0
+    maskable: int = 0
+    two_hop_chains: int = 0
+
+
+class Checker:
+    """The graph checks of generation, as of one day for one source, cached per (entity, day)."""
+
+    def __init__(self, store: GraphStore, as_of: AsOf, source: str) -> None:
+        self.store = store
+        self.params: dict[str, object] = {**as_of.params(), **source_params(source)}
+        self._partners: dict[tuple[str, int], list[PartnerRow]] = {}
+
+    def partners(self, entity_id: str, event_day: int) -> list[PartnerRow]:
+        key = (entity_id, event_day)
+        if key not in self._partners:
+            rows = self.store.conn.read(cypher.PARTNERS, {**self.params, "entity": entity_id, "event_day": event_day})
+            self._partners[key] = rows_of(PartnerRow, rows)
+        return self._partners[key]
+
+    def unique_partner(self, entity_id: str, event_day: int) -> PartnerRow | None:
+        found = self.partners(entity_id, event_day)
+        return found[0] if len(found) == 1 else None
+
+    def name_on_day(self, fake_name: str, event_day: int) -> int:
+        initial, surname = fake_name[0].lower(), " " + fake_name.split()[-1].lower()
+        params = {**self.params, "initial": initial, "surname": surname, "event_day": event_day}
+        return rows_of(CountRow, self.store.conn.read(cypher.NAME_ON_DAY, params))[0].n
+
+    def entity_on_day(self, entity_id: str, event_day: int) -> int:
+        params = {**self.params, "entity": entity_id, "event_day": event_day}
+        return rows_of(CountRow, self.store.conn.read(cypher.ENTITY_ON_DAY, params))[0].n
+
+
+def generate(
+    store: GraphStore,
+    as_of: AsOf | int | str,
+    source: str = "news",
+    n: int = 50,
+    seed: int = 0,
+    llm: LLMClient | None = None,
+    on_question: Callable[[], None] | None = None,
+) -> Generation:
+    """Up to `n` questions from the graph as of the day (an AsOf, yyyymmdd or ISO date), balanced over
+    single-hop, 2-hop and false premise; `llm` rewords them when given."""
+    if source not in SOURCES:
+        raise ValueError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
+    as_of = AsOf.of(as_of)
+    checker = Checker(store, as_of, source)
+    rows = rows_of(FactRow, store.conn.read(cypher.FACTS, checker.params))
+    rejected: Counter[str] = Counter()
+    claims = claims_of(rows, rejected)
+    maskable = masked_claims(claims, checker, rejected)
+    chains = two_hop_chains(maskable)
+    popularity = window_counts(store.conn, 0, as_of.day, as_of.day if as_of.knowledge == "ingested" else LATEST_DAY)
+    writer = Writer(as_of, source, checker, popularity, random.Random(seed))
+    questions = select(writer, maskable, chains, n, random.Random(seed), rejected, on_question)
+    if llm is not None:
+        questions = [reworded(llm, q, checker, rejected) for q in questions]
+    return Generation(questions, rejected, len(rows), len(claims), len(maskable), len(chains))
+
+
+# --- Factual scaffold -------------------------------------------------------------------------------------------
+def claims_of(rows: Iterable[FactRow], rejected: Counter[str]) -> list[Claim]:
+    """The keypoints that one of their passages supports, grouped into claims by (subject, object, day)."""
+    claims: dict[tuple[str, str, int], Claim] = {}
+    for row in rows:
+        keypoint = keypoint_of(row, rejected)
+        if keypoint is None:
+            continue
+        subject = Entity(row.subject_id, row.subject_name, row.subject_type)
+        obj = Entity(row.object_id, row.object_name, row.object_type)
+        claim = claims.setdefault((subject.id, obj.id, row.event_day), Claim(subject, obj, row.event_day))
+        claim.keypoints.append(keypoint)
+        claim.texts.append(row.text or "")
+    return [claims[k] for k in sorted(claims)]
+
+
+def keypoint_of(row: FactRow, rejected: Counter[str]) -> Keypoint | None:
+    text = (row.text or "").strip()
+    if not text:
+        rejected["keypoint_without_text"] += 1
+        return None
+    supported: list[str] = []
+    articles: set[str] = set()
+    reasons: Counter[str] = Counter()
+    for (chunk_id, chunk_text), article_ids in zip(row.chunks, row.articles, strict=True):
+        reason = rules.passage_rejection([row.subject_name, row.object_name], text, chunk_text or "")
+        if reason is None and chunk_id:
+            supported.append(chunk_id)
+            articles.update(article_ids)
+        else:
+            reasons[reason or "passage_empty"] += 1
+    if not supported:
+        rejected[f"keypoint_{min(reasons, key=lambda r: (-reasons[r], r))}"] += 1
+        return None
+    return Keypoint(
+        text=decontextualised(text, row.event_day),
+        interaction_id=row.id,
+        subject_id=row.subject_id,
+        object_id=row.object_id,
+        event_day=row.event_day,
+        chunk_ids=sorted(supported),
+        article_ids=sorted(articles),
+    )
+
+
+def decontextualised(text: str, event_day: int) -> str:
+    """The interaction's words with its day written out, so the keypoint reads without its article."""
+    when = day_words(event_day)
+    return text if when in text else f"{text.rstrip('.')} (on {when})."
+
+
+# --- Algorithmic scaffold ---------------------------------------------------------------------------------------
+def masked_claims(claims: list[Claim], checker: Checker, rejected: Counter[str]) -> list[Masked]:
+    found: list[Masked] = []
+    for claim in claims:
+        nodes = {
+            "subject": rules.Node(claim.subject.name, claim.subject.type),
+            "object": rules.Node(claim.object.name, claim.object.type),
+        }
+        date = rules.Node(day_words(claim.event_day), None)
+        for role, known_role in MASK_ORDER:
+            masked, known = getattr(claim, role), getattr(claim, known_role)
+            others = [nodes[known_role], date]
+            reason = rules.mask_rejection(nodes[role], others, claim.texts) or _unique_rejection(
+                checker, known, masked, claim.event_day
+            )
+            if reason:
+                rejected[reason] += 1
+            else:
+                found.append(Masked(claim, known, masked, role))
+    return found
+
+
+def _unique_rejection(checker: Checker, known: Entity, masked: Entity, event_day: int) -> str | None:
+    """Non-exclusive (A.1): the masked entity is the only one with a reported interaction with the known one
+    that day, counted by Cypher as of the day; and the two are told apart by name."""
+    partner = checker.unique_partner(known.id, event_day)
+    if partner is None or partner.id != masked.id:
+        return "mask_not_unique"
+    if known.name.strip().lower() == masked.name.strip().lower():
+        return "mask_same_name_as_known"
+    return None
+
+
+def two_hop_chains(maskable: list[Masked]) -> list[Base]:
+    """Inner masks the bridge (known K, day d1); outer knows the bridge and masks the answer (another day or
+    claim): "which X had an interaction on d2 with the Y that had one with K on d1?"."""
+    by_known: dict[str, list[Masked]] = {}
+    for m in maskable:
+        by_known.setdefault(m.known.id, []).append(m)
+    chains: list[Base] = []
+    for inner in maskable:
+        for outer in by_known.get(inner.masked.id, []):
+            if outer.claim is inner.claim or outer.masked.id in (inner.known.id, inner.masked.id):
+                continue
+            chains.append(Base(inner, outer))
+    return chains
+
+
+# --- Wording ----------------------------------------------------------------------------------------------------
+def kind_of(entity: Entity) -> str:
+    kind = (entity.type or "").lower()
+    return "place" if kind in PLACES else KINDS.get(kind, "entity")
+
+
+def question_id(as_of: int, question: str, answer: str) -> str:
+    return "irb-" + hashlib.sha256(f"{as_of}|{question}|{answer}".encode()).hexdigest()[:16]
+
+
+class Writer:
+    """Turns a base question and a variant into an IRBQuestion, or the reason it cannot."""
+
+    def __init__(
+        self, as_of: AsOf, source: str, checker: Checker, popularity: dict[str, int], rng: random.Random
+    ) -> None:
+        self.as_of, self.source, self.checker, self.popularity, self.rng = as_of, source, checker, popularity, rng
+        self.reference = f"As of {day_words(as_of.day)}, "
+
+    def when(self, event_day: int, variant: Variant) -> str:
+        if variant in ("relative_date", "spelled_number"):
+            return rules.relative_date(rules.days_ago(event_day, self.as_of.day), spelled=variant == "spelled_number")
+        return f"on {day_words(event_day)}"
+
+    def known_name(self, known: Entity, variant: Variant) -> str | None:
+        if variant != "short_name":
+            return known.name
+        return rules.short_name(known.name) if rules.is_person(known.type) else None
+
+    def write(self, base: Base, variant: Variant) -> IRBQuestion | str:
+        if base.outer is None:
+            return self._single(base.inner, variant)
+        return self._two_hop(base.inner, base.outer, variant)
+
+    def _single(self, m: Masked, variant: Variant) -> IRBQuestion | str:
+        day = m.claim.event_day
+        if variant == "false_name":
+            return self._false_name(m)
+        if variant == "false_date":
+            return self._false_date(m)
+        known = self.known_name(m.known, variant)
+        if known is None:
+            return NOT_APPLICABLE
+        text = SINGLE.format(lead=self.reference, kind=kind_of(m.masked), known=known, when=self.when(day, variant))
+        return self._record(text, Base(m), _paraphrase(variant), keep=[known, self.when(day, variant)])
+
+    def _two_hop(self, inner: Masked, outer: Masked, variant: Variant) -> IRBQuestion | str:
+        known = self.known_name(inner.known, variant)
+        if known is None:
+            return NOT_APPLICABLE
+        when_inner = self.when(inner.claim.event_day, variant)
+        when_outer = self.when(outer.claim.event_day, variant)
+        text = TWO_HOP.format(
+            lead=self.reference,
+            kind=kind_of(outer.masked),
+            when_outer=when_outer,
+            bridge_kind=kind_of(inner.masked),
+            known=known,
+            when_inner=when_inner,
+        )
+        return self._record(text, Base(inner, outer), _paraphrase(variant), keep=[known, when_inner, when_outer])
+
+    def _false_name(self, m: Masked) -> IRBQuestion | str:
+        if not rules.is_person(m.known.type):
+            return NOT_APPLICABLE
+        fake = rules.swapped_surname(m.known.name, self.rng)
+        if fake is None:
+            return NOT_APPLICABLE
+        if self.checker.name_on_day(fake, m.claim.event_day):
+            return "premise_not_false"
+        when = f"on {day_words(m.claim.event_day)}"
+        text = SINGLE.format(lead=self.reference, kind=kind_of(m.masked), known=fake, when=when)
+        return self._record(
+            text,
+            Base(m),
+            "short_name",
+            keep=[fake, when],
+            answer=m.known.name,
+            aliases=_aliases(m.known),
+            false_premise=f"someone named {fake} had a reported interaction {when}",
+            false_name=fake,
+        )
+
+    def _false_date(self, m: Masked) -> IRBQuestion | str:
+        true_days = rules.days_ago(m.claim.event_day, self.as_of.day)
+        fake_days = rules.distorted_days(true_days, self.rng)
+        fake_day = _shift_back(self.as_of.day, fake_days)
+        if self.checker.entity_on_day(m.known.id, fake_day):
+            return "premise_not_false"
+        when = rules.relative_date(fake_days)
+        text = SINGLE.format(lead=self.reference, kind=kind_of(m.masked), known=m.known.name, when=when)
+        return self._record(
+            text,
+            Base(m),
+            "relative_date",
+            keep=[m.known.name, when],
+            answer=day_words(m.claim.event_day),
+            aliases=[day_iso(m.claim.event_day), rules.relative_date(true_days)],
+            false_premise=f"{m.known.name} had a reported interaction {when}",
+            false_day=fake_day,
+        )
+
+    def _record(
+        self,
+        text: str,
+        base: Base,
+        paraphrase: Paraphrase,
+        keep: list[str],
+        answer: str | None = None,
+        aliases: list[str] | None = None,
+        false_premise: str | None = None,
+        false_name: str | None = None,
+        false_day: int | None = None,
+    ) -> IRBQuestion | str:
+        target = base.answer
+        answer = answer or target.name
+        aliases = aliases if aliases is not None else _aliases(target)
+        if leaks(text, answer, aliases if false_premise is None else []):
+            return "answer_in_question"
+        keypoints = [m.claim.keypoints for m in (base.inner, base.outer) if m is not None]
+        flat = [k for group in keypoints for k in group]
+        return IRBQuestion(
+            id=question_id(self.as_of.day, text, answer),
+            question=text,
+            answer=answer,
+            aliases=aliases,
+            expected="reject_premise" if false_premise else "answer",
+            false_premise=false_premise,
+            as_of=self.as_of.day,
+            hops=2 if base.outer else 1,
+            premise="false" if false_premise else "valid",
+            paraphrase=paraphrase,
+            popularity=self.popularity.get(target.id, 0),
+            masked=MaskedNode(entity_id=target.id, name=target.name, role=(base.outer or base.inner).role),
+            bridge=(
+                MaskedNode(entity_id=base.inner.masked.id, name=base.inner.masked.name, role=base.inner.role)
+                if base.outer
+                else None
+            ),
+            keypoints=flat,
+            qrels={a: 1 for k in flat for a in k.article_ids},
+            source=_source(self.source),
+            keep=keep,
+            false_name=false_name,
+            false_day=false_day,
+        )
+
+
+def _paraphrase(variant: Variant) -> Paraphrase:
+    return "none" if variant in ("none", "false_name", "false_date") else variant  # pyright: ignore[reportReturnType]
+
+
+def _source(source: str) -> Source:
+    return "neoqa" if source == "neoqa" else "news"
+
+
+def _aliases(entity: Entity) -> list[str]:
+    short = rules.short_name(entity.name) if rules.is_person(entity.type) else None
+    return [short] if short else []
+
+
+def _shift_back(day: int, days: int) -> int:
+    return shift(day, -days)
+
+
+def leaks(question: str, answer: str, aliases: list[str]) -> bool:
+    """The answer (or an alias of it) written in the question gives it away."""
+    lowered = question.lower()
+    return any(a and a.lower() in lowered for a in [answer, *aliases])
+
+
+# --- Selection --------------------------------------------------------------------------------------------------
+def select(
+    writer: Writer,
+    maskable: list[Masked],
+    chains: list[Base],
+    n: int,
+    rng: random.Random,
+    rejected: Counter[str],
+    on_question: Callable[[], None] | None = None,
+) -> list[IRBQuestion]:
+    """Round-robin over single-hop, 2-hop and false-premise candidates, each list shuffled by the seed."""
+    single: list[tuple[Base, Variant]] = [
+        (Base(m), v) for m in maskable for v in SINGLE_VARIANTS if not v.startswith("false")
+    ]
+    false: list[tuple[Base, Variant]] = [
+        (Base(m), v) for m in maskable for v in SINGLE_VARIANTS if v.startswith("false")
+    ]
+    double: list[tuple[Base, Variant]] = [(b, v) for b in chains for v in TWO_HOP_VARIANTS]
+    buckets = [single, double, false]
+    for bucket in buckets:
+        rng.shuffle(bucket)
+    chosen: list[IRBQuestion] = []
+    seen: set[str] = set()
+    while len(chosen) < n and any(buckets):
+        for bucket in buckets:
+            if not bucket or len(chosen) >= n:
+                continue
+            base, variant = bucket.pop(0)
+            made = writer.write(base, variant)
+            if made == NOT_APPLICABLE:  # e.g. no short name for an organisation: not a rejection
+                continue
+            if isinstance(made, str):
+                rejected[made] += 1
+            elif made.id not in seen:
+                seen.add(made.id)
+                chosen.append(made)
+                if on_question:
+                    on_question()
+    return chosen
+
+
+# --- LLM rewording ----------------------------------------------------------------------------------------------
+def reworded(llm: LLMClient, question: IRBQuestion, checker: Checker, rejected: Counter[str]) -> IRBQuestion:
+    """The LLM's wording when it keeps the phrases, leaks nothing and the graph checks still pass; else the
+    template's (counted)."""
+    reply = llm.complete(rewrite.build(question.question, question.keep))
+    if reply is None:
+        rejected["llm_unparsed"] += 1
+        return question
+    text = " ".join(reply.question.split())
+    if not all(k.lower() in text.lower() for k in question.keep):
+        rejected["llm_dropped_kept_phrase"] += 1
+        return question
+    if leaks(text, question.answer, question.aliases if question.premise == "valid" else []):
+        rejected["llm_leaked_answer"] += 1
+        return question
+    if not (answer_holds(checker, question) and premise_holds(checker, question)):
+        rejected["llm_check_failed"] += 1
+        return question
+    return question.model_copy(
+        update={"question": text, "wording": "llm", "id": question_id(question.as_of, text, question.answer)}
+    )
+
+
+# --- Re-checks (the tests and the LLM path) ---------------------------------------------------------------------
+def known_of(keypoint: Keypoint, masked_role: str) -> str:
+    return (keypoint.subject_id if masked_role == "object" else keypoint.object_id) or ""
+
+
+def reproduce_answer(checker: Checker, question: IRBQuestion) -> list[str]:
+    """The entities the question's relation chain leads to, recomputed by Cypher as of its day."""
+    if question.hops == 1:
+        first = question.keypoints[0]
+        return [p.name for p in checker.partners(known_of(first, question.masked.role), first.event_day)]
+    bridge, masked = question.bridge, question.masked.entity_id
+    if bridge is None:
+        return []
+    inner = next(k for k in question.keypoints if bridge.entity_id in _ends(k) and masked not in _ends(k))
+    bridges = checker.partners(known_of(inner, bridge.role), inner.event_day)
+    outer = next(k for k in question.keypoints if masked in _ends(k))
+    return [p.name for b in bridges for p in checker.partners(b.id, outer.event_day)]
+
+
+def _ends(keypoint: Keypoint) -> tuple[str, str]:
+    return keypoint.subject_id, keypoint.object_id or ""
+
+
+def answer_holds(checker: Checker, question: IRBQuestion) -> bool:
+    return reproduce_answer(checker, question) == [question.masked.name]
+
+
+def premise_holds(checker: Checker, question: IRBQuestion) -> bool:
+    """Valid premise: nothing to check. False premise: the graph has nothing that makes it true as of the day."""
+    if question.premise == "valid":
+        return True
+    day = question.keypoints[0].event_day
+    if question.false_name:
+        return checker.name_on_day(question.false_name, day) == 0
+    known = known_of(question.keypoints[0], question.masked.role)
+    return question.false_day is not None and checker.entity_on_day(known, question.false_day) == 0
+
+
+def save(questions: list[IRBQuestion], path: Path) -> None:
+    """JSONL, one question a line, in selection order: the same seed writes the same bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(q.model_dump_json() + "\n" for q in questions), encoding="utf-8")
+
+
+def load(path: Path) -> list[IRBQuestion]:
+    return [IRBQuestion.model_validate_json(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

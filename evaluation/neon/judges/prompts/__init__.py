@@ -1,0 +1,1 @@
+"""One prompt per judged attribute (NEON §3: one call per attribute, so grading one cannot colour another)."""

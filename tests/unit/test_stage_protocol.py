@@ -1,0 +1,130 @@
+"""The stage protocol: what `handle` returns is what `acknowledged` is given, once the batch's writes are
+acknowledged and before the offsets are committed; nothing is handed over through the stage in between. Stand-in
+consumer and producer (the real broker paths are in tests/integration/test_ingest_pipeline.py)."""
+
+import pytest
+
+from core.records import DedupSighting, RawArticle
+from core.settings import Settings
+from ingest.kafka.client import ConsumerRecord
+from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner
+from ingest.process.dedup import DedupIndex
+from ingest.process.signature_log import Kept
+from ingest.process.stage import DedupLogEntries, ProcessStage
+
+ARTICLES = "news.articles"
+
+
+def message(record: RawArticle, offset: int) -> ConsumerRecord:
+    value = record.to_bytes()
+    return ConsumerRecord(ARTICLES, 0, None, offset, 0, 0, None, value, [], None, -1, len(value), -1)
+
+
+def article(n: int, text: str) -> RawArticle:
+    return RawArticle(text=text, source="wire", fetched_at="2024-03-01T08:00:00Z", published=f"2024-03-0{n}")
+
+
+class Future:
+    def __init__(self, events: list, fails: bool):
+        self.events, self.fails = events, fails
+
+    def get(self, timeout: float | None = None) -> None:
+        if self.fails:
+            raise TimeoutError("the broker never acknowledged")
+        self.events.append("acked")
+
+
+class StandIns:
+    """A consumer with one batch to hand out and a producer whose acknowledgements may fail, logging in order."""
+
+    def __init__(self, records: list[ConsumerRecord], writes_fail: bool = False):
+        self.events: list = []
+        self.records, self.writes_fail = records, writes_fail
+
+    def poll(self, timeout_ms: int = 1000) -> list[ConsumerRecord]:
+        records, self.records = self.records, []
+        return records
+
+    def commit(self, records: list[ConsumerRecord]) -> bool:
+        self.events.append(("commit", [r.offset for r in records]))
+        return True
+
+    def send(self, topic: str, key: str | None, value: object) -> Future:
+        self.events.append(("send", topic))
+        return Future(self.events, self.writes_fail)
+
+    def flush(self) -> None:
+        self.events.append("flush")
+
+
+class TokenStage(Stage[str]):
+    """Writes one message per batch and hands `acknowledged` a token naming the batch."""
+
+    name = "token"
+
+    def __init__(self, events: list):
+        self.events = events
+
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[str]:
+        first = records[0].offset
+        return StageOutput((Outgoing("out", None, article(1, "x" * 50)),), (), f"batch@{first}")
+
+    def acknowledged(self, output: StageOutput[str]) -> None:
+        self.events.append(("acknowledged", output.after_ack))
+
+
+def test_acknowledged_gets_what_handle_returned_after_the_write_and_before_the_commit():
+    io = StandIns([message(article(1, "x" * 50), 7), message(article(2, "y" * 50), 8)])
+    runner = StageRunner(TokenStage(io.events), io, io, "dlq")
+    assert runner.step() == 2
+    assert io.events == [("send", "out"), "flush", "acked", ("acknowledged", "batch@7"), ("commit", [7, 8])]
+
+
+def test_a_write_never_acknowledged_is_neither_acknowledged_to_the_stage_nor_committed():
+    io = StandIns([message(article(1, "x" * 50), 7)], writes_fail=True)
+    runner = StageRunner(TokenStage(io.events), io, io, "dlq")
+    with pytest.raises(TimeoutError):
+        runner.step()
+    assert io.events == [("send", "out"), "flush"]
+
+
+class LogStandIn:
+    """The dedup log's calls, with nothing to replay; records what is appended."""
+
+    replayed = True
+
+    def __init__(self):
+        self.appended: list[tuple[list[str], list[DedupSighting]]] = []
+
+    def replay(self, index: DedupIndex) -> None:
+        pass
+
+    def catch_up(self, index: DedupIndex) -> None:
+        pass
+
+    def append(self, index: DedupIndex, kept: tuple[Kept, ...], sighted: tuple[DedupSighting, ...]) -> None:
+        self.appended.append(([k.chunk_id for k in kept], list(sighted)))
+
+    def close(self) -> None:
+        pass
+
+
+FIRST = "The harbour council approved a new ferry line on Monday. Boats will run every hour from May."
+SECOND = "A storm closed the mountain pass for three days. Crews cleared the road by Thursday evening."
+
+
+def test_the_dedup_log_gets_the_acknowledged_batch_s_entries_even_when_another_batch_was_handled_since():
+    """Two batches handled before the first is acknowledged (as a retry after a failed write would): the log gets
+    the first batch's kept chunks, not whatever the stage handled last."""
+    settings = Settings(_env_file=None)
+    dedup_log = LogStandIn()
+    stage = ProcessStage(settings, DedupIndex(0.7, settings.dedup_num_perm), dedup_log)
+    first = stage.handle([message(article(1, FIRST), 0)])
+    second = stage.handle([message(article(2, SECOND), 1)])
+    first_chunks = [m.record.id for m in first.messages]
+    assert first_chunks and isinstance(first.after_ack, DedupLogEntries)
+    assert [k.chunk_id for k in first.after_ack.kept] == first_chunks
+    stage.acknowledged(first)
+    assert dedup_log.appended == [(first_chunks, [])]
+    stage.acknowledged(second)
+    assert dedup_log.appended[1][0] == [m.record.id for m in second.messages] != first_chunks
