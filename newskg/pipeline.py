@@ -62,9 +62,8 @@ def group_consumer(wiring: Wiring, group: str, stage: str, topics: list[str]) ->
 
 def process_runner(wiring: Wiring) -> StageRunner:
     settings = wiring.settings
-    consumer = wiring.consumer(
-        settings.consumer_group("process"), "process", [settings.topic_articles]
-    )  # a clash fails fast
+    group = settings.consumer_group("process")
+    consumer = wiring.consumer(group, "process", [settings.topic_articles])  # a clash fails fast
     producer = wiring.producer()
     signature_log = wiring.own(SignatureLog(kafka_options(settings), settings.topic_dedup, producer))
     index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, settings.dedup_window_days)
@@ -122,9 +121,8 @@ def extract_stage(
 
 def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | None = None) -> StageRunner:
     settings = wiring.settings
-    consumer = wiring.consumer(
-        settings.consumer_group("extract"), "extract", [settings.topic_chunks]
-    )  # a clash fails fast
+    group = settings.consumer_group("extract")
+    consumer = wiring.consumer(group, "extract", [settings.topic_chunks])  # a clash fails fast
     stage = extract_stage(wiring, variant, max_calls)
     return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq)
 

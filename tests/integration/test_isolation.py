@@ -7,7 +7,7 @@ from kafka import KafkaAdminClient
 
 from graph.store.store import GraphStore
 from newskg.pipeline import ensure_topics, group_consumer
-from newskg.wiring import kafka_options, open_graph, open_qdrant
+from newskg.wiring import Wiring, kafka_options, open_graph, open_qdrant
 from tests.support.isolation import Isolation
 from tests.support.kafka import publish
 from tests.support.records import dated_chunk
@@ -43,10 +43,11 @@ def test_names_are_the_tests_own_and_removed_even_when_the_test_fails(stack, tmp
         assert all(name.startswith(isolated.prefix) for name in [*isolated.topics.values(), settings.graph_database])
         ensure_topics(settings)
         publish(settings, settings.topic_articles, [dated_chunk("A message to consume.", 20230501)])
-        consumer = group_consumer(settings, settings.consumer_group("process"), "process", [settings.topic_articles])
-        while not consumer.poll(timeout_ms=1000):
-            pass
-        consumer.close()  # a static member: it stays in the group after a clean close
+        with Wiring(settings) as wiring:
+            consumer = group_consumer(wiring, settings.consumer_group("process"), "process", [settings.topic_articles])
+            while not consumer.poll(timeout_ms=1000):
+                pass
+        # The bundle closed the consumer: a static member, it stays in the group after a clean close.
         GraphStore(open_graph(settings)).init()
         open_qdrant(settings).close()
         other = isolated.graph_named("other")
