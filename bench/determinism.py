@@ -36,7 +36,7 @@ from newskg.services.manager import ServiceManager
 from newskg.wiring import Wiring, kafka_options, open_graph
 
 REPO = Path(__file__).resolve().parents[1]
-PAGES = Path("/work/shared/data/news-html")
+PAGES = REPO / "tests" / "fixtures" / "news-html"  # bundled; the README figures: the 91 benchmark pages
 
 
 def newskg(env: dict, *args: str) -> dict:

@@ -6,19 +6,21 @@
      what the model says), so the figure is about the method, not the model;
   2. M0 (offline) chunks/s: linking plus dependency-pattern extraction, against spaCy's parse alone
      (baseline, same run).
-Run: `make bench` or `.venv/bin/python -m bench.extract`.
+Run: `make bench` or `.venv/bin/python -m bench.extract [--pages DIR]`.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import time
+from pathlib import Path
 
 import httpx
 from rich.console import Console
 from rich.table import Table
 
-from bench.ingest import REPO, load_pages, raw_of
+from bench.ingest import BUNDLED_PAGES, load_pages, raw_of
 from core.llm.client import LLMClient
 from core.settings import Settings
 from extract.chunk_extractor import ChunkExtractor
@@ -93,9 +95,11 @@ def instant_endpoint() -> httpx.Client:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=Path, default=BUNDLED_PAGES, help="real pages (default: the bundled ones)")
+    args = parser.parse_args()
     settings = Settings(_env_file=None)
-    default = REPO.parent / "shared" / "data" / "news-html"
-    pages = load_pages(default if default.exists() else REPO / "tests" / "fixtures" / "news-html")
+    pages = load_pages(args.pages)
     chunks = dedup_chunks(pages, settings)
     pipeline()("warm up")
 

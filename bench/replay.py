@@ -1,6 +1,7 @@
 """NEON replay figures on this machine: recall@k per method on real news, and queries replayed per second.
 
-1. Recall (the issue's real-news check): the pages of `--pages` (default ../shared/data/news-html) go through the
+1. Recall (the issue's real-news check): the pages of `--pages` (default: the 91 article-extraction-benchmark pages
+   the questions were written from, in the data folder next to the repository) go through the
    real pipeline path — `newskg services up`, `newskg ingest files --backfill`, `newskg run all --until-idle`
    (process, then extract with the offline M0 extractor and the MiniLM mirror) — into a fresh graph. Then every
    question of `--questions` (bench/data/news_questions.jsonl: entity + day + the words the day's story contains)

@@ -37,6 +37,12 @@ class Settings(BaseSettings):
         "joins as INSTANCE-STAGE, and a restart with the same name takes its partitions back at once. Empty: the "
         "host name (a second local process of a stage gets HOST.2, ...). In k8s: the StatefulSet pod name.",
     )
+    group_prefix: str = Field(
+        default="newskg",
+        pattern=r"^[A-Za-z0-9._-]+$",
+        description="Prefix of the stages' consumer groups (PREFIX-process, PREFIX-extract). Another prefix "
+        "makes a separate set of groups on the same broker (a second deployment, a test).",
+    )
     kafka_max_poll_interval_s: int = Field(
         default=180,
         ge=10,
@@ -190,6 +196,10 @@ class Settings(BaseSettings):
     )
 
     log_level: str = Field(default="INFO", description="Python log level.")
+
+    def consumer_group(self, stage: str) -> str:
+        """The consumer group a stage joins: PREFIX-STAGE (newskg-process, newskg-extract by default)."""
+        return f"{self.group_prefix}-{stage}"
 
     @property
     def services_dir(self) -> Path:

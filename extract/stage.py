@@ -30,7 +30,6 @@ from ingest.kafka.stage import Stage, StageOutput, StageRunner, dead_letter
 
 log = logging.getLogger(__name__)
 
-GROUP = "newskg-extract"
 WRITE_ERROR = "graph_write_error"
 
 

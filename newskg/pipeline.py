@@ -12,7 +12,6 @@ from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import ALWAYS, AliasIndex
 from extract.entities.kb import load_kb
 from extract.entities.linker import Linker
-from extract.stage import GROUP as EXTRACT_GROUP
 from extract.stage import ExtractOptions, ExtractRunner, ExtractStage
 from graph.store.mentions import entities_first_seen
 from graph.store.store import GraphStore
@@ -22,7 +21,6 @@ from ingest.kafka.producer import RecordProducer
 from ingest.kafka.stage import StageRunner, run_stages
 from ingest.process.dedup import DedupIndex
 from ingest.process.signature_log import LOG_TOPIC_CONFIG, SignatureLog
-from ingest.process.stage import GROUP as PROCESS_GROUP
 from ingest.process.stage import ProcessStage
 from newskg.wiring import NotConfigured, Wiring, kafka_options
 
@@ -32,7 +30,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STAGES = ("process", "extract")
-STAGE_GROUPS = {"process": PROCESS_GROUP, "extract": EXTRACT_GROUP}
 
 
 def project_topics(settings: Settings) -> list[str]:
@@ -65,7 +62,8 @@ def group_consumer(wiring: Wiring, group: str, stage: str, topics: list[str]) ->
 
 def process_runner(wiring: Wiring) -> StageRunner:
     settings = wiring.settings
-    consumer = wiring.consumer(PROCESS_GROUP, "process", [settings.topic_articles])  # a clash fails fast
+    group = settings.consumer_group("process")
+    consumer = wiring.consumer(group, "process", [settings.topic_articles])  # a clash fails fast
     producer = wiring.producer()
     signature_log = wiring.own(SignatureLog(kafka_options(settings), settings.topic_dedup, producer))
     index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, settings.dedup_window_days)
@@ -123,7 +121,8 @@ def extract_stage(
 
 def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | None = None) -> StageRunner:
     settings = wiring.settings
-    consumer = wiring.consumer(EXTRACT_GROUP, "extract", [settings.topic_chunks])  # a clash fails fast
+    group = settings.consumer_group("extract")
+    consumer = wiring.consumer(group, "extract", [settings.topic_chunks])  # a clash fails fast
     stage = extract_stage(wiring, variant, max_calls)
     return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq)
 

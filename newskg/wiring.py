@@ -97,8 +97,8 @@ def open_embedder(settings: Settings) -> Embedder:
 
 
 def open_mirror(settings: Settings, embedder: Embedder | None = None) -> VectorMirror:
-    """The Qdrant mirror (closing it closes its client). In local mode the folder admits one process at a time
-    (INFRA.md): a second opener gets a clear error naming the fix."""
+    """The Qdrant mirror (closing it closes its client). In local mode the folder admits one process at a time:
+    a second opener gets a clear error naming the fix."""
     from graph.mirror.qdrant import VectorMirror
 
     try:

@@ -1,61 +1,21 @@
-"""Shared fixtures. Integration tests start the real servers with the project's own command,
-`newskg services up`, in a private data dir, and stop them at the end of the session."""
+"""Shared fixtures (helpers live in tests/support and are imported from there). Integration tests start the real
+servers with the project's own command, `newskg services up`, in a private data dir, and stop them at the end of
+the session; each test gets its own topics, consumer groups, graph and Qdrant folder on them (`isolated`)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from core.settings import Settings
+from tests.support.cli import REPO, LocalStack
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def newskg(*args: str, env: dict[str, str], check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run the real CLI in a subprocess, as a user would."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "newskg", *args], env=env, cwd=REPO, capture_output=True, text=True, timeout=timeout
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(f"newskg {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def newskg_json(*args: str, env: dict[str, str]) -> dict:
-    return json.loads(newskg(*args, "--json", env=env).stdout)
-
-
-class LocalStack:
-    """The servers of one data dir, with the env and Settings that point every command at them."""
-
-    def __init__(self, data_dir: Path):
-        self.data_dir = data_dir
-        # The test stack never points at an outside server by accident: no NEWSKG_* from the caller.
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}
-        self.env["NEWSKG_DATA_DIR"] = str(data_dir)
-
-    @property
-    def settings(self) -> Settings:
-        return Settings(data_dir=self.data_dir, _env_file=None)
-
-    def up(self, *flags: str) -> dict:
-        return newskg_json("services", "up", *flags, env=self.env)
-
-    def down(self) -> None:
-        newskg("services", "down", env=self.env, check=False)
-
-    def status(self) -> dict:
-        return {
-            s["name"]: s
-            for s in json.loads(newskg("services", "status", "--json", env=self.env, check=False).stdout)["services"]
-        }
+if TYPE_CHECKING:  # imported where used: the unit lane should not pay for Kafka, Qdrant and embedding imports
+    from graph.mirror.embed import MiniLMEmbedder
+    from tests.support.graph_world import GraphWorld
+    from tests.support.isolation import Isolated
 
 
 @pytest.fixture(scope="session")
@@ -74,26 +34,31 @@ def llm_stack(stack: LocalStack) -> LocalStack:
     return stack
 
 
-def isolated_env(stack, tmp_path):
-    """Private topics, graph and Qdrant folder for one test module on the shared servers."""
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    env = {
-        **stack.env,
-        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-        "NEWSKG_GRAPH_DATABASE": f"g{uuid.uuid4().hex[:8]}",
-        "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant"),
-        "NEWSKG_QA_ANSWERER": "extractive",
-    }  # the offline answerer, even when the LLM server runs
-    settings = stack.settings.model_copy(
-        update={
-            **{f"topic_{k}": v for k, v in names.items()},
-            "graph_database": env["NEWSKG_GRAPH_DATABASE"],
-            "qdrant_path": tmp_path / "qdrant",
-            "qa_answerer": "extractive",
-        }
-    )
-    return env, settings
+@pytest.fixture
+def isolated(stack: LocalStack, tmp_path: Path) -> Iterator[Isolated]:
+    """This test's own topics, consumer groups, graph and Qdrant folder on the session's servers, removed after
+    the test whether it passed or not. `isolated.fresh()` makes another world, `isolated.configured(...)` the same
+    names with other settings; a module-scoped fixture uses `with Isolation(stack, folder) as isolation`."""
+    from tests.support.isolation import Isolation
+
+    with Isolation(stack, tmp_path) as isolation:
+        yield isolation.new()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> MiniLMEmbedder:
+    from graph.mirror.embed import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def world(isolated: Isolated, embedder: MiniLMEmbedder) -> Iterator[GraphWorld]:
+    """An initialised graph store and its Qdrant mirror in this test's isolation, as the extract stage opens them."""
+    from tests.support.graph_world import open_graph_world
+
+    with open_graph_world(isolated, embedder) as opened:
+        yield opened
 
 
 SERVER_MARKERS = ("integration", "llm", "chaos")

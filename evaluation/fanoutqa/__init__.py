@@ -1,4 +1,4 @@
-"""FanOutQA (../shared/papers/fanoutqa.md): the reference dev/test sets as typed records and the reference
+"""FanOutQA (Zhu et al., the FanOutQA paper): the reference dev/test sets as typed records and the reference
 metrics (loose/strict accuracy, ROUGE-1/2/L through the reference functions; the A–F factuality judge through the
 project's LLM client), with the leaderboard's JSON shape and our JSON/HTML/PNG report.
 

@@ -1,4 +1,4 @@
-"""FanOutQA (../shared/papers/fanoutqa.md) as typed records: the dev and test questions as the reference package
+"""FanOutQA (Zhu et al., the FanOutQA paper) as typed records: the dev and test questions as the reference package
 ships them, a system's answers in the leaderboard's `[{"id", "answer"}]` shape, and the scores.
 
 Answers keep their JSON type exactly (strict unions): the reference stringifies `1`, `1.0` and `True` differently

@@ -1,4 +1,4 @@
-"""The synthetic fictional-timeline dataset (NeoQA, ../shared/papers/neoqa.md §4 and appendix E) as typed records.
+"""The synthetic fictional-timeline dataset (NeoQA, Glockner et al., §4 and appendix E) as typed records.
 
 Field names follow the public NeoQA release (timelines / news / questions / instances), so a user holding the
 release loads it with the same models; extra fields of the release are kept (extra="allow"), never dropped.

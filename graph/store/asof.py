@@ -1,4 +1,4 @@
-"""What "as of D" means, in one place for every read path (DESIGN.md, as-of invariants).
+"""What "as of D" means, in one place for every read path (README.md, "As of D means as of D").
 
 A fact, chunk or article is *visible as of D* when it was published on or before day D and ingested by the end
 of D (UTC). Entities, popularity, timelines, exports and saved queries are all derived from visible items only,

@@ -15,7 +15,7 @@ MERGE (ar)-[:FROM]->(s)
 # the one the system could show first — the least `first_key` (store.first_key: the day the record became
 # visible, max(published day, ingested day), then its published day, instant, ingestion and article id). Times
 # are never mixed across records: a backfill's early publication day with a live record's early ingestion
-# would make the chunk visible on a day when neither record was (DESIGN.md, as-of invariants). Rows of one
+# would make the chunk visible on a day when neither record was (the as-of invariant). Rows of one
 # statement do not see each other's writes (FalkorDB), so the store folds duplicate ids of a batch first
 # (store.fold_chunk_rows).
 CHUNKS = """

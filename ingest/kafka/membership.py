@@ -3,7 +3,7 @@ one machine from joining under the same id.
 
 Why static: a member that restarts with the id it had takes its partitions back at once. Without it the group
 waits for the dead member to be expired — never on noida-db, after ~11 s on Tansu, after session.timeout.ms on
-Kafka (INFRA.md, "Consumer groups after a SIGKILL"). A static member's clean close does not leave the group
+Kafka (seen with kafka-python 3.0.12). A static member's clean close does not leave the group
 either, so a restart after SIGTERM is as quick.
 
 Why a lease: two live members with one id would both consume the same partitions on noida-db and Tansu (neither

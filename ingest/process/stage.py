@@ -20,8 +20,6 @@ from ingest.process.signature_log import Kept, SignatureLog
 
 log = logging.getLogger(__name__)
 
-GROUP = "newskg-process"
-
 
 @dataclass(frozen=True)
 class DedupLogEntries:

@@ -28,7 +28,7 @@ ingest_app = _group("ingest", "Produce articles into Kafka: files, feeds, the sy
 run_app = _group("run", "Run the consumer stages (process, extract, all).")
 extract_app = _group("extract", "Entity linking and open-IE on a text, LLM usage stats.")
 graph_app = _group("graph", "The Cypher store and its Qdrant mirror: init, stats, reconcile, timelines.")
-eval_app = _group("eval", "Evaluation: spike replay, judges, NeoQA, FanOutQA, IRB.")
+eval_app = _group("eval", "Evaluation: the NeoQA benchmark off the graph.")
 
 
 @app.callback()

@@ -245,8 +245,8 @@ def _answerer(name: str, k: int, wiring: Wiring) -> Answerer:
 
 
 def _mirror_or_none(wiring: Wiring) -> VectorMirror | None:
-    """The mirror is one process's in local mode (INFRA.md): when another holds it, the graph alone answers,
-    said out loud."""
+    """The mirror is one process's in local mode (qdrant-client's folder lock): when another holds it, the graph
+    alone answers, said out loud."""
     try:
         return wiring.mirror()
     except Exception as exc:  # qdrant-client raises RuntimeError/ValueError variants for a locked folder

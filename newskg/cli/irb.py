@@ -1,7 +1,7 @@
 """`newskg eval irb`: IRB factuality benchmarks generated from our own graph (issue 15).
 
 This module owns the `irb` group and `generate`; the evaluation (`run`) joins the same group from
-newskg/cli/irb_run.py."""
+its own module."""
 
 from __future__ import annotations
 

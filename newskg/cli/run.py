@@ -125,15 +125,17 @@ def run_forget(
     after the session timeout by itself."""
     from ingest.kafka.consumer import remove_static_members
     from ingest.kafka.membership import member_instance_id
-    from newskg.pipeline import STAGE_GROUPS
+    from newskg.pipeline import STAGES
     from newskg.wiring import kafka_options
 
+    settings = get_settings()
     try:
-        options = kafka_options(get_settings())
+        options = kafka_options(settings)
     except NotConfigured as exc:
         fail(str(exc))
     removed, absent = [], []
-    for stage, group in STAGE_GROUPS.items():
+    for stage in STAGES:
+        group = settings.consumer_group(stage)
         outcome = remove_static_members(options, group, [member_instance_id(i, stage) for i in instances])
         for member, result in outcome.items():
             (removed if result == "removed" else absent).append(

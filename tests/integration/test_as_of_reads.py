@@ -31,8 +31,10 @@ from qa.api import create_app
 from qa.query import EntityResolver
 from qa.retrieve import Retriever, shift
 from qa.service import QAService
-from tests.conftest import isolated_env, newskg, newskg_json
-from tests.integration.test_qa import STORIES as HISTORICAL  # the same three dated stories
+from tests.support.articles import STORIES as HISTORICAL  # the same three dated stories as test_qa
+from tests.support.articles import ingest_stories
+from tests.support.cli import newskg, newskg_json
+from tests.support.isolation import Isolation
 
 pytestmark = pytest.mark.integration
 
@@ -162,21 +164,13 @@ def build(world: World) -> None:
 
 @pytest.fixture(scope="module")
 def graph(stack, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("as-of")
-    settings = stack.settings.model_copy(
-        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp / "qdrant"}
-    )
-    store = GraphStore(open_graph(settings))
-    store.init()
-    build(World(store))
-    env = {
-        **stack.env,
-        "NEWSKG_GRAPH_DATABASE": settings.graph_database,
-        "NEWSKG_QDRANT_PATH": str(tmp / "qdrant"),
-        "NEWSKG_QA_ANSWERER": "extractive",
-    }
-    yield store, env
-    store.conn.drop()
+    with Isolation(stack, tmp_path_factory.mktemp("as-of")) as isolation:
+        isolated = isolation.new()
+        store = GraphStore(open_graph(isolated.settings))
+        store.init()
+        build(World(store))
+        yield store, isolated.env
+        store.conn.close()
 
 
 # --- item 2: the query day never falls out of the timeline
@@ -444,19 +438,12 @@ def test_the_cypher_day_ordinal_is_the_calendar(graph):
     assert [r["ordinal"] - base for r in rows] == [(d - first).days for d in days]
 
 
-def test_a_corpus_ingested_without_backfill_explains_its_empty_answers(stack, tmp_path):
+def test_a_corpus_ingested_without_backfill_explains_its_empty_answers(isolated, tmp_path):
     """The issue's case, end to end through Kafka and the CLI: 2023 articles ingested today without --backfill
     are invisible as of 2023 in the strict view; the answer says how many and how to see them, and the
     publication view shows them, labelled."""
-    env, _ = isolated_env(stack, tmp_path)
-    stories = tmp_path / "stories.jsonl"
-    stories.write_text(
-        "\n".join(
-            json.dumps({"url": f"https://{src}.example/{day}", "text": text, "published": day, "source": src})
-            for day, src, text in HISTORICAL
-        )
-    )
-    newskg_json("ingest", "files", str(stories), env=env)  # no --backfill: ingested today
+    env = isolated.env
+    ingest_stories(env, tmp_path, HISTORICAL, backfill=False)  # no --backfill: ingested today
     newskg_json("run", "all", "--until-idle", env=env)
     strict = newskg_json("ask", "Doja Cat", "--date", "2023-05-02", "--strategy", "temporal", env=env)
     assert strict["evidence"] == [] and strict["knowledge"] == "ingested"

@@ -2,7 +2,6 @@
 replayed into the index with progress and no time cap, holding only the publication window."""
 
 import logging
-import uuid
 
 import pytest
 
@@ -19,23 +18,16 @@ from newskg.wiring import kafka_options
 pytestmark = pytest.mark.integration
 
 
-def _settings(stack):
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    return stack.settings.model_copy(
-        update={f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    )
-
-
-def test_dedup_topic_is_compacted_new_or_existing(stack):
+def test_dedup_topic_is_compacted_new_or_existing(isolated):
     """noida-db stores and reports topic configs (describe_configs: DYNAMIC_TOPIC_CONFIG), so this checks what the
     broker holds; Tansu 0.6 accepts them at creation and reports none (its storage keeps no topic configs)."""
-    settings = _settings(stack)
+    settings = isolated.settings
     ensure_topics(settings)
     admin = TopicAdmin(kafka_options(settings))
     assert admin.topic_configs(settings.topic_dedup)["cleanup.policy"] == "compact"
     assert "cleanup.policy" not in admin.topic_configs(settings.topic_chunks)
 
-    older = _settings(stack)  # a dedup topic created before the log was compacted
+    older = isolated.fresh().settings  # a dedup topic created before the log was compacted
     admin.ensure_topics([older.topic_dedup], partitions=3)
     assert "cleanup.policy" not in admin.topic_configs(older.topic_dedup)
     ensure_topics(older)
@@ -48,8 +40,8 @@ TEXTS = [
 ]
 
 
-def test_replay_holds_the_window_logs_progress_and_makes_the_stage_ready(stack, caplog, monkeypatch):
-    settings = _settings(stack).model_copy(update={"dedup_window_days": 30})
+def test_replay_holds_the_window_logs_progress_and_makes_the_stage_ready(isolated, caplog, monkeypatch):
+    settings = isolated.configured(dedup_window_days=30).settings
     ensure_topics(settings)
     options = kafka_options(settings)
     producer = RecordProducer(options)

@@ -4,51 +4,21 @@ committed (a second run reads nothing)."""
 
 import pytest
 
-from core.ids import chunk_id, source_id
 from core.records import Chunk, DeadLetter
-from core.timeaxes import day_key, epoch_ms, iso, parse_instant
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import ensure_topics
 from newskg.wiring import kafka_options, open_graph
-from tests.conftest import newskg_json
-from tests.integration.test_extract_stage import isolated  # noqa: F401 - the fixture
-from tests.unit.test_extract_guard import POISON, POISON_DAY
+from tests.support.cli import newskg_json
+from tests.support.kafka import publish
+from tests.support.records import POISON, POISON_DAY
+from tests.support.records import published_chunk as make_chunk
 
 pytestmark = pytest.mark.integration
 
 
-def make_chunk(text: str, published: str, article: str) -> Chunk:
-    when = parse_instant(published)
-    return Chunk(
-        id=chunk_id(text),
-        text=text,
-        sentences=[text],
-        article_id=article,
-        article_ids=[article],
-        source="alpha",
-        source_id=source_id("alpha"),
-        day=day_key(when),
-        published=iso(when),
-        ingested_at=iso(when),
-        ingested_ms=epoch_ms(when),
-        sentence_start=0,
-        sentence_end=1,
-    )
-
-
-def publish(settings, topic: str, chunks: list[Chunk]) -> None:
-    from ingest.kafka.producer import RecordProducer
-
-    producer = RecordProducer(kafka_options(settings))
-    try:
-        producer.send_all(topic, [("one-key", c) for c in chunks])  # one key: one partition, in this order
-    finally:
-        producer.close()
-
-
-def test_a_poison_chunk_is_dead_lettered_and_the_stage_goes_on(isolated):  # noqa: F811
-    env, settings, names = isolated
+def test_a_poison_chunk_is_dead_lettered_and_the_stage_goes_on(isolated):
+    env, settings, names = isolated.env, isolated.settings, isolated.topics
     ensure_topics(settings)
     good = [
         make_chunk("Doja Cat met Jared Leto at the Met Gala in New York on Monday.", "2023-05-02", "a1"),

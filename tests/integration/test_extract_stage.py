@@ -1,9 +1,6 @@
 """The extract stage end to end on the real broker and FalkorDB: articles → process → extract → graph;
 idempotent re-writes, crash before commit, near-duplicates linked to every article, the LLM wire path."""
 
-import json
-import uuid
-
 import pytest
 
 from core.llm.cache import LLMCache
@@ -11,8 +8,8 @@ from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import build_runners, extract_stage
 from newskg.wiring import Wiring, kafka_options, llm_base_url, open_graph
-from tests.conftest import newskg_json
-from tests.integration.test_ingest_pipeline import STORY
+from tests.support.articles import STORY, write_jsonl
+from tests.support.cli import newskg_json
 
 pytestmark = pytest.mark.integration
 
@@ -24,34 +21,9 @@ PASSAGE = (
 )
 
 
-@pytest.fixture
-def isolated(stack, tmp_path):
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    graph = f"g{uuid.uuid4().hex[:8]}"
-    qdrant = tmp_path / "qdrant"  # local Qdrant admits one process: one folder per test
-    env = {
-        **stack.env,
-        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-        "NEWSKG_GRAPH_DATABASE": graph,
-        "NEWSKG_QDRANT_PATH": str(qdrant),
-    }
-    settings = stack.settings.model_copy(
-        update={**{f"topic_{k}": v for k, v in names.items()}, "graph_database": graph, "qdrant_path": qdrant}
-    )
-    yield env, settings, names
-    with open_graph(settings) as conn:
-        conn.drop()
-
-
-def _jsonl(path, rows):
-    path.write_text("\n".join(json.dumps(r) for r in rows))
-    return str(path)
-
-
 def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_path):
-    env, settings, names = isolated
-    feed = _jsonl(
+    env, settings, names = isolated.env, isolated.settings, isolated.topics
+    feed = write_jsonl(
         tmp_path / "a.jsonl",
         [
             {"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"},
@@ -97,8 +69,8 @@ def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_
 
 
 def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path):
-    env, settings, _ = isolated
-    feed = _jsonl(
+    env, settings = isolated.env, isolated.settings
+    feed = write_jsonl(
         tmp_path / "b.jsonl",
         [{"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"}],
     )
@@ -119,9 +91,9 @@ def test_crash_between_write_and_commit_yields_the_same_graph(isolated, tmp_path
 
 @pytest.mark.llm
 def test_m1_over_the_real_llm_server_caches_and_survives_garbage(isolated, llm_stack, tmp_path):
-    env, settings, _ = isolated
+    env, settings = isolated.env, isolated.settings
     assert llm_base_url(llm_stack.settings)
-    feed = _jsonl(
+    feed = write_jsonl(
         tmp_path / "c.jsonl",
         [{"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"}],
     )
@@ -147,7 +119,7 @@ def test_m1_over_the_real_llm_server_caches_and_survives_garbage(isolated, llm_s
 
 @pytest.mark.llm
 def test_m2_pairs_batches_from_the_graph_over_the_real_llm_server(isolated, llm_stack, tmp_path):
-    env, settings, _ = isolated
+    env, settings = isolated.env, isolated.settings
     rows = [
         {
             "url": f"https://alpha.example/met-{n}",
@@ -157,7 +129,7 @@ def test_m2_pairs_batches_from_the_graph_over_the_real_llm_server(isolated, llm_
         }
         for n in (2, 3)
     ]
-    newskg_json("ingest", "files", _jsonl(tmp_path / "d.jsonl", rows), env=env)
+    newskg_json("ingest", "files", write_jsonl(tmp_path / "d.jsonl", rows), env=env)
     newskg_json("run", "process", "--until-idle", env=env)
     run_env = {
         **env,

@@ -1,4 +1,4 @@
-"""The FanOutQA judge over the wire: the real local llama.cpp server (SmolLM2-135M, INFRA.md) through the project's
+"""The FanOutQA judge over the wire: the real local llama.cpp server (SmolLM2-135M) through the project's
 client. So small a model may or may not end with a rubric letter; either way each answer ends up graded or counted
 unparsed, never silently dropped or misread."""
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evaluation.fanoutqa.dataset import load_dev
-from tests.conftest import newskg_json
+from tests.support.cli import newskg_json
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]
 

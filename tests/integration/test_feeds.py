@@ -4,7 +4,6 @@ seen URLs remembered across restarts, and the pages flowing on through the proce
 import itertools
 import threading
 import time
-import uuid
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -14,7 +13,7 @@ from core.records import Chunk, DeadLetter, RawArticle, decode_any
 from ingest.kafka.reader import read_topic
 from newskg.feeds import parse_every, poll_once, schedule_feed, scheduler
 from newskg.wiring import kafka_bootstrap, kafka_options
-from tests.conftest import newskg_json
+from tests.support.cli import newskg_json
 
 pytestmark = pytest.mark.integration
 
@@ -108,21 +107,16 @@ def site():
 
 
 @pytest.fixture
-def feed_settings(stack, tmp_path):
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    topics = {f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
+def feed_settings(stack, isolated, tmp_path):
     # The feed state lives in this test's data dir; the broker is the session's, named explicitly. The test
     # servers listen on loopback, which feeds may reach only with fetch_allow_private.
-    return stack.settings.model_copy(
-        update={
-            **topics,
-            "data_dir": tmp_path,
-            "fetch_min_interval_s": 0.3,
-            "max_page_bytes": 100_000,
-            "fetch_allow_private": True,
-            "kafka_bootstrap": kafka_bootstrap(stack.settings),
-        }
-    )
+    return isolated.configured(
+        data_dir=tmp_path,
+        fetch_min_interval_s=0.3,
+        max_page_bytes=100_000,
+        fetch_allow_private=True,
+        kafka_bootstrap=kafka_bootstrap(stack.settings),
+    ).settings
 
 
 def _paths(site, since=0):
@@ -166,17 +160,10 @@ def test_feed_polling_is_polite_conditional_and_remembers(site, feed_settings, s
     assert [p for p in _paths(site, mark) if p.startswith("/news/")] == ["/news/bridge"]
 
 
-def test_feed_pages_flow_through_the_process_stage_with_date_fallbacks(site, feed_settings, stack):
+def test_feed_pages_flow_through_the_process_stage_with_date_fallbacks(site, feed_settings, isolated):
     settings = feed_settings
     poll_once(settings, [site.base + "/feed.xml"])
-    env = {
-        **stack.env,
-        **{
-            f"NEWSKG_{k.upper()}": getattr(settings, k)
-            for k in ("topic_articles", "topic_chunks", "topic_dlq", "topic_dedup")
-        },
-    }
-    stats = newskg_json("run", "process", "--until-idle", env=env)["stages"]["process"]
+    stats = newskg_json("run", "process", "--until-idle", env=isolated.env)["stages"]["process"]
     assert stats["consumed"] == 2 and stats["dead"] == 0
     chunks = [decode_any(r.value) for r in read_topic(kafka_options(settings), settings.topic_chunks)]
     days = {c.url.rsplit("/", 1)[1]: c.day for c in chunks if isinstance(c, Chunk)}

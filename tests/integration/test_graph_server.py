@@ -6,6 +6,7 @@ import pytest
 from graph.connection import BoltConnection, connect_graph
 from newskg.services.manager import ServiceManager
 from newskg.wiring import graph_uri, open_graph
+from tests.support.cli import LocalStack
 
 pytestmark = pytest.mark.integration
 
@@ -39,12 +40,9 @@ def _rows(n: int) -> list[dict]:
 
 
 @pytest.fixture
-def graph(stack):
-    conn = open_graph(stack.settings.model_copy(update={"graph_database": "conn_test"}))
-    conn.drop()
-    yield conn
-    conn.drop()
-    conn.close()
+def graph(isolated):
+    with open_graph(isolated.settings) as conn:
+        yield conn
 
 
 def test_unwind_batch_merges_and_is_idempotent(graph):
@@ -72,10 +70,9 @@ def test_untrusted_text_is_a_parameter_never_code(graph):
 
 
 @pytest.mark.chaos
-def test_kill_9_loses_nothing_acknowledged(stack):
-    settings = stack.settings.model_copy(update={"graph_database": "durability"})
+def test_kill_9_loses_nothing_acknowledged(stack, isolated):
+    settings = isolated.settings
     with open_graph(settings) as conn:
-        conn.drop()
         conn.run(UPSERT, {"rows": _rows(1000)})
         before = conn.run(COUNTS)[0]
     uri = graph_uri(settings)
@@ -85,13 +82,10 @@ def test_kill_9_loses_nothing_acknowledged(stack):
     assert graph_uri(settings) == uri  # restarted on its remembered port
     with open_graph(settings) as conn:
         assert conn.run(COUNTS)[0] == before
-        conn.drop()
 
 
 @pytest.fixture(scope="module")
 def bolt_stack(tmp_path_factory):
-    from tests.conftest import LocalStack
-
     local = LocalStack(tmp_path_factory.mktemp("bolt-data"))
     local.up("--only", "graph", "--bolt")
     yield local
@@ -100,7 +94,7 @@ def bolt_stack(tmp_path_factory):
 
 def test_neo4j_driver_smoke_over_bolt(bolt_stack):
     """The production connection class over FalkorDB's Bolt port, reads with parameters only. That endpoint is
-    experimental (INFRA.md): large messages and, as seen here, any write over Bolt crash the whole server, and it
+    experimental (README.md): large messages and, as seen here, any write over Bolt crash the whole server, and it
     serves its default graph "falkordb" only to sessions in write mode with no database name (a read-mode session
     or a database name sees another, empty graph). So the data is written over RESP, as the store always does
     with FalkorDB, and read back through the neo4j driver's write-mode session (`run`)."""

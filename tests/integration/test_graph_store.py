@@ -3,89 +3,25 @@ three time axes and as-of reads, reconcile after a crash between the two writes,
 Bolt, and the graph CLI."""
 
 import json
-import uuid
 
 import pytest
 
-from core.ids import chunk_id, entity_id, interaction_id, source_id
-from core.records import Chunk, ChunkSighting, Entity, Interaction
+from core.ids import source_id
+from core.records import ChunkSighting
 from core.timeaxes import end_of_day_ms
 from graph.browser import saved_queries
 from graph.connection import connect_graph
-from graph.mirror.embed import MiniLMEmbedder
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, VectorMirror
+from graph.mirror.qdrant import CHUNKS, INTERACTIONS
 from graph.mirror.reconcile import reconcile
 from graph.store.store import GraphStore
-from newskg.wiring import open_graph, open_qdrant
-from tests.conftest import newskg_json
+from newskg.services.state import ServiceState
+from newskg.wiring import open_graph
+from tests.support.cli import LocalStack, newskg, newskg_json
+from tests.support.records import CHOUPETTE, DOJA, ENTITIES
+from tests.support.records import dated_chunk as chunk
+from tests.support.records import doja_and_choupette as interaction
 
 pytestmark = pytest.mark.integration
-
-DOJA, CHOUPETTE = entity_id("Doja Cat", "PERSON"), entity_id("Choupette", "PERSON")
-ENTITIES = [
-    Entity(id=DOJA, name="Doja Cat", type="PERSON", aliases=["Doja"]),
-    Entity(id=CHOUPETTE, name="Choupette", type="PERSON"),
-]
-
-
-def chunk(text: str, day: int, source: str, ingested_day: int) -> Chunk:
-    article = f"a_{source}_{day}"
-    ms = end_of_day_ms(ingested_day) - 3_600_000
-    return Chunk(
-        id=chunk_id(text),
-        text=text,
-        sentences=[text],
-        article_id=article,
-        article_ids=[article],
-        source=source,
-        source_id=source_id(source),
-        url=f"https://{source}.example/{day}",
-        title=text[:20],
-        day=day,
-        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
-        ingested_at="x",
-        ingested_ms=ms,
-        sentence_start=0,
-        sentence_end=1,
-    )
-
-
-def interaction(c: Chunk, text: str, event_day: int) -> Interaction:
-    return Interaction(
-        id=interaction_id(DOJA, CHOUPETTE, text, event_day, "M0"),
-        subject_id=DOJA,
-        subject_name="Doja Cat",
-        object_id=CHOUPETTE,
-        object_name="Choupette",
-        text=text,
-        event_day=event_day,
-        published_day=c.day,
-        ingested_at=c.ingested_at,
-        ingested_ms=c.ingested_ms,
-        variant="M0",
-        chunk_ids=[c.id],
-        article_ids=[c.article_id],
-        source_ids=[c.source_id],
-    )
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return MiniLMEmbedder()
-
-
-@pytest.fixture
-def world(stack, tmp_path, embedder):
-    settings = stack.settings.model_copy(
-        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp_path / "qdrant"}
-    )
-    store = GraphStore(open_graph(settings))
-    store.init()
-    mirror = VectorMirror(open_qdrant(settings), embedder)
-    mirror.ensure()
-    yield settings, store, mirror
-    mirror.close()
-    store.conn.drop()
 
 
 def batch_one():
@@ -108,7 +44,7 @@ def write(store, mirror, chunks, interactions, sightings=()):
 
 
 def test_same_batch_twice_changes_no_count(world):
-    _, store, mirror = world
+    store, mirror = world.store, world.mirror
     chunks, interactions = batch_one()
     write(store, mirror, chunks, interactions)
     counts = store.counts()
@@ -129,7 +65,7 @@ def test_same_batch_twice_changes_no_count(world):
 
 
 def test_three_time_axes_and_as_of_reads(world):
-    _, store, mirror = world
+    store, mirror = world.store, world.mirror
     chunks, interactions = batch_one()
     write(store, mirror, chunks, interactions)
     late = chunk("Weeks later Doja Cat adopted a cat named after Choupette.", 20230520, "gamma", 20230521)
@@ -168,7 +104,7 @@ def test_three_time_axes_and_as_of_reads(world):
 
 
 def test_crash_between_graph_and_mirror_is_repaired_by_reconcile(world):
-    _, store, mirror = world
+    store, mirror = world.store, world.mirror
     chunks, interactions = batch_one()
     write(store, None, chunks, interactions)  # the stage died after the graph write
     assert mirror.count(INTERACTIONS) == 0
@@ -196,15 +132,8 @@ def test_crash_between_graph_and_mirror_is_repaired_by_reconcile(world):
     }
 
 
-def test_graph_cli_stats_reconcile_timeline_export(stack, tmp_path):
-    settings = stack.settings.model_copy(
-        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp_path / "qdrant"}
-    )
-    env = {
-        **stack.env,
-        "NEWSKG_GRAPH_DATABASE": settings.graph_database,
-        "NEWSKG_QDRANT_PATH": str(tmp_path / "qdrant"),
-    }
+def test_graph_cli_stats_reconcile_timeline_export(isolated, tmp_path):
+    settings, env = isolated.settings, isolated.env
     store = GraphStore(open_graph(settings))
     store.init()
     chunks, interactions = batch_one()
@@ -227,22 +156,16 @@ def test_graph_cli_stats_reconcile_timeline_export(stack, tmp_path):
         "Doja Cat dressed as Choupette"
     ]
     out = tmp_path / "graph.jsonl"
-    from tests.conftest import newskg
-
     newskg("graph", "export", "--format", "jsonl", "--out", str(out), env=env)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     # sources, articles, chunks, entities, interactions, and the daily mention counts (2 entities x 2 days)
     assert sum(1 for x in lines if x["type"] == "node") == 2 + 2 + 2 + 2 + 2 + 4
     assert sum(1 for x in lines if x["type"] == "relationship") == 14
-    store.conn.drop()
 
 
 def test_browser_queries_run_over_bolt(tmp_path_factory):
     """Every saved query of graph/browser/queries.cypher, through the neo4j driver over Bolt (FalkorDB's Bolt
     endpoint serves its default graph "falkordb" to write-mode sessions; data is written over RESP)."""
-    from newskg.services.state import ServiceState
-    from tests.conftest import LocalStack
-
     local = LocalStack(tmp_path_factory.mktemp("browser-bolt"))
     local.up("--only", "graph", "--bolt")
     try:

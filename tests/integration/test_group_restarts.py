@@ -3,10 +3,6 @@ SIGKILL a real `newskg run` process during the group join and during a batch, re
 processed exactly once in effect; a clean restart is as quick; giving up on the group is a non-zero exit that
 names the group and the broker; a replica that never comes back can be removed from the groups."""
 
-import signal
-import subprocess
-import sys
-import threading
 import time
 
 import pytest
@@ -15,62 +11,21 @@ from core.records import Chunk, ChunkSighting, decode_any
 from graph.store.store import GraphStore
 from ingest.kafka.membership import host_instance
 from ingest.kafka.reader import read_topic
-from ingest.process.stage import GROUP as PROCESS_GROUP
 from newskg.wiring import kafka_bootstrap, kafka_options, open_graph
-from tests.conftest import REPO, isolated_env, newskg, newskg_json
+from tests.support.cli import newskg, newskg_json
+from tests.support.isolation import Isolated, Isolation
+from tests.support.processes import StageProcess
 
 pytestmark = [pytest.mark.integration, pytest.mark.chaos]
 
 SEED = 11  # the same seed gives the same synthetic articles in every test
 
 
-class StageProcess:
-    """A `newskg ...` subprocess whose output lines the test can wait for."""
-
-    def __init__(self, args: list[str], env: dict[str, str]):
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "newskg", *args],
-            env=env,
-            cwd=REPO,
-            text=True,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        for line in self.proc.stdout:
-            self.lines.append(line)
-
-    def wait_until(self, predicate, timeout_s: float = 180, what: str = "") -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if predicate():
-                return
-            if self.proc.poll() is not None:
-                raise AssertionError(f"stage exited ({self.proc.returncode}) before {what}:\n{self.output()[-3000:]}")
-            time.sleep(0.05)
-        self.kill()  # a failed test leaves no stage running
-        raise AssertionError(f"timed out waiting for {what}:\n{self.output()[-3000:]}")
-
-    def saw(self, needle: str) -> bool:
-        return any(needle in line for line in list(self.lines))
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=30)
-
-    def output(self) -> str:
-        return "".join(self.lines)
-
-
-def _world(stack, tmp_path, **extra: str):
-    """Private topics (one partition: the same arrival order in every run), graph and Qdrant folder, with the
-    same synthetic articles produced into the articles topic."""
-    env, settings = isolated_env(stack, tmp_path)
-    env = {**env, "NEWSKG_TOPIC_PARTITIONS": "1", **extra}
+def _world(isolated: Isolated, folder, **extra: str):
+    """A world of this test's (one partition: the same arrival order in every run) with the same synthetic articles
+    produced into its articles topic."""
+    isolated = isolated.configured(topic_partitions=1)
+    env = {**isolated.env, **extra}
     sent = newskg_json(
         "ingest",
         "synthetic",
@@ -81,10 +36,10 @@ def _world(stack, tmp_path, **extra: str):
         "--seed",
         str(SEED),
         "--out",
-        str(tmp_path / "synthetic"),
+        str(folder / "synthetic"),
         env=env,
     )["sent"]
-    return env, settings, sent
+    return env, isolated.settings, sent
 
 
 def _chunks(settings) -> tuple[set[str], set[tuple[str, str]]]:
@@ -107,32 +62,22 @@ def _articles_in_graph(settings) -> int:
         return 0
 
 
-def _drop_graph(settings) -> None:
-    with open_graph(settings) as conn:
-        conn.drop()
-
-
-def _forget_the_default_members(env) -> None:
-    """The earlier tests' members (the host name's default id) are absent now; on noida a member with another id
-    would wait for them forever (the hole this module tests), so they are removed first."""
-    newskg_json("run", "forget", host_instance(), env=env)
-
-
 @pytest.fixture(scope="module")
 def undisturbed(stack, tmp_path_factory):
     """What a run that never crashed produces from the same articles."""
-    env, settings, sent = _world(stack, tmp_path_factory.mktemp("undisturbed"))
-    newskg_json("run", "all", "--until-idle", env=env)
-    chunks, sightings = _chunks(settings)
-    counts = _graph_counts(settings)
-    _drop_graph(settings)
+    folder = tmp_path_factory.mktemp("undisturbed")
+    with Isolation(stack, folder) as isolation:
+        env, settings, sent = _world(isolation.new(), folder)
+        newskg_json("run", "all", "--until-idle", env=env)
+        chunks, sightings = _chunks(settings)
+        counts = _graph_counts(settings)
     assert counts["articles"] == sent > 20 and chunks
     return {"sent": sent, "chunks": chunks, "sightings": sightings, "counts": counts}
 
 
-def test_sigkill_during_a_batch_then_until_idle_processes_everything_once(stack, tmp_path, undisturbed):
+def test_sigkill_during_a_batch_then_until_idle_processes_everything_once(isolated, tmp_path, undisturbed):
     """The issue's reproduction: `run all`, SIGKILL mid-stream, then `run all --until-idle`."""
-    env, settings, sent = _world(stack, tmp_path, NEWSKG_PROCESS_BATCH_SIZE="4")
+    env, settings, sent = _world(isolated, tmp_path, NEWSKG_PROCESS_BATCH_SIZE="4")
     first = StageProcess(["run", "all", "--json"], env)
     first.wait_until(lambda: _articles_in_graph(settings) > 0, what="the first graph write")
     first.kill()  # mid-stream: some batches written, the rest not (or written and not committed)
@@ -145,11 +90,10 @@ def test_sigkill_during_a_batch_then_until_idle_processes_everything_once(stack,
     assert _graph_counts(settings) == undisturbed["counts"]
     assert _chunks(settings) == (undisturbed["chunks"], undisturbed["sightings"])
     assert elapsed < 240, f"the restart took {elapsed:.0f} s"
-    _drop_graph(settings)
 
 
-def test_sigkill_during_the_join_and_during_a_batch_then_a_clean_restart(stack, tmp_path, undisturbed):
-    env, settings, _ = _world(stack, tmp_path, NEWSKG_PROCESS_BATCH_SIZE="2")
+def test_sigkill_during_the_join_and_during_a_batch_then_a_clean_restart(isolated, tmp_path, undisturbed):
+    env, settings, _ = _world(isolated, tmp_path, NEWSKG_PROCESS_BATCH_SIZE="2")
     joining = StageProcess(["-v", "run", "process", "--json"], env)
     joining.wait_until(lambda: joining.saw("Sending JoinGroup"), what="the group join")
     joining.kill()  # between JoinGroup and the assignment
@@ -160,8 +104,7 @@ def test_sigkill_during_the_join_and_during_a_batch_then_a_clean_restart(stack, 
 
     stopping = StageProcess(["run", "process", "--json"], env)  # a clean stop: SIGTERM, finish the batch, commit
     stopping.wait_until(lambda: len(_chunks(settings)[0]) > len(undisturbed["chunks"]) // 3, what="more chunks")
-    stopping.proc.send_signal(signal.SIGTERM)
-    assert stopping.proc.wait(timeout=60) == 0, stopping.output()
+    assert stopping.stop() == 0, stopping.output()
 
     started = time.monotonic()
     last = newskg(
@@ -178,44 +121,40 @@ def test_sigkill_during_the_join_and_during_a_batch_then_a_clean_restart(stack, 
     assert _chunks(settings) == (undisturbed["chunks"], undisturbed["sightings"])
 
 
-def test_giving_up_on_the_group_exits_nonzero_and_a_returning_replica_closes_the_hole(stack, tmp_path, undisturbed):
-    env, settings, _ = _world(stack, tmp_path, NEWSKG_PROCESS_BATCH_SIZE="2")
-    _forget_the_default_members(env)
+def test_giving_up_on_the_group_exits_nonzero_and_a_returning_replica_closes_the_hole(isolated, tmp_path, undisturbed):
+    env, settings, _ = _world(isolated, tmp_path, NEWSKG_PROCESS_BATCH_SIZE="2")
+    group = settings.consumer_group("process")
     first = {**env, "NEWSKG_INSTANCE_ID": "replica-a"}
-    try:
-        holder = StageProcess(["run", "process", "--json"], first)
-        holder.wait_until(lambda: _chunks(settings)[0], what="the first batch's chunks")
-        holder.kill()  # noida keeps replica-a as the owner of every partition
+    holder = StageProcess(["run", "process", "--json"], first)
+    holder.wait_until(lambda: _chunks(settings)[0], what="the first batch's chunks")
+    holder.kill()  # noida keeps replica-a as the owner of every partition
 
-        other = {**env, "NEWSKG_INSTANCE_ID": "replica-b", "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "5"}
-        started = time.monotonic()
-        stuck = newskg("run", "process", "--until-idle", "--json", env=other, check=False, timeout=120)
-        assert stuck.returncode == 1
-        message = stuck.stdout + stuck.stderr
-        assert PROCESS_GROUP in message and kafka_bootstrap(settings) in message and "replica-b" in message
-        assert time.monotonic() - started < 60
+    other = {**env, "NEWSKG_INSTANCE_ID": "replica-b", "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "5"}
+    started = time.monotonic()
+    stuck = newskg("run", "process", "--until-idle", "--json", env=other, check=False, timeout=120)
+    assert stuck.returncode == 1
+    message = stuck.stdout + stuck.stderr
+    assert group in message and kafka_bootstrap(settings) in message and "replica-b" in message
+    assert time.monotonic() - started < 60
 
-        # replica-b will not come back: remove it, so the next rebalance does not wait for it.
-        forgotten = newskg_json("run", "forget", "replica-b", env=env)
-        assert forgotten["removed"] == [{"group": PROCESS_GROUP, "member": "replica-b-process"}]
-        back = newskg(
-            "run",
-            "process",
-            "--until-idle",
-            "--json",
-            env={**first, "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "20"},
-            check=False,
-            timeout=300,
-        )
-        assert back.returncode == 0, back.stdout + back.stderr
-        assert _chunks(settings) == (undisturbed["chunks"], undisturbed["sightings"])
-    finally:
-        newskg("run", "forget", "replica-a", "replica-b", env=env)  # later tests' members never wait for them
+    # replica-b will not come back: remove it, so the next rebalance does not wait for it.
+    forgotten = newskg_json("run", "forget", "replica-b", env=env)
+    assert forgotten["removed"] == [{"group": group, "member": "replica-b-process"}]
+    back = newskg(
+        "run",
+        "process",
+        "--until-idle",
+        "--json",
+        env={**first, "NEWSKG_KAFKA_JOIN_TIMEOUT_S": "20"},
+        check=False,
+        timeout=300,
+    )
+    assert back.returncode == 0, back.stdout + back.stderr
+    assert _chunks(settings) == (undisturbed["chunks"], undisturbed["sightings"])
 
 
-def test_two_processes_on_one_machine_never_share_a_member_id(stack, tmp_path):
-    env, _, _ = _world(stack, tmp_path, NEWSKG_TOPIC_PARTITIONS="3")
-    _forget_the_default_members(env)
+def test_two_processes_on_one_machine_never_share_a_member_id(isolated, tmp_path):
+    env, _, _ = _world(isolated, tmp_path, NEWSKG_TOPIC_PARTITIONS="3")
     one = StageProcess(["run", "process", "--json"], {**env, "NEWSKG_INSTANCE_ID": "replica-c"})
     try:
         one.wait_until(lambda: one.saw(" holds "), what="the first member's partitions")
@@ -231,8 +170,7 @@ def test_two_processes_on_one_machine_never_share_a_member_id(stack, tmp_path):
         assert clash.returncode == 1
         assert "replica-c-process" in clash.stderr and str(one.proc.pid) in clash.stderr
     finally:
-        one.proc.send_signal(signal.SIGTERM)
-        one.proc.wait(timeout=60)
+        one.stop()  # a static member stays in the group after a clean stop: remove it, or noida waits for it
         newskg("run", "forget", "replica-c", env=env)
 
     # With the default id, a second local process is a second member (the next slot), and it leaves when done.
@@ -243,11 +181,11 @@ def test_two_processes_on_one_machine_never_share_a_member_id(stack, tmp_path):
         assert second.returncode == 0, second.stdout + second.stderr
         assert f"member {host_instance()}.2-process" in second.stderr and "left the group: removed" in second.stderr
     finally:
-        first.proc.send_signal(signal.SIGTERM)
-        first.proc.wait(timeout=60)
+        first.stop()
     # No member was left behind to stall the group: a member with a new subscription is assigned at once.
     (tmp_path / "fresh").mkdir()
-    fresh, _, _ = _world(stack, tmp_path / "fresh")
+    same_group = isolated.fresh(group_prefix=isolated.settings.group_prefix)  # new topics, this test's groups
+    fresh, _, _ = _world(same_group, tmp_path / "fresh")
     again = newskg(
         "run",
         "process",

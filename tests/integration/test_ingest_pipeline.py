@@ -2,39 +2,32 @@
 driven through the real CLI in separate processes (so dedup state must survive between runs)."""
 
 import json
-import uuid
-from pathlib import Path
 
 import pytest
 
 from core.records import Chunk, ChunkSighting, DeadLetter, RawArticle, decode_any
+from core.settings import Settings
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.reader import read_topic
 from ingest.process.article import raw_article_id
 from newskg.wiring import Wiring, kafka_options
-from tests.conftest import newskg, newskg_json
+from tests.support.articles import NEWS_HTML as FIXTURES
+from tests.support.articles import STORY
+from tests.support.cli import newskg, newskg_json
+from tests.support.isolation import Isolated
 
 pytestmark = pytest.mark.integration
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "news-html"
+# The fixture pages were published from 2018-04 to 2019-11; "re-ingest adds nothing" holds inside the dedup
+# window (default 30 days back from the newest publication day seen), so the window here spans them all.
+WIDE_WINDOW = {"dedup_window_days": 1000}
 
 
 @pytest.fixture
-def topics(stack):
-    """Private topic names per test, so tests never see each other's messages. The fixture pages were published
-    from 2018-04 to 2019-11; "re-ingest adds nothing" holds inside the dedup window (default 30 days back from the
-    newest publication day seen), so the window here spans them all."""
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    env = {
-        **stack.env,
-        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-        "NEWSKG_DEDUP_WINDOW_DAYS": "1000",
-    }
-    settings = stack.settings.model_copy(
-        update={**{f"topic_{k}": v for k, v in names.items()}, "dedup_window_days": 1000}
-    )
-    return env, settings, names
+def topics(isolated: Isolated) -> tuple[dict[str, str], Settings, dict[str, str]]:
+    """This test's own topics and process group, the dedup window wide enough for the fixture pages."""
+    wide = isolated.configured(**WIDE_WINDOW)
+    return wide.env, wide.settings, wide.topics
 
 
 def chunks_topic(settings, names):
@@ -66,18 +59,7 @@ def test_real_pages_become_chunks_and_reingesting_adds_none(topics):
     assert len(sightings_after) == len(sightings)  # and zero new sightings
     report = {t["name"]: t for t in newskg_json("topics", env=env)["topics"]}
     assert report[names["articles"]]["messages"] == 16
-    assert report[names["articles"]]["lag"] == {"newskg-process": 0}
-
-
-STORY = (
-    "Doja Cat arrived at the Paris Fashion Week show on Thursday night in a striking red outfit. The singer "
-    "posed for photographers outside the venue with her manager and several friends. Fans gathered along the "
-    "street for hours hoping to catch a glimpse of the star before the show began. The designer later "
-    "praised her choice of outfit in a short statement to reporters. Tickets for the event had sold out "
-    "within minutes of going on sale last month. Organisers said security had been increased this year "
-    "after crowds blocked the road outside the venue. The show closed with a tribute to the house founder, "
-    "who died in 2019. Several celebrities attended the after-party at a hotel nearby."
-)
+    assert report[names["articles"]]["lag"] == {settings.consumer_group("process"): 0}  # this test's own group
 
 
 def test_republished_story_is_one_chunk_linked_to_both_articles(topics, tmp_path):
@@ -154,7 +136,7 @@ def test_bad_input_goes_to_the_dead_letter_topic_and_the_stage_keeps_consuming(t
     assert chunks and {c.article_id for c in chunks} == {raw_article_id(good)}
 
 
-def test_crash_after_write_before_commit_yields_the_same_chunks(topics, tmp_path):
+def test_crash_after_write_before_commit_yields_the_same_chunks(topics, isolated):
     """Kill the stage between the acknowledged write and the commit: the re-delivered articles add nothing and
     lose nothing."""
     from newskg.pipeline import build_runners
@@ -178,24 +160,15 @@ def test_crash_after_write_before_commit_yields_the_same_chunks(topics, tmp_path
     assert {c.id for c in after} >= {c.id for c in before}
     assert len(after) == len({c.id for c in after})  # nothing emitted twice
 
-    fresh_env, fresh_settings, fresh_names = _fresh_topics(env)
+    fresh = isolated.fresh(**WIDE_WINDOW)
+    fresh_env, fresh_settings, fresh_names = fresh.env, fresh.settings, fresh.topics
     newskg_json("ingest", "files", str(FIXTURES), env=fresh_env)
     run_process(fresh_env)
     clean, _ = chunks_topic(fresh_settings, fresh_names)
     assert {c.id for c in after} == {c.id for c in clean}  # the same chunks as a run that never crashed
 
 
-def _fresh_topics(env):
-    from core.settings import Settings
-
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    fresh = {**env, **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()}}
-    settings = Settings(data_dir=env["NEWSKG_DATA_DIR"], _env_file=None, **{f"topic_{k}": v for k, v in names.items()})
-    return fresh, settings, names
-
-
-def test_cli_reports_bad_dates_clearly(stack, topics):
+def test_cli_reports_bad_dates_clearly(topics):
     env, _, _ = topics
     result = newskg("ingest", "files", str(FIXTURES), "--date", "yesterday-ish", env=env, check=False)
     assert result.returncode == 2 and "--date" in result.stderr

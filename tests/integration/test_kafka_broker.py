@@ -1,7 +1,6 @@
 """The Kafka adapter against the real local broker started by `newskg services up`."""
 
 import time
-import uuid
 
 import pytest
 from kafka import TopicPartition
@@ -23,9 +22,9 @@ def _drain(consumer: GroupConsumer, want: int, timeout_s: float = 60) -> list:
     return got
 
 
-def test_keyed_messages_consumer_group_and_manual_commits(stack):
+def test_keyed_messages_consumer_group_and_manual_commits(stack, isolated):
     options = kafka_options(stack.settings)
-    topic, group = f"t-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = isolated.topics["articles"], isolated.group("adapter")
     admin = TopicAdmin(options)
     assert admin.ensure_topics([topic], partitions=3) == [topic]
     assert admin.ensure_topics([topic], partitions=3) == []  # idempotent
@@ -66,10 +65,10 @@ def test_keyed_messages_consumer_group_and_manual_commits(stack):
     admin.close()
 
 
-def test_uncommitted_messages_are_redelivered(stack):
+def test_uncommitted_messages_are_redelivered(stack, isolated):
     """No data loss: a member that dies before committing leaves its records to the next member."""
     options = kafka_options(stack.settings)
-    topic, group = f"t-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
+    topic, group = isolated.topics["articles"], isolated.group("adapter")
     TopicAdmin(options).ensure_topics([topic], partitions=3)
     producer = RecordProducer(options)
     producer.send_all(topic, [(f"k{i}", f"v{i}".encode()) for i in range(30)])

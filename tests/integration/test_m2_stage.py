@@ -13,21 +13,20 @@ import time
 import httpx
 import pytest
 
-from core.llm.cache import LLMCache
-from core.llm.client import LLMClient
 from core.records import DeadLetter
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
-from extract.stage import GROUP, ExtractOptions, ExtractStage
+from extract.stage import ExtractOptions, ExtractStage
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from ingest.kafka.stage import run_stages
 from newskg.pipeline import ensure_topics, group_consumer
 from newskg.wiring import Wiring, kafka_options, open_graph
-from tests.conftest import newskg_json
-from tests.integration.test_extract_poison import make_chunk, publish
-from tests.integration.test_extract_stage import isolated  # noqa: F401 - the fixture
+from tests.support.cli import newskg_json
+from tests.support.kafka import publish
+from tests.support.llm import chat_completion, scripted_client
+from tests.support.records import published_chunk as make_chunk
 
 pytestmark = pytest.mark.integration
 
@@ -58,30 +57,13 @@ class PairModel:
                 if cited:
                     lines.append({"text": fact, "chunks": cited})
         content = "\x00 {{ not json" if self.garbage else json.dumps({"interactions": lines})
-        return httpx.Response(
-            200,
-            json={
-                "id": "x",
-                "object": "chat.completion",
-                "created": 0,
-                "model": "scripted-pair",
-                "choices": [
-                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-                ],
-                "usage": {"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20},
-            },
-        )
+        return chat_completion(content, model="scripted-pair", prompt_tokens=10)
 
 
 def m2_stage(settings, model: PairModel, k: int, **options) -> ExtractStage:
     store = GraphStore(open_graph(settings))
     store.init()
-    llm = LLMClient(
-        "http://llm.test/v1",
-        "scripted-pair",
-        cache=LLMCache(settings.data_dir / "llm" / "cache.sqlite"),
-        http_client=httpx.Client(transport=httpx.MockTransport(model)),
-    )
+    llm = scripted_client(model, settings.data_dir / "llm" / "cache.sqlite", model="scripted-pair")
     return ExtractStage(
         store,
         ChunkExtractor(Linker(AliasIndex())),
@@ -94,8 +76,8 @@ def doja(store: GraphStore) -> str:
     return store.find_entities("Doja Cat")[0].id
 
 
-def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):  # noqa: F811
-    _env, settings, names = isolated
+def test_a_fact_cited_only_from_day_20_is_not_visible_as_of_day_1(isolated):
+    settings, names = isolated.settings, isolated.topics
     ensure_topics(settings)
     day1, day20 = make_chunk(MET, "2023-05-01", "a1"), make_chunk(DEAL, "2023-05-20", "a20")
     day20 = day20.model_copy(update={"source": "beta", "source_id": "s_beta"})
@@ -138,9 +120,8 @@ def m2_runner(wiring: Wiring, names, model: PairModel, **options):
     from extract.stage import ExtractRunner  # the runner that gives the stage its clock
 
     stage = m2_stage(wiring.settings, model, k=3, m2_max_wait_s=1.0, chunks_topic=names["chunks"], **options)
-    # Joined as the real stage joins (static member, this machine's id): the session's broker (noida) never expires
-    # the static member an earlier test's `newskg run` left in the group, and only the same id takes its place.
-    consumer = group_consumer(wiring, GROUP, "extract", [names["chunks"]])
+    # Joined as the real stage joins (a static member of the extract group, this test's own group).
+    consumer = group_consumer(wiring, wiring.settings.consumer_group("extract"), "extract", [names["chunks"]])
     return ExtractRunner(stage, consumer, wiring.producer(), names["dlq"])
 
 
@@ -149,8 +130,8 @@ def covered(settings) -> list[dict]:
         return conn.read("MATCH (b:M2Batch)-[:COVERS]->(c:Chunk) RETURN b.id AS id, collect(c.id) AS chunks")
 
 
-def test_a_remainder_goes_out_after_the_max_wait_without_until_idle(isolated):  # noqa: F811
-    _env, settings, names = isolated
+def test_a_remainder_goes_out_after_the_max_wait_without_until_idle(isolated):
+    settings, names = isolated.settings, isolated.topics
     ensure_topics(settings)
     chunks = [make_chunk(MET, "2023-05-01", "a1"), make_chunk(DEAL, "2023-05-02", "a2")]  # 2 < k = 3
     publish(settings, names["chunks"], chunks)
@@ -172,8 +153,8 @@ def test_a_remainder_goes_out_after_the_max_wait_without_until_idle(isolated):  
         assert conn.read("MATCH (m:M2Pair) RETURN m.open AS open") == [{"open": False}]
 
 
-def test_a_batch_that_never_parses_is_dead_lettered_not_covered(isolated):  # noqa: F811
-    env, settings, names = isolated
+def test_a_batch_that_never_parses_is_dead_lettered_not_covered(isolated):
+    env, settings, names = isolated.env, isolated.settings, isolated.topics
     ensure_topics(settings)
     # Other days than the test above: its parsed answer, in the shared LLM cache, must not answer this prompt.
     chunks = [make_chunk(MET, "2023-06-01", "a1"), make_chunk(DEAL, "2023-06-02", "a2")]

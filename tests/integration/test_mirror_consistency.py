@@ -2,86 +2,28 @@
 times are the graph's first publication and first ingestion whatever order the records arrive in, reconcile
 repairs differing payload times, and reconcile never deletes a point a stage wrote after its scan began."""
 
-import json
 import time
-import uuid
 
 import pytest
 
-from core.ids import chunk_id, interaction_id, point_uuid, source_id
+from core.ids import point_uuid
 from core.records import Chunk, Interaction
-from core.timeaxes import end_of_day_ms
-from graph.mirror.embed import MiniLMEmbedder
 from graph.mirror.qdrant import CHUNKS, INTERACTIONS, TIME_FIELDS, VectorMirror
 from graph.mirror.reconcile import reconcile
 from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
 from graph.store.times import graph_times
 from newskg.wiring import open_graph, open_qdrant
-from tests.conftest import newskg_json
-from tests.integration.test_graph_store import CHOUPETTE, DOJA, ENTITIES
+from tests.support.articles import write_jsonl
+from tests.support.cli import newskg_json
+from tests.support.records import DOJA, ENTITIES, doja_and_choupette
+from tests.support.records import dated_chunk as chunk
 
 pytestmark = pytest.mark.integration
 
 
-def chunk(text: str, day: int, source: str, ingested_day: int) -> Chunk:
-    article = f"a_{source}_{day}"
-    return Chunk(
-        id=chunk_id(text),
-        text=text,
-        sentences=[text],
-        article_id=article,
-        article_ids=[article],
-        source=source,
-        source_id=source_id(source),
-        url=f"https://{source}.example/{day}",
-        title=text[:20],
-        day=day,
-        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
-        ingested_at=f"ingested {ingested_day}",
-        ingested_ms=end_of_day_ms(ingested_day) - 3_600_000,
-        sentence_start=0,
-        sentence_end=1,
-    )
-
-
 def met_gala(c: Chunk) -> Interaction:
-    text = "Doja Cat dressed as Choupette"  # the same fact (same id) whichever chunk states it
-    return Interaction(
-        id=interaction_id(DOJA, CHOUPETTE, text, 20230501, "M0"),
-        subject_id=DOJA,
-        subject_name="Doja Cat",
-        object_id=CHOUPETTE,
-        object_name="Choupette",
-        text=text,
-        event_day=20230501,
-        published_day=c.day,
-        ingested_at=c.ingested_at,
-        ingested_ms=c.ingested_ms,
-        variant="M0",
-        chunk_ids=[c.id],
-        article_ids=[c.article_id],
-        source_ids=[c.source_id],
-    )
-
-
-@pytest.fixture(scope="module")
-def embedder():
-    return MiniLMEmbedder()
-
-
-@pytest.fixture
-def world(stack, tmp_path, embedder):
-    settings = stack.settings.model_copy(
-        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp_path / "qdrant"}
-    )
-    store = GraphStore(open_graph(settings))
-    store.init()
-    mirror = VectorMirror(open_qdrant(settings), embedder)
-    mirror.ensure()
-    yield store, mirror
-    mirror.close()
-    store.conn.drop()
+    return doja_and_choupette(c, "Doja Cat dressed as Choupette", 20230501)  # the same fact (same id) in any chunk
 
 
 def stage_write(store: GraphStore, mirror: VectorMirror, chunks: list[Chunk], interactions: list[Interaction]):
@@ -106,7 +48,7 @@ def assert_mirror_equals_graph(store: GraphStore, mirror: VectorMirror) -> None:
 
 
 def test_out_of_order_backfill_keeps_first_times_in_graph_and_mirror(world):
-    store, mirror = world
+    store, mirror = world.store, world.mirror
     late = chunk("Doja Cat dressed as Choupette, the Met Gala recap says.", 20230520, "gamma", 20230520)
     early = chunk("Doja Cat dressed as Choupette at the Met Gala on May 1.", 20230502, "alpha", 20230503)
     stage_write(store, mirror, [late], [met_gala(late)])  # the later report arrives first ...
@@ -139,7 +81,7 @@ def test_out_of_order_backfill_keeps_first_times_in_graph_and_mirror(world):
 def test_a_backfilled_fact_is_not_dated_by_one_record_and_ingested_by_another(world):
     """The live report (published and ingested June 1) is visible first; the backfill that re-dates the same fact
     to May 15 arrives on June 2. As of June 1 the fact shows with June 1, never with the backfill's May 15."""
-    store, mirror = world
+    store, mirror = world.store, world.mirror
     live = chunk("Doja Cat dressed as Choupette, the June recap says.", 20230601, "delta", 20230601)
     backfill = chunk("Doja Cat dressed as Choupette, the May archive says.", 20230515, "epsilon", 20230602)
     stage_write(store, mirror, [live], [met_gala(live)])
@@ -150,7 +92,7 @@ def test_a_backfilled_fact_is_not_dated_by_one_record_and_ingested_by_another(wo
 
 
 def test_the_same_fact_twice_in_one_batch_keeps_both_chunks_and_the_first_times(world):
-    store, mirror = world
+    store, mirror = world.store, world.mirror
     a = chunk("On May 1 Doja Cat dressed as Choupette. Fans cheered.", 20230503, "alpha", 20230504)
     b = chunk("Fans cheered. On May 1 Doja Cat dressed as Choupette.", 20230502, "beta", 20230502)
     stage_write(store, mirror, [a, b], [met_gala(a), met_gala(b)])
@@ -161,24 +103,10 @@ def test_the_same_fact_twice_in_one_batch_keeps_both_chunks_and_the_first_times(
     assert_mirror_equals_graph(store, mirror)
 
 
-def test_the_stage_mirrors_the_graph_times_after_an_out_of_order_backfill(stack, tmp_path):
+def test_the_stage_mirrors_the_graph_times_after_an_out_of_order_backfill(isolated, embedder, tmp_path):
     """End to end through the real broker, process and extract stages: the later article is ingested (and
     extracted) first, the earlier one afterwards; both state the same dated fact."""
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    settings = stack.settings.model_copy(
-        update={
-            **{f"topic_{k}": v for k, v in names.items()},
-            "graph_database": f"g{uuid.uuid4().hex[:8]}",
-            "qdrant_path": tmp_path / "qdrant",
-        }
-    )
-    env = {
-        **stack.env,
-        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-        "NEWSKG_GRAPH_DATABASE": settings.graph_database,
-        "NEWSKG_QDRANT_PATH": str(settings.qdrant_path),
-    }
+    settings, env = isolated.settings, isolated.env
     fact = "On May 1, 2023, Doja Cat thanked Karl Lagerfeld in New York."
     later = {
         "url": "https://gamma.example/recap",
@@ -195,27 +123,22 @@ def test_the_stage_mirrors_the_graph_times_after_an_out_of_order_backfill(stack,
         "museum. The dinner ended after midnight.",
     }
     for n, row in enumerate((later, earlier)):
-        path = tmp_path / f"{n}.jsonl"
-        path.write_text(json.dumps(row))
-        newskg_json("ingest", "files", str(path), "--backfill", env=env)
+        newskg_json("ingest", "files", write_jsonl(tmp_path / f"{n}.jsonl", [row]), "--backfill", env=env)
         newskg_json("run", "all", "--until-idle", env=env)
     store = GraphStore(open_graph(settings))
+    thanked = store.conn.read(
+        "MATCH (x:Interaction) WHERE x.text CONTAINS 'thanked' RETURN x.id AS id, x.published_day AS p"
+    )
+    assert thanked and all(r["p"] == 20230502 for r in thanked)
+    mirror = VectorMirror(open_qdrant(settings), embedder)
     try:
-        thanked = store.conn.read(
-            "MATCH (x:Interaction) WHERE x.text CONTAINS 'thanked' RETURN x.id AS id, x.published_day AS p"
-        )
-        assert thanked and all(r["p"] == 20230502 for r in thanked)
-        mirror = VectorMirror(open_qdrant(settings), MiniLMEmbedder())
-        try:
-            assert_mirror_equals_graph(store, mirror)
-        finally:
-            mirror.close()
+        assert_mirror_equals_graph(store, mirror)
     finally:
-        store.conn.drop()
+        mirror.close()
 
 
 def test_reconcile_repairs_a_payload_time_that_differs_from_the_graph(world):
-    store, mirror = world
+    store, mirror = world.store, world.mirror
     early = chunk("Doja Cat dressed as Choupette at the Met Gala on May 1.", 20230502, "alpha", 20230503)
     stage_write(store, mirror, [early], [met_gala(early)])
     # A mirror written by the old code: the last write's times, not the graph's first ones.
@@ -235,7 +158,7 @@ def test_reconcile_repairs_a_payload_time_that_differs_from_the_graph(world):
 
 
 def test_reconcile_never_deletes_what_a_stage_wrote_after_its_scan_began(world):
-    store, mirror = world
+    store, mirror = world.store, world.mirror
     first = chunk("Doja Cat dressed as Choupette at the Met Gala on May 1.", 20230502, "alpha", 20230503)
     stage_write(store, mirror, [first], [met_gala(first)])
     arriving = chunk("Choupette watched the gala from Paris, her owner said.", 20230503, "beta", 20230503)

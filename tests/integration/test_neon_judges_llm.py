@@ -1,6 +1,6 @@
 """NEON's judges over the wire against the local llama.cpp server (`newskg services up --llm`).
 
-SmolLM2-135M (INFRA.md) is far too small to grade well and may answer junk: this proves the wire path, the
+SmolLM2-135M is far too small to grade well and may answer junk: this proves the wire path, the
 parser and the accounting (every attribute ends parsed with a 0-2 score, or counted unparsed in the ledger),
 not the quality of the grades."""
 
@@ -19,7 +19,7 @@ EVIDENCE = [
 ]
 
 
-# At most six calls of ~450 tokens: seconds each on an idle machine (INFRA.md: 40-50 tok/s), but minutes each
+# At most six calls of ~450 tokens: seconds each on an idle machine (40-50 tok/s measured here), but minutes each
 # when the two cores are saturated (measured: 218 s for one call at load 16), hence the generous limits.
 @pytest.mark.timeout(1800)
 def test_every_attribute_is_judged_over_the_wire_and_ends_parsed_or_counted(llm_stack):

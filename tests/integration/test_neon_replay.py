@@ -13,7 +13,8 @@ import pytest
 from core.timeaxes import end_of_day_ms
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph, open_mirror
-from tests.conftest import isolated_env, newskg_json
+from tests.support.cli import newskg_json
+from tests.support.isolation import Isolation
 
 # The module's graph is built through the whole pipeline inside the first test's time budget: minutes on a busy
 # two-core machine, so this module gets more than the default 300 s per test.
@@ -46,14 +47,18 @@ def add_llm_variants(settings) -> int:
 @pytest.fixture(scope="module")
 def world(stack, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("neon")
-    env, settings = isolated_env(stack, tmp_path)
-    data = tmp_path / "neoqa"
-    newskg_json("ingest", "synthetic", "--timelines", "1", "--seed", "3", "--events", "4", "--out", str(data), env=env)
-    newskg_json("run", "all", "--until-idle", env=env)
-    assert add_llm_variants(settings) > 0
-    log = tmp_path / "querylog.jsonl"
-    made = newskg_json("eval", "querylog", "--data", str(data), "--out", str(log), "--seed", "1", env=env)
-    return env, settings, tmp_path, log, made
+    with Isolation(stack, tmp_path) as isolation:
+        isolated = isolation.new()
+        env, settings = isolated.env, isolated.settings
+        data = tmp_path / "neoqa"
+        newskg_json(
+            "ingest", "synthetic", "--timelines", "1", "--seed", "3", "--events", "4", "--out", str(data), env=env
+        )
+        newskg_json("run", "all", "--until-idle", env=env)
+        assert add_llm_variants(settings) > 0
+        log = tmp_path / "querylog.jsonl"
+        made = newskg_json("eval", "querylog", "--data", str(data), "--out", str(log), "--seed", "1", env=env)
+        yield env, settings, tmp_path, log, made
 
 
 def test_spikes_from_the_log_match_the_known_spikes_of_an_entity_known_from_the_first_day(world):

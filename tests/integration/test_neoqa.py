@@ -10,7 +10,8 @@ from evaluation.neoqa.dataset import load
 from evaluation.neoqa.records import NewsArticle
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
-from tests.conftest import isolated_env, newskg, newskg_json
+from tests.support.cli import newskg, newskg_json
+from tests.support.isolation import Isolation
 
 pytestmark = pytest.mark.integration
 
@@ -18,13 +19,15 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def neoqa_world(stack, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("neoqa")
-    env, settings = isolated_env(stack, tmp_path)
-    out = tmp_path / "neoqa"
-    made = newskg_json(
-        "ingest", "synthetic", "--timelines", "1", "--seed", "3", "--events", "6", "--out", str(out), env=env
-    )
-    newskg_json("run", "all", "--until-idle", env=env)
-    return env, settings, out, made
+    with Isolation(stack, tmp_path) as isolation:
+        isolated = isolation.new()
+        env, settings = isolated.env, isolated.settings
+        out = tmp_path / "neoqa"
+        made = newskg_json(
+            "ingest", "synthetic", "--timelines", "1", "--seed", "3", "--events", "6", "--out", str(out), env=env
+        )
+        newskg_json("run", "all", "--until-idle", env=env)
+        yield env, settings, out, made
 
 
 def test_every_synthetic_article_reaches_the_graph_at_its_fictional_date(neoqa_world):
@@ -160,7 +163,7 @@ def test_llm_answerer_runs_the_real_wire_path(llm_stack, neoqa_world):
 
 @pytest.mark.llm
 def test_llm_generation_mode_talks_to_the_real_server_and_stops_cleanly_or_delivers(llm_stack, tmp_path):
-    """SmolLM2-135M (INFRA.md) is far too small to write 20-30 consistent outline items, so on this machine the
+    """SmolLM2-135M is far too small to write 20-30 consistent outline items, so on this machine the
     run is expected to stop at a named step after its critique; with a capable endpoint the same command writes
     a valid dataset. Either way nothing half-valid is written and the calls went over the wire."""
     env = {**llm_stack.env, "NEWSKG_DATA_DIR": llm_stack.env["NEWSKG_DATA_DIR"]}

@@ -4,7 +4,6 @@ brokers do), else one request in flight. Against the session's noida-db broker a
 import socket
 import subprocess
 import time
-import uuid
 from collections import defaultdict
 
 import pytest
@@ -39,10 +38,9 @@ def tansu(tmp_path_factory):
     proc.wait(timeout=10)
 
 
-def _send_in_order(options, read_back: bool = True) -> tuple[RecordProducer, dict[str, list[int]]]:
+def _send_in_order(options, topic: str, read_back: bool = True) -> tuple[RecordProducer, dict[str, list[int]]]:
     """700 messages on 7 keys, sent without waiting in between; returns each key's messages in log order (as read
     back, or as the broker's acknowledged offsets say)."""
-    topic = f"t-{uuid.uuid4().hex[:8]}"
     TopicAdmin(options).ensure_topics([topic], partitions=3)
     producer = RecordProducer(options, linger_ms=0)
     items = [(f"article-{i % 7}", i) for i in range(700)]
@@ -66,11 +64,11 @@ def _producer_id(producer: RecordProducer) -> int:
 
 
 @pytest.mark.parametrize("broker", ["noida", "tansu"])
-def test_idempotent_producer_where_the_broker_gives_producer_ids(broker, stack, request):
+def test_idempotent_producer_where_the_broker_gives_producer_ids(broker, stack, isolated, request):
     options = kafka_options(stack.settings) if broker == "noida" else request.getfixturevalue("tansu")
     # Tansu 0.6 acknowledges every message with the right offset, but its end offsets and fetches lose records of
     # multi-record batches (seen here with and without idempotence): its order is checked on the acknowledgements.
-    producer, got = _send_in_order(options, read_back=broker == "noida")
+    producer, got = _send_in_order(options, isolated.topics["articles"], read_back=broker == "noida")
     assert producer.idempotent
     assert producer._producer.config["enable_idempotence"] is True
     assert producer._producer.config["acks"] == -1
@@ -79,10 +77,10 @@ def test_idempotent_producer_where_the_broker_gives_producer_ids(broker, stack, 
     producer.close()
 
 
-def test_without_broker_support_one_request_in_flight(stack, monkeypatch):
+def test_without_broker_support_one_request_in_flight(stack, isolated, monkeypatch):
     options = kafka_options(stack.settings)
     monkeypatch.setitem(producer_module._support, ",".join(options["bootstrap_servers"]), False)
-    producer, got = _send_in_order(options)
+    producer, got = _send_in_order(options, isolated.topics["articles"])
     assert not producer.idempotent
     assert producer._producer.config["enable_idempotence"] is False
     assert producer._producer.config["max_in_flight_requests_per_connection"] == 1

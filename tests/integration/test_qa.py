@@ -1,12 +1,10 @@
 """QA on the real servers: entity resolution, the four strategies as of the query day, answers with evidence,
 the HTTP API's validation, auth and metrics, and the always-current endpoint with the pipeline hosted."""
 
-import json
 import os
 import signal
 import subprocess
 import sys
-import time
 
 import httpx
 import pytest
@@ -16,53 +14,25 @@ from newskg.pipeline import qa_service
 from newskg.services.process import free_port
 from newskg.wiring import Wiring
 from qa.api import create_app
-from tests.conftest import REPO, isolated_env, newskg_json
+from tests.support.articles import STORIES, ingest_stories
+from tests.support.cli import REPO, newskg_json
+from tests.support.isolation import Isolation
+from tests.support.processes import evidence, wait_for
 
 pytestmark = pytest.mark.integration
-
-STORIES = [
-    (
-        "2023-05-01",
-        "alpha",
-        "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as "
-        "Choupette, and Leto posed with Anna Wintour before the dinner.",
-    ),
-    (
-        "2023-05-02",
-        "beta",
-        "Doja Cat thanked Karl Lagerfeld's estate in a statement. Anna Wintour praised the "
-        "Met Gala theme in an interview with Vogue.",
-    ),
-    (
-        "2023-08-31",
-        "gamma",
-        "Doja Cat performed in Paris at the Accor Arena. Doja Cat later met Pharrell "
-        "Williams backstage after the concert.",
-    ),
-]
-
-
-def ingest(env, tmp_path, stories, name="stories.jsonl"):
-    path = tmp_path / name
-    path.write_text(
-        "\n".join(
-            json.dumps({"url": f"https://{src}.example/{day}", "text": text, "published": day, "source": src})
-            for day, src, text in stories
-        )
-    )
-    newskg_json("ingest", "files", str(path), "--backfill", env=env)
 
 
 @pytest.fixture(scope="module")
 def qa_world(stack, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("qa")
-    env, settings = isolated_env(stack, tmp_path)
-    ingest(env, tmp_path, STORIES)
-    newskg_json("run", "all", "--until-idle", env=env)
-    with Wiring(settings) as wiring:  # closes the service's graph connection and mirror
-        service = qa_service(wiring)
-        yield env, settings, service
-        service.store.conn.drop()
+    with Isolation(stack, tmp_path) as isolation:
+        isolated = isolation.new()
+        env, settings = isolated.env, isolated.settings
+        ingest_stories(env, tmp_path, STORIES)
+        newskg_json("run", "all", "--until-idle", env=env)
+        with Wiring(settings) as wiring:  # closes the service's graph connection and mirror
+            service = qa_service(wiring)
+            yield env, settings, service
 
 
 @pytest.mark.parametrize("strategy", ["temporal", "generic", "hybrid", "newsrag"])
@@ -149,9 +119,9 @@ def test_http_api_validation_auth_and_metrics(qa_world):
     assert client.get("/openapi.json", headers=auth).status_code == 200
 
 
-def test_serve_with_the_pipeline_is_always_current(stack, tmp_path):
-    env, _ = isolated_env(stack, tmp_path)
-    ingest(env, tmp_path, STORIES[:1], "first.jsonl")
+def test_serve_with_the_pipeline_is_always_current(isolated, tmp_path):
+    env = isolated.env
+    ingest_stories(env, tmp_path, STORIES[:1], "first.jsonl")
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "newskg", "serve", "--pipeline", "--port", str(port)],
@@ -164,12 +134,12 @@ def test_serve_with_the_pipeline_is_always_current(stack, tmp_path):
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait(lambda: httpx.get(base + "/readyz", timeout=2).status_code == 200, 120, server)
-        _wait(lambda: _evidence(base, "2023-05-01"), 120, server)  # the first story flowed through
-        assert not any("Accor Arena" in e["text"] for e in _evidence(base, "2023-09-01"))
-        ingest(env, tmp_path, STORIES[2:], "later.jsonl")  # a new article arrives through Kafka …
-        _wait(
-            lambda: any("Accor Arena" in e["text"] or "Pharrell" in e["text"] for e in _evidence(base, "2023-09-01")),
+        wait_for(lambda: httpx.get(base + "/readyz", timeout=2).status_code == 200, 120, server)
+        wait_for(lambda: evidence(base, "2023-05-01"), 120, server)  # the first story flowed through
+        assert not any("Accor Arena" in e["text"] for e in evidence(base, "2023-09-01"))
+        ingest_stories(env, tmp_path, STORIES[2:], "later.jsonl")  # a new article arrives through Kafka …
+        wait_for(
+            lambda: any("Accor Arena" in e["text"] or "Pharrell" in e["text"] for e in evidence(base, "2023-09-01")),
             120,
             server,
         )  # … and answers see it
@@ -177,22 +147,3 @@ def test_serve_with_the_pipeline_is_always_current(stack, tmp_path):
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
     assert server.returncode in (0, -signal.SIGTERM)
-
-
-def _evidence(base: str, date: str) -> list[dict]:
-    response = httpx.get(base + "/v1/ask", params={"q": "Doja Cat", "date": date, "strategy": "hybrid"}, timeout=30)
-    return response.json()["evidence"] if response.status_code == 200 else []
-
-
-def _wait(predicate, timeout_s: float, server: subprocess.Popen) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise AssertionError(f"server exited: {server.stdout.read()}")
-        try:
-            if predicate():
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(1)
-    raise AssertionError("timed out waiting")

@@ -3,70 +3,52 @@
 input in the same order gives the same graph whatever the hash seed and whatever the batch boundaries."""
 
 import json
-import uuid
 from pathlib import Path
 
 import pytest
 
-from core.ids import chunk_id, entity_id, source_id
-from core.records import Chunk, Entity
-from core.timeaxes import end_of_day_ms
+from core.ids import entity_id
+from core.records import Entity
 from extract.openie.targets import GraphMentionStats
 from graph.store.mentions import daily_counts
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
 from newskg.wiring import Wiring, kafka_options, open_graph
-from tests.conftest import newskg, newskg_json
+from tests.support.articles import NEWS_HTML as FIXTURES
+from tests.support.cli import newskg, newskg_json
+from tests.support.isolation import Isolated
+from tests.support.records import dated_chunk
 
 pytestmark = pytest.mark.integration
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "news-html"
 LETO, DOJA = entity_id("Jared Leto", "PERSON"), entity_id("Doja Cat", "PERSON")
 
 
 @pytest.fixture
-def store(stack):
-    settings = stack.settings.model_copy(update={"graph_database": f"g{uuid.uuid4().hex[:8]}"})
-    graph = GraphStore(open_graph(settings))
+def store(isolated):
+    graph = GraphStore(open_graph(isolated.settings))
     graph.init()
     yield graph
-    graph.conn.drop()
+    graph.conn.close()
 
 
-def chunk(text: str, day: int, ingested_day: int, article: str) -> Chunk:
-    return Chunk(
-        id=chunk_id(text),
-        text=text,
-        sentences=[text],
-        article_id=article,
-        article_ids=[article],
-        source="alpha",
-        source_id=source_id("alpha"),
-        day=day,
-        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
-        ingested_at="x",
-        ingested_ms=end_of_day_ms(ingested_day) - 3_600_000,
-        sentence_start=0,
-        sentence_end=1,
-    )
+def chunk(text: str, day: int, ingested_day: int, article: str):
+    return dated_chunk(text, day, ingested_day=ingested_day, article=article)
 
 
-def test_alias_merges_end_the_same_whatever_the_order_of_writes(stack):
+def test_alias_merges_end_the_same_whatever_the_order_of_writes(isolated):
     writes = [
         Entity(id=LETO, name="Jared Leto", type="PERSON", aliases=["Leto"]),
         Entity(id=LETO, name="Jared Leto", type="PERSON", aliases=["J. Leto", "Jared"]),
     ]
     results = []
-    for order in (writes, writes[::-1]):
-        settings = stack.settings.model_copy(update={"graph_database": f"g{uuid.uuid4().hex[:8]}"})
-        graph = GraphStore(open_graph(settings))
-        try:
+    for n, order in enumerate((writes, writes[::-1])):
+        with open_graph(isolated.graph_named(f"order{n}").settings) as conn:
+            graph = GraphStore(conn)
             for entity in order:  # two replicas, each with what it had learnt
                 graph.write_batch(entities=[entity])
             results.append(graph.conn.read("MATCH (e:Entity) RETURN e.aliases AS aliases"))
-        finally:
-            graph.conn.drop()
     assert results[0] == results[1] == [{"aliases": ["J. Leto", "Jared", "Leto"]}]
 
 
@@ -109,28 +91,10 @@ def test_daily_mention_counts_live_in_the_graph_and_survive_redelivery(store):
     assert first.top_subjects(5, 20230430, 7, 20230503) == []  # nothing published by April 30
 
 
-def _pipeline_env(stack, tmp_path: Path, seed: str) -> tuple[dict, object, dict]:
-    prefix = f"t{uuid.uuid4().hex[:8]}"
-    names = {k: f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
-    graph = f"g{uuid.uuid4().hex[:8]}"
-    env = {
-        **stack.env,
-        **{f"NEWSKG_TOPIC_{k.upper()}": v for k, v in names.items()},
-        "NEWSKG_GRAPH_DATABASE": graph,
-        "NEWSKG_QDRANT_PATH": str(tmp_path / f"qdrant-{seed}"),
-        "NEWSKG_TOPIC_PARTITIONS": "1",
-        "NEWSKG_MIRROR_ENABLED": "false",
-        "PYTHONHASHSEED": seed,
-    }
-    settings = stack.settings.model_copy(
-        update={
-            **{f"topic_{k}": v for k, v in names.items()},
-            "graph_database": graph,
-            "topic_partitions": 1,
-            "mirror_enabled": False,
-        }
-    )
-    return env, settings, names
+def _pipeline(isolated: Isolated, seed: str) -> tuple[dict[str, str], Isolated]:
+    """A world of its own, one partition, no mirror; the CLI runs under PYTHONHASHSEED=seed."""
+    run = isolated.fresh(topic_partitions=1, mirror_enabled=False)
+    return {**run.env, "PYTHONHASHSEED": seed}, run
 
 
 def _export(env: dict, out: Path) -> str:
@@ -138,11 +102,11 @@ def _export(env: dict, out: Path) -> str:
     return out.read_text()
 
 
-def test_two_hash_seeds_and_a_replay_from_offset_zero_give_the_same_graph(stack, tmp_path):
+def test_two_hash_seeds_and_a_replay_from_offset_zero_give_the_same_graph(isolated, tmp_path):
     exports, runs = {}, {}
     for seed in ("1", "2"):
-        env, settings, names = _pipeline_env(stack, tmp_path, seed)
-        runs[seed] = (env, settings, names)
+        env, run = _pipeline(isolated, seed)
+        runs[seed] = (env, run)
         newskg_json("ingest", "files", str(FIXTURES), "--backfill", "--date", "2023-05-05", env=env)
         stats = newskg_json("run", "all", "--until-idle", env=env)["stages"]
         assert stats["extract"]["consumed"] > 0 and stats["extract"]["dead"] == 0
@@ -153,19 +117,15 @@ def test_two_hash_seeds_and_a_replay_from_offset_zero_give_the_same_graph(stack,
     assert exports["1"] == exports["2"]
 
     # The chunks topic of the first run replayed from offset 0 into an empty graph, in other batch sizes.
-    env, settings, names = runs["1"]
-    replay_graph = f"g{uuid.uuid4().hex[:8]}"
-    replay_settings = settings.model_copy(update={"graph_database": replay_graph})
-    records = read_topic(kafka_options(settings), names["chunks"])
-    with Wiring(replay_settings) as wiring:
+    _, run = runs["1"]
+    replay = run.graph_named("replay")
+    records = read_topic(kafka_options(run.settings), run.topics["chunks"])
+    with Wiring(replay.settings) as wiring:
         stage = extract_stage(wiring, with_mirror=False)
         for start in range(0, len(records), 7):
             stage.handle(records[start : start + 7])
-    replay = _export({**env, "NEWSKG_GRAPH_DATABASE": replay_graph}, tmp_path / "export-replay.jsonl")
-    for graph in (replay_graph, runs["1"][1].graph_database, runs["2"][1].graph_database):
-        with open_graph(settings.model_copy(update={"graph_database": graph})) as conn:
-            conn.drop()
-    assert replay == exports["1"], _first_difference(replay, exports["1"])
+    replayed = _export({**replay.env, "PYTHONHASHSEED": "1"}, tmp_path / "export-replay.jsonl")
+    assert replayed == exports["1"], _first_difference(replayed, exports["1"])
 
 
 def _first_difference(a: str, b: str) -> str:

@@ -18,6 +18,7 @@ from newskg.wiring import open_graph, open_mirror
 from qa.retrieve import CHUNK_K, METHOD_K, TUPLE_K, Retriever
 from qa.service import QAService
 from qa.similarity import QueryTexts
+from tests.support.isolation import Isolation
 
 pytestmark = pytest.mark.integration
 
@@ -87,27 +88,27 @@ def fact(c: Chunk, text: str, variant: Variant) -> Interaction:
 
 @pytest.fixture(scope="module")
 def world(stack, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("retrieval")
-    settings = stack.settings.model_copy(
-        update={"graph_database": f"g{uuid.uuid4().hex[:8]}", "qdrant_path": tmp / "qdrant"}
-    )
-    store = GraphStore(open_graph(settings))
-    store.init()
-    mirror = open_mirror(settings)
-    chunks, mentions, facts = [], [], []
-    for day, stories in STORIES.items():
-        for text, texts in stories:
-            c = chunk(text, day)
-            chunks.append(c)
-            mentions += [(c.id, DOJA.id)] + ([(c.id, RCA.id)] if "RCA" in text else [])
-            facts += [fact(c, t, "M0") for t in texts]
-            facts += [fact(c, t, "M1") for t in M1_FACTS.get(day, []) if t.split()[0:4] == text.split()[0:4]]
-    store.write_batch(chunks=chunks, entities=[DOJA, RCA], mentions=mentions, interactions=facts)
-    mirror.upsert_interactions(facts)
-    mirror.upsert_chunks((c, [e for cid, e in mentions if cid == c.id]) for c in chunks)
-    yield store, mirror, facts
-    mirror.close()
-    store.conn.drop()
+    with Isolation(stack, tmp_path_factory.mktemp("retrieval")) as isolation:
+        settings = isolation.new().settings
+        store = GraphStore(open_graph(settings))
+        store.init()
+        mirror = open_mirror(settings)
+        chunks, mentions, facts = [], [], []
+        for day, stories in STORIES.items():
+            for text, texts in stories:
+                c = chunk(text, day)
+                chunks.append(c)
+                mentions += [(c.id, DOJA.id)] + ([(c.id, RCA.id)] if "RCA" in text else [])
+                facts += [fact(c, t, "M0") for t in texts]
+                facts += [fact(c, t, "M1") for t in M1_FACTS.get(day, []) if t.split()[0:4] == text.split()[0:4]]
+        store.write_batch(chunks=chunks, entities=[DOJA, RCA], mentions=mentions, interactions=facts)
+        mirror.upsert_interactions(facts)
+        mirror.upsert_chunks((c, [e for cid, e in mentions if cid == c.id]) for c in chunks)
+        try:
+            yield store, mirror, facts
+        finally:
+            mirror.close()
+            store.conn.close()
 
 
 @pytest.mark.parametrize("strategy", ["temporal", "generic"])

@@ -13,8 +13,10 @@ import httpx
 import pytest
 
 from newskg.services.process import free_port
-from tests.conftest import REPO, LocalStack, isolated_env
-from tests.integration.test_qa import STORIES, _evidence, _wait, ingest
+from tests.support.articles import STORIES, ingest_stories
+from tests.support.cli import REPO, LocalStack
+from tests.support.isolation import Isolation
+from tests.support.processes import evidence, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.chaos]
 
@@ -24,8 +26,9 @@ def test_serve_pipeline_turns_unready_and_exits_nonzero_when_its_stages_stop(tmp
     private.up()
     server = None
     try:
-        env, _ = isolated_env(private, tmp_path)
-        ingest(env, tmp_path, STORIES[:1], "first.jsonl")
+        # No cleanup on exit: this test kills the graph server, and the private stack goes with the test.
+        env = Isolation(private, tmp_path).new().env
+        ingest_stories(env, tmp_path, STORIES[:1], "first.jsonl")
         port = free_port()
         server = subprocess.Popen(
             [sys.executable, "-m", "newskg", "serve", "--pipeline", "--port", str(port)],
@@ -36,14 +39,14 @@ def test_serve_pipeline_turns_unready_and_exits_nonzero_when_its_stages_stop(tmp
             text=True,
         )
         base = f"http://127.0.0.1:{port}"
-        _wait(lambda: httpx.get(base + "/readyz", timeout=2).json()["checks"].get("stages") is True, 120, server)
-        _wait(lambda: _evidence(base, "2023-05-01"), 120, server)  # the stages run
+        wait_for(lambda: httpx.get(base + "/readyz", timeout=2).json()["checks"].get("stages") is True, 120, server)
+        wait_for(lambda: evidence(base, "2023-05-01"), 120, server)  # the stages run
 
         graph_pid = private.status()["graph"]["pid"]
         os.kill(graph_pid, signal.SIGKILL)  # the graph server dies under the running pipeline ...
         # ... and the next chunk's write fails. Ingested in the background: the stages can fail before the ingest
         # command returns, and /readyz answers 503 only for the grace period (a few seconds) before the exit.
-        later = threading.Thread(target=ingest, args=(env, tmp_path, STORIES[2:], "later.jsonl"), daemon=True)
+        later = threading.Thread(target=ingest_stories, args=(env, tmp_path, STORIES[2:], "later.jsonl"), daemon=True)
         later.start()
 
         deadline, readiness = time.monotonic() + 120, None

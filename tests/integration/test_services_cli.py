@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.conftest import newskg
+from tests.support.cli import newskg
 
 pytestmark = pytest.mark.integration
 

@@ -10,8 +10,8 @@ from newskg.wiring import open_qdrant
 pytestmark = pytest.mark.integration
 
 
-def test_upsert_and_filtered_search_by_integer_day(tmp_path, stack):
-    settings = stack.settings.model_copy(update={"qdrant_path": tmp_path / "qdrant"})
+def test_upsert_and_filtered_search_by_integer_day(isolated):
+    settings = isolated.settings
     client = open_qdrant(settings)
     client.create_collection(
         "interactions", vectors_config=models.VectorParams(size=8, distance=models.Distance.COSINE)

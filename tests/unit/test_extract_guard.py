@@ -14,12 +14,9 @@ from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.failures import EXTRACTION_ERROR, must_stop
 from extract.stage import ExtractOptions, ExtractStage
+from tests.support.records import POISON, POISON_DAY  # the chunk the integration test sends too
 
 GOOD = "Doja Cat met Jared Leto at the Met Gala in New York on Monday."
-# A valid chunk (its day is within the schema's range) whose stated date falls before year 1000: the event day
-# of its interaction fails the Interaction schema. Found, not injected: this is what the integration test sends.
-POISON_DAY = 10000105
-POISON = "On December 30, Doja Cat met Jared Leto in Paris."
 
 
 def chunk(cid: str, text: str, day: int = 20230501) -> Chunk:

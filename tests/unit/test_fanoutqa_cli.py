@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.fanoutqa.dataset import load_dev, load_test
-from tests.conftest import newskg
+from tests.support.cli import newskg
 
 
 @pytest.fixture

@@ -1,10 +1,9 @@
 """M1/M2 and the LLM client with scripted responses: the real openai SDK and our client code, with an httpx
 transport that answers like an OpenAI-compatible server would (unit tests only; the wire path against a real
-server is tests/integration/test_llm_extract.py)."""
+server is tests/integration/test_extract_stage.py::test_m1_over_the_real_llm_server_caches_and_survives_garbage)."""
 
 import json
 
-import httpx
 import pytest
 
 from core.llm.cache import LLMCache
@@ -15,6 +14,7 @@ from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.openie.llm_variants import EntityRef, M2Snippet, batches, match_object, run_m1, run_m2
 from extract.prompts import m1_subject, m2_pair
+from tests.support.llm import Script, scripted_client
 
 TEXT = (
     "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and "
@@ -40,43 +40,8 @@ def chunk(cid: str, text: str, day: int, article: str = "a1") -> Chunk:
     )
 
 
-class Script:
-    """An OpenAI-compatible chat endpoint that replays scripted replies and records the requests."""
-
-    def __init__(self, *replies):
-        self.replies = list(replies)
-        self.requests: list[dict] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(json.loads(request.content))
-        status, content = self.replies.pop(0)
-        if status != 200:
-            return httpx.Response(status, json={"error": {"message": "scripted failure"}})
-        return httpx.Response(
-            200,
-            json={
-                "id": "x",
-                "object": "chat.completion",
-                "created": 0,
-                "model": "scripted",
-                "choices": [
-                    {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-                ],
-                "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110},
-            },
-        )
-
-
 def client(script: Script, tmp_path=None, **kw) -> LLMClient:
-    cache = LLMCache(tmp_path / "llm.sqlite") if tmp_path else None
-    return LLMClient(
-        "http://llm.test/v1",
-        "scripted",
-        cache=cache,
-        max_retries=3,
-        http_client=httpx.Client(transport=httpx.MockTransport(script)),
-        **kw,
-    )
+    return scripted_client(script, tmp_path / "llm.sqlite" if tmp_path else None, max_retries=3, **kw)
 
 
 def extraction(chunks):

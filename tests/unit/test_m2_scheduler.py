@@ -1,13 +1,13 @@
 """The M2 scheduler with a clock the test moves: full batches at once, remainders after the max wait (or at idle),
 coverage only for parsed answers, bounded retries, then a dead letter and no coverage. The graph is an in-memory
 twin of the five store calls the scheduler makes (tests/integration/test_m2_stage.py runs it on FalkorDB); the LLM
-is the scripted OpenAI-compatible endpoint of test_llm_extraction."""
+is the scripted OpenAI-compatible endpoint of tests/support/llm.py."""
 
 import json
 
 from core.records import Chunk
 from extract.m2_scheduler import BATCH_FAILED, M2Scheduler
-from tests.unit.test_llm_extraction import Script, client
+from tests.support.llm import Script, scripted_client
 
 SUBJ, OBJ = "e_doja", "e_leto"
 NAMES = {SUBJ: "Doja Cat", OBJ: "Jared Leto"}
@@ -82,7 +82,9 @@ def answer(*cited):
 
 
 def scheduler(graph, script, clock, **kw):
-    return M2Scheduler(graph, client(script), NAMES.__getitem__, k=3, max_wait_s=600, clock=clock, **kw)
+    return M2Scheduler(
+        graph, scripted_client(script, max_retries=3), NAMES.__getitem__, k=3, max_wait_s=600, clock=clock, **kw
+    )
 
 
 def test_full_batches_go_at_once_and_a_remainder_waits_for_the_max_wait():

@@ -1,5 +1,8 @@
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
 from core.settings import Settings
 from newskg.services.manager import ServiceManager
 
@@ -12,6 +15,19 @@ def test_env_prefix_and_defaults(monkeypatch, tmp_path):
     assert s.topic_partitions == 12
     assert s.data_dir == Path(".newskg")
     assert s.topic_articles == "news.articles"
+
+
+def test_consumer_groups_keep_their_names_and_take_a_prefix(monkeypatch):
+    default = Settings(_env_file=None)
+    assert (default.consumer_group("process"), default.consumer_group("extract")) == (
+        "newskg-process",
+        "newskg-extract",
+    )
+    monkeypatch.setenv("NEWSKG_GROUP_PREFIX", "t0123abcd")
+    assert Settings(_env_file=None).consumer_group("extract") == "t0123abcd-extract"
+    monkeypatch.setenv("NEWSKG_GROUP_PREFIX", "no spaces/slashes")  # Kafka refuses them in group ids
+    with pytest.raises(ValidationError):
+        Settings(_env_file=None)
 
 
 def test_dotenv_file_is_read(tmp_path, monkeypatch):

@@ -1,0 +1,85 @@
+"""Factories of the records the stages exchange (chunks, entities, interactions), for tests that write them
+directly, and texts known to trip the extractor."""
+
+from __future__ import annotations
+
+from core.ids import chunk_id, entity_id, interaction_id, source_id
+from core.records import Chunk, Entity, Interaction
+from core.timeaxes import day_key, end_of_day_ms, epoch_ms, iso, parse_instant
+
+DOJA, CHOUPETTE = entity_id("Doja Cat", "PERSON"), entity_id("Choupette", "PERSON")
+ENTITIES = [
+    Entity(id=DOJA, name="Doja Cat", type="PERSON", aliases=["Doja"]),
+    Entity(id=CHOUPETTE, name="Choupette", type="PERSON"),
+]
+
+# A valid chunk (its day is within the schema's range) whose stated date falls before year 1000: the event day
+# of its interaction fails the Interaction schema. Found, not injected.
+POISON_DAY = 10000105
+POISON = "On December 30, Doja Cat met Jared Leto in Paris."
+
+
+def dated_chunk(
+    text: str, day: int, source: str = "alpha", ingested_day: int | None = None, article: str | None = None
+) -> Chunk:
+    """A one-sentence chunk published on `day` (yyyymmdd, 08:00 UTC) by `source`, ingested an hour before the end
+    of `ingested_day` (default: the day it was published)."""
+    ingested = ingested_day or day
+    article = article or f"a_{source}_{day}"
+    return Chunk(
+        id=chunk_id(text),
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source=source,
+        source_id=source_id(source),
+        url=f"https://{source}.example/{day}",
+        title=text[:20],
+        day=day,
+        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T08:00:00Z",
+        ingested_at=f"ingested {ingested}",
+        ingested_ms=end_of_day_ms(ingested) - 3_600_000,
+        sentence_start=0,
+        sentence_end=1,
+    )
+
+
+def published_chunk(text: str, published: str, article: str) -> Chunk:
+    """A one-sentence chunk of source alpha, published and ingested at the instant `published`."""
+    when = parse_instant(published)
+    return Chunk(
+        id=chunk_id(text),
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source="alpha",
+        source_id=source_id("alpha"),
+        day=day_key(when),
+        published=iso(when),
+        ingested_at=iso(when),
+        ingested_ms=epoch_ms(when),
+        sentence_start=0,
+        sentence_end=1,
+    )
+
+
+def doja_and_choupette(chunk: Chunk, text: str, event_day: int) -> Interaction:
+    """An M0 interaction Doja Cat → Choupette stated by `chunk`."""
+    return Interaction(
+        id=interaction_id(DOJA, CHOUPETTE, text, event_day, "M0"),
+        subject_id=DOJA,
+        subject_name="Doja Cat",
+        object_id=CHOUPETTE,
+        object_name="Choupette",
+        text=text,
+        event_day=event_day,
+        published_day=chunk.day,
+        ingested_at=chunk.ingested_at,
+        ingested_ms=chunk.ingested_ms,
+        variant="M0",
+        chunk_ids=[chunk.id],
+        article_ids=[chunk.article_id],
+        source_ids=[chunk.source_id],
+    )
