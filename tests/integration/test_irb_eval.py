@@ -21,7 +21,8 @@ from graph.store.asof import AsOf
 from graph.store.rows import rows_of
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
-from tests.conftest import isolated_env, newskg, newskg_json
+from tests.support.cli import newskg, newskg_json
+from tests.support.isolation import Isolation
 
 pytestmark = pytest.mark.integration
 
@@ -43,14 +44,18 @@ class Stated(BaseModel):
 @pytest.fixture(scope="module")
 def world(stack, tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("irb")
-    env, settings = isolated_env(stack, tmp_path)
-    out = tmp_path / "neoqa"
-    newskg_json("ingest", "synthetic", "--timelines", "1", "--seed", "5", "--events", "6", "--out", str(out), env=env)
-    newskg_json("run", "all", "--until-idle", env=env)
-    days = sorted(
-        {NewsArticle.model_validate_json(line).date for line in (out / "articles.jsonl").read_text().splitlines()}
-    )
-    return env, settings, tmp_path, days
+    with Isolation(stack, tmp_path) as isolation:
+        isolated = isolation.new()
+        env, settings = isolated.env, isolated.settings
+        out = tmp_path / "neoqa"
+        newskg_json(
+            "ingest", "synthetic", "--timelines", "1", "--seed", "5", "--events", "6", "--out", str(out), env=env
+        )
+        newskg_json("run", "all", "--until-idle", env=env)
+        days = sorted(
+            {NewsArticle.model_validate_json(line).date for line in (out / "articles.jsonl").read_text().splitlines()}
+        )
+        yield env, settings, tmp_path, days
 
 
 def _questions(store: GraphStore, day: int, n: int = 6) -> list[IRBQuestion]:
