@@ -129,7 +129,9 @@ class GraphFanoutAnswerer:
     ):
         self.name = name
         self.store = store
-        self.retriever = Retriever(store, mirror, backoff_days=window_days)
+        # An item's partners and days are the facts that name it: the wider scope QA uses (facts stated by any chunk
+        # that mentions the entity) would bring other entities' parties into the list and crowd each item's pool.
+        self.retriever = Retriever(store, mirror, backoff_days=window_days, facts_via_chunks=False)
         self.resolver = EntityResolver(store)
         self.decomposer = decomposer or Decomposer()
         self.strategy, self.k, self.fanout, self.pool = strategy, k, fanout, pool

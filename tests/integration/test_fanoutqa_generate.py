@@ -11,11 +11,10 @@ from core.timeaxes import day_key, end_of_day_ms
 from evaluation.fanoutqa.docs import docs_settings
 from evaluation.fanoutqa.generate import load_generated, reproduce
 from evaluation.fanoutqa.records import GraphEvidence
-from evaluation.neoqa.records import NewsArticle
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.cli import REPO, newskg_json
-from tests.support.isolation import Isolation
+from tests.support.synthetic import synthetic_world
 
 pytestmark = pytest.mark.integration
 
@@ -34,19 +33,8 @@ RETURN max(a.published_day) AS last_published, max(a.ingested_ms) AS last_ingest
 
 @pytest.fixture(scope="module")
 def world(stack, tmp_path_factory):
-    tmp_path = tmp_path_factory.mktemp("fanout")
-    with Isolation(stack, tmp_path) as isolation:
-        isolated = isolation.new()
-        env, settings = isolated.env, isolated.settings
-        out = tmp_path / "neoqa"
-        newskg_json(
-            "ingest", "synthetic", "--timelines", "1", "--seed", "3", "--events", "6", "--out", str(out), env=env
-        )
-        newskg_json("run", "all", "--until-idle", env=env)
-        days = sorted(
-            {NewsArticle.model_validate_json(line).date for line in (out / "articles.jsonl").read_text().splitlines()}
-        )
-        yield env, settings, tmp_path, days
+    with synthetic_world(stack, tmp_path_factory.mktemp("fanout"), seed=3) as made:
+        yield made
 
 
 def _generate(env, tmp_path, day: str, source: str = "neoqa"):

@@ -16,13 +16,12 @@ from evaluation.irb.answer import Prediction, grade_deterministic
 from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode
 from evaluation.irb.report import IRBSummary
 from evaluation.irb.retrieval import load_passages, ndcg_at_k
-from evaluation.neoqa.records import NewsArticle
 from graph.store.asof import AsOf
 from graph.store.rows import rows_of
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.cli import newskg, newskg_json
-from tests.support.isolation import Isolation
+from tests.support.synthetic import synthetic_world
 
 pytestmark = pytest.mark.integration
 
@@ -43,19 +42,8 @@ class Stated(BaseModel):
 
 @pytest.fixture(scope="module")
 def world(stack, tmp_path_factory):
-    tmp_path = tmp_path_factory.mktemp("irb")
-    with Isolation(stack, tmp_path) as isolation:
-        isolated = isolation.new()
-        env, settings = isolated.env, isolated.settings
-        out = tmp_path / "neoqa"
-        newskg_json(
-            "ingest", "synthetic", "--timelines", "1", "--seed", "5", "--events", "6", "--out", str(out), env=env
-        )
-        newskg_json("run", "all", "--until-idle", env=env)
-        days = sorted(
-            {NewsArticle.model_validate_json(line).date for line in (out / "articles.jsonl").read_text().splitlines()}
-        )
-        yield env, settings, tmp_path, days
+    with synthetic_world(stack, tmp_path_factory.mktemp("irb"), seed=5) as made:
+        yield made
 
 
 def _questions(store: GraphStore, day: int, n: int = 6) -> list[IRBQuestion]:

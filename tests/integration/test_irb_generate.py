@@ -9,13 +9,12 @@ import pytest
 
 from core.timeaxes import day_key, end_of_day_ms
 from evaluation.irb.generate import Checker, answer_holds, load, premise_holds
-from evaluation.neoqa.records import NewsArticle
 from graph.store.asof import AsOf
 from graph.store.rows import row_of
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.cli import newskg, newskg_json
-from tests.support.isolation import Isolation
+from tests.support.synthetic import synthetic_world
 
 pytestmark = pytest.mark.integration
 
@@ -55,19 +54,8 @@ class Times:
 
 @pytest.fixture(scope="module")
 def world(stack, tmp_path_factory):
-    tmp_path = tmp_path_factory.mktemp("irb")
-    with Isolation(stack, tmp_path) as isolation:
-        isolated = isolation.new()
-        env, settings = isolated.env, isolated.settings
-        out = tmp_path / "neoqa"
-        newskg_json(
-            "ingest", "synthetic", "--timelines", "1", "--seed", "3", "--events", "6", "--out", str(out), env=env
-        )
-        newskg_json("run", "all", "--until-idle", env=env)
-        days = sorted(
-            {NewsArticle.model_validate_json(line).date for line in (out / "articles.jsonl").read_text().splitlines()}
-        )
-        yield env, settings, tmp_path, days
+    with synthetic_world(stack, tmp_path_factory.mktemp("irb"), seed=3) as made:
+        yield made
 
 
 def _generate(env, tmp_path, day: str, seed: int = 1, name: str = "q"):
