@@ -42,6 +42,9 @@ def irb_run(
     ),
     out: Path = typer.Option(..., "--out", file_okay=False, help="Report folder."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    use_llm: bool = typer.Option(
+        True, "--llm/--no-llm", help="--no-llm: offline answers and the deterministic grader even with an LLM up."
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """nDCG@5 (max-passage) per retriever as of each question's day, and closed-book / RAG answers graded
@@ -54,8 +57,10 @@ def irb_run(
     settings_to_run: list[AnswererName] = [a for a in ANSWERERS if a in asked]
     if grader not in GRADERS:
         fail(f"--grader: {grader} — choose from {', '.join(GRADERS)}")
+    if not use_llm and grader == "llm":
+        fail("--grader llm and --no-llm contradict each other")
     try:
-        summary, paths = _run(file, chosen, settings_to_run, grader, out, limit, quiet=as_json)
+        summary, paths = _run(file, chosen, settings_to_run, grader, out, limit, quiet=as_json, use_llm=use_llm)
     except NewskgError as exc:
         fail(str(exc))
     data = {"summary": summary.model_dump(), "files": {k: str(v) for k, v in paths.items()}}
@@ -70,6 +75,7 @@ def _run(
     out: Path,
     limit: int | None,
     quiet: bool,
+    use_llm: bool = True,
 ) -> tuple[IRBSummary, dict[str, Path]]:
     from evaluation.irb.answer import Answerer, Grader
     from evaluation.irb.report import write_report
@@ -79,7 +85,7 @@ def _run(
 
     questions = load_questions(file)[:limit]
     with Wiring(get_settings()) as wiring, Progress(console=console, transient=True, disable=quiet) as progress:
-        llm = wiring.llm()  # answers through the LLM whenever one is configured, whatever grades them
+        llm = wiring.llm() if use_llm else None  # answers through the LLM when one is up, whatever grades them
         if grader_choice == "llm" and llm is None:
             fail("--grader llm: no LLM configured (set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`)")
         store = wiring.store()

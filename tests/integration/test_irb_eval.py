@@ -112,7 +112,8 @@ def test_irb_run_with_all_three_retrievers_on_the_real_servers(world):
     path.write_text("".join(q.model_dump_json() + "\n" for q in questions))
     out = tmp_path / "report"
 
-    printed = newskg_json("eval", "irb", "run", str(path), "--out", str(out), env=env)
+    # --no-llm: offline answers and grades even when an earlier test of the session started the LLM server
+    printed = newskg_json("eval", "irb", "run", str(path), "--out", str(out), "--no-llm", env=env)
 
     for key in ("json", "html", "retrieval", "settings", "split"):
         assert (out / printed["files"][key].split("/")[-1]).stat().st_size > 0
@@ -157,7 +158,9 @@ def test_an_earlier_day_retrieves_nothing_published_after_it(world):
     questions = [q.model_copy(update={"as_of": early, "id": f"early-{q.id}"}) for q in _questions(store, late)]
     path = tmp_path / "irb-early.jsonl"
     path.write_text("".join(q.model_dump_json() + "\n" for q in questions))
-    body = newskg_json("eval", "irb", "run", str(path), "--out", str(tmp_path / "early"), "--answerer", "rag", env=env)
+    body = newskg_json(
+        "eval", "irb", "run", str(path), "--out", str(tmp_path / "early"), "--answerer", "rag", "--no-llm", env=env
+    )
     report = json.loads((tmp_path / "early" / "report.json").read_text())
     passages = load_passages(store)
     seen = {c for r in report["run"]["results"] for found in r["retrieval"].values() for c in found["passages"]}
