@@ -26,11 +26,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from bench.synthetic import interaction_between
+from bench.synthetic import interaction_between, one_sentence_chunk
 from core.ids import entity_id
-from core.records import Chunk, Entity
+from core.records import Entity
 from core.settings import Settings
-from core.timeaxes import day_from_key, day_iso, day_key, end_of_day_ms
+from core.timeaxes import day_from_key, day_iso, day_key
 from newskg.services.manager import ServiceManager
 from newskg.wiring import open_graph
 
@@ -40,25 +40,6 @@ K = 5
 
 def _day(rng: random.Random) -> int:
     return day_key(day_from_key(FIRST_DAY).replace(month=rng.randint(1, 12), day=rng.randint(1, 28)))
-
-
-def _chunk(text: str, day: int, n: int) -> Chunk:
-    return Chunk(
-        id=f"c_bench_{n}",
-        text=text,
-        sentences=[text],
-        article_id=f"a_bench_{n}",
-        article_ids=[f"a_bench_{n}"],
-        source="bench",
-        source_id="s_bench",
-        url=f"https://bench.invalid/{n}",
-        day=day,
-        published=day_iso(day),
-        ingested_at=f"{day_iso(day)}T12:00:00Z",
-        ingested_ms=end_of_day_ms(day) - 1000,
-        sentence_start=0,
-        sentence_end=1,
-    )
 
 
 def load(settings: Settings, hubs: int, fanout: int, noise: int) -> list[tuple[str, dict[str, str]]]:
@@ -91,7 +72,7 @@ def load(settings: Settings, hubs: int, fanout: int, noise: int) -> list[tuple[s
     chunks, interactions, mentions = [], [], []
     for n, (subject, obj, day) in enumerate(facts):
         text = f"{subject.name} met {obj.name} about matter {n}"
-        chunk = _chunk(f"On {day_iso(day)}, {text}.", day, n)
+        chunk = one_sentence_chunk(n, f"On {day_iso(day)}, {text}.", day)
         chunks.append(chunk)
         mentions += [(chunk.id, subject.id), (chunk.id, obj.id)]
         interactions.append(

@@ -26,11 +26,11 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from bench.synthetic import interaction_between
+from bench.synthetic import interaction_between, one_sentence_chunk
 from core.ids import entity_id
 from core.records import Chunk, Entity, Interaction
 from core.settings import Settings
-from core.timeaxes import day_from_key, day_iso, day_key, end_of_day_ms
+from core.timeaxes import day_from_key, day_iso, day_key
 from evaluation.irb.generate import Generation, generate
 from evaluation.irb.records import IRBQuestion
 from evaluation.irb.retrieval import Rankers, RetrieverName, load_passages, ndcg_at_k
@@ -126,31 +126,12 @@ def entities(count: int, rng: random.Random) -> list[Entity]:
     return list(made.values())
 
 
-def _chunk(n: int, text: str, day: int) -> Chunk:
-    return Chunk(
-        id=f"c_irb_bench_{n}",
-        text=text,
-        sentences=[text],
-        article_id=f"a_irb_bench_{n}",
-        article_ids=[f"a_irb_bench_{n}"],
-        source="bench",
-        source_id="s_bench",
-        url=f"https://bench.invalid/{n}",
-        day=day,
-        published=day_iso(day),
-        ingested_at=f"{day_iso(day)}T12:00:00Z",
-        ingested_ms=end_of_day_ms(day) - 1000,
-        sentence_start=0,
-        sentence_end=1,
-    )
-
-
 def fact(n: int, pool: Sequence[Entity], rng: random.Random) -> tuple[Chunk, Interaction]:
     """Interaction n between two distinct entities on a random day, and the chunk that states it."""
     subject, obj = rng.sample(pool, 2)
     day = day_key(day_from_key(FIRST_DAY) + dt.timedelta(days=rng.randrange(DAYS)))
     text = f"{subject.name} {rng.choice(VERBS).format(k=rng.randint(2, 999))} {obj.name}"
-    chunk = _chunk(n, f"On {day_iso(day)}, {text}.", day)
+    chunk = one_sentence_chunk(n, f"On {day_iso(day)}, {text}.", day, prefix="irb_bench")
     interaction = interaction_between(
         subject, obj, text, day, ingested_ms=chunk.ingested_ms, chunk_ids=[chunk.id], ingested_at=chunk.ingested_at
     )

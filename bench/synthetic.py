@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.ids import interaction_id
-from core.records import Entity, Interaction
-from core.timeaxes import end_of_day_ms
+from core.records import Chunk, Entity, Interaction
+from core.timeaxes import day_iso, end_of_day_ms
 
 
 def interaction_between(
@@ -33,4 +33,25 @@ def interaction_between(
         ingested_ms=end_of_day_ms(day) - 1000 if ingested_ms is None else ingested_ms,
         variant="M0",
         chunk_ids=list(chunk_ids),
+    )
+
+
+def one_sentence_chunk(n: int, text: str, day: int, prefix: str = "bench") -> Chunk:
+    """The n-th chunk of a bench graph: one sentence, its own article, published on its day and ingested at noon
+    (the record says so; its ingestion instant is a second before the day ends)."""
+    return Chunk(
+        id=f"c_{prefix}_{n}",
+        text=text,
+        sentences=[text],
+        article_id=f"a_{prefix}_{n}",
+        article_ids=[f"a_{prefix}_{n}"],
+        source="bench",
+        source_id="s_bench",
+        url=f"https://bench.invalid/{n}",
+        day=day,
+        published=day_iso(day),
+        ingested_at=f"{day_iso(day)}T12:00:00Z",
+        ingested_ms=end_of_day_ms(day) - 1000,
+        sentence_start=0,
+        sentence_end=1,
     )
