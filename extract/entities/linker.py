@@ -15,6 +15,7 @@ from extract.entities.alias_index import ALWAYS, AliasIndex, Seen
 from extract.entities.coref import Canonical, full_forms, resolve
 from extract.entities.mentions import find_mentions
 from extract.entities.names import name_key, tokens_of
+from extract.entities.rules import EntityRules
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,9 @@ def first_seen(day: int | None, ingested_ms: int | None) -> Seen | None:
 
 
 class Linker:
-    def __init__(self, index: AliasIndex, articles_remembered: int = 4096):
+    def __init__(self, index: AliasIndex, articles_remembered: int = 4096, rules: EntityRules = EntityRules()):
         self.index = index
+        self.rules = rules
         self._articles: OrderedDict[str, _ArticleMemory] = OrderedDict()
         self._limit = articles_remembered
 
@@ -64,7 +66,7 @@ class Linker:
         """`as_of`: the chunk's (publication day, ingestion ms): the index answers as of it, and what this chunk
         teaches the index is remembered as first seen then."""
         memory = self._memory(article_id)
-        mentions = find_mentions(doc, memory.person_tokens | self.index.person_name_parts(as_of))
+        mentions = find_mentions(doc, memory.person_tokens | self.index.person_name_parts(as_of), self.rules)
         fulls = memory.fulls + [f for f in full_forms([(m.name, m.type) for m in mentions]) if f not in memory.fulls]
         context = context_words(doc)
         linked = [self._link_one(m, fulls, context, as_of, memory) for m in mentions]
@@ -75,7 +77,11 @@ class Linker:
     def _link_one(
         self, mention, fulls: list[Canonical], context: set[str], as_of: Seen | None, memory: _ArticleMemory
     ) -> LinkedMention:
-        canon = resolve(mention.name, mention.type, fulls)
+        canon = (
+            resolve(mention.name, mention.type, fulls)
+            if self.rules.short_form_coref
+            else Canonical(mention.name, mention.type)
+        )
         key = name_key(canon.name)
         decision = None if key in memory.linked else self.index.lookup(canon.name, canon.type, context, as_of)
         if key in memory.linked:

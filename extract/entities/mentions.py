@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from spacy.tokens import Doc, Span
 
 from extract.entities.names import CALENDAR_WORDS, clean_name, tokens_of
+from extract.entities.rules import EntityRules
 from extract.entities.types import LABEL_TO_TYPE
 
 
@@ -42,7 +43,9 @@ def _in_name_run(token) -> bool:
     return any(n.pos_ == "PROPN" and n.text[:1].isupper() and not n.is_sent_start for n in neighbours)
 
 
-def find_mentions(doc: Doc, person_tokens: set[str] | None = None) -> list[RawMention]:
+def find_mentions(
+    doc: Doc, person_tokens: set[str] | None = None, rules: EntityRules = EntityRules()
+) -> list[RawMention]:
     """`person_tokens`: name tokens of people already named in full earlier in the same article."""
     mentions: list[RawMention] = []
     taken: set[int] = set()
@@ -50,11 +53,13 @@ def find_mentions(doc: Doc, person_tokens: set[str] | None = None) -> list[RawMe
         kind = LABEL_TO_TYPE.get(ent.label_)
         if not kind:
             continue
-        span = _widen(ent)
+        span = _widen(ent) if rules.widen_split_names else ent
         if not clean_name(span.text) or taken & set(range(span.start, span.end)):
             continue
         taken.update(range(span.start, span.end))
         mentions.append(RawMention(span.start_char, span.end_char, span.text, kind, span.start, span.end))
+    if not rules.repeat_person_tokens:
+        return mentions
     known = set(person_tokens or ())
     known.update(t for m in mentions if m.type == "PERSON" and len(tokens_of(m.name)) > 1 for t in tokens_of(m.name))
     for token in doc:

@@ -4,6 +4,7 @@ from core.records import Chunk
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
+from extract.entities.rules import EntityRules
 from extract.markup import mark_up
 
 PASSAGE = (
@@ -152,3 +153,13 @@ def test_kb_entries_become_the_linking_targets(tmp_path):
     bad.write_text('{"id": "x", "name": "y", "type": "MOOD"}')
     with pytest.raises(KBError, match=r"bad\.jsonl:1"):
         load_kb(bad, AliasIndex())
+
+
+def test_short_forms_stay_apart_when_the_rules_are_off():
+    text = "Jared Leto arrived at the gala. Later, Leto thanked the designers."
+    plain = ChunkExtractor(Linker(AliasIndex(), rules=EntityRules.none()))
+    full = ChunkExtractor(Linker(AliasIndex()))
+    names_plain = {e.name for e in plain.offline([chunk(text)])[0].entities}
+    names_full = {e.name for e in full.offline([chunk(text)])[0].entities}
+    assert "Jared Leto" in names_full and "Leto" not in names_full
+    assert names_plain != names_full
