@@ -31,6 +31,11 @@ class Settings(BaseSettings):
     kafka_sasl_mechanism: str | None = Field(default=None, description="e.g. PLAIN or SCRAM-SHA-512.")
     kafka_sasl_username: str | None = Field(default=None, description="SASL user name.")
     kafka_sasl_password: SecretStr | None = Field(default=None, description="SASL password.")
+    kafka_ssl_cafile: Path | None = Field(
+        default=None,
+        description="CA certificate (PEM) that signs the brokers' certificates, for SSL and SASL_SSL (e.g. "
+        "Strimzi's cluster CA). Empty: the system's trusted CAs.",
+    )
     instance_id: str | None = Field(
         default=None,
         description="This replica's stable name in the consumer groups (static membership): each stage "
@@ -187,6 +192,13 @@ class Settings(BaseSettings):
     api_host: str = Field(default="127.0.0.1", description="Address `newskg serve` listens on.")
     api_port: int = Field(default=8000, ge=1, le=65535, description="Port `newskg serve` listens on.")
     api_keys: list[str] = Field(default=[], description="Accepted API keys (JSON list); empty: no authentication.")
+    api_metrics_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Also serve Prometheus metrics without an API key on this port (on the API's address), so a "
+        "scraper needs no secret; /metrics on the API port stays behind the key. Empty: no metrics port.",
+    )
     api_max_query_chars: int = Field(default=300, ge=10, description="Longest query the API accepts.")
     api_threads: int = Field(
         default=4,

@@ -1,5 +1,6 @@
 """The always-current QA endpoint (FastAPI). It reads the live graph and mirror on every request; every
-parameter is validated with a clear 4xx; API keys when configured; Prometheus metrics.
+parameter is validated with a clear 4xx; API keys when configured; Prometheus metrics (behind the key on the API
+port, and unauthenticated on a separate metrics port when one is configured: `serve_metrics`).
 
 Speed (bench/qa): the blocking graph and LLM calls run on a small pool of threads fed first-in first-out, so a
 burst of clients queues fairly instead of fifty threads fighting over the GIL (which made the slowest 5% wait
@@ -20,7 +21,14 @@ from typing import Annotated, Any, TypeVar
 import orjson
 from fastapi import FastAPI, HTTPException, Query
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    start_http_server,
+)
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -136,6 +144,7 @@ def create_app(
         description="Entity-centric temporal QA over the NEON news entity-interaction graph.",
     )
     registry = CollectorRegistry()
+    app.state.metrics_registry = registry  # for serve_metrics: the same series on the unauthenticated port
     app.add_middleware(Gate, keys=set(api_keys), registry=registry, routes=app.router.routes)
     pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qa")
     app.router.on_shutdown.append(lambda: pool.shutdown(wait=False, cancel_futures=True))
@@ -207,6 +216,32 @@ def create_app(
         return PlainTextResponse(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+class MetricsServer:
+    """The app's Prometheus registry served on its own port, without the API key, so a scraper needs no secret.
+
+    Only /metrics-style text lives there (request counts and latencies per route template: no data, no keys); the
+    port is meant to be reachable from the monitoring namespace only (k8s/base/network-policies.yaml). A plain
+    threaded WSGI server beside uvicorn: scraping never queues behind QA requests."""
+
+    def __init__(self, registry: CollectorRegistry, host: str, port: int):
+        self._server, self._thread = start_http_server(port, addr=host, registry=registry)
+
+    @property
+    def port(self) -> int:
+        return self._server.server_port
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+
+def serve_metrics(app: FastAPI, host: str, port: int) -> MetricsServer:
+    """Start the unauthenticated metrics port for an app made by `create_app` (port 0: any free port)."""
+    registry: CollectorRegistry = app.state.metrics_registry
+    return MetricsServer(registry, host, port)
 
 
 def _entities(service: QAService, search: str, limit: int, as_of: AsOf) -> dict[str, Any]:

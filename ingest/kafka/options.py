@@ -18,4 +18,6 @@ def client_options(settings: Settings, bootstrap: str) -> dict[str, Any]:
         options["sasl_plain_username"] = settings.kafka_sasl_username
         if settings.kafka_sasl_password:
             options["sasl_plain_password"] = settings.kafka_sasl_password.get_secret_value()
+    if settings.kafka_ssl_cafile:  # a private CA (Strimzi's cluster CA): the default trust store would refuse it
+        options["ssl_cafile"] = str(settings.kafka_ssl_cafile)
     return options

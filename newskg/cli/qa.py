@@ -112,7 +112,7 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
     from newskg.pipeline import PipelineThread, build_runners, qa_service
     from newskg.services.servers import kafka_healthy
     from newskg.wiring import kafka_bootstrap
-    from qa.api import create_app
+    from qa.api import create_app, serve_metrics
 
     settings = wiring.settings
     try:
@@ -148,16 +148,22 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
     server = uvicorn.Server(
         uvicorn.Config(app_, host=host or settings.api_host, port=port or settings.api_port, log_level="warning")
     )
+    metrics = None
+    if settings.api_metrics_port:
+        metrics = serve_metrics(app_, host or settings.api_host, settings.api_metrics_port)
     if stages:
         stages.start()
     console.print(
         f"serving on http://{server.config.host}:{server.config.port} "
         f"({'with' if pipeline else 'without'} the pipeline)"
+        + (f"; metrics without a key on port {metrics.port}" if metrics else "")
     )
     try:
         server.run()
     finally:
         stop.set()  # the stages finish the batch in hand and commit, then stop
+        if metrics:
+            metrics.close()
         if stages:
             stages.thread.join(timeout=60)
     return stages
