@@ -69,29 +69,3 @@ def test_neo4j_ddl_is_idempotent_and_covers_every_key():
         assert f"FOR (n:{label}) REQUIRE n.id IS UNIQUE" in " ".join(ddl)
     assert "CREATE INDEX interaction_event_day IF NOT EXISTS FOR (n:Interaction) ON (n.event_day)" in ddl
     assert not any("IF NOT EXISTS" in s or "CONSTRAINT" in s for s in falkordb_ddl())
-
-
-def test_k8s_manifests_parse_and_name_only_real_settings():
-    import yaml
-
-    root = Path(__file__).resolve().parents[2] / "k8s"
-    docs = [d for f in sorted(root.glob("*.yaml")) for d in yaml.safe_load_all(f.read_text()) if d]
-    assert {d["kind"] for d in docs} >= {"Namespace", "ConfigMap", "Secret", "Deployment", "Service", "CronJob"}
-    known = {f"NEWSKG_{name.upper()}" for name in Settings.model_fields}
-    for doc in docs:
-        for key in {**doc.get("data", {}), **doc.get("stringData", {})}:
-            assert key in known, key
-    workloads = {
-        d["metadata"]["name"]: d["spec"]["template"]["spec"]["containers"][0]
-        for d in docs
-        if d["kind"] in ("Deployment", "StatefulSet")
-    }
-    for container in workloads.values():
-        assert {e["name"] for e in container.get("env", [])} <= known
-    assert workloads["newskg-process"]["args"][:2] == ["run", "process"]
-    assert workloads["newskg-extract"]["args"][:2] == ["run", "extract"]
-    # The consumer stages are StatefulSets whose stable pod name is the replica's static group member id.
-    stages = {d["metadata"]["name"]: d for d in docs if d["kind"] == "StatefulSet"}
-    for name in ("newskg-process", "newskg-extract"):
-        env = {e["name"]: e for e in stages[name]["spec"]["template"]["spec"]["containers"][0]["env"]}
-        assert env["NEWSKG_INSTANCE_ID"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"

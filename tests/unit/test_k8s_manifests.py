@@ -1,0 +1,584 @@
+"""The Kubernetes manifests (k8s/): every overlay renders with `kubectl kustomize`, every built-in object validates
+against the Kubernetes schema (kubernetes-validate, strict), the Strimzi and KEDA resources are checked
+structurally against what the code expects (topic names, compaction, partitions >= replicas of the group reading
+them, the consumer groups, the Kafka user and its Secrets), every NEWSKG_* variable the manifests set is a setting
+and the settings each component needs are set, ports and probe paths match the app, and the pods keep the
+security rules checkov enforces (checked here without checkov, which cannot share this venv: see k8s/README.md).
+
+kubectl (with its built-in kustomize) is part of this machine image (Debian package `kubectl`); it renders
+offline."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from core.settings import Settings
+from qa.api import OPEN_PATHS, create_app
+
+ROOT = Path(__file__).resolve().parents[2]
+K8S = ROOT / "k8s"
+OVERLAYS = ("dev", "prod")
+NAMESPACE = "newskg"
+KUBERNETES_VERSIONS = ("1.30.0", "1.37.0")  # the oldest we support and the newest the schemas cover
+CUSTOM_KINDS = {
+    "kafka.strimzi.io/v1beta2": {"Kafka", "KafkaNodePool", "KafkaTopic", "KafkaUser"},
+    "keda.sh/v1alpha1": {"ScaledObject", "TriggerAuthentication"},
+}
+WORKLOADS = {"Deployment", "StatefulSet", "Job", "CronJob"}
+STAGE_TOPIC = {"process": "topic_articles", "extract": "topic_chunks"}  # what each consumer group reads
+# The settings a component cannot run without on a cluster (empty would mean "start a local server" or local
+# Qdrant mode, which a pod cannot do), by the command its container runs.
+KAFKA = {
+    "kafka_bootstrap",
+    "kafka_security_protocol",
+    "kafka_sasl_mechanism",
+    "kafka_sasl_username",
+    "kafka_sasl_password",
+    "kafka_ssl_cafile",
+}
+GRAPH = {"graph_uri", "graph_user", "graph_password"}
+VECTORS = {"qdrant_url", "qdrant_api_key"}
+LLM = {"llm_base_url", "llm_model"}
+REQUIRED = {
+    ("run", "process"): KAFKA | {"instance_id"},
+    ("run", "extract"): KAFKA | GRAPH | VECTORS | LLM | {"instance_id", "data_dir", "extract_variant"},
+    ("serve",): KAFKA | GRAPH | VECTORS | LLM | {"data_dir", "api_host", "api_port", "api_metrics_port", "api_keys"},
+    ("ingest", "feeds"): KAFKA | {"data_dir"},
+    ("graph", "init"): GRAPH,
+    ("graph", "reconcile"): GRAPH | VECTORS | {"data_dir"},
+}
+# Created outside the overlay in prod (from a secret store, k8s/README.md); `optional` ones may be absent.
+EXTERNAL_SECRETS = {"newskg-neo4j", "newskg-qdrant", "newskg-api", "newskg-llm"}
+
+
+@functools.cache
+def rendered(overlay: str) -> tuple[dict[str, Any], ...]:
+    kubectl = shutil.which("kubectl")
+    assert kubectl, "kubectl is missing: it ships with this machine image (Debian package `kubectl`)"
+    out = subprocess.run(
+        [kubectl, "kustomize", str(K8S / "overlays" / overlay)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    return tuple(doc for doc in yaml.safe_load_all(out.stdout) if doc)
+
+
+def objects(overlay: str, kind: str) -> list[dict[str, Any]]:
+    return [o for o in rendered(overlay) if o["kind"] == kind]
+
+
+def one(overlay: str, kind: str, name: str) -> dict[str, Any]:
+    found = [o for o in objects(overlay, kind) if o["metadata"]["name"] == name]
+    assert len(found) == 1, f"{overlay}: {kind}/{name} found {len(found)} times"
+    return found[0]
+
+
+def pod_spec(workload: dict[str, Any]) -> dict[str, Any]:
+    spec = workload["spec"]
+    if workload["kind"] == "CronJob":
+        spec = spec["jobTemplate"]["spec"]
+    return spec["template"]["spec"]
+
+
+def pod_labels(workload: dict[str, Any]) -> dict[str, str]:
+    spec = workload["spec"]
+    if workload["kind"] == "CronJob":
+        spec = spec["jobTemplate"]["spec"]
+    return spec["template"]["metadata"].get("labels", {})
+
+
+def workloads(overlay: str) -> Iterator[dict[str, Any]]:
+    return (o for o in rendered(overlay) if o["kind"] in WORKLOADS)
+
+
+def newskg_containers(overlay: str) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """(workload, container) for every container that runs the newskg image."""
+    for workload in workloads(overlay):
+        for container in pod_spec(workload)["containers"]:
+            if re.search(r"(^|/)newskg:", container["image"]):
+                yield workload, container
+
+
+def config(overlay: str) -> dict[str, str]:
+    return one(overlay, "ConfigMap", "newskg-config")["data"]
+
+
+def container_env(overlay: str, container: dict[str, Any]) -> dict[str, str]:
+    """The NEWSKG_* environment a container gets: its ConfigMaps, then its own variables (a secret or a field
+    reference stands in as a placeholder value)."""
+    env: dict[str, str] = {}
+    for source in container.get("envFrom", []):
+        env |= one(overlay, "ConfigMap", source["configMapRef"]["name"])["data"]
+    for var in container.get("env", []):
+        env[var["name"]] = var.get("value", "placeholder-from-" + next(iter(var.get("valueFrom", {"x": 0}))))
+    if env.get("NEWSKG_API_KEYS", "").startswith("placeholder"):
+        env["NEWSKG_API_KEYS"] = '["placeholder"]'
+    return {k: v for k, v in env.items() if k.startswith("NEWSKG_")}
+
+
+def command_of(container: dict[str, Any]) -> tuple[str, ...]:
+    args = tuple(container["args"])
+    return next(key for key in REQUIRED if args[: len(key)] == key)
+
+
+def kafka_topics(overlay: str) -> dict[str, dict[str, Any]]:
+    return {t["spec"]["topicName"]: t for t in objects(overlay, "KafkaTopic")}
+
+
+# --- rendering and schemas
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_overlay_renders_into_one_namespace_with_unique_names(overlay):
+    docs = rendered(overlay)
+    assert docs
+    keys = [(o["kind"], o["metadata"]["name"]) for o in docs]
+    assert len(keys) == len(set(keys)), keys
+    for o in docs:
+        if o["kind"] != "Namespace":
+            assert o["metadata"].get("namespace") == NAMESPACE, (o["kind"], o["metadata"]["name"])
+    assert one(overlay, "Namespace", NAMESPACE)["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == (
+        "restricted"
+    )
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_builtin_object_validates_against_the_kubernetes_schema(overlay):
+    custom = 0
+    for o in rendered(overlay):
+        if o["kind"] in CUSTOM_KINDS.get(o["apiVersion"], set()):
+            custom += 1  # checked structurally below
+            continue
+        for version in KUBERNETES_VERSIONS:
+            try:
+                kubernetes_validate.validate(o, version, strict=True)
+            except kubernetes_validate.ValidationError as exc:
+                pytest.fail(f"{overlay} {o['kind']}/{o['metadata']['name']} on {version}: {exc.message} at {exc.path}")
+    assert custom >= 9  # Kafka, a node pool, 4 topics, the user, 2 scaled objects (+ trigger auth)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_no_kind_escapes_validation(overlay):
+    for o in rendered(overlay):
+        if o["kind"] in CUSTOM_KINDS.get(o["apiVersion"], set()):
+            continue
+        with pytest.raises(kubernetes_validate.ValidationError):  # the schema exists and is applied
+            kubernetes_validate.validate({**o, "unexpectedField": 1}, KUBERNETES_VERSIONS[-1], strict=True)
+
+
+# --- Strimzi
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_kafka_runs_kraft_on_node_pools_with_a_tls_scram_listener(overlay):
+    kafka = one(overlay, "Kafka", "newskg")
+    assert kafka["metadata"]["annotations"] == {"strimzi.io/node-pools": "enabled", "strimzi.io/kraft": "enabled"}
+    assert "zookeeper" not in kafka["spec"]
+    pools = [p for p in objects(overlay, "KafkaNodePool") if p["metadata"]["labels"]["strimzi.io/cluster"] == "newskg"]
+    roles = {role for p in pools for role in p["spec"]["roles"]}
+    assert roles == {"controller", "broker"}
+    for pool in pools:
+        assert pool["spec"]["replicas"] >= 1 and pool["spec"]["storage"]["type"] in {"jbod", "persistent-claim"}
+        assert pool["spec"]["resources"]["limits"]["memory"]
+    (listener,) = kafka["spec"]["kafka"]["listeners"]
+    assert listener["tls"] is True and listener["authentication"]["type"] == "scram-sha-512"
+    settings = Settings(_env_file=None, **_lower(config(overlay)))
+    assert settings.kafka_bootstrap == f"newskg-kafka-bootstrap:{listener['port']}"
+    assert settings.kafka_security_protocol == "SASL_SSL" and settings.kafka_sasl_mechanism == "SCRAM-SHA-512"
+    peers = listener["networkPolicyPeers"]
+    assert {"podSelector": {"matchLabels": {"newskg.io/kafka-client": "true"}}} in peers
+    assert kafka["spec"]["kafka"]["config"]["auto.create.topics.enable"] is False
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_topics_are_the_settings_topics_with_the_design_s_retention(overlay):
+    defaults = Settings(_env_file=None)
+    topics = kafka_topics(overlay)
+    names = [defaults.topic_articles, defaults.topic_chunks, defaults.topic_dlq, defaults.topic_dedup]
+    assert sorted(topics) == sorted(names)
+    brokers = sum(p["spec"]["replicas"] for p in objects(overlay, "KafkaNodePool") if "broker" in p["spec"]["roles"])
+    kafka_config = one(overlay, "Kafka", "newskg")["spec"]["kafka"]["config"]
+    for name, topic in topics.items():
+        spec = topic["spec"]
+        assert topic["metadata"]["labels"]["strimzi.io/cluster"] == "newskg"
+        assert 1 <= spec["replicas"] <= brokers, name
+        min_isr = spec["config"].get("min.insync.replicas", kafka_config["min.insync.replicas"])
+        assert min_isr <= spec["replicas"] and (spec["replicas"] == 1 or min_isr < spec["replicas"]), name
+    # The dedup log is the shared dedup state: compacted, never deleted by time (signature_log.LOG_TOPIC_CONFIG).
+    from ingest.process.signature_log import LOG_TOPIC_CONFIG
+
+    dedup = topics[defaults.topic_dedup]["spec"]["config"]
+    assert dedup["cleanup.policy"] == LOG_TOPIC_CONFIG["cleanup.policy"] == "compact"
+    assert dedup["retention.ms"] == -1
+    for name in (defaults.topic_articles, defaults.topic_chunks, defaults.topic_dlq):
+        config_ = topics[name]["spec"]["config"]
+        assert config_.get("cleanup.policy", "delete") == "delete" and config_["retention.ms"] > 0
+        # a page up to NEWSKG_MAX_PAGE_BYTES travels as one message
+        assert config_["max.message.bytes"] > defaults.max_page_bytes
+    assert kafka_config["message.max.bytes"] > defaults.max_page_bytes
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_kafka_user_is_the_configured_one_and_its_acls_cover_topics_and_groups(overlay):
+    settings = Settings(_env_file=None, **_lower(config(overlay)))
+    user = one(overlay, "KafkaUser", settings.kafka_sasl_username or "")
+    assert user["spec"]["authentication"]["type"] == "scram-sha-512"
+    acls = user["spec"]["authorization"]["acls"]
+
+    def allowed(kind: str, name: str, operation: str) -> bool:
+        for acl in acls:
+            resource = acl["resource"]
+            if resource["type"] != kind or operation not in acl["operations"]:
+                continue
+            if resource.get("patternType") == "prefix" and name.startswith(resource["name"]):
+                return True
+            if resource.get("name") == name:
+                return True
+        return False
+
+    for topic in kafka_topics(overlay):
+        for operation in ("Describe", "DescribeConfigs", "Read", "Write"):
+            assert allowed("topic", topic, operation), (topic, operation)
+    for stage in STAGE_TOPIC:
+        assert allowed("group", settings.consumer_group(stage), "Read")
+
+
+# --- KEDA and the consumer groups
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_each_consumer_group_is_a_statefulset_scaled_by_keda_on_its_own_lag(overlay):
+    settings = Settings(_env_file=None, **_lower(config(overlay)))
+    topics = kafka_topics(overlay)
+    scaled = {s["spec"]["scaleTargetRef"]["name"]: s for s in objects(overlay, "ScaledObject")}
+    consumers = [(w, c) for w, c in newskg_containers(overlay) if c["args"][:1] == ["run"]]
+    assert sorted(c["args"][1] for _, c in consumers) == sorted(STAGE_TOPIC)
+    for workload, container in consumers:
+        stage = container["args"][1]
+        assert workload["kind"] == "StatefulSet"  # stable pod names = stable static member ids
+        assert "replicas" not in workload["spec"]  # KEDA owns the count
+        instance = next(e for e in container["env"] if e["name"] == "NEWSKG_INSTANCE_ID")
+        assert instance["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}
+        so = scaled[workload["metadata"]["name"]]
+        assert so["spec"]["scaleTargetRef"] == {
+            "apiVersion": "apps/v1",
+            "kind": "StatefulSet",
+            "name": so["metadata"]["name"],
+        }
+        (trigger,) = so["spec"]["triggers"]
+        assert trigger["type"] == "kafka"
+        topic = getattr(settings, STAGE_TOPIC[stage])
+        assert trigger["metadata"]["consumerGroup"] == settings.consumer_group(stage)
+        assert trigger["metadata"]["topic"] == topic
+        assert trigger["metadata"]["bootstrapServers"] == settings.kafka_bootstrap
+        assert 1 <= so["spec"]["minReplicaCount"] <= so["spec"]["maxReplicaCount"]
+        assert so["spec"]["maxReplicaCount"] <= topics[topic]["spec"]["partitions"], (overlay, stage)
+        auth = one(overlay, "TriggerAuthentication", trigger["authenticationRef"]["name"])
+        params = {ref["parameter"]: ref for ref in auth["spec"]["secretTargetRef"]}
+        assert set(params) == {"sasl", "username", "password", "tls", "ca"}
+        generated = one(overlay, "Secret", params["sasl"]["name"])
+        assert generated["stringData" if "stringData" in generated else "data"]
+        for param in ("sasl", "username", "tls"):
+            assert params[param]["key"] in generated.get("data", {}), param
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_referenced_secret_is_generated_made_by_strimzi_or_documented(overlay):
+    present = {s["metadata"]["name"] for s in objects(overlay, "Secret")}
+    strimzi = {"newskg-cluster-ca-cert"} | {u["metadata"]["name"] for u in objects(overlay, "KafkaUser")}
+    readme = (K8S / "README.md").read_text()
+    for name, optional in _secret_references(overlay):
+        if name in present or name in strimzi:
+            continue
+        # dev generates its Secrets; only an optional one (the LLM key: M0 and extractive answers need none) may
+        # be absent there
+        assert (overlay == "prod" or optional) and name in EXTERNAL_SECRETS, (overlay, name)
+        assert f"`{name}`" in readme, f"k8s/README.md does not say how to create {name}"
+    if overlay == "dev":
+        assert {"newskg-neo4j", "newskg-qdrant", "newskg-api"} <= present
+
+
+def _secret_references(overlay: str) -> Iterator[tuple[str, bool]]:
+    for workload in workloads(overlay):
+        spec = pod_spec(workload)
+        for container in spec["containers"]:
+            for var in container.get("env", []):
+                ref = var.get("valueFrom", {}).get("secretKeyRef")
+                if ref:
+                    yield ref["name"], ref.get("optional", False)
+        for volume in spec.get("volumes", []):
+            if "secret" in volume:
+                yield volume["secret"]["secretName"], False
+    for auth in objects(overlay, "TriggerAuthentication"):
+        for ref in auth["spec"]["secretTargetRef"]:
+            yield ref["name"], False
+
+
+# --- settings
+
+
+def _lower(env: dict[str, str]) -> dict[str, Any]:
+    """NEWSKG_X=value → x=value, parsed as pydantic-settings would (JSON for lists)."""
+    fields = Settings.model_fields
+    out: dict[str, Any] = {}
+    for key, value in env.items():
+        name = key.removeprefix("NEWSKG_").lower()
+        out[name] = json.loads(value) if name in fields and "list" in str(fields[name].annotation) else value
+    return out
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_variable_the_manifests_set_is_a_setting_and_parses(overlay, monkeypatch):
+    for workload, container in newskg_containers(overlay):
+        env = container_env(overlay, container)
+        unknown = {k for k in env if k.removeprefix("NEWSKG_").lower() not in Settings.model_fields}
+        assert not unknown, (workload["metadata"]["name"], unknown)
+        for key in list(Settings.model_fields):
+            monkeypatch.delenv(f"NEWSKG_{key.upper()}", raising=False)
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        Settings(_env_file=None)  # every value has the setting's type
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_each_component_gets_the_settings_it_needs_on_a_cluster(overlay):
+    seen: set[tuple[str, ...]] = set()
+    for workload, container in newskg_containers(overlay):
+        command = command_of(container)
+        seen.add(command)
+        env = {k.removeprefix("NEWSKG_").lower() for k in container_env(overlay, container)}
+        missing = REQUIRED[command] - env
+        assert not missing, (workload["metadata"]["name"], sorted(missing))
+    assert seen == set(REQUIRED)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_topic_settings_match_the_topics(overlay):
+    settings = Settings(_env_file=None, **_lower(config(overlay)))
+    topics = kafka_topics(overlay)
+    stream = [topics[settings.topic_articles], topics[settings.topic_chunks]]
+    assert {t["spec"]["partitions"] for t in stream} == {settings.topic_partitions}
+    assert {t["spec"]["replicas"] for t in topics.values()} == {settings.topic_replication}
+
+
+# --- ports, probes, volumes
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_ports_and_probes_match_the_app(overlay):
+    settings = Settings(_env_file=None, **_lower(config(overlay)))
+    api = one(overlay, "Deployment", "newskg-api")
+    (container,) = pod_spec(api)["containers"]
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports == {"http": settings.api_port, "metrics": settings.api_metrics_port}
+    assert settings.api_host == "0.0.0.0"
+    routes = {getattr(r, "path", None) for r in create_app(None, {}, api_keys=["k"]).routes}  # type: ignore[arg-type]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        get = container[probe]["httpGet"]
+        assert get["port"] == "http" and get["path"] in routes and get["path"] in OPEN_PATHS, probe
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    annotations = api["spec"]["template"]["metadata"]["annotations"]
+    assert int(annotations["prometheus.io/port"]) == settings.api_metrics_port
+    service = one(overlay, "Service", "newskg-api")
+    assert [p["targetPort"] for p in service["spec"]["ports"]] == ["http"]  # the metrics port is not published
+    ingress = one(overlay, "NetworkPolicy", "api-ingress")["spec"]["ingress"]
+    assert sorted(p["port"] for rule in ingress for p in rule["ports"]) == sorted(ports.values())
+    hpa = one(overlay, "HorizontalPodAutoscaler", "newskg-api")
+    assert hpa["spec"]["scaleTargetRef"]["name"] == "newskg-api"
+    assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_feeds_scheduler_is_one_replica_recreated(overlay):
+    feeds = one(overlay, "Deployment", "newskg-feeds")
+    assert feeds["spec"]["replicas"] == 1 and feeds["spec"]["strategy"] == {"type": "Recreate"}
+    volumes = {v["name"]: v for v in pod_spec(feeds)["volumes"]}
+    (container,) = pod_spec(feeds)["containers"]
+    state = next(m for m in container["volumeMounts"] if m["mountPath"] == config(overlay)["NEWSKG_DATA_DIR"])
+    assert "persistentVolumeClaim" in volumes[state["name"]]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_writable_paths_are_volumes_under_a_read_only_root(overlay):
+    data_dir = config(overlay)["NEWSKG_DATA_DIR"]
+    for workload, container in newskg_containers(overlay):
+        mounts = {m["mountPath"] for m in container.get("volumeMounts", [])}
+        assert container["securityContext"]["readOnlyRootFilesystem"] is True
+        assert "/tmp" in mounts, workload["metadata"]["name"]  # member leases, library caches
+        if "data_dir" in REQUIRED[command_of(container)]:  # LLM cache, feed state
+            assert data_dir in mounts, workload["metadata"]["name"]
+        if "kafka_ssl_cafile" in REQUIRED[command_of(container)]:
+            cafile = Path(config(overlay)["NEWSKG_KAFKA_SSL_CAFILE"])
+            assert str(cafile.parent) in mounts
+
+
+# --- security (the rules checkov's Kubernetes checks enforce)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_pod_is_non_root_unprivileged_and_bounded(overlay):
+    uid = _dockerfile_uid()
+    for workload in workloads(overlay):
+        name = workload["metadata"]["name"]
+        spec = pod_spec(workload)
+        pod = spec["securityContext"]
+        assert pod["runAsNonRoot"] is True and pod["seccompProfile"] == {"type": "RuntimeDefault"}, name
+        assert spec["automountServiceAccountToken"] is False and spec["serviceAccountName"] == "newskg", name
+        assert not any(spec.get(k) for k in ("hostNetwork", "hostPID", "hostIPC")), name
+        for container in spec["containers"]:
+            context = container["securityContext"]
+            assert context["allowPrivilegeEscalation"] is False, name
+            assert context["capabilities"] == {"drop": ["ALL"]}, name
+            assert not context.get("privileged"), name
+            resources = container["resources"]
+            for bound in ("requests", "limits"):
+                assert {"cpu", "memory"} <= set(resources[bound]), (name, bound)
+            assert ":" in container["image"] and not container["image"].endswith(":latest"), name
+        if any(c in spec["containers"] for _, c in newskg_containers(overlay) if _ is workload):
+            assert pod["runAsUser"] == uid, name  # the image's user owns /data
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_strimzi_pods_carry_restricted_security_contexts(overlay):
+    kafka = one(overlay, "Kafka", "newskg")["spec"]
+    templates = [kafka["kafka"]["template"], kafka["entityOperator"]["template"]]
+    templates += [p["spec"]["template"] for p in objects(overlay, "KafkaNodePool")]
+    for template in templates:
+        assert template["pod"]["securityContext"] == {
+            "runAsNonRoot": True,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        }
+        for key, value in template.items():
+            if key.endswith("Container"):
+                assert value["securityContext"]["allowPrivilegeEscalation"] is False
+                assert value["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_checkov_skips_are_justified_in_place(overlay):
+    for o in rendered(overlay):
+        for key, value in o["metadata"].get("annotations", {}).items():
+            if key.startswith("checkov.io/skip"):
+                check, _, reason = value.partition("=")
+                assert re.fullmatch(r"CKV2?_K8S_\d+", check), value
+                assert len(reason.split()) >= 5, f"{o['metadata']['name']}: {value} needs a reason"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_disruption_budgets_cover_the_scaled_workloads(overlay):
+    budgets = objects(overlay, "PodDisruptionBudget")
+    for workload in workloads(overlay):
+        scaled = workload["kind"] in {"Deployment", "StatefulSet"} and workload["metadata"]["name"] in {
+            "newskg-api",
+            "newskg-process",
+            "newskg-extract",
+        }
+        if not scaled:
+            continue
+        labels = pod_labels(workload)
+        covering = [b for b in budgets if b["spec"]["selector"]["matchLabels"].items() <= labels.items()]
+        assert len(covering) == 1, workload["metadata"]["name"]
+        assert covering[0]["spec"].get("maxUnavailable") == 1
+
+
+# --- network policies
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_network_policies_grant_only_the_flows_the_design_needs(overlay):
+    by_component = {pod_labels(w).get("app.kubernetes.io/component"): pod_labels(w) for w in workloads(overlay)}
+    grants = {
+        component: {
+            k.removeprefix("newskg.io/") for k, v in labels.items() if k.startswith("newskg.io/") and v == "true"
+        }
+        for component, labels in by_component.items()
+        if labels.get("app.kubernetes.io/name") == "newskg"
+    }
+    assert grants == {
+        "process": {"kafka-client"},
+        "extract": {"kafka-client", "graph-client", "vector-client", "llm-client"},
+        "api": {"kafka-client", "graph-client", "vector-client", "llm-client"},
+        "feeds": {"kafka-client", "web-client"},
+        "graph-init": {"graph-client"},
+        "reconcile": {"graph-client", "vector-client"},
+    }
+    policies = objects(overlay, "NetworkPolicy")
+    all_labels = [pod_labels(w) for w in workloads(overlay)]
+    for policy in policies:  # no policy selects nothing
+        selector = policy["spec"]["podSelector"].get("matchLabels", {})
+        assert any(selector.items() <= labels.items() for labels in all_labels), policy["metadata"]["name"]
+    deny = one(overlay, "NetworkPolicy", "default-deny-ingress")["spec"]
+    assert deny == {"podSelector": {}, "policyTypes": ["Ingress"]}
+    # every newskg pod's egress is restricted (the policy selects it) and the shared rule opens DNS only
+    shared = one(overlay, "NetworkPolicy", "newskg-egress")["spec"]
+    assert shared["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "newskg"}}
+    assert [p["port"] for rule in shared["egress"] for p in rule["ports"]] == [53, 53]
+
+
+# --- the image
+
+
+def _dockerfile_stages() -> list[list[str]]:
+    """The Dockerfile's instructions (continuations joined, comments dropped), split into stages."""
+    text = re.sub(r"\\\n", " ", (K8S / "Dockerfile").read_text())
+    stages: list[list[str]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.upper().startswith("FROM "):
+            stages.append([])
+        if stages:
+            stages[-1].append(line)
+    return stages
+
+
+def _dockerfile_uid() -> int:
+    user = next(line for line in reversed(_dockerfile_stages()[-1]) if line.upper().startswith("USER "))
+    return int(user.split()[1].split(":")[0])
+
+
+def test_dockerfile_final_stage_is_non_root_without_compilers():
+    stages = _dockerfile_stages()
+    assert len(stages) >= 2
+    build, final = " ".join(stages[0]), stages[-1]
+    text = " ".join(final)
+    assert "AS runtime" in final[0] and "COPY --from=build /opt/venv /opt/venv" in text
+    for tool in ("build-essential", "gcc", "g++", "cmake", "make ", "pip install"):
+        assert tool not in text, tool
+    assert final[-1].startswith("CMD") or final[-1].startswith("ENTRYPOINT")
+    uid = _dockerfile_uid()
+    assert uid >= 10000  # checkov CKV_K8S_40: a high uid, matching the pods' runAsUser
+    assert f"--uid {uid}" in text
+    assert "mkdir -p /data" in text and f"chown {uid}:{uid} /data" in text
+    assert "NEWSKG_DATA_DIR=/data" in text and "HF_HUB_OFFLINE=1" in text
+    # CPU torch first and alone, then the project with the lock
+    torch = build.index('pip install "torch==2.13.0" --index-url')
+    assert torch < build.index("pip install -c constraints.txt .")
+    assert "whl/cpu" in build
+
+
+def test_dockerfile_copies_every_package_and_exposes_the_app_ports():
+    import tomllib
+
+    text = " ".join(_dockerfile_stages()[0])
+    packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
+    for pattern in packages["include"]:
+        package = pattern.rstrip("*")
+        assert f"COPY {package} {package}" in text, package
+    final = " ".join(_dockerfile_stages()[-1])
+    exposed = {int(p) for p in re.findall(r"EXPOSE ([\d ]+)", final)[0].split()}
+    settings = Settings(_env_file=None, **_lower(config("prod")))
+    assert exposed == {settings.api_port, settings.api_metrics_port}
+    assert config("prod")["NEWSKG_DATA_DIR"] == "/data"
