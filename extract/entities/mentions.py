@@ -21,7 +21,7 @@ from extract.entities.types import LABEL_TO_TYPE
 # How much a mention's type counts in its entity's type vote: the model's label, a copy of a known entity's type
 # (no new evidence), and a rule's evidence (first name, designator, appositive noun, pronoun), which outweighs
 # a label the small model often gets wrong.
-MODEL_VOTE, COPY_VOTE, EVIDENCE_VOTE = 1, 0, 3
+MODEL_VOTE, COPY_VOTE, EVIDENCE_VOTE = 1, 0, 4
 PERSONAL_PRONOUNS = frozenset({"she", "her", "hers", "herself", "he", "him", "his", "himself"})
 
 KnownName = tuple[tuple[str, ...], str]  # a known name's key words, its entity's type
