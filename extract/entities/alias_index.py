@@ -54,6 +54,7 @@ class KnownEntity:
     description: str | None = None
     # (type, first seen) → vote weight: the mentions' types, for the type vote (`type_as_of`).
     votes: dict[tuple[str, Seen], int] = field(default_factory=dict)
+    from_kb: bool = False  # a knowledge-base entry: its id wins over content-hash ids of the same name
 
     def context_as_of(self, as_of: Seen | None) -> set[str]:
         return {w for w, seen in self.context.items() if visible(seen, as_of)}
@@ -93,6 +94,9 @@ class AliasIndex:
         self._by_acronym: dict[str, dict[str, Seen]] = defaultdict(dict)
         self._keys_by_type: dict[str, dict[str, Seen]] = defaultdict(dict)  # type → {key → first seen}
         self._person_parts: dict[str, dict[str, Seen]] = defaultdict(dict)  # surname of a full name → ids
+        # alias edges: an entity first created from a short form alone ("Leto") → the full entity it was later
+        # proven to abbreviate ("Jared Leto"), with when that was first seen: lookups as of then follow the edge
+        self.merged: dict[str, tuple[str, Seen]] = {}
         # first word of a name or alias → {its key words → first seen}: the known-name matcher's table
         self._by_first_word: dict[str, dict[tuple[str, ...], Seen]] = defaultdict(dict)
 
@@ -156,9 +160,9 @@ class AliasIndex:
             known = self._keys_by_type[entity.type].get(key)
             self._keys_by_type[entity.type][key] = seen if known is None else _earlier(known, seen)
 
-    @staticmethod
-    def _visible_ids(table: dict[str, dict[str, Seen]], key: str, as_of: Seen | None) -> list[str]:
-        return sorted(i for i, seen in table.get(key, {}).items() if visible(seen, as_of))
+    def _visible_ids(self, table: dict[str, dict[str, Seen]], key: str, as_of: Seen | None) -> list[str]:
+        """The ids visible as of the chunk under `key`, each as the entity it stands for then (alias edges)."""
+        return sorted({self.canonical(i, as_of) for i, seen in table.get(key, {}).items() if visible(seen, as_of)})
 
     def lookup(
         self, name: str, kind: str, context: set[str] | None = None, as_of: Seen | None = None
@@ -179,6 +183,29 @@ class AliasIndex:
             why = f"{name!r} is the surname of the one known person"
             return self._best(people, "PERSON", "surname", 90.0, why, as_of)
         return self._fuzzy(name, key, kind, context or set(), as_of)
+
+    def lookup_ids(self, key: str, as_of: Seen | None = None) -> list[str]:
+        """The entities a name key exactly names as of the chunk (alias edges followed)."""
+        return self._visible_ids(self._by_key, key, as_of)
+
+    def canonical(self, entity_id: str, as_of: Seen | None = None) -> str:
+        """The entity an id stands for as of the chunk: alias edges visible then are followed."""
+        seen_ids = {entity_id}
+        while (edge := self.merged.get(entity_id)) and visible(edge[1], as_of) and edge[0] not in seen_ids:
+            entity_id = edge[0]
+            seen_ids.add(entity_id)
+        return entity_id
+
+    def merge(self, source: str, target: str, seen: Seen = ALWAYS) -> bool:
+        """An alias edge source → target, first seen `seen`. Replay-deterministic: a source keeps the edge
+        first seen (then the smaller target id), whatever order the chunks came in; an edge that would close a
+        cycle is refused."""
+        if source == target or self.canonical(target) == source:
+            return False
+        known = self.merged.get(source)
+        if known is None or (seen, target) < (known[1], known[0]):
+            self.merged[source] = (target, seen)
+        return self.merged[source][0] == target
 
     def vote(self, entity_id: str, kind: str, weight: int, seen: Seen = ALWAYS) -> None:
         """One mention's type, for the entity's type vote, remembered as first seen `seen`."""
@@ -215,7 +242,7 @@ class AliasIndex:
     ) -> LinkDecision:
         same_type = [i for i in ids if self.entities[i].type_as_of(as_of) == kind]
         pool = same_type or ids
-        chosen = max(pool, key=lambda i: (self.entities[i].mentions, i))
+        chosen = max(pool, key=lambda i: (self.entities[i].from_kb, self.entities[i].mentions, i))
         entity = self.entities[chosen]
         note = "" if len(pool) == 1 else f"; most mentioned of {len(pool)} candidates"
         return LinkDecision(chosen, method, score, f"{why} of {entity.name!r} ({entity.type_as_of(as_of)}){note}")

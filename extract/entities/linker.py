@@ -140,10 +140,26 @@ class Linker:
         seen = as_of or ALWAYS
         known = self.index.add(eid, canon.name, kind, context=context, seen=seen)
         memory.linked.setdefault(key, eid)
+        merged = self._merge_short_form(mention.name, eid, as_of) if canon.explanation else ""
         if mention.name and mention.name != known.name:
             self.index.add_alias(eid, mention.name, seen)
-        explanation = "; ".join(p for p in (mention.evidence, canon.explanation, why) if p)
+        explanation = "; ".join(p for p in (mention.evidence, canon.explanation, why, merged) if p)
         return LinkedMention(mention.start, mention.end, mention.text, known.type, eid, known.name, method, explanation)
+
+    def _merge_short_form(self, short: str, full_id: str, as_of: Seen | None) -> str:
+        """A short form the article proves to abbreviate a full name ("Leto" → "Jared Leto"): an entity created
+        earlier from the short form alone joins the full entity through an alias edge (its id keeps resolving)."""
+        if not self.rules.short_form_coref:
+            return ""
+        key = name_key(short)
+        alone = [
+            i
+            for i in self.index.lookup_ids(key, as_of)
+            if i != full_id and name_key(self.index.entities[i].name) == key
+        ]
+        if len(alone) != 1 or not self.index.merge(alone[0], full_id, as_of or ALWAYS):
+            return ""
+        return f"the earlier entity {alone[0]} of {short!r} alone is now an alias of it"
 
     def _vote(
         self, mentions: list[RawMention], linked: list[LinkedMention], as_of: Seen | None, memory: _ArticleMemory

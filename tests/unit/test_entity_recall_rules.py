@@ -247,3 +247,60 @@ def test_the_singer_resolves_to_the_one_person():
     assert "The singer" not in by_text(link_one(text, all_but("description_coref")))
     two = "Jared Leto met Anna Wintour at the Met Gala on Monday. The singer wore a cat costume."
     assert "The singer" not in by_text(link_one(two))
+
+
+# --- canonical ids -----------------------------------------------------------------------------------------
+
+MERGE_STREAM = [
+    ("On Monday, Leto posed with Anna Wintour before the dinner.", "a1"),
+    ("Jared Leto arrived at the gala. Leto thanked the hosts.", "a2"),
+    ("On Monday, Leto posed with Anna Wintour before the dinner.", "a3"),
+]
+
+
+def run_merge_stream(index: AliasIndex) -> list[list[LinkedMention]]:
+    extractor = ChunkExtractor(Linker(index))
+    return [
+        extractor.offline([chunk(text, article=article, cid=f"c{n}", ingested_ms=n + 1)])[0].mentions
+        for n, (text, article) in enumerate(MERGE_STREAM)
+    ]
+
+
+def test_a_short_form_proven_to_be_a_full_name_keeps_one_id_through_an_alias_edge():
+    index = AliasIndex()
+    first, second, third = run_merge_stream(index)
+    leto_alone = by_text(first)["Leto"].entity_id
+    jared = by_text(second)["Jared Leto"].entity_id
+    assert leto_alone != jared and by_text(second)["Leto"].entity_id == jared
+    assert "is now an alias of it" in by_text(second)["Leto"].explanation
+    assert index.merged[leto_alone] == (jared, (20230505, 2))
+    assert by_text(third)["Leto"].entity_id == jared  # later: the one entity
+    assert index.canonical(leto_alone, (20230505, 2)) == leto_alone  # as of before the proof: still apart
+    assert index.canonical(leto_alone, (20230505, 3)) == jared
+
+
+def test_the_merge_is_replay_deterministic():
+    runs = []
+    for _ in range(2):
+        index = AliasIndex()
+        mentions = run_merge_stream(index)
+        runs.append(([[(m.text, m.entity_id) for m in ms] for ms in mentions], dict(index.merged)))
+    assert runs[0] == runs[1]
+
+
+def test_a_kb_id_takes_precedence_over_a_content_hash_id_seen_before(tmp_path):
+    import json
+
+    from extract.entities.kb import load_kb
+
+    index = AliasIndex()
+    extractor = ChunkExtractor(Linker(index))
+    (before,) = extractor.offline([chunk("Jared Leto arrived at the gala.", cid="c1", ingested_ms=1)])
+    hashed = by_text(before.mentions)["Jared Leto"].entity_id
+    assert hashed.startswith("e_")
+    kb = tmp_path / "kb.jsonl"
+    kb.write_text(json.dumps({"id": "Q11", "name": "Jared Leto", "aliases": [], "type": "PERSON"}))
+    load_kb(kb, index)
+    (after,) = extractor.offline([chunk("Jared Leto thanked the hosts.", article="a2", cid="c2", ingested_ms=2)])
+    assert by_text(after.mentions)["Jared Leto"].entity_id == "Q11"
+    assert index.canonical(hashed) == "Q11"
