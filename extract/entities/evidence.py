@@ -35,7 +35,7 @@ PLACE_DESIGNATORS = frozenset(
         """
         street st avenue ave road rd boulevard lane square park beach heights hills county city town village
         valley river lake bay island islands mountain mountains station airport bridge harbour harbor port
-        center centre arena stadium hall district province state
+        center centre arena stadium hall district province state drive way court
         """
     )
 )
@@ -102,6 +102,12 @@ def gender_of(name_tokens: list[str]) -> str:
     return first_names().get(name_tokens[0], "") if name_tokens else ""
 
 
+# The last word of an event's or a work's name ("Davis Cup", "Eras Tour"): no PERSON either.
+EVENT_DESIGNATORS = frozenset(
+    _words("cup tour open games championship championships festival awards award prize series trophy gala")
+)
+
+
 def person_by_first_name(name_tokens: list[str]) -> bool:
     """Two or three name words, the first a known first name, the last no organisation or place word."""
     return (
@@ -109,6 +115,7 @@ def person_by_first_name(name_tokens: list[str]) -> bool:
         and name_tokens[0] in first_names()
         and name_tokens[-1] not in ORG_DESIGNATORS
         and name_tokens[-1] not in PLACE_DESIGNATORS
+        and name_tokens[-1] not in EVENT_DESIGNATORS
     )
 
 
