@@ -13,7 +13,7 @@ def escape(text: str) -> str:
 def mark_up(text: str, mentions: list[LinkedMention]) -> str:
     parts, cursor = [], 0
     for m in sorted(mentions, key=lambda m: m.start):
-        if m.start < cursor:
+        if m.start < cursor or m.is_reference:  # names only, as NEON's prompts say ("she" stays unmarked)
             continue  # overlapping spans: the first wins
         parts.append(escape(text[cursor : m.start]))
         parts.append(f"<e>{escape(text[m.start : m.end])}</e>")

@@ -52,9 +52,25 @@ class KnownEntity:
     context: dict[str, Seen] = field(default_factory=dict)  # context word → first seen
     mentions: int = 0
     description: str | None = None
+    # (type, first seen) → vote weight: the mentions' types, for the type vote (`type_as_of`).
+    votes: dict[tuple[str, Seen], int] = field(default_factory=dict)
+    from_kb: bool = False  # a knowledge-base entry: its id wins over content-hash ids of the same name
 
     def context_as_of(self, as_of: Seen | None) -> set[str]:
         return {w for w, seen in self.context.items() if visible(seen, as_of)}
+
+    def type_as_of(self, as_of: Seen | None, more: dict[tuple[str, Seen], int] | None = None) -> str:
+        """The weighted majority of the types its mentions had as of the chunk, plus `more`: the votes of the
+        chunk's own article, which the index does not show it (the same chunk's votes are counted once). Ties go
+        to the type it was created with, then alphabetically. No votes: the type it was created with."""
+        counted = {key: weight for key, weight in self.votes.items() if visible(key[1], as_of)}
+        counted.update(more or {})
+        tally: dict[str, int] = {}
+        for (kind, _), weight in counted.items():
+            tally[kind] = tally.get(kind, 0) + weight
+        if not any(tally.values()):
+            return self.type
+        return max(sorted(tally), key=lambda kind: (tally[kind], kind == self.type))
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,11 @@ class AliasIndex:
         self._by_acronym: dict[str, dict[str, Seen]] = defaultdict(dict)
         self._keys_by_type: dict[str, dict[str, Seen]] = defaultdict(dict)  # type → {key → first seen}
         self._person_parts: dict[str, dict[str, Seen]] = defaultdict(dict)  # surname of a full name → ids
+        # alias edges: an entity first created from a short form alone ("Leto") → the full entity it was later
+        # proven to abbreviate ("Jared Leto"), with when that was first seen: lookups as of then follow the edge
+        self.merged: dict[str, tuple[str, Seen]] = {}
+        # first word of a name or alias → {its key words → first seen}: the known-name matcher's table
+        self._by_first_word: dict[str, dict[tuple[str, ...], Seen]] = defaultdict(dict)
 
     def __len__(self) -> int:
         return len(self.entities)
@@ -133,12 +154,15 @@ class AliasIndex:
         key = name_key(name)
         if key:
             _note(self._by_key, key, entity.id, seen)
+            words = tuple(key.split())
+            known = self._by_first_word[words[0]].get(words)
+            self._by_first_word[words[0]][words] = seen if known is None else _earlier(known, seen)
             known = self._keys_by_type[entity.type].get(key)
             self._keys_by_type[entity.type][key] = seen if known is None else _earlier(known, seen)
 
-    @staticmethod
-    def _visible_ids(table: dict[str, dict[str, Seen]], key: str, as_of: Seen | None) -> list[str]:
-        return sorted(i for i, seen in table.get(key, {}).items() if visible(seen, as_of))
+    def _visible_ids(self, table: dict[str, dict[str, Seen]], key: str, as_of: Seen | None) -> list[str]:
+        """The ids visible as of the chunk under `key`, each as the entity it stands for then (alias edges)."""
+        return sorted({self.canonical(i, as_of) for i, seen in table.get(key, {}).items() if visible(seen, as_of)})
 
     def lookup(
         self, name: str, kind: str, context: set[str] | None = None, as_of: Seen | None = None
@@ -149,15 +173,61 @@ class AliasIndex:
             return None
         exact = self._visible_ids(self._by_key, key, as_of)
         if exact:
-            return self._best(exact, kind, "exact", 100.0, f"{name!r} is a recorded name or alias")
+            return self._best(exact, kind, "exact", 100.0, f"{name!r} is a recorded name or alias", as_of)
         compact = key.replace(" ", "")
         acronym = self._visible_ids(self._by_acronym, compact, as_of) if name.strip().isupper() else []
         if acronym:
-            return self._best(acronym, kind, "acronym", 100.0, f"{name!r} is the acronym")
+            return self._best(acronym, kind, "acronym", 100.0, f"{name!r} is the acronym", as_of)
         people = self._visible_ids(self._person_parts, key, as_of)
         if " " not in key and kind in PERSON_CONFUSIONS and len(people) == 1:
-            return self._best(people, "PERSON", "surname", 90.0, f"{name!r} is the surname of the one known person")
+            why = f"{name!r} is the surname of the one known person"
+            return self._best(people, "PERSON", "surname", 90.0, why, as_of)
         return self._fuzzy(name, key, kind, context or set(), as_of)
+
+    def lookup_ids(self, key: str, as_of: Seen | None = None) -> list[str]:
+        """The entities a name key exactly names as of the chunk (alias edges followed)."""
+        return self._visible_ids(self._by_key, key, as_of)
+
+    def canonical(self, entity_id: str, as_of: Seen | None = None) -> str:
+        """The entity an id stands for as of the chunk: alias edges visible then are followed."""
+        seen_ids = {entity_id}
+        while (edge := self.merged.get(entity_id)) and visible(edge[1], as_of) and edge[0] not in seen_ids:
+            entity_id = edge[0]
+            seen_ids.add(entity_id)
+        return entity_id
+
+    def merge(self, source: str, target: str, seen: Seen = ALWAYS) -> bool:
+        """An alias edge source → target, first seen `seen`. Replay-deterministic: a source keeps the edge
+        first seen (then the smaller target id), whatever order the chunks came in; an edge that would close a
+        cycle is refused."""
+        if source == target or self.canonical(target) == source:
+            return False
+        known = self.merged.get(source)
+        if known is None or (seen, target) < (known[1], known[0]):
+            self.merged[source] = (target, seen)
+        return self.merged[source][0] == target
+
+    def vote(self, entity_id: str, kind: str, weight: int, seen: Seen = ALWAYS) -> None:
+        """One mention's type, for the entity's type vote, remembered as first seen `seen`."""
+        if weight:
+            votes = self.entities[entity_id].votes
+            votes[(kind, seen)] = votes.get((kind, seen), 0) + weight
+
+    def type_as_of(self, entity_id: str, as_of: Seen | None) -> str:
+        return self.entities[entity_id].type_as_of(as_of)
+
+    def names_starting(self, first_word: str, as_of: Seen | None = None) -> list[tuple[tuple[str, ...], str]]:
+        """The names and aliases visible as of the chunk whose first key word is `first_word`, each with the type
+        of the entity it names (the most mentioned when several share it)."""
+        found = []
+        for words, seen in self._by_first_word.get(first_word, {}).items():
+            if not visible(seen, as_of):
+                continue
+            ids = self._visible_ids(self._by_key, " ".join(words), as_of)
+            if ids:
+                chosen = max(ids, key=lambda i: (self.entities[i].mentions, i))
+                found.append((words, self.entities[chosen].type_as_of(as_of)))
+        return found
 
     def person_name_parts(self, as_of: Seen | None = None) -> set[str]:
         """Surnames of exactly one known person: a lone proper noun equal to one is worth a mention."""
@@ -167,13 +237,15 @@ class AliasIndex:
             if sum(1 for seen in ids.values() if visible(seen, as_of)) == 1
         }
 
-    def _best(self, ids: list[str], kind: str, method: str, score: float, why: str) -> LinkDecision:
-        same_type = [i for i in ids if self.entities[i].type == kind]
+    def _best(
+        self, ids: list[str], kind: str, method: str, score: float, why: str, as_of: Seen | None = None
+    ) -> LinkDecision:
+        same_type = [i for i in ids if self.entities[i].type_as_of(as_of) == kind]
         pool = same_type or ids
-        chosen = max(pool, key=lambda i: (self.entities[i].mentions, i))
+        chosen = max(pool, key=lambda i: (self.entities[i].from_kb, self.entities[i].mentions, i))
         entity = self.entities[chosen]
         note = "" if len(pool) == 1 else f"; most mentioned of {len(pool)} candidates"
-        return LinkDecision(chosen, method, score, f"{why} of {entity.name!r} ({entity.type}){note}")
+        return LinkDecision(chosen, method, score, f"{why} of {entity.name!r} ({entity.type_as_of(as_of)}){note}")
 
     def _fuzzy(self, name: str, key: str, kind: str, context: set[str], as_of: Seen | None) -> LinkDecision | None:
         choices = sorted(k for k, seen in self._keys_by_type.get(kind, {}).items() if visible(seen, as_of))

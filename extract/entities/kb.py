@@ -8,6 +8,7 @@ from pathlib import Path
 
 from core.errors import NewskgError
 from extract.entities.alias_index import AliasIndex
+from extract.entities.names import name_key
 from extract.entities.types import ENTITY_TYPES, LABEL_TO_TYPE
 
 
@@ -27,7 +28,7 @@ def load_kb(path: Path, index: AliasIndex) -> int:
             kind = LABEL_TO_TYPE.get(entry["type"], entry["type"])
             if kind not in ENTITY_TYPES:
                 raise KBError(f"type {entry['type']!r} is not one of {', '.join(ENTITY_TYPES)}")
-            index.add(
+            entity = index.add(
                 str(entry["id"]),
                 entry["name"],
                 kind,
@@ -35,7 +36,19 @@ def load_kb(path: Path, index: AliasIndex) -> int:
                 description=entry.get("description"),
                 mentions=0,
             )
+            entity.from_kb = True
+            _merge_namesakes(index, entity.id, [entry["name"], *(entry.get("aliases") or [])], kind)
         except (json.JSONDecodeError, KeyError, TypeError, KBError) as exc:
             raise KBError(f"{path}:{number}: {exc}") from exc
         count += 1
     return count
+
+
+def _merge_namesakes(index: AliasIndex, kb_id: str, names: list[str], kind: str) -> None:
+    """Entities the stream created before the KB was loaded under one of its names, of its type, join the KB
+    entry through an alias edge (always visible, like the KB itself): the KB id is the canonical one."""
+    for name in names:
+        for other in index.lookup_ids(name_key(name)):
+            entity = index.entities[other]
+            if not entity.from_kb and entity.type == kind:
+                index.merge(other, kb_id)

@@ -5,15 +5,24 @@ carries its explanation (`--explain`)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from spacy.tokens import Doc
 
 from core.ids import entity_id
 from core.records import Entity
 from extract.entities.alias_index import ALWAYS, AliasIndex, Seen
-from extract.entities.coref import Canonical, full_forms, resolve
-from extract.entities.mentions import find_mentions
+from extract.entities.coref import (
+    Antecedent,
+    Canonical,
+    Reference,
+    full_forms,
+    resolve,
+    resolve_descriptions,
+    resolve_pronouns,
+)
+from extract.entities.evidence import DESCRIPTION_NOUNS, gender_of
+from extract.entities.mentions import KnownName, RawMention, find_mentions
 from extract.entities.names import name_key, tokens_of
 from extract.entities.rules import EntityRules
 
@@ -26,8 +35,16 @@ class LinkedMention:
     type: str
     entity_id: str
     name: str  # the canonical name
-    method: str  # article | exact | alias | acronym | fuzzy | new
+    method: str  # article | exact | alias | acronym | surname | fuzzy | new; pronoun | description (coreference)
     explanation: str
+
+    @property
+    def is_reference(self) -> bool:
+        """A pronoun or description resolved to an entity, not a name: no markup, no alias."""
+        return self.method in REFERENCE_METHODS
+
+
+REFERENCE_METHODS = frozenset({"pronoun", "description"})
 
 
 @dataclass
@@ -37,6 +54,10 @@ class _ArticleMemory:
     # name key → entity linked earlier in this article: its chunks share one ingestion instant, so the index
     # (as of "ingested strictly before") does not show them each other's entities.
     linked: dict[str, str] = field(default_factory=dict)
+    # first key word → the names linked earlier in this article, with their types (the known-name matcher)
+    names: dict[str, set[KnownName]] = field(default_factory=dict)
+    # entity id → type → vote weight of this article's mentions (the index does not show them to each other)
+    votes: dict[str, dict[tuple[str, Seen], int]] = field(default_factory=dict)
 
 
 def context_words(doc: Doc) -> set[str]:
@@ -66,39 +87,130 @@ class Linker:
         """`as_of`: the chunk's (publication day, ingestion ms): the index answers as of it, and what this chunk
         teaches the index is remembered as first seen then."""
         memory = self._memory(article_id)
-        mentions = find_mentions(doc, memory.person_tokens | self.index.person_name_parts(as_of), self.rules)
+
+        def known(first_word: str) -> list[KnownName]:
+            return [*self.index.names_starting(first_word, as_of), *memory.names.get(first_word, ())]
+
+        mentions = find_mentions(doc, memory.person_tokens | self.index.person_name_parts(as_of), self.rules, known)
         fulls = memory.fulls + [f for f in full_forms([(m.name, m.type) for m in mentions]) if f not in memory.fulls]
         context = context_words(doc)
-        linked = [self._link_one(m, fulls, context, as_of, memory) for m in mentions]
+        canons = [self._canonical(m, fulls) for m in mentions]
+        chunk_types = _chunk_types(mentions, canons) if self.rules.type_vote else {}
+        linked = [
+            self._link_one(m, c, chunk_types, context, as_of, memory) for m, c in zip(mentions, canons, strict=True)
+        ]
+        if self.rules.type_vote:
+            linked = self._vote(mentions, linked, as_of, memory)
         memory.fulls = fulls
         memory.person_tokens.update(t for f in fulls if f.type == "PERSON" for t in tokens_of(f.name))
-        return linked
+        for m in linked:
+            for name in {m.name, m.text}:
+                words = tuple(tokens_of(name))
+                if words:
+                    memory.names.setdefault(words[0], set()).add((words, m.type))
+        return sorted(linked + self._references(doc, mentions, linked), key=lambda m: m.start)
+
+    def _canonical(self, mention: RawMention, fulls: list[Canonical]) -> Canonical:
+        if self.rules.short_form_coref:
+            return resolve(mention.name, mention.type, fulls)
+        return Canonical(mention.name, mention.type)
 
     def _link_one(
-        self, mention, fulls: list[Canonical], context: set[str], as_of: Seen | None, memory: _ArticleMemory
+        self,
+        mention: RawMention,
+        canon: Canonical,
+        chunk_types: dict[str, str],
+        context: set[str],
+        as_of: Seen | None,
+        memory: _ArticleMemory,
     ) -> LinkedMention:
-        canon = (
-            resolve(mention.name, mention.type, fulls)
-            if self.rules.short_form_coref
-            else Canonical(mention.name, mention.type)
-        )
         key = name_key(canon.name)
-        decision = None if key in memory.linked else self.index.lookup(canon.name, canon.type, context, as_of)
+        kind = chunk_types.get(key, canon.type)
+        decision = None if key in memory.linked else self.index.lookup(canon.name, kind, context, as_of)
         if key in memory.linked:
             eid, method = memory.linked[key], "article"
             why = f"{canon.name!r} was linked earlier in the article"
         elif decision:
             eid, method, why = decision.entity_id, decision.method, decision.explanation
         else:
-            eid, method = entity_id(canon.name, canon.type), "new"
-            why = f"no known entity matches {canon.name!r} ({canon.type}): new entity"
+            # A new entity's id hashes its name and the type this chunk votes for it; it never changes after,
+            # whatever later chunks vote (its type does), so a replay of the same stream gives the same ids.
+            eid, method = entity_id(canon.name, kind), "new"
+            why = f"no known entity matches {canon.name!r} ({kind}): new entity"
         seen = as_of or ALWAYS
-        known = self.index.add(eid, canon.name, canon.type, context=context, seen=seen)
+        known = self.index.add(eid, canon.name, kind, context=context, seen=seen)
         memory.linked.setdefault(key, eid)
+        merged = self._merge_short_form(mention.name, eid, as_of) if canon.explanation else ""
         if mention.name and mention.name != known.name:
             self.index.add_alias(eid, mention.name, seen)
-        explanation = "; ".join(p for p in (canon.explanation, why) if p)
+        explanation = "; ".join(p for p in (mention.evidence, canon.explanation, why, merged) if p)
         return LinkedMention(mention.start, mention.end, mention.text, known.type, eid, known.name, method, explanation)
+
+    def _merge_short_form(self, short: str, full_id: str, as_of: Seen | None) -> str:
+        """A short form the article proves to abbreviate a full name ("Leto" → "Jared Leto"): an entity created
+        earlier from the short form alone joins the full entity through an alias edge (its id keeps resolving)."""
+        if not self.rules.short_form_coref:
+            return ""
+        key = name_key(short)
+        alone = [
+            i
+            for i in self.index.lookup_ids(key, as_of)
+            if i != full_id and name_key(self.index.entities[i].name) == key
+        ]
+        if len(alone) != 1 or not self.index.merge(alone[0], full_id, as_of or ALWAYS):
+            return ""
+        return f"the earlier entity {alone[0]} of {short!r} alone is now an alias of it"
+
+    def _vote(
+        self, mentions: list[RawMention], linked: list[LinkedMention], as_of: Seen | None, memory: _ArticleMemory
+    ) -> list[LinkedMention]:
+        """Each mention votes its type; every mention then carries its entity's majority type as of the chunk."""
+        seen = as_of or ALWAYS
+        for raw, m in zip(mentions, linked, strict=True):
+            self.index.vote(m.entity_id, raw.type, raw.vote, seen)
+            article = memory.votes.setdefault(m.entity_id, {})
+            article[(raw.type, seen)] = article.get((raw.type, seen), 0) + raw.vote
+        out = []
+        for m in linked:
+            kind = self.index.entities[m.entity_id].type_as_of(as_of, memory.votes.get(m.entity_id))
+            why = m.explanation if kind == m.type else f"{m.explanation}; typed {kind} by the vote of its mentions"
+            out.append(replace(m, type=kind, explanation=why))
+        return out
+
+    def _references(self, doc: Doc, mentions: list[RawMention], linked: list[LinkedMention]) -> list[LinkedMention]:
+        if not (self.rules.pronoun_coref or self.rules.description_coref):
+            return []
+        sentence_of = {t.i: n for n, sent in enumerate(doc.sents) for t in sent}
+        antecedents = [
+            Antecedent(
+                raw.token_start,
+                sentence_of[raw.token_start],
+                m.entity_id,
+                m.name,
+                m.type,
+                gender_of(tokens_of(m.name)) if m.type == "PERSON" else "",
+            )
+            for raw, m in zip(mentions, linked, strict=True)
+        ]
+        taken = {i for raw in mentions for i in range(raw.token_start, raw.token_end)}
+        references: list[Reference] = []
+        if self.rules.pronoun_coref:
+            references += resolve_pronouns(doc, antecedents, taken)
+        if self.rules.description_coref:
+            references += resolve_descriptions(doc, antecedents, taken, DESCRIPTION_NOUNS)
+        return [
+            LinkedMention(
+                r.start,
+                r.end,
+                r.text,
+                r.antecedent.type,
+                r.antecedent.entity_id,
+                r.antecedent.name,
+                r.method,
+                r.explanation,
+            )
+            for r in references
+        ]
 
     def entities(self, mentions: list[LinkedMention]) -> list[Entity]:
         out = {}
@@ -107,8 +219,18 @@ class Linker:
             out[m.entity_id] = Entity(
                 id=known.id,
                 name=known.name,
-                type=known.type,
+                type=m.type,  # as of the chunk (the type vote), not the type it was created with
                 aliases=sorted(known.aliases),
                 description=known.description,
             )  # keys
         return list(out.values())
+
+
+def _chunk_types(mentions: list[RawMention], canons: list[Canonical]) -> dict[str, str]:
+    """Canonical name key → the type the chunk's mentions of it vote for (weighted; ties: the first mention's)."""
+    tally: dict[str, dict[str, int]] = {}
+    for raw, canon in zip(mentions, canons, strict=True):
+        votes = tally.setdefault(name_key(canon.name), {})
+        kind = raw.type if raw.vote else canon.type
+        votes[kind] = votes.get(kind, 0) + raw.vote
+    return {key: max(votes, key=lambda k: (votes[k], -list(votes).index(k))) for key, votes in tally.items()}

@@ -1,16 +1,31 @@
 """Named-entity mentions in a parsed chunk: spaCy's entities of the kept types, widened over a trailing proper
 noun the model split off ("Anna" + "Wintour"), plus lone proper nouns that repeat a token of a person named
-in full in the same document ("Leto" after "Jared Leto"), which the small model often misses."""
+in full in the same document ("Leto" after "Jared Leto"), which the small model often misses.
+
+Beyond the model (each a switch of `EntityRules`): names known as of the chunk wherever they appear, proper-noun
+runs coordinated with or appositive to a mention ("Doja Cat and Jared Leto"), and type evidence (first names,
+organisation designators, appositive nouns, a later "she" of the same sentence) that outweighs the model's label."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 
-from extract.entities.names import CALENDAR_WORDS, clean_name, tokens_of
+from extract.entities.evidence import DESCRIPTION_NOUNS, org_by_designator, person_by_first_name
+from extract.entities.names import CALENDAR_WORDS, clean_name, name_key, tokens_of
 from extract.entities.rules import EntityRules
 from extract.entities.types import LABEL_TO_TYPE
+
+# How much a mention's type counts in its entity's type vote: the model's label, a copy of a known entity's type
+# (no new evidence), and a rule's evidence (first name, designator, appositive noun, pronoun), which outweighs
+# a label the small model often gets wrong.
+MODEL_VOTE, COPY_VOTE, EVIDENCE_VOTE = 1, 0, 4
+PERSONAL_PRONOUNS = frozenset({"she", "her", "hers", "herself", "he", "him", "his", "himself"})
+
+KnownName = tuple[tuple[str, ...], str]  # a known name's key words, its entity's type
+KnownNames = Callable[[str], Sequence[KnownName]]  # first key word → the known names starting with it
 
 
 @dataclass(frozen=True)
@@ -21,18 +36,33 @@ class RawMention:
     type: str
     token_start: int
     token_end: int
+    source: str = "model"  # model | repeat | known | coordinated
+    vote: int = MODEL_VOTE
+    evidence: str = ""  # why this mention or its type, beyond the model
 
     @property
     def name(self) -> str:
         return clean_name(self.text)
 
 
+NAME_PARTICLES = frozenset(
+    {"de", "la", "del", "della", "di", "da", "du", "van", "von", "der", "den", "le", "bin", "al"}
+)
+
+
 def _widen(span: Span) -> Span:
+    """Over a trailing proper noun the model split off ("Anna" + "Wintour") and over lower-case name particles
+    followed by a capitalised proper noun ("Oscar" + "de la Renta")."""
     doc, end = span.doc, span.end
     while (
         end < len(doc) and doc[end - 1].dep_ == "compound" and doc[end - 1].head.i == end and doc[end].pos_ == "PROPN"
     ):
         end += 1
+    particles = end
+    while particles < len(doc) and doc[particles].lower_ in NAME_PARTICLES and doc[particles].text.islower():
+        particles += 1
+    if particles > end and particles < len(doc) and doc[particles].pos_ == "PROPN" and _capitalised(doc[particles]):
+        end = particles + 1
     return doc[span.start : end]
 
 
@@ -43,12 +73,25 @@ def _in_name_run(token) -> bool:
     return any(n.pos_ == "PROPN" and n.text[:1].isupper() and not n.is_sent_start for n in neighbours)
 
 
-def find_mentions(
-    doc: Doc, person_tokens: set[str] | None = None, rules: EntityRules = EntityRules()
-) -> list[RawMention]:
-    """`person_tokens`: name tokens of people already named in full earlier in the same article."""
-    mentions: list[RawMention] = []
-    taken: set[int] = set()
+def _token_key(token: Token) -> str:
+    return token.lower_ if token.is_alpha else name_key(token.text)
+
+
+def _capitalised(token: Token) -> bool:
+    return token.text[:1].isupper()
+
+
+def _with_possessive(doc: Doc, end: int) -> int:
+    return end + 1 if end < len(doc) and doc[end].lower_ in {"'s", "’s"} else end
+
+
+def _mention(doc: Doc, start: int, end: int, kind: str, source: str, vote: int, evidence: str) -> RawMention:
+    span = doc[start:end]
+    return RawMention(span.start_char, span.end_char, span.text, kind, start, end, source, vote, evidence)
+
+
+def _model_mentions(doc: Doc, rules: EntityRules, taken: set[int]) -> list[RawMention]:
+    mentions = []
     for ent in doc.ents:
         kind = LABEL_TO_TYPE.get(ent.label_)
         if not kind:
@@ -58,22 +101,159 @@ def find_mentions(
             continue
         taken.update(range(span.start, span.end))
         mentions.append(RawMention(span.start_char, span.end_char, span.text, kind, span.start, span.end))
-    if not rules.repeat_person_tokens:
-        return mentions
-    known = set(person_tokens or ())
-    known.update(t for m in mentions if m.type == "PERSON" and len(tokens_of(m.name)) > 1 for t in tokens_of(m.name))
+    return mentions
+
+
+def _repeated_person_tokens(doc: Doc, known: set[str], taken: set[int]) -> list[RawMention]:
+    found = []
     for token in doc:
         if (
             token.i in taken
             or token.pos_ != "PROPN"
-            or not token.text[:1].isupper()
+            or not _capitalised(token)
             or _in_name_run(token)
             or token.text.lower() in CALENDAR_WORDS
         ):
             continue
         if tokens_of(token.text) and tokens_of(token.text)[0] in known:
             taken.add(token.i)
-            mentions.append(
-                RawMention(token.idx, token.idx + len(token.text), token.text, "PERSON", token.i, token.i + 1)
-            )
-    return sorted(mentions, key=lambda m: m.start)
+            found.append(RawMention(token.idx, token.idx + len(token.text), token.text, "PERSON", token.i, token.i + 1))
+    return found
+
+
+def _known_names(doc: Doc, found: list[RawMention], known: KnownNames, taken: set[int]) -> list[RawMention]:
+    """Known names wherever they appear: the chunk's own model mentions (the model often tags a name once and
+    misses it next), and whatever `known` answers (the stream so far, as of the chunk)."""
+    local: dict[str, list[KnownName]] = {}
+    for m in found:
+        words = tuple(tokens_of(m.name))
+        if words:
+            local.setdefault(words[0], []).append((words, m.type))
+    keys = [_token_key(t) for t in doc]
+    matches = []
+    for token in doc:
+        i = token.i
+        if i in taken or not _capitalised(token) or keys[i] in CALENDAR_WORDS:
+            continue
+        candidates = sorted({*local.get(keys[i], ()), *known(keys[i])}, key=lambda c: (-len(c[0]), c))
+        for words, kind in candidates:
+            end = i + len(words)
+            if tuple(keys[i:end]) != words or taken & set(range(i, end)):
+                continue
+            if len(words) == 1 and (token.pos_ != "PROPN" or _in_name_run(token)):
+                continue  # a lone known word counts only as a proper noun standing on its own
+            end = _with_possessive(doc, end)
+            taken.update(range(i, end))
+            why = f"{doc[i:end].text!r} is a name recognised earlier ({kind})"
+            matches.append(_mention(doc, i, end, kind, "known", COPY_VOTE, why))
+            break
+    return matches
+
+
+def _name_run(token: Token, taken: set[int]) -> tuple[int, int] | None:
+    """The capitalised proper nouns ending at `token` ("Jared" + "Leto"), none already a mention."""
+    if token.pos_ != "PROPN" or not _capitalised(token) or token.i in taken or token.lower_ in CALENDAR_WORDS:
+        return None
+    start = token.i
+    doc = token.doc
+    while (
+        start > 0
+        and doc[start - 1].pos_ == "PROPN"
+        and doc[start - 1].dep_ in {"compound", "flat"}
+        and _capitalised(doc[start - 1])
+        and start - 1 not in taken
+    ):
+        start -= 1
+    return start, token.i + 1
+
+
+def _coordinated_names(doc: Doc, found: list[RawMention], taken: set[int]) -> list[RawMention]:
+    """Proper-noun runs in a conjunction or apposition with a mention: the model recognised one of the pair."""
+    runs = []
+    for m in found:
+        root = doc[m.token_start : m.token_end].root
+        partners = [c for c in root.children if c.dep_ in {"conj", "appos"}]
+        if root.dep_ in {"conj", "appos"}:
+            partners.append(root.head)
+        for partner in partners:
+            run = _name_run(partner, taken)
+            if run is None or not clean_name(doc[run[0] : run[1]].text):
+                continue
+            words = tokens_of(doc[run[0] : run[1]].text)
+            kind = "PERSON" if person_by_first_name(words) else m.type
+            end = _with_possessive(doc, run[1])
+            taken.update(range(run[0], end))
+            why = f"coordinated with {m.name!r}"
+            runs.append(_mention(doc, run[0], end, kind, "coordinated", MODEL_VOTE, why))
+    return runs
+
+
+def _appositive_type(span: Span) -> tuple[str, str] | None:
+    """The type an appositive or preceding description noun gives ("Choupette, … beloved cat"; "singer X")."""
+    root = span.root
+    nouns = [c for c in root.children if c.dep_ == "appos" and c.i >= span.end]
+    nouns += [c for c in root.children if c.dep_ in {"compound", "appos"} and c.i < span.start]
+    if root.dep_ == "appos" and root.head.i < span.start:
+        nouns.append(root.head)
+    for noun in nouns:
+        kind = DESCRIPTION_NOUNS.get(noun.lower_)
+        if noun.pos_ == "NOUN" and kind:
+            return kind, f"described as a {noun.lower_!r}"
+    return None
+
+
+def _subject_of_later_pronoun(span: Span, found: list[RawMention]) -> str | None:
+    """A sentence subject followed, before any other mention, by "she"/"his"… of the same sentence."""
+    if span.root.dep_ not in {"nsubj", "nsubjpass"}:
+        return None
+    later = [m.token_start for m in found if m.token_start >= span.end]
+    stop = min([span.sent.end, *later])
+    for token in span.doc[span.end : stop]:
+        if token.lower_ in PERSONAL_PRONOUNS and token.pos_ == "PRON":
+            return f"the subject that {token.text!r} later in the sentence refers to"
+    return None
+
+
+def _typed(doc: Doc, m: RawMention, found: list[RawMention], rules: EntityRules) -> RawMention:
+    """The mention with the strongest type evidence the enabled rules find (else as it was)."""
+    words = tokens_of(m.name)
+    span = doc[m.token_start : m.token_end]
+    verdicts: list[tuple[str, str]] = []
+    if rules.appositive_types and (appositive := _appositive_type(span)):
+        verdicts.append(appositive)
+    if rules.org_designators and m.type == "PERSON" and org_by_designator(words):
+        verdicts.append(("ORG", f"{words[-1]!r} ends an organisation's name"))
+    if rules.first_name_person and m.type != "PERSON" and person_by_first_name(words):
+        verdicts.append(("PERSON", f"{words[0]!r} is a first name"))
+    confusable = m.type in {"ORG", "PLACE", "PRODUCT", "WORK"} and not org_by_designator(words)
+    if rules.pronoun_person_evidence and confusable and (why := _subject_of_later_pronoun(span, found)):
+        verdicts.append(("PERSON", why))
+    if not verdicts:
+        return m
+    kind, why = verdicts[0]
+    evidence = "; ".join(p for p in (m.evidence, f"typed {kind}: {why}") if p)
+    return replace(m, type=kind, vote=EVIDENCE_VOTE, evidence=evidence)
+
+
+def find_mentions(
+    doc: Doc,
+    person_tokens: set[str] | None = None,
+    rules: EntityRules = EntityRules(),
+    known: KnownNames | None = None,
+) -> list[RawMention]:
+    """`person_tokens`: name tokens of people already named in full earlier in the same article; `known`: the
+    names recognised earlier in the stream, as of the chunk."""
+    taken: set[int] = set()
+    mentions = _model_mentions(doc, rules, taken)
+    if rules.known_names:
+        mentions += _known_names(doc, mentions, known or (lambda _: ()), taken)
+    if rules.repeat_person_tokens:
+        people = set(person_tokens or ())
+        people.update(
+            t for m in mentions if m.type == "PERSON" and len(tokens_of(m.name)) > 1 for t in tokens_of(m.name)
+        )
+        mentions += _repeated_person_tokens(doc, people, taken)
+    if rules.coordinated_names:
+        mentions += _coordinated_names(doc, sorted(mentions, key=lambda m: m.start), taken)
+    mentions.sort(key=lambda m: m.start)
+    return [_typed(doc, m, mentions, rules) for m in mentions]

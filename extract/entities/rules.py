@@ -16,6 +16,26 @@ class EntityRules:
     repeat_person_tokens: bool = True
     # Short forms resolve to the full form of the same article ("Leto" → "Jared Leto", "NASA" → its full name).
     short_form_coref: bool = True
+    # A name recognised anywhere earlier in the stream (the alias index as of the chunk, the article so far, the
+    # chunk's own model mentions) is recognised wherever it appears after, whatever the model says there.
+    known_names: bool = True
+    # A capitalised proper-noun run coordinated with or appositive to a recognised entity ("Doja Cat and Jared
+    # Leto") is a mention too.
+    coordinated_names: bool = True
+    # Two or three name words starting with a known first name ("Jared Leto") are a PERSON, whatever the model said.
+    first_name_person: bool = True
+    # A "person" whose last word names an organisation ("Harbour Trust", "Acme Corp") is an ORG.
+    org_designators: bool = True
+    # An appositive noun says what a name is: "Choupette, Karl Lagerfeld's beloved cat" is no ORG.
+    appositive_types: bool = True
+    # The subject of a sentence that a later "she"/"his" of the same sentence can only refer to is a PERSON.
+    pronoun_person_evidence: bool = True
+    # An entity's type is the weighted majority of its mentions' types so far (as of the chunk), not its first.
+    type_vote: bool = True
+    # "she"/"he" (and "it"/"its" for an organisation) resolve to the one compatible entity of the last sentences.
+    pronoun_coref: bool = True
+    # "the singer", "the company" resolve to the one compatible entity of the last sentences.
+    description_coref: bool = True
 
     @classmethod
     def names(cls) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ LABEL_TO_TYPE = {
     "PRODUCT": "PRODUCT",
     "FAC": "FACILITY",
 }
-ENTITY_TYPES = tuple(sorted(set(LABEL_TO_TYPE.values())))
+# OTHER: a named thing of none of the kept types that a rule recognised as such (a named animal, NEON's Choupette).
+ENTITY_TYPES = tuple(sorted(set(LABEL_TO_TYPE.values()) | {"OTHER"}))
 # spaCy's small model often labels a lone surname ORG or GPE; such a mention may still be a person's short form.
 PERSON_CONFUSIONS = {"PERSON", "ORG", "PLACE", "PRODUCT", "WORK"}
