@@ -36,8 +36,8 @@ from extract.nlp import pipeline
 from newskg.cli.entities import DEFAULT_GOLD
 
 NEON_DOC = "neon-doja-cat"
-# Measured on branch wt-h16gold (2026-11-22, best of 3 on the shared 2-core machine at load ~15, rules of b02310d): the figures the
-# issue's "no lower than 0.8 of today's" refers to. Pass --m0-baseline to compare with another measurement.
+# Measured on branch wt-h16gold (2026-11-22, best of 3 on the shared 2-core machine at load ~15, rules of b02310d):
+# the figures the "no lower than 0.8 of today's" refers to. --m0-baseline compares with another measurement.
 TODAY_M0_CHUNKS_PER_S = 10.2
 TODAY_M0_SHARE_OF_PARSE = 0.772
 
