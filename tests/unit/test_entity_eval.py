@@ -2,6 +2,7 @@
 scorer's figures are right on constructed cases, and the evaluation runs on the NEON Doja Cat document."""
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from evaluation.entities.run import BASELINE, NO_RULES, configurations, evaluate
 from evaluation.entities.scoring import DocumentPrediction, Predicted, core_span, score
 from extract.entities.rules import EntityRules
 from extract.entities.types import ENTITY_TYPES
+from tests.support.cli import newskg
 
 GOLD = Path(__file__).resolve().parents[1] / "fixtures" / "entities" / "gold.jsonl"
 
@@ -169,3 +171,29 @@ def test_the_evaluation_runs_on_the_doja_cat_passage():
     # Today the small model misses "Jared Leto" in both places it occurs (issue 16): the baseline's recall says so.
     leto = [m for m in results[0].predictions[doc.id].mentions if m.text == "Jared Leto"]
     assert leto == []
+
+
+def _cli_env(tmp_path: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}
+    env["NEWSKG_DATA_DIR"] = str(tmp_path / "data")
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    return env
+
+
+def test_eval_entities_command_prints_every_configuration_and_writes_the_reports(tmp_path):
+    doc = next(line for line in GOLD.read_text(encoding="utf-8").splitlines() if '"neon-doja-cat"' in line)
+    gold = tmp_path / "doja.jsonl"
+    gold.write_text(doc + "\n", encoding="utf-8")
+    out = tmp_path / "report"
+    proc = newskg("eval", "entities", "--gold", str(gold), "--out", str(out), "--json", env=_cli_env(tmp_path))
+    data = json.loads(proc.stdout)
+    assert [c["name"] for c in data["report"]["configurations"]] == [c.name for c in configurations()]
+    assert data["report"]["gold_mentions"] == 18
+    assert all((out / name).is_file() for name in ("report.json", "report.html", "entities.png"))
+    assert "errors" in json.loads((out / "report.json").read_text(encoding="utf-8"))
+
+
+def test_eval_entities_command_refuses_a_bad_gold_file(tmp_path):
+    gold = _write(tmp_path, _doc([{**LETO, "end": 9}]))
+    proc = newskg("eval", "entities", "--gold", str(gold), env=_cli_env(tmp_path), check=False)
+    assert proc.returncode == 2 and "the text there is" in proc.stderr
