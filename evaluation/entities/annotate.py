@@ -17,11 +17,11 @@ import json
 import re
 from pathlib import Path
 
-from evaluation.entities.gold import GoldDocument, GoldMention, load_gold, problems, save_gold
+from evaluation.entities.gold import DEFAULT_GOLD, GoldDocument, GoldMention, load_gold, problems, save_gold
 
 REPO = Path(__file__).resolve().parents[2]
 FOLDER = REPO / "tests" / "fixtures" / "entities"
-GOLD = FOLDER / "gold.jsonl"
+GOLD = DEFAULT_GOLD
 PAGES = REPO.parent / "shared" / "data" / "news-html"
 MAX_CHARS = 2500
 NEON_ID = "neon-doja-cat"

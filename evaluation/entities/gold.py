@@ -11,6 +11,9 @@ from pydantic import BaseModel, ValidationError
 from core.errors import NewskgError
 from extract.entities.types import ENTITY_TYPES
 
+# The project's annotated set (tests/fixtures/entities/README.md says how it was made).
+DEFAULT_GOLD = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "entities" / "gold.jsonl"
+
 
 class GoldMention(BaseModel):
     start: int

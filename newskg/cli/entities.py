@@ -13,13 +13,12 @@ from rich.table import Table
 
 from core.errors import NewskgError
 from core.settings import get_settings
+from evaluation.entities.gold import DEFAULT_GOLD
 from newskg.cli.app import eval_app
 from newskg.cli.output import JsonOption, console, emit, fail
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
     from evaluation.entities.report import EntityReport
-
-DEFAULT_GOLD = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "entities" / "gold.jsonl"
 
 
 @eval_app.command("entities")
