@@ -197,3 +197,25 @@ def test_eval_entities_command_refuses_a_bad_gold_file(tmp_path):
     gold = _write(tmp_path, _doc([{**LETO, "end": 9}]))
     proc = newskg("eval", "entities", "--gold", str(gold), env=_cli_env(tmp_path), check=False)
     assert proc.returncode == 2 and "the text there is" in proc.stderr
+
+
+def test_the_builder_takes_longest_surfaces_first_and_refuses_a_surface_not_in_the_text():
+    from evaluation.entities.annotate import find_mentions
+
+    text = "Jared Leto and Leto, not Letokov."
+    rows = [("Leto", "PERSON", "Jared Leto"), ("Jared Leto", "PERSON", "Jared Leto")]
+    assert [(m.start, m.end, m.text) for m in find_mentions("d", text, rows)] == [
+        (0, 10, "Jared Leto"),
+        (15, 19, "Leto"),
+    ]
+    with pytest.raises(SystemExit, match="occurs nowhere"):
+        find_mentions("d", text, [("Karl", "PERSON", "Karl Lagerfeld")])
+
+
+def test_long_bodies_are_cut_at_a_line_break_before_2500_characters():
+    from evaluation.entities.annotate import MAX_CHARS, cut
+
+    body = ("A sentence of news. " * 50 + "\n") * 5
+    text = cut(body)
+    assert len(text) <= MAX_CHARS and body.startswith(text) and body[len(text) :].lstrip(" ")[0] == "\n"
+    assert cut("short\nbody") == "short\nbody"
