@@ -42,7 +42,20 @@ def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logg
 
 def _register() -> None:
     # Imported here so each command module can import `app` objects above without a cycle.
-    from newskg.cli import extract, fanoutqa, graph, ingest, irb, irb_run, neon, neoqa, qa, run, topics  # noqa: F401
+    from newskg.cli import (  # noqa: F401
+        entities,
+        extract,
+        fanoutqa,
+        graph,
+        ingest,
+        irb,
+        irb_run,
+        neon,
+        neoqa,
+        qa,
+        run,
+        topics,
+    )
 
 
 _register()
