@@ -55,7 +55,7 @@ PAGE_IDS = (
 )
 # NEON (Figures A1 and A2): the snippets with the paper's <e> markup taken off (and the spaces the markup added),
 # in the paper's order, one paragraph each.
-NEON_SOURCE = "NEON paper (../shared/papers/neon.md), appendix Figures A1 and A2, <e> markup removed"
+NEON_SOURCE = "NEON paper (shared/papers/neon.md beside the repository), appendix Figures A1 and A2, <e> markup removed"
 NEON_TEXT = "\n\n".join(
     (
         "May 2, 2023: Stepping out at the Met Gala 2023 (her first ever!), Doja Cat instantly delivered one of the "

@@ -19,7 +19,8 @@ SCANNED_SUFFIXES = {".py", ".md", ".toml", ".sh", ".yaml", ".cypher", ".html"}
 PATH = re.compile(r"(?<![\w./:~-])((?:[A-Za-z_][\w-]*/)+[\w.-]*\w\.(?:py|md|json|toml|sh|cypher|yaml|html|txt))\b")
 TEST_ID = re.compile(r"(?<![\w./-])(tests/[\w/]+\.py)::(\w+)")
 # `newskg CMD [SUB]` where a command is meant: in backticks or a code block (prose around it is not a command) ...
-COMMAND = re.compile(r"(?:^|[`\s(])(?:[\w./$()]*/)?newskg ([a-z][a-z-]*(?: [a-z][a-z-]*)?)")
+# `kubectl -n newskg get pods` names the namespace, not the command.
+COMMAND = re.compile(r"(?:^|[`(]|(?<!-n)\s)(?:[\w./$()]*/)?newskg ([a-z][a-z-]*(?: [a-z][a-z-]*)?)")
 # ... and in a shell script where newskg is what runs (not inside an echo's words).
 SHELL_COMMAND = re.compile(r"(?:^\s*|[;&|(]\s*|/|python -m )newskg ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", re.M)
 SHELL_ALIAS = re.compile(r"^(\w+)=\S*/newskg$", re.M)  # NEWSKG=.venv/bin/newskg, then `$NEWSKG eval ...`
