@@ -4,7 +4,8 @@
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-done
-NODE_STAMP := node_modules/.package-lock.json  # written by npm ci
+# npm ci writes it: node_modules is in step with package-lock.json
+NODE_STAMP := node_modules/.package-lock.json
 DEV_STAMP := $(VENV)/.setup-dev-done
 
 .PHONY: setup setup-dev services demo test test-unit bench lint down clean

@@ -72,7 +72,7 @@ def lint(
         capture_output=True,
         text=True,
         cwd=REPO,
-        timeout=600,
+        timeout=280,  # under pytest-timeout (300 s): a clear error rather than a killed test
         check=False,
     )
     if done.returncode != 0:
