@@ -94,3 +94,24 @@ def failures(results: Mapping[str, list[Diagnostic]]) -> dict[str, list[str]]:
         for name, diagnostics in results.items()
         if diagnostics
     }
+
+
+def main() -> int:
+    """`python -m tests.support.cypher_lint [--cypher 25]`: the registry through the front-end, from a shell."""
+    import argparse
+
+    from tests.support.cypher_registry import for_neo4j
+
+    parser = argparse.ArgumentParser(description="Neo4j's Cypher front-end over every registered statement")
+    parser.add_argument("--cypher", choices=("5", "25"), default="5", help="the Cypher language version")
+    version = f"CYPHER {parser.parse_args().cypher}"
+    registered = for_neo4j()
+    found = failures(lint([ToLint(s.name, s.query) for s in registered], version=version))
+    for name, messages in found.items():
+        print(name, *messages, sep="\n  ")
+    print(f"{version}: {len(registered) - len(found)}/{len(registered)} statements without a diagnostic")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
