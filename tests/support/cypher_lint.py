@@ -50,7 +50,10 @@ def node_binary() -> str:
 
 
 def lint(
-    statements: Sequence[ToLint], schema: Mapping[str, object] | None = None, version: str = CYPHER_5
+    statements: Sequence[ToLint],
+    schema: Mapping[str, object] | None = None,
+    version: str = CYPHER_5,
+    timeout_s: float = 280,  # under pytest-timeout's 300 s: a clear error rather than a killed test
 ) -> dict[str, list[Diagnostic]]:
     """name → the diagnostics Neo4j's front-end reports for it (empty: accepted). `schema` may declare the graph's
     labels, relationshipTypes and propertyKeys, so a name the graph never had is reported (a typo)."""
@@ -72,7 +75,7 @@ def lint(
         capture_output=True,
         text=True,
         cwd=REPO,
-        timeout=280,  # under pytest-timeout (300 s): a clear error rather than a killed test
+        timeout=timeout_s,
         check=False,
     )
     if done.returncode != 0:
