@@ -1,8 +1,11 @@
 # newskg: `make demo` and `make test` work on a bare machine (they run `make setup` first); `make test-unit` and
-# `make lint` need only the light `make setup-dev` (no servers, no llama.cpp build).
+# `make lint` need only the light `make setup-dev` (no servers, no llama.cpp build). `make setup` also installs
+# Neo4j's Cypher front-end from npm (package-lock.json, `npm ci`), which the Neo4j dialect tests run under Node.
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-done
+# npm ci writes it: node_modules is in step with package-lock.json
+NODE_STAMP := node_modules/.package-lock.json
 DEV_STAMP := $(VENV)/.setup-dev-done
 
 .PHONY: setup setup-dev services demo test test-unit bench lint down clean
@@ -13,7 +16,10 @@ $(DEV_STAMP): pyproject.toml constraints.txt scripts/setup.sh
 	bash scripts/setup.sh dev
 	touch $(DEV_STAMP)
 
-setup: $(STAMP)
+setup: $(STAMP) $(NODE_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json scripts/setup_node.sh
+	bash scripts/setup_node.sh
 
 $(STAMP): $(DEV_STAMP) pyproject.toml constraints.txt scripts/setup.sh
 	bash scripts/setup.sh full

@@ -46,14 +46,18 @@ def newskg(env: dict, *args: str) -> dict:
     return json.loads(out.stdout)
 
 
+# What a replay is compared on (module constants, so the Cypher registry lints them: tests/support/cypher_registry.py).
+SNAPSHOT_ENTITIES = "MATCH (e:Entity) RETURN e.id AS id"
+SNAPSHOT_LINKS = "MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id AS c, e.id AS e"
+SNAPSHOT_INTERACTIONS = "MATCH (x:Interaction) RETURN x.id AS id"
+
+
 def snapshot(store: GraphStore) -> dict[str, set]:
     read = store.conn.read
     return {
-        "entities": {r["id"] for r in read("MATCH (e:Entity) RETURN e.id AS id")},
-        "links": {
-            (r["c"], r["e"]) for r in read("MATCH (c:Chunk)-[:MENTIONS]->(e:Entity) RETURN c.id AS c, e.id AS e")
-        },
-        "interactions": {r["id"] for r in read("MATCH (x:Interaction) RETURN x.id AS id")},
+        "entities": {r["id"] for r in read(SNAPSHOT_ENTITIES)},
+        "links": {(r["c"], r["e"]) for r in read(SNAPSHOT_LINKS)},
+        "interactions": {r["id"] for r in read(SNAPSHOT_INTERACTIONS)},
     }
 
 

@@ -51,6 +51,17 @@ PAGES = REPO.parent / "shared" / "data" / "news-html"
 QUESTIONS = REPO / "bench" / "data" / "news_questions.jsonl"
 KS = (1, 3, 5, 10)
 DEEP = 50  # the depth a miss is looked for, to tell k from ranking
+# Every fact and chunk of the replayed graph, for the recall diagnosis (module constants, so the Cypher registry
+# lints them: tests/support/cypher_registry.py).
+ALL_FACTS = (
+    "MATCH (x:Interaction) RETURN x.id AS id, x.text AS text, x.variant AS variant, "
+    "x.published_day AS day, x.ingested_ms AS ms, x.subject_id AS s, x.object_id AS o, "
+    "[(x)-[:EVIDENCE]->(:Chunk)-[:MENTIONS]->(m:Entity) | m.id] AS mentioned"
+)
+ALL_CHUNKS = (
+    "MATCH (c:Chunk) OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity) "
+    "RETURN c.id AS id, c.text AS text, c.day AS day, c.ingested_ms AS ms, collect(e.id) AS entities"
+)
 COMBOS: list[tuple[Literal["newsrag", "m0"], Literal["temporal", "generic"]]] = [
     ("newsrag", "temporal"),
     ("newsrag", "generic"),
@@ -131,15 +142,8 @@ def recall(settings: Settings, questions: list[Question], facts_via_chunks: bool
     with Wiring(settings) as wiring:  # closes the graph connection and the mirror
         service = qa_service(wiring)
         service.retriever.facts_via_chunks = facts_via_chunks  # off: an entity's facts are only those naming it
-        facts = service.store.conn.read(
-            "MATCH (x:Interaction) RETURN x.id AS id, x.text AS text, x.variant AS variant, "
-            "x.published_day AS day, x.ingested_ms AS ms, x.subject_id AS s, x.object_id AS o, "
-            "[(x)-[:EVIDENCE]->(:Chunk)-[:MENTIONS]->(m:Entity) | m.id] AS mentioned"
-        )
-        chunks = service.store.conn.read(
-            "MATCH (c:Chunk) OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity) "
-            "RETURN c.id AS id, c.text AS text, c.day AS day, c.ingested_ms AS ms, collect(e.id) AS entities"
-        )
+        facts = service.store.conn.read(ALL_FACTS)
+        chunks = service.store.conn.read(ALL_CHUNKS)
         with Progress(console=console, transient=True) as progress:
             task = progress.add_task("questions", total=len(questions) * len(COMBOS))
             for q in questions:

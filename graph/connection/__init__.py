@@ -5,12 +5,22 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from core.settings import Settings
-from graph.connection.base import GraphConnection, Row
+from graph.connection.base import Dialect, GraphConnection, Row
 from graph.connection.bolt import BoltConnection
 from graph.connection.falkor import FalkorConnection
 
 DEFAULT_FALKOR_GRAPH = "newskg"
 BOLT_SCHEMES = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
+
+
+def dialect_of(uri: str) -> Dialect:
+    """The Cypher dialect a graph URI speaks (the scheme picks the connection class, connect_graph)."""
+    scheme = urlsplit(uri).scheme
+    if scheme in ("falkordb", "redis"):
+        return "falkordb"
+    if scheme in BOLT_SCHEMES:
+        return "neo4j"
+    raise ValueError(f"unsupported graph URI scheme {scheme!r}: use falkordb://, bolt:// or neo4j://")
 
 
 def connect_graph(uri: str, settings: Settings) -> GraphConnection:
@@ -29,4 +39,12 @@ def connect_graph(uri: str, settings: Settings) -> GraphConnection:
     raise ValueError(f"unsupported graph URI scheme {parts.scheme!r}: use falkordb://, bolt:// or neo4j://")
 
 
-__all__ = ["BoltConnection", "FalkorConnection", "GraphConnection", "Row", "connect_graph"]
+__all__ = [
+    "DEFAULT_FALKOR_GRAPH",
+    "BoltConnection",
+    "FalkorConnection",
+    "GraphConnection",
+    "Row",
+    "connect_graph",
+    "dialect_of",
+]

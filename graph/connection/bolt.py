@@ -1,8 +1,11 @@
 """Neo4j 5 (and Aura, clusters) over Bolt with the official `neo4j` driver: the production connection.
 
-Statements run as auto-commit transactions retried on transient errors: every write the store sends is an
-idempotent MERGE, so a retry after an unknown outcome is safe, and auto-commit is what `CALL {…} IN TRANSACTIONS`
-needs. (It is also the only form FalkorDB's experimental Bolt endpoint survives, which the smoke test uses.)
+`run` and `read` are auto-commit transactions, retried here on transient errors (the driver retries only managed
+transactions): every write the store sends is an idempotent MERGE, so a retry after an unknown outcome is safe,
+and auto-commit is what `CALL {…} IN TRANSACTIONS` needs. (It is also the only form FalkorDB's experimental Bolt
+endpoint survives, which the smoke test uses.) `run_many`, the production write path, is one managed transaction
+(`execute_write`), which the driver itself retries on transient errors within `max_transaction_retry_time`: it
+is not wrapped in a second retry, which would multiply the attempts and the wait.
 
 The driver is typed except for its `**config` keyword arguments (unannotated in the driver); the three calls
 that take them carry a narrow ignore, here and nowhere else.
@@ -36,9 +39,12 @@ def _query(text: str) -> LiteralString:
 class BoltConnection(GraphConnection):
     dialect = "neo4j"
 
-    def __init__(self, uri: str, user: str | None, password: str | None, database: str | None):
+    def __init__(
+        self, uri: str, user: str | None, password: str | None, database: str | None, driver: neo4j.Driver | None = None
+    ):
+        """`driver`: an already made driver (the unit tests pass a scripted one to see what would be sent)."""
         auth = (user, password or "") if user else None
-        self._driver = neo4j.GraphDatabase.driver(uri, auth=auth)  # pyright: ignore[reportUnknownMemberType] (**config unannotated)
+        self._driver = driver or neo4j.GraphDatabase.driver(uri, auth=auth)  # pyright: ignore[reportUnknownMemberType] (**config unannotated)
         self.database = database
 
     def _session(self, access: str) -> neo4j.Session:
@@ -56,10 +62,8 @@ class BoltConnection(GraphConnection):
         return self._run(query, params, neo4j.READ_ACCESS)
 
     def run_many(self, statements: Sequence[Statement]) -> None:
-        self._run_many(statements)
+        """All statements in one transaction, in order (the driver retries the whole of it on transient errors)."""
 
-    @_retry
-    def _run_many(self, statements: Sequence[Statement]) -> None:
         def work(tx: neo4j.ManagedTransaction) -> None:
             for query, params in statements:
                 tx.run(_query(query), dict(params)).consume()

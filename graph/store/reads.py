@@ -117,6 +117,13 @@ MATCH (n:{label}) WHERE n.id > $after{extra}
 RETURN n.id AS id ORDER BY id LIMIT $limit
 """
 
+
+def ids_page(label: str) -> str:
+    """IDS_PAGE for one label (a fixed label of the store, never user text). A chunk node a sighting made before
+    its kept chunk arrived has no text yet: it is not a chunk until then."""
+    return IDS_PAGE.replace("{label}", label).replace("{extra}", " AND n.text IS NOT NULL" if label == "Chunk" else "")
+
+
 # The two reads below feed the mirror and reconcile (graph → Qdrant copies), not answers: they take no as-of.
 INTERACTIONS_BY_ID = """
 UNWIND $ids AS wanted

@@ -1,14 +1,24 @@
-"""Indexes and uniqueness per dialect: the only Cypher that differs between Neo4j 5 and FalkorDB."""
+"""Indexes and uniqueness per dialect: the only Cypher that differs between Neo4j 5 and FalkorDB.
+
+Neo4j 5 (`neo4j_ddl`): a uniqueness constraint per MERGE key (it brings its own range index, and keeps two
+writers from creating the same node twice), explicit range indexes on the properties reads filter on, and
+full-text indexes for analysts in Neo4j Browser (`CALL db.index.fulltext.queryNodes("entity_names", "doja~")`;
+no newskg read uses them, so FalkorDB gets none). Every statement is `IF NOT EXISTS`: running it again changes
+nothing. FalkorDB (`falkordb_ddl`, `falkordb_constraint_commands`): the same range indexes in the syntax both
+engines share, and its unique constraints as `GRAPH.CONSTRAINT` commands (it has no Cypher for them)."""
 
 from __future__ import annotations
 
 import logging
 
 from graph.connection import FalkorConnection, GraphConnection
+from graph.connection.base import Dialect
 
 log = logging.getLogger(__name__)
 
-KEYED_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction", "EntityDay")
+# Every label the store MERGEs on `id`, and the other MERGE keys: each is unique in the graph.
+KEYED_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction", "EntityDay", "M2Batch", "M2Failed")
+MERGE_KEYS = (*((label, "id") for label in KEYED_LABELS), ("M2Pair", "pair"))
 RANGE_INDEXES = (
     ("Interaction", "event_day"),
     ("Interaction", "published_day"),
@@ -19,26 +29,49 @@ RANGE_INDEXES = (
     ("EntityDay", "entity_id"),
     ("EntityDay", "day"),
 )
+# Neo4j only: name → (label, properties).
+FULLTEXT_INDEXES = {
+    "entity_names": ("Entity", ("name", "description")),
+    "chunk_text": ("Chunk", ("title", "text")),
+}
 
 
 def neo4j_ddl() -> list[str]:
     ddl = [
-        f"CREATE CONSTRAINT {label.lower()}_id IF NOT EXISTS FOR (n:{label}) REQUIRE n.id IS UNIQUE"
-        for label in KEYED_LABELS
+        f"CREATE CONSTRAINT {label.lower()}_{key} IF NOT EXISTS FOR (n:{label}) REQUIRE n.{key} IS UNIQUE"
+        for label, key in MERGE_KEYS
     ]
     ddl += [
-        f"CREATE INDEX {label.lower()}_{prop} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
+        f"CREATE RANGE INDEX {label.lower()}_{prop} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
         for label, prop in RANGE_INDEXES
+    ]
+    ddl += [
+        f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS FOR (n:{label}) ON EACH [{', '.join(f'n.{p}' for p in props)}]"
+        for name, (label, props) in FULLTEXT_INDEXES.items()
     ]
     return ddl
 
 
 def falkordb_ddl() -> list[str]:
     # FalkorDB has no IF NOT EXISTS: an existing index answers with an error, which init treats as done.
+    return [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in MERGE_KEYS + RANGE_INDEXES]
+
+
+def falkordb_constraint_commands(graph: str) -> list[tuple[str, ...]]:
+    """FalkorDB's unique constraints (server commands, not Cypher); each needs the index falkordb_ddl makes."""
     return [
-        f"CREATE INDEX FOR (n:{label}) ON (n.{prop})"
-        for label, prop in [(label, "id") for label in KEYED_LABELS] + list(RANGE_INDEXES)
+        ("GRAPH.CONSTRAINT", "CREATE", graph, "UNIQUE", "NODE", label, "PROPERTIES", "1", key)
+        for label, key in MERGE_KEYS
     ]
+
+
+def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
+    """The schema as a script to read or pipe: Neo4j's statements for `cypher-shell`; FalkorDB's index statements,
+    with its constraint commands as comments (they go through redis-cli, not Cypher)."""
+    if dialect == "neo4j":
+        return "".join(f"{statement};\n" for statement in neo4j_ddl())
+    commands = [f"// redis-cli {' '.join(command)}\n" for command in falkordb_constraint_commands(graph)]
+    return "".join(f"{statement};\n" for statement in falkordb_ddl()) + "".join(commands)
 
 
 def init_schema(conn: GraphConnection) -> list[str]:
@@ -62,11 +95,9 @@ def init_schema(conn: GraphConnection) -> list[str]:
 
 
 def _falkordb_unique(conn: FalkorConnection) -> None:
-    for label in KEYED_LABELS:
+    for command in falkordb_constraint_commands(conn.graph_name):
         try:
-            conn.execute_command(
-                "GRAPH.CONSTRAINT", "CREATE", conn.graph_name, "UNIQUE", "NODE", label, "PROPERTIES", "1", "id"
-            )
+            conn.execute_command(*command)
         except Exception as exc:
             if "already exists" not in str(exc).lower():
-                log.warning("FalkorDB unique constraint on %s.id: %s", label, exc)
+                log.warning("FalkorDB unique constraint %s: %s", " ".join(command[5:]), exc)

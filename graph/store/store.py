@@ -368,11 +368,7 @@ class GraphStore:
             raise ValueError(f"unknown label {label!r}")
         found: set[str] = set()
         after = ""
-        # A fixed label from COUNTS_LABELS, never user text. A chunk node a sighting made before its kept chunk
-        # arrived has no text yet: it is not a chunk until then.
-        query = reads.IDS_PAGE.replace("{label}", label).replace(
-            "{extra}", " AND n.text IS NOT NULL" if label == "Chunk" else ""
-        )
+        query = reads.ids_page(label)  # a fixed label from COUNTS_LABELS, never user text
         while True:
             rows = rows_of(IdRow, self.conn.read(query, {"after": after, "limit": page}))
             found.update(r.id for r in rows)

@@ -54,8 +54,23 @@ def _day(value: str | None, option: str) -> int | None:
 
 
 @graph_app.command("init")
-def graph_init(as_json: bool = JsonOption) -> None:
-    """Create the indexes and uniqueness constraints of the configured server (idempotent)."""
+def graph_init(
+    print_ddl: bool = typer.Option(
+        False, "--print-ddl", help="Print the schema statements instead of running them (no server is contacted)."
+    ),
+    dialect: str | None = typer.Option(
+        None,
+        "--dialect",
+        help="With --print-ddl: neo4j or falkordb (default: the dialect of NEWSKG_GRAPH_URI, else falkordb).",
+    ),
+    as_json: bool = JsonOption,
+) -> None:
+    """Create the indexes and uniqueness constraints of the configured server (idempotent), or print them."""
+    if print_ddl:
+        _print_ddl(dialect)
+        return
+    if dialect is not None:
+        fail("--dialect goes with --print-ddl (init uses the configured server's own dialect)")
     with Wiring(get_settings()) as wiring:
         store = _store(wiring)
         created = store.init()
@@ -64,6 +79,17 @@ def graph_init(as_json: bool = JsonOption) -> None:
         as_json,
         lambda d: console.print(f"{d['dialect']}: {len(d['created'])} schema statements applied"),
     )
+
+
+def _print_ddl(dialect: str | None) -> None:
+    from graph.connection import DEFAULT_FALKOR_GRAPH, dialect_of
+    from graph.store.schema import ddl_script
+
+    settings = get_settings()
+    chosen = dialect or (dialect_of(settings.graph_uri) if settings.graph_uri else "falkordb")
+    if chosen != "neo4j" and chosen != "falkordb":
+        fail(f"--dialect {chosen!r}: use neo4j or falkordb")
+    sys.stdout.write(ddl_script(chosen, settings.graph_database or DEFAULT_FALKOR_GRAPH))
 
 
 @graph_app.command("stats")

@@ -67,5 +67,5 @@ def test_neo4j_ddl_is_idempotent_and_covers_every_key():
     assert all("IF NOT EXISTS" in statement for statement in ddl)
     for label in KEYED_LABELS:
         assert f"FOR (n:{label}) REQUIRE n.id IS UNIQUE" in " ".join(ddl)
-    assert "CREATE INDEX interaction_event_day IF NOT EXISTS FOR (n:Interaction) ON (n.event_day)" in ddl
+    assert "CREATE RANGE INDEX interaction_event_day IF NOT EXISTS FOR (n:Interaction) ON (n.event_day)" in ddl
     assert not any("IF NOT EXISTS" in s or "CONSTRAINT" in s for s in falkordb_ddl())

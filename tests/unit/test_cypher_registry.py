@@ -1,0 +1,127 @@
+"""The registry of every Cypher statement (tests/support/cypher_registry.py) is complete, and the Neo4j DDL is
+Neo4j 5 syntax, idempotent, and keeps every MERGE key unique. Pure: no server, no Node (Neo4j's front-end runs
+over the registry in tests/integration/test_neo4j_dialect.py)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+
+from graph.store.schema import (
+    FULLTEXT_INDEXES,
+    MERGE_KEYS,
+    RANGE_INDEXES,
+    ddl_script,
+    falkordb_constraint_commands,
+    falkordb_ddl,
+    neo4j_ddl,
+)
+from tests.support.cli import REPO, newskg
+from tests.support.cypher_registry import (
+    CYPHER_MODULES,
+    CYPHER_USERS,
+    FRAGMENTS,
+    cypher_constants,
+    is_cypher,
+    statements,
+)
+
+PROJECT_DIRS = ("core", "graph", "ingest", "extract", "qa", "evaluation", "newskg", "bench")
+CYPHER_TEXT = re.compile(r"\b(MATCH|MERGE|UNWIND|DETACH DELETE|CREATE INDEX|CREATE CONSTRAINT)\b")
+
+
+def module_path(module: str) -> str:
+    return module.replace(".", "/") + ".py"
+
+
+def test_every_project_file_with_cypher_is_covered_by_the_registry():
+    """A new module with Cypher must be added to CYPHER_MODULES (or, if it only sends theirs, CYPHER_USERS)."""
+    with_cypher = {
+        str(path.relative_to(REPO))
+        for folder in PROJECT_DIRS
+        for path in (REPO / folder).rglob("*.py")
+        if CYPHER_TEXT.search(path.read_text(encoding="utf-8"))
+    }
+    covered = {module_path(m) for m in CYPHER_MODULES} | set(CYPHER_USERS)
+    assert with_cypher <= covered, sorted(with_cypher - covered)
+    assert covered <= with_cypher, f"listed but holding no Cypher: {sorted(covered - with_cypher)}"
+
+
+def test_every_cypher_constant_is_a_registered_statement_or_a_declared_fragment():
+    registered = {s.name for s in statements()}
+    for module_name in CYPHER_MODULES:
+        for name, text in cypher_constants(importlib.import_module(module_name)):
+            base = name.split("[")[0]
+            if base in FRAGMENTS:
+                assert not is_cypher(text) or base == "graph.store.reads.IDS_PAGE", f"{name} is a whole statement"
+                continue
+            assert name in registered or base.startswith("graph.store.reads.EXPORT_"), name
+
+
+def test_the_registry_holds_the_statements_of_every_kind():
+    names = {s.name for s in statements()}
+    assert {
+        "graph.store.writes.ENTITIES",
+        "graph.store.m2.M2_GAVE_UP",
+        "graph.store.mentions.RECOUNT_ENTITY_DAYS",
+        "graph.store.reads.TIMELINE",
+        "graph.store.reads.COUNTS['chunks']",
+        "graph.store.reads.ids_page('Chunk')",
+        "graph.store.reads.export_rel_query('COVERS', True)",
+        "graph.connection.base.DELETE_ALL",
+        "evaluation.irb.cypher.PARTNERS_MANY",
+        "evaluation.fanoutqa.cypher.HUB_CANDIDATES",
+        "bench.qa.SCAN",
+        "bench.replay.ALL_FACTS",
+        "graph/browser/queries.cypher:find_entity",
+        "graph.store.schema.neo4j_ddl()[0]",
+    } <= names
+    assert all(";" not in s.query for s in statements()), "one statement per entry (a ';' would make two)"
+
+
+def merged_keys() -> set[tuple[str, str]]:
+    """(label, property) of every `MERGE (x:Label {property: …})` the project sends."""
+    found: set[tuple[str, str]] = set()
+    for s in statements():
+        found.update(re.findall(r"MERGE \(\w+:(\w+) \{(\w+):", s.query))
+    return found
+
+
+def test_every_merge_key_is_unique_on_neo4j_and_indexed_and_unique_on_falkordb():
+    """A MERGE without a uniqueness constraint scans the label and, with two writers, can create the node twice."""
+    assert merged_keys() == set(MERGE_KEYS)
+    neo4j, falkordb = neo4j_ddl(), falkordb_ddl()
+    commands = falkordb_constraint_commands("g")
+    for label, key in MERGE_KEYS:
+        assert (
+            f"CREATE CONSTRAINT {label.lower()}_{key} IF NOT EXISTS FOR (n:{label}) REQUIRE n.{key} IS UNIQUE" in neo4j
+        )
+        assert f"CREATE INDEX FOR (n:{label}) ON (n.{key})" in falkordb
+        assert ("GRAPH.CONSTRAINT", "CREATE", "g", "UNIQUE", "NODE", label, "PROPERTIES", "1", key) in commands
+
+
+def test_the_neo4j_ddl_is_neo4j_5_syntax_and_idempotent():
+    ddl = neo4j_ddl()
+    assert all(re.fullmatch(r"CREATE (CONSTRAINT|RANGE INDEX|FULLTEXT INDEX) \w+ IF NOT EXISTS FOR .+", s) for s in ddl)
+    assert len({s.split()[2] if s.startswith("CREATE CONSTRAINT") else s.split()[3] for s in ddl}) == len(ddl)
+    for label, prop in RANGE_INDEXES:
+        assert f"CREATE RANGE INDEX {label.lower()}_{prop} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})" in ddl
+    assert "CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.description]" in ddl
+    assert len([s for s in ddl if "FULLTEXT" in s]) == len(FULLTEXT_INDEXES)
+    # FalkorDB's side: the shared index syntax only (no IF NOT EXISTS, no constraints, no full-text) in Cypher
+    assert all(re.fullmatch(r"CREATE INDEX FOR \(n:\w+\) ON \(n\.\w+\)", s) for s in falkordb_ddl())
+
+
+def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}
+    env["NEWSKG_GRAPH_URI"] = "bolt://127.0.0.1:1"  # nothing listens: printing must not connect
+    env["PYTHONPATH"] = str(REPO)
+    out = newskg("graph", "init", "--print-ddl", "--dialect", "neo4j", env=env).stdout
+    assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in neo4j_ddl()]
+    assert newskg("graph", "init", "--print-ddl", env=env).stdout == out, "the default: the configured URI's dialect"
+    falkor = newskg("graph", "init", "--print-ddl", "--dialect", "falkordb", env=env).stdout
+    assert falkor.splitlines()[: len(falkordb_ddl())] == [f"{s};" for s in falkordb_ddl()]
+    assert "// redis-cli GRAPH.CONSTRAINT CREATE newskg UNIQUE NODE M2Pair PROPERTIES 1 pair" in falkor
+    wrong = newskg("graph", "init", "--print-ddl", "--dialect", "cypher", env=env, check=False)
+    assert wrong.returncode == 2 and "use neo4j or falkordb" in wrong.stderr
