@@ -92,6 +92,18 @@ def _wait(predicate, timeout_s: float, what: str, watched: list[StageProcess]) -
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def _logged_at(line: str) -> datetime:
+    return datetime.strptime(" ".join(line.split()[:2]), "%Y-%m-%d %H:%M:%S,%f")
+
+
+def _seconds_between(output: str, first: str, then: str) -> float:
+    """Seconds between the first log line containing `first` and the first one after it containing `then`."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if first in line)
+    end = next(line for line in lines[start:] if then in line)
+    return (_logged_at(end) - _logged_at(lines[start])).total_seconds()
+
+
 def _stop_all(stages: list[StageProcess]) -> None:
     for stage in stages:
         if stage.proc.poll() is None:
@@ -141,6 +153,8 @@ def test_three_extract_replicas_on_six_partitions_write_everything_once_across_a
         replicas[1] = restarted
         _wait(lambda: restarted.saw(" holds "), 120, "the restarted replica's assignment", replicas)
         assert held_partitions(restarted.output(), settings.topic_chunks) == victim_partitions
+        rejoin_s = _seconds_between(restarted.output(), "joining ", " holds ")
+        assert rejoin_s < 10, f"the same id took {rejoin_s:.1f} s to get its partitions back"
         _wait(
             lambda: sum(lag_by_partition(settings, group, settings.topic_chunks).values()) == 0,
             180, "every partition drained", replicas,
@@ -162,7 +176,6 @@ def test_three_extract_replicas_on_six_partitions_write_everything_once_across_a
         assert scaled_written[name] == single_written[name], name
     assert scaled_written["articles"][0] == sent
     assert scaled_written["chunks"][0] == len(chunk_ids)
-    assert sightings == 0 or scaled_written["chunk_in_article"][0] > len(chunk_ids)
 
     # Linking: each replica links with its own in-memory alias index (the graph's entities at its start plus what
     # it extracted since), so a chunk whose names were first seen on another replica's partitions may link
@@ -185,7 +198,9 @@ def test_three_extract_replicas_on_six_partitions_write_everything_once_across_a
         {
             "articles": sent,
             "chunks": len(chunk_ids),
+            "sightings": sightings,
             "chunks whose links differ": len(differing),
+            "rejoin s": round(rejoin_s, 2),
             "failed commits (logged, re-delivered)": sum(
                 r.output().count("commit failed") for r in [*replicas, victim]
             ),
@@ -285,7 +300,7 @@ def _batches(replica: str, output: str, topic: str) -> list[Batch]:
                 int(p): (int(a), int(b))
                 for p, a, b in re.findall(re.escape(topic) + r"\[(\d+)\]@(\d+)-(\d+)", match.group(2))
             }
-            batches.append(Batch(replica, datetime.strptime(match.group(1), "%Y-%m-%d %H:%M:%S,%f"), spans))
+            batches.append(Batch(replica, _logged_at(line), spans))
     return batches
 
 
