@@ -1,5 +1,9 @@
-"""Scale-out on the real local servers: several `newskg run` processes in one consumer group on a 6-partition
-topic, one of them SIGKILLed mid-stream, against a single consumer fed the same stream.
+"""Scale-out on the real local servers, with real `newskg run` processes as replicas of one consumer group:
+  - 3 extract replicas on a 6-partition chunks topic, one SIGKILLed mid-stream and restarted under its instance
+    id, against one consumer fed the same stream: every article and chunk written once, the same counts;
+  - 2 process replicas sharing the dedup log, near-duplicates sent to both partitions at the same instant: both
+    copies are kept only for pairs whose batches overlapped in time (the bound the design gives), and a copy of
+    a story whose signature is on the log is always caught.
 
 The Qdrant mirror is off in the replicas: qdrant-client's local mode admits one process per folder, so
 three extract processes cannot share it; against a Qdrant server (production) each replica writes the mirror."""
