@@ -124,18 +124,18 @@ def main() -> None:
         run_m1(client_m1, x, subjects)
     names = {m.entity_id: m.name for x in linked for m in x.mentions}
 
-    def m2_calls(pairs: list[tuple[str, str]]) -> int:
+    def m2_calls(pairs: list[tuple[str, str]]) -> tuple[int, int]:
         client = LLMClient("http://bench/v1", "bench", http_client=instant_endpoint())
         for s, o in pairs:
             snippets = [M2Snippet(x.chunk, x.marked_text, frozenset(m.entity_id for m in x.mentions)) for x in linked]
             both = [snippet for snippet in snippets if {s, o} <= snippet.entity_ids]
             for group in batches(both, K, key=lambda snippet: snippet.chunk):
                 run_m2(client, EntityRef(s, names[s]), EntityRef(o, names[o]), group)
-        return client.usage.calls
+        return client.usage.calls, client.usage.prompt_tokens
 
     prominent = stats.top_pairs(subjects, 4 * TOP_SUBJECTS, end_day, window)  # the stage's selection
     every_pair = stats.top_pairs(subjects, 10_000, end_day, window)
-    m2_prominent, m2_every = m2_calls(prominent), m2_calls(every_pair)
+    (m2_prominent, m2_prompt_tokens), (m2_every, _) = m2_calls(prominent), m2_calls(every_pair)
 
     per100 = 100 / len(chunks)
     table = Table(title=f"extraction, {len(chunks)} deduplicated chunks of {len(pages)} real pages")
@@ -161,6 +161,19 @@ def main() -> None:
         f"spaCy parse alone {parse_rate:.1f} ({m0_rate / parse_rate:.2f}x)",
     )
     table.add_row("M0 interactions per 100 chunks", f"{m0_interactions * per100:.1f}", "")
+    # The capacity table (README "Scaling") prices calls from these: the endpoint counts request bytes / 4 as
+    # prompt tokens (JSON framing included), an estimate of what a tokenizer would count.
+    table.add_row("chunks per page", f"{len(chunks) / len(pages):.2f}", "deduplicated")
+    table.add_row(
+        "entities per chunk", f"{sum(len({m.entity_id for m in x.mentions}) for x in linked) / len(chunks):.2f}", ""
+    )
+    table.add_row("target subjects per chunk (M1 calls per chunk)", f"{client_m1.usage.calls / len(chunks):.3f}", "")
+    table.add_row(
+        "prompt tokens per call, M1 / M2",
+        f"{client_m1.usage.prompt_tokens / max(1, client_m1.usage.calls):.0f} / "
+        f"{m2_prompt_tokens / max(1, m2_prominent):.0f}",
+        "request bytes / 4",
+    )
     Console(width=120).print(table)
 
 

@@ -102,6 +102,18 @@ class StageStats:
     batches: int = 0
 
 
+def offset_spans(records: Sequence[ConsumerRecord]) -> str:
+    """`topic[partition]@first-last` for each partition of a batch, e.g. `news.articles[1]@8-11`."""
+    spans: dict[tuple[str, int], tuple[int, int]] = {}
+    for record in records:
+        key = (record.topic, record.partition)
+        first, last = spans.get(key, (record.offset, record.offset))
+        spans[key] = (min(first, record.offset), max(last, record.offset))
+    return ", ".join(
+        f"{topic}[{partition}]@{first}-{last}" for (topic, partition), (first, last) in sorted(spans.items())
+    )
+
+
 class StageRunner(Generic[AckT]):
     def __init__(self, stage: Stage[AckT], consumer: GroupConsumer, producer: RecordProducer, dlq_topic: str):
         self.stage = stage
@@ -115,7 +127,8 @@ class StageRunner(Generic[AckT]):
         records = self.consumer.poll(timeout_ms=timeout_ms)
         if not records:
             return 0
-        log.debug("%s: handling %d records", self.stage.name, len(records))
+        # Which offsets each batch holds, in order: tests read a replica's batch boundaries from this line.
+        log.debug("%s: handling %d records (%s)", self.stage.name, len(records), offset_spans(records))
         output = self.stage.handle(records)
         items = [*output.messages, *(Outgoing(self.dlq_topic, dl.key, dl) for dl in output.dead)]
         futures = [self.producer.send(topic, key, rec) for topic, key, rec in items]
