@@ -1,11 +1,14 @@
 # newskg: `make demo` and `make test` work on a bare machine (they run `make setup` first); `make test-unit` and
 # `make lint` need only the light `make setup-dev` (no servers, no llama.cpp build). `make setup` also installs
-# Neo4j's Cypher front-end from npm (package-lock.json, `npm ci`), which the Neo4j dialect tests run under Node.
+# Neo4j's Cypher front-end from npm (package-lock.json, `npm ci`), which the Neo4j dialect tests run under Node,
+# and checkov in .venv-checkov for the Kubernetes policy test.
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-done
 # npm ci writes it: node_modules is in step with package-lock.json
 NODE_STAMP := node_modules/.package-lock.json
+# checkov lives in its own venv (its pins clash with the project's)
+CHECKOV_STAMP := .venv-checkov/.setup-done
 DEV_STAMP := $(VENV)/.setup-dev-done
 
 .PHONY: setup setup-dev services demo test test-unit bench lint down clean
@@ -16,7 +19,11 @@ $(DEV_STAMP): pyproject.toml constraints.txt scripts/setup.sh
 	bash scripts/setup.sh dev
 	touch $(DEV_STAMP)
 
-setup: $(STAMP) $(NODE_STAMP)
+setup: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
+
+$(CHECKOV_STAMP): tools/checkov-constraints.txt scripts/setup_checkov.sh
+	bash scripts/setup_checkov.sh
+	touch $(CHECKOV_STAMP)
 
 $(NODE_STAMP): package.json package-lock.json scripts/setup_node.sh
 	bash scripts/setup_node.sh
