@@ -350,7 +350,7 @@ def throughput(
                 "queries": done,
                 "mean_evidence": evidence / max(done, 1),
             }
-            console.print(f"  {method}/{strategy}: {done / elapsed:.1f} queries/s ({done} in {elapsed:.0f} s)")
+            console.print(f"  {method}/{strategy}: {done / elapsed:.2f} queries/s ({done} in {elapsed:.0f} s)")
     finally:
         mirror.close()
         store.conn.close()
@@ -508,7 +508,7 @@ def show_throughput(t: dict[str, Any]) -> None:
     table.add_column("queries/s", justify="right")
     table.add_column("mean evidence", justify="right")
     for name, row in t["figures"].items():
-        table.add_row(name, f"{row['queries_per_s']:.1f}", f"{row['mean_evidence']:.1f}")
+        table.add_row(name, f"{row['queries_per_s']:.2f}", f"{row['mean_evidence']:.1f}")
     console.print(table)
     console.print(f"MiniLM embedding of one query's forms: {t['minilm_query_ms']:.1f} ms (add per query)")
 
