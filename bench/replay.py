@@ -13,14 +13,18 @@
    (items hold the words but none is linked to the resolved entity, so an entity-scoped read cannot reach
    them), `ranking` (linked and reachable but not in the top 50).
 2. Throughput: queries replayed per second per method at k = 10 (parse and resolve as of the day, retrieve,
-   offline extractive answer), on a synthetic graph of `--rows` interactions (default 100,000) and rows / 5
-   chunks, NEON(M0) and the NewsRAG chunk baseline in the same run, each strategy for `--seconds`. The synthetic
-   vectors come from a hashing embedder (labelled: query-time work is what is measured, and MiniLM would take
-   ~20 min to embed 100k texts on 2 cores); the MiniLM cost of embedding one query's forms is measured and
-   printed beside it.
+   offline extractive answer), on a synthetic graph of `--rows` interactions (default 100,000), each stated by one
+   of rows / 5 chunks (evidence edges, so the temporal read's chunk-stated facts, `facts_via_chunks`, are on as in
+   the recall part), NEON(M0) and the NewsRAG chunk baseline in the same run, each strategy for `--seconds`. The
+   graph is written through the store's batch writer (one UNWIND per statement, 1,000 chunks a batch). The mirror
+   is qdrant-client local mode in memory (with a path it commits every point to SQLite: the 100k build did not
+   fit) and its vectors come from a hashing embedder (labelled: query-time work is measured, not embedding
+   quality, and MiniLM would take ~20 min to embed 100k texts on 2 cores); the MiniLM cost of embedding one
+   query's forms is measured and printed beside it.
 
 Writes `--out` (default bench/out/replay/): replay.json, recall.png. Run: `.venv/bin/python -m bench.replay
-[--rows N] [--seconds S] [--skip-throughput] [--skip-recall]`.
+[--rows N] [--seconds S] [--skip-throughput] [--skip-recall] [--json]`; `--json` prints one JSON object of named
+figures (bench/figures.py) on stdout, the tables going to stderr.
 """
 
 from __future__ import annotations
@@ -36,20 +40,26 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
+
+from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between
+from core.records import Chunk, Entity, Interaction
 from core.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = REPO.parent / "shared" / "data" / "news-html"
 QUESTIONS = REPO / "bench" / "data" / "news_questions.jsonl"
 KS = (1, 3, 5, 10)
+TOPICS = ["tour", "layoffs", "merger", "lawsuit", "award", "election", "launch", "injury", "deal", "protest"]
 DEEP = 50  # the depth a miss is looked for, to tell k from ranking
 # Every fact and chunk of the replayed graph, for the recall diagnosis (module constants, so the Cypher registry
 # lints them: tests/support/cypher_registry.py).
@@ -227,86 +237,104 @@ class HashEmbedder:
         return (out / np.where(norms == 0, 1, norms)).tolist()
 
 
-def synthetic(settings: Settings, rows: int, entities: int = 2000, days: int = 90) -> list[tuple[str, str]]:
-    """rows M0 interactions and rows / 5 chunks over `entities` entities and `days` days, in the graph and the
-    mirror; returns (entity name, day) query pairs."""
-    from core.ids import chunk_id, entity_id, source_id
-    from core.records import Chunk, Entity
-    from core.timeaxes import day_iso, end_of_day_ms
+FACTS_PER_CHUNK = 5  # each synthetic chunk states this many interactions (so rows / 5 chunks)
+BUILD_BATCH = 1000  # chunks per write: one UNWIND batch per statement of the store's batch writer
+
+
+def synthetic_day(n: int, days: int) -> int:
+    d = n % days
+    return 20230101 + d // 28 * 100 + d % 28  # 28 days a month: every key is a real date
+
+
+def synthetic_chunk(n: int, people: list[Entity], rng: random.Random, days: int) -> tuple[Chunk, list[Interaction]]:
+    """The n-th chunk and the FACTS_PER_CHUNK interactions it states (evidence edges to it, so an entity's facts
+    are also reachable through the chunks that mention it, as `facts_via_chunks` reads them)."""
+    from bench.synthetic import one_sentence_chunk
+
+    day = synthetic_day(n, days)
+    subject, *others = rng.sample(people, FACTS_PER_CHUNK + 1)
+    topic = rng.choice(TOPICS)
+    chunk = one_sentence_chunk(
+        n, f"{subject.name} and {others[0].name} in a {topic} story number {n}. More details followed.", day, "replay"
+    )
+    facts = [
+        interaction_between(
+            subject,
+            other,
+            f"{subject.name} met {other.name} about the {rng.choice(TOPICS)} matter {n}.{j}",
+            day,
+            chunk_ids=[chunk.id],
+        )
+        for j, other in enumerate(others)
+    ]
+    return chunk, facts
+
+
+def memory_mirror() -> QdrantClient:
+    """The bench's mirror: qdrant-client local mode in memory. Local mode with a path commits every point to SQLite
+    (~20 ms a point here: 100k interactions took most of an hour); queries search the same in-memory arrays in both,
+    so the query-time figure is local mode's either way. A Qdrant server (production) is another figure."""
+    from qdrant_client import QdrantClient
+
+    return QdrantClient(location=":memory:")
+
+
+def synthetic(
+    settings: Settings, client: QdrantClient, rows: int, entities: int = 2000, days: int = 90
+) -> list[tuple[str, str]]:
+    """rows M0 interactions stated by rows / FACTS_PER_CHUNK chunks over `entities` entities and `days` days, in
+    the graph (the store's batch writer: one UNWIND per statement and batch) and the mirror `client` (hashing
+    vectors); returns (entity name + topic, day) queries."""
+    from core.ids import entity_id
+    from core.records import Entity
+    from core.timeaxes import day_iso
     from graph.mirror.qdrant import VectorMirror
     from graph.store.store import GraphStore
-    from newskg.wiring import open_graph, open_qdrant
+    from newskg.wiring import open_graph
 
     rng = random.Random(11)
     people = [Entity(id=entity_id(f"Entity {k}", "PERSON"), name=f"Entity {k}", type="PERSON") for k in range(entities)]
-    topics = ["tour", "layoffs", "merger", "lawsuit", "award", "election", "launch", "injury", "deal", "protest"]
     store = GraphStore(open_graph(settings))
     store.conn.drop()
     store.init()
     store.write_batch(entities=people)
-    mirror = VectorMirror(open_qdrant(settings), HashEmbedder())
+    mirror = VectorMirror(client, HashEmbedder())
     mirror.ensure()
-    n_chunks = max(1, rows // 5)
+    n_chunks = max(1, rows // FACTS_PER_CHUNK)
     with Progress(console=console, transient=True) as progress:
-        task = progress.add_task(f"synthetic graph: {rows:,} interactions, {n_chunks:,} chunks", total=rows + n_chunks)
-        for start in range(0, n_chunks, 2000):
-            chunks, mentions = [], []
-            for i in range(start, min(start + 2000, n_chunks)):
-                s, o = rng.sample(people, 2)
-                day = 20230101 + (i % days) // 28 * 100 + (i % days) % 28
-                text = f"{s.name} and {o.name} in a {rng.choice(topics)} story number {i}. More details followed."
-                ms = end_of_day_ms(day) - 1000
-                chunks.append(
-                    Chunk(
-                        id=chunk_id(text),
-                        text=text,
-                        sentences=[text],
-                        article_id=f"a{i}",
-                        article_ids=[f"a{i}"],
-                        source="wire",
-                        source_id=source_id("wire"),
-                        url=f"https://wire.example/{i}",
-                        title=text[:20],
-                        day=day,
-                        published=f"{day_iso(day)}T08:00:00Z",
-                        ingested_at=str(ms),
-                        ingested_ms=ms,
-                        sentence_start=0,
-                        sentence_end=1,
-                    )
-                )
-                mentions += [(chunks[-1].id, s.id), (chunks[-1].id, o.id)]
-            store.write_batch(chunks=chunks, mentions=mentions)
-            mirror.upsert_chunks((c, [e for cid, e in mentions if cid == c.id]) for c in chunks)
-            progress.advance(task, len(chunks))
-        for start in range(0, rows, 2000):
-            batch = []
-            for i in range(start, min(start + 2000, rows)):
-                s, o = rng.sample(people, 2)
-                day = 20230101 + (i % days) // 28 * 100 + (i % days) % 28
-                text = f"{s.name} met {o.name} about the {rng.choice(topics)} matter {i}"
-                batch.append(interaction_between(s, o, text, day))
-            store.write_batch(interactions=batch)
-            mirror.upsert_interactions(batch)
-            progress.advance(task, len(batch))
-    mirror.close()
+        task = progress.add_task(f"synthetic graph: {rows:,} interactions, {n_chunks:,} chunks", total=rows)
+        for start in range(0, n_chunks, BUILD_BATCH):
+            built = [synthetic_chunk(n, people, rng, days) for n in range(start, min(start + BUILD_BATCH, n_chunks))]
+            chunks = [c for c, _ in built]
+            facts = [f for _, fs in built for f in fs]
+            mentions = [(c.id, e) for c, fs in built for e in {fs[0].subject_id, *(f.object_id for f in fs)}]
+            store.write_batch(chunks=chunks, mentions=mentions, interactions=facts)
+            entities_of: dict[str, list[str]] = {}
+            for cid, e in mentions:
+                entities_of.setdefault(cid, []).append(e)
+            mirror.upsert_chunks((c, entities_of[c.id]) for c in chunks)
+            mirror.upsert_interactions(facts)
+            progress.advance(task, len(facts))
+    store.conn.close()
     return [
-        (rng.choice(people).name + " " + rng.choice(topics), day_iso(20230101 + d // 28 * 100 + d % 28))
-        for d in (rng.randrange(days) for _ in range(5000))
+        (rng.choice(people).name + " " + rng.choice(TOPICS), day_iso(synthetic_day(rng.randrange(days), days)))
+        for _ in range(5000)
     ]
 
 
-def throughput(settings: Settings, queries: list[tuple[str, str]], seconds: float) -> dict[str, dict[str, float]]:
+def throughput(
+    settings: Settings, client: QdrantClient, queries: list[tuple[str, str]], seconds: float
+) -> dict[str, dict[str, float]]:
     from graph.mirror.qdrant import VectorMirror
     from graph.store.asof import AsOf
     from graph.store.store import GraphStore
-    from newskg.wiring import open_graph, open_qdrant
+    from newskg.wiring import open_graph
     from qa.answer import generate
     from qa.query import EntityResolver, parse_query
     from qa.retrieve import Retriever
 
     store = GraphStore(open_graph(settings))
-    mirror = VectorMirror(open_qdrant(settings), HashEmbedder())
+    mirror = VectorMirror(client, HashEmbedder())
     resolver, retriever = EntityResolver(store), Retriever(store, mirror)
     figures: dict[str, dict[str, float]] = {}
     try:
@@ -326,9 +354,10 @@ def throughput(settings: Settings, queries: list[tuple[str, str]], seconds: floa
                 "queries": done,
                 "mean_evidence": evidence / max(done, 1),
             }
-            console.print(f"  {method}/{strategy}: {done / elapsed:.1f} queries/s ({done} in {elapsed:.0f} s)")
+            console.print(f"  {method}/{strategy}: {done / elapsed:.2f} queries/s ({done} in {elapsed:.0f} s)")
     finally:
         mirror.close()
+        store.conn.close()
     return figures
 
 
@@ -383,7 +412,10 @@ def main() -> None:
         action="store_true",
         help="an entity's temporal facts only those naming it (not those stated by chunks that mention it)",
     )
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object (bench/figures.py)")
     args = parser.parse_args()
+    if args.json:  # stdout carries only the JSON
+        console.file = sys.stderr
     args.out.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {}
     data_dir = args.data_dir or Path(tempfile.mkdtemp(prefix="bench-replay-"))
@@ -404,27 +436,60 @@ def main() -> None:
                 env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}
                 env |= {"NEWSKG_DATA_DIR": str(data_dir), "PYTHONPATH": str(REPO)}
                 cli(env, "services", "up", "--json")
-            bench = settings.model_copy(
-                update={"graph_database": "bench_replay", "qdrant_path": data_dir / "qdrant-synthetic"}
-            )
+            bench = settings.model_copy(update={"graph_database": "bench_replay"})
+            client = memory_mirror()
             start = time.perf_counter()
-            queries = synthetic(bench, args.rows)
-            console.print(f"synthetic graph built in {time.perf_counter() - start:.0f} s")
-            figures = throughput(bench, queries, args.seconds)
+            queries = synthetic(bench, client, args.rows)
+            built_s = time.perf_counter() - start
+            console.print(f"synthetic graph built in {built_s:.0f} s")
+            figures = throughput(bench, client, queries, args.seconds)
             report["throughput"] = {
                 "rows": args.rows,
-                "chunks": max(1, args.rows // 5),
+                "chunks": max(1, args.rows // FACTS_PER_CHUNK),
+                "build_s": built_s,
+                "facts_via_chunks": True,
                 "seconds_each": args.seconds,
                 "embedder": "hashing-384 (synthetic; see minilm_query_ms)",
+                "mirror": "qdrant-client local mode, in memory",
                 "minilm_query_ms": minilm_query_ms(),
                 "figures": figures,
             }
             show_throughput(report["throughput"])
     finally:
         if env is not None:
-            subprocess.run([sys.executable, "-m", "newskg", "services", "down"], env=env, cwd=REPO, check=False)
+            subprocess.run(
+                [sys.executable, "-m", "newskg", "services", "down"],
+                env=env,
+                cwd=REPO,
+                check=False,
+                capture_output=True,
+            )
     (args.out / "replay.json").write_text(json.dumps(report, indent=2))
     console.print(f"wrote {args.out / 'replay.json'}")
+    if args.json:
+        emit(named_figures(report), "python -m bench.replay " + " ".join(sys.argv[1:]))
+
+
+def named_figures(report: dict[str, Any]) -> dict[str, Figure]:
+    """recall@10 per NEON(M0) strategy against the chunk baseline's, and queries/s at k = 10 per method and
+    strategy, NEON(M0)'s against NewsRAG's of the same strategy and run."""
+    figures: dict[str, Figure] = {}
+    for strategy in ("temporal", "generic"):
+        if "recall" in report:
+            table = report["recall"]["table"]
+            chunks = table[f"newsrag/{strategy}"]["recall@10"]
+            figures[f"recall@10 newsrag/{strategy}"] = figure(chunks, "share of questions")
+            figures[f"recall@10 m0/{strategy}"] = figure(
+                table[f"m0/{strategy}"]["recall@10"], "share of questions", chunks
+            )
+        if "throughput" in report:
+            rows, qps = report["throughput"]["rows"], report["throughput"]["figures"]
+            chunks = qps[f"newsrag/{strategy}"]["queries_per_s"]
+            figures[f"replay newsrag/{strategy} k=10, {rows:,} interactions"] = figure(chunks, "queries/s")
+            figures[f"replay m0/{strategy} k=10, {rows:,} interactions"] = figure(
+                qps[f"m0/{strategy}"]["queries_per_s"], "queries/s", chunks
+            )
+    return figures
 
 
 def show_recall(table: dict[str, dict[str, Any]], n: int, outcomes: list[Outcome]) -> None:
@@ -447,7 +512,7 @@ def show_throughput(t: dict[str, Any]) -> None:
     table.add_column("queries/s", justify="right")
     table.add_column("mean evidence", justify="right")
     for name, row in t["figures"].items():
-        table.add_row(name, f"{row['queries_per_s']:.1f}", f"{row['mean_evidence']:.1f}")
+        table.add_row(name, f"{row['queries_per_s']:.2f}", f"{row['mean_evidence']:.1f}")
     console.print(table)
     console.print(f"MiniLM embedding of one query's forms: {t['minilm_query_ms']:.1f} ms (add per query)")
 

@@ -12,9 +12,14 @@ from typing import Protocol
 from evaluation.neon.logs import QueryLog, normalise
 from evaluation.neon.spikes import SpikeRule, SpikeSeries, detect
 from graph.store.asof import AsOf
-from qa.query import EntityResolver, mention_of
+from qa.query import Resolution, mention_of
 
 LINK_CACHE = 200_000  # (day, mention) pairs remembered: a busy log asks the same thing all day
+# A log query is counted, not answered: a wrong link invents a spike, a missing one only drops a query. So a log
+# query links only to a name that agrees at least this much (qa/query._name_score, 0-100): an exact name or alias
+# (100), a whole-name typo ("taylor swfit" 92), a name's full part ("doja" in "Doja Cat" 85) — not a merely
+# similar name ("ormian holdings" → "Varnaan Holdings" 77, which the answering resolver accepts from 75).
+LOG_MIN_SCORE = 85.0
 
 
 @dataclass(frozen=True)
@@ -27,19 +32,29 @@ class Linker(Protocol):
     def link(self, query: str, day: int) -> LinkedEntity | None: ...
 
 
-class ResolverLinker:
-    """The QA resolver in the strict view (published and ingested by the end of the day)."""
+class Resolves(Protocol):
+    """What linking needs of the QA resolver (qa/query.EntityResolver)."""
 
-    def __init__(self, resolver: EntityResolver):
+    def resolve(self, mention: str, as_of: AsOf | int | str | None = None) -> Resolution: ...
+
+
+class ResolverLinker:
+    """The QA resolver in the strict view (published and ingested by the end of the day), keeping only candidates
+    whose name agrees at least `min_score` (LOG_MIN_SCORE): the resolver's best, else the first close runner-up
+    that does."""
+
+    def __init__(self, resolver: Resolves, min_score: float = LOG_MIN_SCORE):
         self.resolver = resolver
+        self.min_score = min_score
         self._cached = lru_cache(maxsize=LINK_CACHE)(self._resolve)
 
     def link(self, query: str, day: int) -> LinkedEntity | None:
         return self._cached(normalise(mention_of(query)), day)
 
     def _resolve(self, mention: str, day: int) -> LinkedEntity | None:
-        best, _ = self.resolver.resolve(mention, AsOf(day, "ingested"))
-        return LinkedEntity(best.id, best.name) if best else None
+        best, close = self.resolver.resolve(mention, AsOf(day, "ingested"))
+        strict = [c for c in ([best] if best else []) + close if c.score >= self.min_score]
+        return LinkedEntity(strict[0].id, strict[0].name) if strict else None
 
 
 @dataclass(frozen=True)

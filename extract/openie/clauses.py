@@ -8,7 +8,10 @@ NEON's subject-centric M1.
   prepositional objects, a reported clause), each trimmed to its head word and the words that qualify it.
 - Salient mention: the entity is named in a sentence whose main-clause subject is no entity ("Layoffs at WeWork
   hit 2,400 staff"): that main clause, rendered the same way, with the entity's canonical name for its mention,
-  or after "<name>:" when the trimmed clause leaves the mention out.
+  or after "<name> <what the sentence says it is>:" when the trimmed clause leaves the mention out. What the
+  sentence says the mention is stays in either way: the noun the mention names ("Gannett-Gatehouse merger") and
+  its appositive ("a man convicted of threatening my life").
+- An attribution ("according to a report in X") is no argument: it says who reported, not what happened.
 
 A sentence without a verb gives nothing; a clause that is only its verb gives nothing; texts are deduplicated and
 capped per chunk (subject clauses first, in sentence order) so a long chunk cannot flood the graph."""
@@ -26,7 +29,25 @@ MAX_CLAUSES_PER_CHUNK = 8
 MAX_WORDS = 16
 ARGUMENT_DEPS = {"dobj", "attr", "acomp", "oprd", "dative", "agent", "prep", "xcomp", "ccomp", "advcl", "npadvmod"}
 QUALIFIER_DEPS = {"compound", "amod", "nummod", "poss", "case", "neg", "quantmod", "nmod", "prt", "aux", "auxpass"}
-NESTED_DEPS = {"prep", "pobj", "dobj", "attr", "acomp", "xcomp", "nsubj", "nsubjpass", "agent", "pcomp", "conj", "cc"}
+# A noun's clausal modifier ("acl") is what the noun is about: "an effort to address the meth crisis", "a man
+# convicted of threatening her" (without it the fact ends at "effort" / "man").
+NESTED_DEPS = {
+    "prep",
+    "pobj",
+    "dobj",
+    "attr",
+    "acomp",
+    "xcomp",
+    "nsubj",
+    "nsubjpass",
+    "agent",
+    "pcomp",
+    "conj",
+    "cc",
+    "acl",
+}
+ATTRIBUTIONS = {"according"}  # "according to a report in X": who said it, not what happened (and it ate the words)
+MODIFIER_DEPS = {"compound", "poss", "nmod", "amod"}  # a mention naming a noun: "the Gannett-Gatehouse merger"
 CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
 MAX_DEPTH = 3  # how deep an argument's own arguments are kept ("a campaign against meth in South Dakota")
 
@@ -53,7 +74,20 @@ def _phrase(token: Token, depth: int) -> set[int]:
 def _clause_tokens(verb: Token, skip: set[int]) -> set[int]:
     keep = {verb.i} | {c.i for c in verb.children if c.dep_ in VERB_KEEP_DEPS}
     for child in verb.children:
-        if child.dep_ in ARGUMENT_DEPS and child.i not in skip:
+        if child.dep_ in ARGUMENT_DEPS and child.i not in skip and child.lower_ not in ATTRIBUTIONS:
+            keep |= _phrase(child, MAX_DEPTH)
+    return keep
+
+
+def _mention_phrase(mention: list[Token]) -> set[int]:
+    """What the sentence says the mention is: the noun it names ("the Gannett-Gatehouse merger") and its appositive
+    ("Patrick W. Carlineo, a man convicted of threatening my life"), kept in a salient clause about the mention."""
+    keep = {t.i for t in mention}
+    root = mention_root(mention)
+    if root.dep_ in MODIFIER_DEPS and root.head.pos_ in ("NOUN", "PROPN"):
+        keep.add(root.head.i)
+    for child in root.children:
+        if child.dep_ == "appos":
             keep |= _phrase(child, MAX_DEPTH)
     return keep
 
@@ -133,9 +167,12 @@ def _salient_clauses(
             if m.entity_id in seen:
                 continue
             seen.add(m.entity_id)
-            body = _render(doc, keep, here, tokens)
-            inside = any(t.i in keep for t in tokens[id(m)])
-            out.append((root.i, Clause(m, body if inside else f"{m.name}: {body}", -1)))
+            own = _mention_phrase(tokens[id(m)])
+            if any(t.i in keep for t in tokens[id(m)]):
+                body = _render(doc, keep | own, here, tokens)
+            else:
+                body = f"{_render(doc, own, here, tokens)}: {_render(doc, keep, here, tokens)}"
+            out.append((root.i, Clause(m, body, -1)))
     return out
 
 

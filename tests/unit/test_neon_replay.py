@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.neon.linking import LinkedEntity, link_log, log_spikes
+from evaluation.neon.linking import LinkedEntity, ResolverLinker, link_log, log_spikes
 from evaluation.neon.logs import QueryLogError, _add_user, normalise, parse_day, read_log
 from evaluation.neon.methods import METHODS, retrieve
 from evaluation.neon.querylog import generate_log, spikes_path
@@ -20,6 +20,7 @@ from evaluation.neon.spikes import SpikeRule, detect, rolling_sums
 from evaluation.neoqa.generate import generate
 from graph.store.asof import AsOf
 from qa.evidence import Evidence
+from qa.query import EntityChoice, Resolution
 
 DAY0 = 20240101
 
@@ -316,3 +317,44 @@ def test_cli_fails_clearly_on_a_missing_or_empty_log(tmp_path, command):
     assert code != 0 and "is empty" in said
     code, said = cli("eval", command, *extra)
     assert code != 0 and "exactly one of --log FILE or --from-graph" in said
+
+
+# --- linking a log query: stricter than answering one
+
+
+class ScriptedResolver:
+    """The resolver's answer for each mention, as EntityResolver.resolve returns it (best, close runners-up)."""
+
+    def __init__(self, answers: dict[str, Resolution]):
+        self.answers = answers
+        self.asked: list[tuple[str, int]] = []
+
+    def resolve(self, mention: str, as_of: AsOf | int | str | None = None) -> Resolution:
+        self.asked.append((mention, AsOf.of(as_of).day))
+        return self.answers.get(mention, (None, []))
+
+
+def choice(name: str, score: float) -> EntityChoice:
+    return EntityChoice(f"id-{name}", name, "ORG", score, 0)
+
+
+def test_a_log_query_does_not_link_to_a_merely_similar_name():
+    """A name that does not exist yet ("ormian holdings") must not be counted for a similar known entity: the
+    answering resolver's fuzzy match (score 77, accepted from 75) is below the log's bar, so no spike is invented."""
+    resolver = ScriptedResolver(
+        {
+            "ormian holdings": (choice("Varnaan Holdings", 77.4), []),
+            "taylor swfit": (choice("Taylor Swift", 91.7), []),
+            "doja": (choice("Doja Cat", 85.0), []),
+            "varnaan": (choice("Varnaan Group", 80.0), [choice("Varnaan Holdings", 85.0)]),
+        }
+    )
+    linker = ResolverLinker(resolver)
+    assert linker.link("ormian holdings", DAY0) is None
+    assert linker.link("taylor swfit news", DAY0) == LinkedEntity("id-Taylor Swift", "Taylor Swift")
+    assert linker.link("doja", DAY0) == LinkedEntity("id-Doja Cat", "Doja Cat")
+    assert linker.link("varnaan", DAY0) == LinkedEntity("id-Varnaan Holdings", "Varnaan Holdings")
+    assert ("ormian holdings", DAY0) in resolver.asked
+    assert ResolverLinker(resolver, min_score=75.0).link("ormian holdings", DAY0) == LinkedEntity(
+        "id-Varnaan Holdings", "Varnaan Holdings"
+    )

@@ -42,3 +42,35 @@ def test_clauses_are_capped_per_chunk(monkeypatch):
     monkeypatch.setattr(clauses, "MAX_CLAUSES_PER_CHUNK", 2)
     found = facts(PASSAGE)
     assert sum(obj is None for _, _, obj, _ in found) == 2
+
+
+def test_an_effort_keeps_what_it_is_to_do_and_an_attribution_is_no_argument():
+    """A noun's clausal modifier ("an effort to address the meth crisis") is the story; "according to a report in
+    X" only says who reported it (it ate the clause's words and kept "report in")."""
+    found = facts(
+        "According to a report in the Argus Leader, Kristi Noem launched the campaign on Monday in an effort to "
+        "address the state's meth crisis."
+    )
+    texts = [text for name, text, obj, _ in found if name == "Kristi Noem" and obj is None]
+    assert texts == ["Kristi Noem launched campaign on Monday in effort to address state's meth crisis"]
+
+
+def test_a_salient_mention_keeps_its_appositive_and_the_noun_it_names():
+    """The fact about a mention says what the sentence says the mention is, inside the clause or (when the trimmed
+    clause leaves the mention out) before it."""
+    found = facts(
+        "Sharing my full letter on the sentencing of Patrick Carlineo, a man convicted of threatening my life."
+    )
+    assert (
+        "Patrick Carlineo",
+        "Sharing my full letter on sentencing of Patrick Carlineo man convicted of threatening",
+        None,
+        20230505,
+    ) in found
+    merger = facts(
+        "The most important question raised by the spree of firms such as Alden and the Gannett-Gatehouse merger is "
+        "what the owners will do with any savings."
+    )
+    assert any(
+        name == "Gannett-Gatehouse" and text.startswith("Gannett-Gatehouse merger: ") for name, text, _, _ in merger
+    )

@@ -1,0 +1,53 @@
+"""bench/replay.py --json: one JSON object of named figures, NEON(M0) against the chunk baseline of the same run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.figures import emit
+from bench.replay import named_figures
+
+
+def test_replay_figures_compare_each_m0_strategy_with_the_chunk_baseline_of_the_same_run(
+    capsys: pytest.CaptureFixture[str],
+):
+    report = {
+        "recall": {
+            "table": {
+                "newsrag/temporal": {"recall@10": 1.0},
+                "newsrag/generic": {"recall@10": 0.8},
+                "m0/temporal": {"recall@10": 0.9},
+                "m0/generic": {"recall@10": 1.0},
+            }
+        },
+        "throughput": {
+            "rows": 100_000,
+            "figures": {
+                "newsrag/temporal": {"queries_per_s": 8.0},
+                "newsrag/generic": {"queries_per_s": 2.0},
+                "m0/temporal": {"queries_per_s": 4.0},
+                "m0/generic": {"queries_per_s": 1.0},
+            },
+        },
+    }
+    emit(named_figures(report), "python -m bench.replay --json")
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"figures", "machine", "date", "command"}
+    figures = out["figures"]
+    assert figures["recall@10 m0/temporal"] == {
+        "value": 0.9,
+        "unit": "share of questions",
+        "baseline": 1.0,
+        "ratio": 0.9,
+    }
+    assert figures["recall@10 newsrag/generic"]["baseline"] is None
+    assert figures["replay m0/temporal k=10, 100,000 interactions"] == {
+        "value": 4.0,
+        "unit": "queries/s",
+        "baseline": 8.0,
+        "ratio": 0.5,
+    }
+    assert figures["replay m0/generic k=10, 100,000 interactions"]["ratio"] == 0.5
+    assert len(figures) == 8
