@@ -501,9 +501,9 @@ def select(
 
     Every (candidate, variant) pair is built and shuffled before N are drawn, on purpose: a lazy draw cannot give
     the same order, since `rng.shuffle` (Fisher-Yates from the end) fixes the front of a list last, so drawing
-    lazily would change the questions written for every seed. Eager costs little: 680,000 pairs (100,000
-    maskable claims) build and shuffle in 0.6 s of CPU, against ~80 s of Cypher checks to generate 200
-    questions from a 100k-interaction graph (bench/irb.py)."""
+    lazily would change the questions written for every seed. Eager costs little next to the Cypher checks: the
+    100k-interaction bench graph (bench/irb.py: 186,996 maskable, 686,423 2-hop chains) gives 3.9 M pairs,
+    built and shuffled in 3.3 s of CPU and ~250 MB."""
     single: list[tuple[Base, Variant]] = [
         (Base(m), v) for m in maskable for v in SINGLE_VARIANTS if not v.startswith("false")
     ]
