@@ -24,7 +24,8 @@ from newskg.wiring import open_graph
 from tests.support.cli import newskg, newskg_json
 from tests.support.synthetic import SyntheticWorld, synthetic_world
 
-pytestmark = pytest.mark.integration
+# The first test pays for the stream, the graph and the generation (module fixture): ~3 min at load 15 here.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
 RETRIEVERS = ("bm25", "dense", "hybrid")
 
