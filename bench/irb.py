@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -356,6 +357,7 @@ def main() -> None:
                 mirror.close()
     finally:
         manager.down()
+        shutil.rmtree(data_dir, ignore_errors=True)  # the graph and the Qdrant folder: GBs at 100k
     if args.json:
         emit(named_figures(gen, mirror_figures, figures), " ".join(["python -m bench.irb", *sys.argv[1:]]))
     else:
