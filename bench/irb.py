@@ -1,21 +1,28 @@
 """IRB on this machine, in one run: questions generated per second from a synthetic interaction graph, and
 retrieval nDCG@5 (max-passage) per retriever on the generated questions.
 
-`.venv/bin/python -m bench.irb [--interactions N] [--n Q] [--dense]` loads a fresh FalkorDB graph of N
-interactions (default 100000) between person and organisation entities (N/2 of them, spread over 60 days so most
-(entity, day) have a unique partner), each stated by its own one-sentence chunk (one article each) that names both
-entities and the deal's number, with the chunk's mentions (EntityDay counts); times `generate(...)` for Q questions
-(default 200) as of the last day; then measures retrieval on the generated set: BM25 always, dense and hybrid with
-`--dense` (embeds every chunk into a local Qdrant folder first: slow on 2 cores).
+`.venv/bin/python -m bench.irb [--interactions N] [--per-chunk S] [--n Q] [--retrievers bm25,dense,hybrid] [--json]`
+loads a fresh FalkorDB graph of N interactions (default 100000) between person and organisation entities (N/2 of
+them, spread over 60 days so most (entity, day) have a unique partner). Interactions are stated S to a chunk
+(default 5, the NEON paper's 5-6 sentence chunks: N/S chunks, one article each): every sentence names both
+entities of its interaction and the deal's number, and the chunk's mentions are the entities of its sentences
+(EntityDay counts). Times `generate(...)` for Q questions (default 200) as of the last day; then embeds each
+distinct chunk once, in batches, into a local Qdrant folder (embedding time reported apart from the Qdrant
+writes; MiniLM truncates at 256 word pieces, which 5 sentences stay under) and measures retrieval on the generated
+set with every retriever asked for.
 
 `measure_retrieval` is the reusable part: per retriever the mean nDCG@5, the share of questions whose relevant
-documents all reached the top 5, the index build time (BM25: one index per distinct as_of day) and queries/s."""
+documents all reached the top 5, the index build time (BM25: one index per distinct as_of day) and queries/s
+(dense embeds each question: that is in its time; hybrid fuses BM25's list with the dense list the run already
+holds for the question, so its time is the fusion's)."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
 import random
+import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -26,6 +33,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between, one_sentence_chunk
 from core.ids import entity_id
 from core.records import Chunk, Entity, Interaction
@@ -33,16 +41,20 @@ from core.settings import Settings
 from core.timeaxes import day_from_key, day_iso, day_key
 from evaluation.irb.generate import Generation, generate
 from evaluation.irb.records import IRBQuestion
-from evaluation.irb.retrieval import Rankers, RetrieverName, load_passages, ndcg_at_k
+from evaluation.irb.retrieval import RETRIEVERS, Rankers, RetrieverName, load_passages, ndcg_at_k
+from graph.mirror.embed import Embedder
+from graph.mirror.qdrant import VectorMirror
 from graph.store.asof import AsOf
 from graph.store.store import GraphStore
 from newskg.services.manager import ServiceManager
-from newskg.wiring import open_graph, open_mirror
+from newskg.wiring import open_embedder, open_graph, open_mirror
 from qa.retrieve import Retriever
 
 FIRST_DAY, DAYS = 20250101, 60
 LAST_DAY = day_key(day_from_key(FIRST_DAY) + dt.timedelta(days=DAYS - 1))  # every fact is visible as of it
-BATCH = 1000
+BATCH = 1000  # interactions a graph write
+EMBED_BATCH = 512  # chunks an embedding call and Qdrant upsert
+STDERR = Console(stderr=True)  # progress bars: stdout carries only the figures
 VERBS = ("signed a deal worth {k} million with", "paid {k} million to", "sold a {k} percent stake to")
 SYLLABLES = ("ka", "lo", "mi", "ren", "to", "vas", "qui", "dor", "sel", "bra", "nu", "fen", "gar", "wil", "zo")
 
@@ -71,6 +83,34 @@ class GenerationFigures:
     hops_2: int
     false_premise: int
     rejected: dict[str, int]
+
+
+@dataclass(frozen=True)
+class MirrorFigures:
+    chunks: int
+    embed_s: float  # the embedder alone (all-MiniLM-L6-v2 on CPU unless configured otherwise)
+    chunks_per_s: float
+    upsert_s: float  # Qdrant writes (local mode) and payloads, without the embedding
+
+
+class TimedEmbedder:
+    """The configured embedder, with the seconds spent in it: embedding time apart from the Qdrant writes."""
+
+    def __init__(self, inner: Embedder):
+        self.inner = inner
+        self.name = inner.name
+        self.seconds = 0.0
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        started = time.perf_counter()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            self.seconds += time.perf_counter() - started
 
 
 def measure_retrieval(
@@ -126,44 +166,81 @@ def entities(count: int, rng: random.Random) -> list[Entity]:
     return list(made.values())
 
 
-def fact(n: int, pool: Sequence[Entity], rng: random.Random) -> tuple[Chunk, Interaction]:
-    """Interaction n between two distinct entities on a random day, and the chunk that states it."""
-    subject, obj = rng.sample(pool, 2)
+def chunk_of(n: int, per_chunk: int, pool: Sequence[Entity], rng: random.Random) -> tuple[Chunk, list[Interaction]]:
+    """Chunk n: `per_chunk` interactions of one random day, each between two distinct entities, one sentence
+    each, the first one dated."""
     day = day_key(day_from_key(FIRST_DAY) + dt.timedelta(days=rng.randrange(DAYS)))
-    text = f"{subject.name} {rng.choice(VERBS).format(k=rng.randint(2, 999))} {obj.name}"
-    chunk = one_sentence_chunk(n, f"On {day_iso(day)}, {text}.", day, prefix="irb_bench")
-    interaction = interaction_between(
-        subject, obj, text, day, ingested_ms=chunk.ingested_ms, chunk_ids=[chunk.id], ingested_at=chunk.ingested_at
+    texts = []
+    for _ in range(per_chunk):
+        subject, obj = rng.sample(pool, 2)
+        texts.append((subject, obj, f"{subject.name} {rng.choice(VERBS).format(k=rng.randint(2, 999))} {obj.name}"))
+    # The day once, in the first sentence (as a news chunk dates its events once): fewer word pieces to embed.
+    sentences = [f"{text}." for _, _, text in texts]
+    sentences[0] = f"On {day_iso(day)}, {sentences[0]}"
+    first = one_sentence_chunk(n, sentences[0], day, prefix="irb_bench")
+    chunk = first.model_copy(
+        update={"text": " ".join(sentences), "sentences": sentences, "sentence_end": len(sentences)}
     )
-    return chunk, interaction
+    interactions = [
+        interaction_between(
+            s, o, text, day, ingested_ms=chunk.ingested_ms, chunk_ids=[chunk.id], ingested_at=chunk.ingested_at
+        )
+        for s, o, text in texts
+    ]
+    return chunk, interactions
 
 
-def load(store: GraphStore, interactions: int, seed: int = 7) -> list[Chunk]:
-    """The graph, written in batches of BATCH interactions with their chunks and mentions; the chunks."""
+def load(store: GraphStore, interactions: int, per_chunk: int, seed: int = 7) -> list[tuple[Chunk, list[str]]]:
+    """The graph, written in batches of about BATCH interactions with their chunks and mentions; the chunks with
+    the entities they mention (the mirror's payload)."""
     rng = random.Random(seed)
     pool = entities(max(50, interactions // 2), rng)
-    chunks: list[Chunk] = []
-    with Progress() as progress:
-        task = progress.add_task("graph", total=interactions)
-        for start in range(0, interactions, BATCH):
-            made = [fact(n, pool, rng) for n in range(start, min(interactions, start + BATCH))]
-            batch = [c for c, _ in made]
+    chunks: list[tuple[Chunk, list[str]]] = []
+    per_batch = max(1, BATCH // per_chunk)
+    total = -(-interactions // per_chunk)
+    with Progress(console=STDERR) as progress:
+        task = progress.add_task("graph", total=total * per_chunk)
+        for start in range(0, total, per_batch):
+            made = [chunk_of(n, per_chunk, pool, rng) for n in range(start, min(total, start + per_batch))]
+            mentioned = [(c, sorted({e for x in xs for e in (x.subject_id, x.object_id or "")})) for c, xs in made]
             store.write_batch(
-                chunks=batch,
+                chunks=[c for c, _ in made],
                 entities=pool if start == 0 else (),
-                mentions=[(c.id, e) for c, x in made for e in (x.subject_id, x.object_id or "")],
-                interactions=[x for _, x in made],
+                mentions=[(c.id, e) for c, ids in mentioned for e in ids],
+                interactions=[x for _, xs in made for x in xs],
             )
-            chunks += batch
-            progress.advance(task, len(made))
+            chunks += mentioned
+            progress.advance(task, len(made) * per_chunk)
     return chunks
+
+
+def mirror_chunks(settings: Settings, chunks: Sequence[tuple[Chunk, list[str]]]) -> tuple[VectorMirror, MirrorFigures]:
+    """Each distinct chunk embedded once, EMBED_BATCH a call, into the local Qdrant folder."""
+    timed = TimedEmbedder(open_embedder(settings))
+    mirror = open_mirror(settings, timed)
+    unique = list({c.id: (c, ids) for c, ids in chunks}.values())
+    started = time.perf_counter()
+    with Progress(console=STDERR) as progress:
+        task = progress.add_task("embed + mirror", total=len(unique))
+        for start in range(0, len(unique), EMBED_BATCH):
+            batch = unique[start : start + EMBED_BATCH]
+            mirror.upsert_chunks(batch)
+            progress.advance(task, len(batch))
+    total = time.perf_counter() - started
+    figures = MirrorFigures(
+        chunks=len(unique),
+        embed_s=round(timed.seconds, 1),
+        chunks_per_s=round(len(unique) / timed.seconds, 1) if timed.seconds else 0.0,
+        upsert_s=round(total - timed.seconds, 1),
+    )
+    return mirror, figures
 
 
 # --- The run ----------------------------------------------------------------------------------------------------
 def measure_generation(
     store: GraphStore, n: int, interactions: int, build_s: float
 ) -> tuple[Generation, GenerationFigures]:
-    with Progress() as progress:
+    with Progress(console=STDERR) as progress:
         task = progress.add_task("generate", total=n)
         started = time.perf_counter()
         made = generate(store, LAST_DAY, n=n, on_question=lambda: progress.advance(task))
@@ -186,7 +263,7 @@ def measure_generation(
     return made, figures
 
 
-def print_figures(gen: GenerationFigures, figures: list[RetrievalFigures]) -> None:
+def print_figures(gen: GenerationFigures, mirror: MirrorFigures | None, figures: list[RetrievalFigures]) -> None:
     console = Console()
     title = (
         f"IRB: {gen.questions} questions generated in {gen.seconds} s ({gen.questions_per_s}/s) from "
@@ -200,40 +277,91 @@ def print_figures(gen: GenerationFigures, figures: list[RetrievalFigures]) -> No
             f.retriever, f"{f.ndcg_at_5:.3f}", f"{f.retrieval_right:.3f}", f"{f.index_s}", f"{f.queries_per_s}"
         )
     console.print(table)
-    console.print_json(data={"generation": asdict(gen), "retrieval": [asdict(f) for f in figures]})
+    if mirror:
+        console.print(
+            f"mirror: {mirror.chunks} distinct chunks embedded in {mirror.embed_s} s ({mirror.chunks_per_s}/s), "
+            f"Qdrant writes {mirror.upsert_s} s"
+        )
+    console.print_json(
+        data={
+            "generation": asdict(gen),
+            "mirror": asdict(mirror) if mirror else None,
+            "retrieval": [asdict(f) for f in figures],
+        }
+    )
+
+
+def named_figures(
+    gen: GenerationFigures, mirror: MirrorFigures | None, figures: list[RetrievalFigures]
+) -> dict[str, Figure]:
+    """The --json figures: dense and hybrid nDCG@5 against BM25's as their baseline."""
+    named = {
+        "irb_graph_build_s": figure(gen.build_s, "s"),
+        "irb_questions_per_s": figure(gen.questions_per_s, "questions/s"),
+        "irb_questions": figure(gen.questions, "questions"),
+    }
+    if mirror:
+        named["irb_embed_chunks_per_s"] = figure(mirror.chunks_per_s, "chunks/s")
+        named["irb_embed_s"] = figure(mirror.embed_s, "s")
+    bm25 = next((f.ndcg_at_5 for f in figures if f.retriever == "bm25"), None)
+    for f in figures:
+        baseline = None if f.retriever == "bm25" else bm25
+        named[f"irb_ndcg5_{f.retriever}"] = figure(f.ndcg_at_5, "nDCG@5", baseline)
+        named[f"irb_retrieval_right_{f.retriever}"] = figure(f.retrieval_right, "share")
+        named[f"irb_queries_per_s_{f.retriever}"] = figure(f.queries_per_s, "queries/s")
+    return named
+
+
+def retrievers_of(value: str) -> list[RetrieverName]:
+    wanted = {v.strip() for v in value.split(",") if v.strip()}
+    unknown = wanted - set(RETRIEVERS)
+    if unknown or not wanted:
+        raise SystemExit(f"--retrievers: {', '.join(sorted(unknown)) or 'nothing given'}; choose from {RETRIEVERS}")
+    return [r for r in RETRIEVERS if r in wanted]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--interactions", type=int, default=100_000, help="interactions (one chunk each)")
+    parser.add_argument("--interactions", type=int, default=100_000, help="interactions in the graph")
+    parser.add_argument("--per-chunk", type=int, default=5, help="interactions (sentences) stated by each chunk")
     parser.add_argument("--n", type=int, default=200, help="questions to generate")
-    parser.add_argument("--dense", action="store_true", help="also dense and hybrid (embeds every chunk first)")
+    parser.add_argument(
+        "--retrievers", default="bm25,dense,hybrid", help="comma list; dense and hybrid embed every chunk first"
+    )
+    parser.add_argument("--json", action="store_true", help="print only the figures, as one JSON object")
     args = parser.parse_args()
+    retrievers = retrievers_of(args.retrievers)
     data_dir = Path(tempfile.mkdtemp(prefix="bench-irb-"))
     # pydantic-settings: its init takes _env_file and every field has a default; pyright sees neither
     settings = Settings(data_dir=data_dir, graph_database="bench_irb", _env_file=None)  # pyright: ignore[reportCallIssue]
     manager = ServiceManager(settings)
     manager.up(only={"graph"})
+    mirror_figures: MirrorFigures | None = None
     try:
         settings = settings.model_copy(update={"graph_uri": manager.state.load()["graph"].address})
         store = GraphStore(open_graph(settings))
         store.init()
         started = time.perf_counter()
-        chunks = load(store, args.interactions)
+        chunks = load(store, args.interactions, args.per_chunk)
         build_s = time.perf_counter() - started
         made, gen = measure_generation(store, args.n, args.interactions, build_s)
-        mirror = open_mirror(settings) if args.dense else None
+        STDERR.print_json(data={"generation": asdict(gen)})  # kept even if a later step is stopped
+        mirror = None
+        if set(retrievers) - {"bm25"}:
+            mirror, mirror_figures = mirror_chunks(settings, chunks)
+            STDERR.print_json(data={"mirror": asdict(mirror_figures)})
         try:
-            if mirror:
-                for start in range(0, len(chunks), 256):
-                    mirror.upsert_chunks([(c, []) for c in chunks[start : start + 256]])
-            figures = measure_retrieval(store, Retriever(store, mirror), made.questions, ("bm25", "dense", "hybrid"))
+            figures = measure_retrieval(store, Retriever(store, mirror), made.questions, retrievers)
         finally:
             if mirror:
                 mirror.close()
     finally:
         manager.down()
-    print_figures(gen, figures)
+        shutil.rmtree(data_dir, ignore_errors=True)  # the graph and the Qdrant folder: GBs at 100k
+    if args.json:
+        emit(named_figures(gen, mirror_figures, figures), " ".join(["python -m bench.irb", *sys.argv[1:]]))
+    else:
+        print_figures(gen, mirror_figures, figures)
 
 
 if __name__ == "__main__":

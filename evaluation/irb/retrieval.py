@@ -134,11 +134,19 @@ class DenseRanker:
     def __init__(self, retriever: Retriever, passages: dict[str, Passage]):
         self.retriever = retriever
         self.passages = passages
+        # A question's dense list, kept for the run: hybrid fuses the very list dense ranked (one embedding and
+        # one mirror search a question, not two; local Qdrant filters in Python, so a search is the slow part).
+        self._found: dict[tuple[str, AsOf, int], list[Passage]] = {}
 
     def search(self, question: str, as_of: AsOf, limit: int = CANDIDATES) -> list[Passage]:
-        found = self.retriever.semantic(CHUNKS, question, as_of, limit, None)
-        # Chunks the graph read does not hold (a mirror ahead of the graph) have no document: skipped.
-        return [self.passages[e.id] for e in found if e.id in self.passages and self.passages[e.id].visible(as_of)]
+        key = (question, as_of, limit)
+        if key not in self._found:
+            found = self.retriever.semantic(CHUNKS, question, as_of, limit, None)
+            # Chunks the graph read does not hold (a mirror ahead of the graph) have no document: skipped.
+            self._found[key] = [
+                self.passages[e.id] for e in found if e.id in self.passages and self.passages[e.id].visible(as_of)
+            ]
+        return list(self._found[key])
 
 
 def fuse(lists: Sequence[Sequence[Passage]]) -> list[Passage]:

@@ -1,180 +1,147 @@
-"""IRB evaluation on the real servers: the synthetic NeoQA stream through Kafka into FalkorDB and the Qdrant
-mirror, IRB questions constructed from the graph's interactions and their chunks (until the generator lands),
-then `newskg eval irb run` with all three retrievers: report files written, figures consistent with the
-per-question records, every retrieved passage visible as of its question's day."""
+"""IRB end to end on the real servers, as a user runs it: the synthetic NeoQA stream through Kafka into FalkorDB
+and the Qdrant mirror, `newskg eval irb generate` on the graph, then `newskg eval irb run` on the generated file
+with all three retrievers. The generated qrels point at chunks visible as of each question's day; every nDCG@5
+is in [0, 1], recomputes from the ranked documents and averages to the report's figure; every grade is the
+deterministic grader's; the JSON, HTML and PNG reports are written."""
 
 from __future__ import annotations
 
 import json
-import re
+from pathlib import Path
+from typing import NamedTuple
 
 import pytest
-from pydantic import BaseModel
 
 from core.timeaxes import day_key
 from evaluation.irb.answer import Prediction, grade_deterministic
-from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode
+from evaluation.irb.generate import load
+from evaluation.irb.records import IRBQuestion
 from evaluation.irb.report import IRBSummary
-from evaluation.irb.retrieval import load_passages, ndcg_at_k
+from evaluation.irb.retrieval import Passage, load_passages, ndcg_at_k
 from graph.store.asof import AsOf
-from graph.store.rows import rows_of
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.cli import newskg, newskg_json
-from tests.support.synthetic import synthetic_world
+from tests.support.synthetic import SyntheticWorld, synthetic_world
 
-pytestmark = pytest.mark.integration
+# The first test pays for the stream, the graph and the generation (module fixture): ~3 min at load 15 here.
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
 
-# Test-side read (not a read path of the system): interactions with a named object and the chunks stating them,
-# both visible as of the day.
-STATED = """
-MATCH (x:Interaction)-[:EVIDENCE]->(c:Chunk)
-WHERE x.object_id IS NOT NULL AND c.text IS NOT NULL AND c.day <= $as_of_day AND c.ingested_ms <= $as_of_ms
-  AND x.published_day <= $as_of_day AND x.ingested_ms <= $as_of_ms
-RETURN x.id AS id, collect(DISTINCT c.id) AS chunk_ids ORDER BY id
-"""
+RETRIEVERS = ("bm25", "dense", "hybrid")
 
 
-class Stated(BaseModel):
-    id: str
-    chunk_ids: list[str]
+class Generated(NamedTuple):
+    world: SyntheticWorld
+    path: Path
+    questions: list[IRBQuestion]
+    passages: dict[str, Passage]  # every chunk of the graph, with its time fields
 
 
 @pytest.fixture(scope="module")
-def world(stack, tmp_path_factory):
-    with synthetic_world(stack, tmp_path_factory.mktemp("irb"), seed=5) as made:
-        yield made
+def generated(stack, tmp_path_factory):
+    """The set `newskg eval irb generate` writes from the graph as of the stream's last day (offline wording:
+    an LLM server started by another test of the session must not reword it)."""
+    with synthetic_world(stack, tmp_path_factory.mktemp("irb"), seed=5) as world:
+        path = world.folder / "irb.jsonl"
+        made = newskg_json(
+            "eval", "irb", "generate", "--as-of", world.days[-1], "--source", "neoqa", "--n", "16", "--seed", "2",
+            "--no-llm", "--out", str(path), env=world.env,
+        )  # fmt: skip
+        questions = load(path)
+        assert made["questions"] == len(questions) >= 3 and made["llm_worded"] == 0
+        yield Generated(world, path, questions, load_passages(GraphStore(open_graph(world.settings))))
 
 
-def _questions(store: GraphStore, day: int, n: int = 6) -> list[IRBQuestion]:
-    """Single-hop questions masking an interaction's object, in the interaction's own words; the last one also
-    as a false-premise variant (its attribute only: the grader, not the graph, is under test here)."""
-    as_of = AsOf(day)
-    passages = load_passages(store)
-    rows = rows_of(Stated, store.conn.read(STATED, as_of.params()))
-    interactions = {i.id: i for i in store.interactions([r.id for r in rows])}
-    made: list[IRBQuestion] = []
-    for row in rows:
-        x = interactions.get(row.id)
-        if x is None or not x.object_name or x.object_name not in x.text or x.object_name == x.subject_name:
-            continue
-        visible = [c for c in row.chunk_ids if c in passages and passages[c].visible(as_of)]
-        if not visible:
-            continue
-        question = re.sub(re.escape(x.object_name), "which entity", x.text, count=1).rstrip(".") + "?"
-        keypoint = Keypoint(
-            text=x.text,
-            interaction_id=x.id,
-            subject_id=x.subject_id,
-            object_id=x.object_id,
-            event_day=x.event_day,
-            chunk_ids=visible,
-            article_ids=sorted({passages[c].article_id for c in visible}),
-        )
-        made.append(
-            IRBQuestion(
-                id=f"q{len(made)}",
-                question=question,
-                answer=x.object_name,
-                as_of=day,
-                hops=1,
-                popularity=len(made) + 1,
-                masked=MaskedNode(entity_id=x.object_id or "", name=x.object_name, role="object"),
-                keypoints=[keypoint],
-                qrels={a: 1 for a in keypoint.article_ids},
-                source="neoqa",
-            )
-        )
-        if len(made) == n:
-            break
-    last = made[-1]
-    made.append(
-        last.model_copy(
-            update={
-                "id": "q-false",
-                "expected": "reject_premise",
-                "premise": "false",
-                "false_premise": f"not {last.answer}",
-                "paraphrase": "short_name",
-            }
-        )
-    )
-    return made
+def test_generated_qrels_point_at_chunks_visible_as_of_each_question_day(generated):
+    for q in generated.questions:
+        as_of = AsOf(q.as_of)
+        assert q.as_of == day_key(generated.world.days[-1])
+        stated = {c for k in q.keypoints for c in k.chunk_ids}
+        assert stated and all(generated.passages[c].visible(as_of) for c in stated), q.id
+        # The qrels are exactly the articles of those chunks, each relevant once.
+        assert q.qrels == {generated.passages[c].article_id: 1 for c in stated}, q.id
+        for k in q.keypoints:
+            assert k.event_day <= q.as_of
+            assert set(k.article_ids) == {generated.passages[c].article_id for c in k.chunk_ids}
 
 
-def test_irb_run_with_all_three_retrievers_on_the_real_servers(world):
-    env, settings, tmp_path, days = world
-    day = day_key(days[-1])
-    store = GraphStore(open_graph(settings))
-    questions = _questions(store, day)
-    assert len(questions) >= 3
-    path = tmp_path / "irb.jsonl"
-    path.write_text("".join(q.model_dump_json() + "\n" for q in questions))
-    out = tmp_path / "report"
-
+def test_generate_then_run_with_all_three_retrievers_through_the_cli(generated):
+    world, questions, passages = generated.world, generated.questions, generated.passages
+    out = world.folder / "report"
     # --no-llm: offline answers and grades even when an earlier test of the session started the LLM server
-    printed = newskg_json("eval", "irb", "run", str(path), "--out", str(out), "--no-llm", env=env)
+    printed = newskg_json(
+        "eval", "irb", "run", str(generated.path), "--retrievers", ",".join(RETRIEVERS), "--out", str(out), "--no-llm",
+        env=world.env,
+    )  # fmt: skip
 
     for key in ("json", "html", "retrieval", "settings", "split"):
-        assert (out / printed["files"][key].split("/")[-1]).stat().st_size > 0
-    assert (out / "retrieval.png").read_bytes()[:4] == b"\x89PNG"
+        assert Path(printed["files"][key]).parent == out and Path(printed["files"][key]).stat().st_size > 0
+    for png in ("retrieval.png", "settings.png", "retrieval_split.png"):
+        assert (out / png).read_bytes()[:4] == b"\x89PNG"
     body = json.loads((out / "report.json").read_text())
     summary = IRBSummary.model_validate(body["summary"])
     assert body["summary"] == printed["summary"]
-    assert summary.grader == "deterministic" and summary.answer_mode == "offline"  # no LLM in this stack
+    assert summary.grader == "deterministic" and summary.answer_mode == "offline"
     assert "deterministic grader" in (out / "report.html").read_text()
-    assert list(summary.ndcg) == ["bm25", "dense", "hybrid"] and summary.questions == len(questions)
+    assert list(summary.ndcg) == list(RETRIEVERS) and summary.questions == len(questions)
     assert summary.by_setting["closed-book"].not_attempted == 1.0  # offline closed-book: no answer
+    assert summary.column_sizes["false premise"] == sum(q.premise == "false" for q in questions)
 
-    passages = load_passages(store)
     results = body["run"]["results"]
-    for retriever in ("bm25", "dense", "hybrid"):
+    assert [r["id"] for r in results] == [q.id for q in questions]
+    for retriever in RETRIEVERS:
         scores = []
         for r in results:
             found = r["retrieval"][retriever]
             assert len(found["passages"]) <= 5 and len(found["documents"]) <= 5
             assert all(passages[c].visible(AsOf(r["as_of"])) for c in found["passages"])  # as of the day
+            assert 0.0 <= found["ndcg"] <= 1.0
             assert found["ndcg"] == pytest.approx(ndcg_at_k(found["documents"], r["qrels"]), abs=1e-6)
+            relevant = set(r["qrels"])
+            in_context = {passages[c].article_id for c in found["passages"]}
+            assert found["right"] == (relevant <= in_context) and found["any_relevant"] == bool(relevant & in_context)
             scores.append(found["ndcg"])
         assert summary.ndcg[retriever]["all"] == pytest.approx(sum(scores) / len(scores), abs=1e-6)
         split = summary.retrieval_split[f"rag:{retriever}"]
         rights = sum(r["retrieval"][retriever]["right"] for r in results)
         assert split["right"].questions == rights and split["wrong"].questions == len(results) - rights
-    # The questions are their interactions' words: every retriever finds some relevant document.
-    assert all((summary.ndcg[r]["all"] or 0) > 0 for r in ("bm25", "dense", "hybrid"))
+    # The template questions name the known entity and the day: BM25 finds a relevant article for some of them.
+    assert (summary.ndcg["bm25"]["all"] or 0) > 0
     # Every grade is the deterministic grader's on the recorded answer.
     by_id = {q.id: q for q in questions}
     for r in results:
+        assert set(r["answers"]) == {"closed-book", *(f"rag:{x}" for x in RETRIEVERS)}
         for setting, a in r["answers"].items():
             prediction = Prediction(a["answer"], a["answer_status"], a["mode"])
+            assert a["grade"] in ("CORRECT", "INCORRECT", "NOT_ATTEMPTED"), (r["id"], setting)
             assert grade_deterministic(by_id[r["id"]], prediction).grade == a["grade"], (r["id"], setting)
-    assert summary.column_sizes["false premise"] == 1
 
 
-def test_an_earlier_day_retrieves_nothing_published_after_it(world):
-    env, settings, tmp_path, days = world
-    store = GraphStore(open_graph(settings))
-    early, late = day_key(days[0]), day_key(days[-1])
-    questions = [q.model_copy(update={"as_of": early, "id": f"early-{q.id}"}) for q in _questions(store, late)]
-    path = tmp_path / "irb-early.jsonl"
-    path.write_text("".join(q.model_dump_json() + "\n" for q in questions))
-    body = newskg_json(
-        "eval", "irb", "run", str(path), "--out", str(tmp_path / "early"), "--answerer", "rag", "--no-llm", env=env
+def test_an_earlier_day_retrieves_nothing_published_after_it(generated):
+    """The generated questions asked as of the stream's first day: no retriever returns a later chunk."""
+    world = generated.world
+    early = day_key(world.days[0])
+    path = world.folder / "irb-early.jsonl"
+    path.write_text(
+        "".join(q.model_copy(update={"as_of": early}).model_dump_json() + "\n" for q in generated.questions)
     )
-    report = json.loads((tmp_path / "early" / "report.json").read_text())
-    passages = load_passages(store)
+    body = newskg_json(
+        "eval", "irb", "run", str(path), "--out", str(world.folder / "early"), "--answerer", "rag", "--no-llm",
+        env=world.env,
+    )  # fmt: skip
+    report = json.loads((world.folder / "early" / "report.json").read_text())
     seen = {c for r in report["run"]["results"] for found in r["retrieval"].values() for c in found["passages"]}
-    assert all(passages[c].day <= early for c in seen)
+    assert all(generated.passages[c].day <= early for c in seen)
     assert "closed-book" not in body["summary"]["by_setting"]
 
 
-def test_missing_and_malformed_files_exit_non_zero(world):
-    env, _, tmp_path, _ = world
+def test_missing_and_malformed_files_exit_non_zero(generated):
+    env, folder = generated.world.env, generated.world.folder
     missing = newskg(
-        "eval", "irb", "run", str(tmp_path / "absent.jsonl"), "--out", str(tmp_path / "x"), env=env, check=False
+        "eval", "irb", "run", str(folder / "absent.jsonl"), "--out", str(folder / "x"), env=env, check=False
     )
     assert missing.returncode == 2 and "no IRB questions file" in missing.stderr
-    bad = tmp_path / "bad.jsonl"
+    bad = folder / "bad.jsonl"
     bad.write_text("not json\n")
-    malformed = newskg("eval", "irb", "run", str(bad), "--out", str(tmp_path / "x"), env=env, check=False)
+    malformed = newskg("eval", "irb", "run", str(bad), "--out", str(folder / "x"), env=env, check=False)
     assert malformed.returncode == 2 and "bad.jsonl:1" in malformed.stderr

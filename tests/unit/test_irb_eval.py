@@ -13,9 +13,11 @@ from evaluation.irb.answer import Answerer, Grader, Prediction, extractive, grad
 from evaluation.irb.prompts.grade import GradeVerdict
 from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode
 from evaluation.irb.report import summarise, tables, write_report
-from evaluation.irb.retrieval import BM25Ranker, Passage, fuse, max_passage, ndcg_at_k, rank
+from evaluation.irb.retrieval import BM25Ranker, Passage, Rankers, fuse, max_passage, ndcg_at_k, rank
 from evaluation.irb.run import IRBFileError, load_questions
 from graph.store.asof import AsOf
+from qa.evidence import Evidence
+from qa.retrieve import Retriever
 from tests.unit.test_llm_extraction import Script, client
 
 DAY_MS = 86_400_000
@@ -104,6 +106,37 @@ def test_bm25_sees_only_passages_visible_as_of_the_day_with_one_index_per_day():
     assert len(ranker._indexes) == 2  # one index per distinct day, reused
     assert ranker.search("the of and", AsOf(20260103)) == []  # stopwords only
     assert BM25Ranker({}).search("bridge", AsOf(20260103)) == []
+
+
+class ScriptedDense(Retriever):
+    """The mirror's semantic search, scripted: the chunk ids it returns, and how often it was asked."""
+
+    def __init__(self, hits: list[str]):  # no store: only `semantic` is used
+        self.mirror = object()  # pyright: ignore[reportAttributeAccessIssue] — a stand-in, never called
+        self.hits = hits
+        self.calls = 0
+
+    def semantic(self, collection, text, as_of, k, entity_id, variant=None):  # pyright: ignore[reportIncompatibleMethodOverride]
+        self.calls += 1
+        return [Evidence(h, "chunk", "x", 20260101) for h in self.hits]
+
+
+def test_hybrid_fuses_the_dense_list_of_the_question_without_searching_again():
+    passages = {
+        "c1": passage("c1", "a1", "Quillport bridge reopened.", 20260101, BASE_MS),
+        "c2": passage("c2", "a2", "Weather in Quillport.", 20260101, BASE_MS),
+        "c3": passage("c3", "a3", "Quillport bridge later.", 20260103, BASE_MS + 2 * DAY_MS),
+    }
+    dense = ScriptedDense(["c2", "c3", "c1"])
+    rankers = Rankers(passages, dense)
+    day = AsOf(20260102)
+    assert [p.chunk_id for p in rankers.search("dense", "Quillport bridge", day).passages] == ["c2", "c1"]
+    hybrid = rankers.search("hybrid", "Quillport bridge", day)
+    assert dense.calls == 1  # the dense list of this question and day, reused
+    assert [p.chunk_id for p in hybrid.passages] == ["c1", "c2"]  # c1: BM25 first, dense second
+    rankers.search("dense", "Quillport bridge", AsOf(20260103))
+    rankers.search("dense", "bridge", day)
+    assert dense.calls == 3  # another day or another question: searched
 
 
 # --- the deterministic grader
