@@ -50,6 +50,7 @@ def reason_in_isolation(settings, payload: bytes) -> str | None:
     return output.dead[0].reason if output.dead else None
 
 
+@pytest.mark.timeout(900)
 def test_fuzzed_bad_input_is_dead_lettered_and_the_good_article_after_it_lands_in_the_graph(isolated: Isolated):
     world = isolated.configured(max_page_bytes=MAX_PAGE_BYTES)
     env, settings, names = world.env, world.settings, world.topics

@@ -40,6 +40,7 @@ def snapshot(settings) -> dict[str, tuple[tuple[str, ...], dict]]:
     return found
 
 
+@pytest.mark.timeout(900)  # two ingest-and-extract runs: minutes on a loaded 2-core machine
 def test_hostile_text_names_and_queries_change_nothing_they_should_not(isolated, tmp_path):
     env, settings = isolated.env, isolated.settings
     ingest_stories(env, tmp_path, STORIES)

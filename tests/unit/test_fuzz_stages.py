@@ -18,9 +18,14 @@ from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.stage import ExtractOptions, ExtractStage
 from ingest.kafka.client import ConsumerRecord
+from ingest.process.dates import choose_date
 from ingest.process.dedup import DedupIndex
+from ingest.process.guards import Rejected
 from ingest.process.stage import ProcessStage
-from tests.support.fuzz import FUZZ, GOOD, MAX_PAGE_BYTES, REASONS, bad_payloads, consumer_record
+from ingest.sources.feeds import parse_feed
+from ingest.sources.files import read_file
+from qa.dates import find_date
+from tests.support.fuzz import FUZZ, GOOD, MAX_PAGE_BYTES, REASONS, bad_payloads, consumer_record, dates
 
 
 def message(value: bytes | None, offset: int, topic: str = "news.articles") -> ConsumerRecord:
@@ -88,3 +93,54 @@ def test_json_nested_past_the_parser_s_limit_or_an_odd_kind_is_a_record_error():
         assert caught.value.reason == reason
         with pytest.raises(RecordError):
             Chunk.from_bytes(payload)
+
+
+@FUZZ
+@given(lines=st.lists(st.one_of(bad_payloads, st.binary(max_size=80)), min_size=1, max_size=5))
+def test_every_jsonl_line_becomes_an_article_or_raw_bytes_for_the_stage_to_judge(lines: list[bytes], tmp_path_factory):
+    path = tmp_path_factory.mktemp("jsonl") / "fuzz.jsonl"
+    path.write_bytes(b"\n".join(line.replace(b"\n", b" ").replace(b"\r", b" ") for line in lines))
+    items = list(read_file(path, None, None, "2024-03-01T08:00:00Z"))  # never raises
+    assert len(items) <= len(lines)
+    assert all(isinstance(item.value, RawArticle | bytes) and item.key for item in items)
+
+
+feeds = st.one_of(
+    st.binary(max_size=300),
+    st.text(max_size=200).map(lambda t: f"<?xml version='1.0'?><rss><channel><item><title>{t}".encode()),
+    st.tuples(st.text(max_size=40), st.text(max_size=40)).map(
+        lambda pair: (
+            "<rss version='2.0'><channel><title>f</title><item><link>{}</link><pubDate>{}</pubDate></item>"
+            "</channel></rss>".format(*pair)
+        ).encode()
+    ),
+    st.integers(0, 5000).map(lambda n: ("<rss>" + "<channel>" * n + "</rss>").encode()),
+    st.just(b"<?xml version='1.0'?><!DOCTYPE r [<!ENTITY a 'aaaa'><!ENTITY b '&a;&a;&a;&a;'>]><rss>&b;</rss>"),
+)
+
+
+@FUZZ
+@given(content=feeds)
+def test_any_feed_document_parses_to_typed_entries_without_raising(content: bytes):
+    parsed = parse_feed(content)
+    assert all(isinstance(e.link, str | None) and isinstance(e.published, str | None) for e in parsed.entries)
+
+
+@FUZZ
+@given(published=dates, page=st.none() | dates, feed=st.none() | dates, http=st.none() | dates)
+def test_any_dates_choose_a_day_or_reject_with_a_reason(published, page, feed, http):
+    raw = RawArticle(text="x", fetched_at="2024-03-01T08:00:00Z", published=published, feed_published=feed)
+    raw = raw.model_copy(update={"http_last_modified": http})
+    try:
+        chosen = choose_date(raw, page)
+    except Rejected as exc:
+        assert exc.reason in {"unparseable_date", "missing_date"}
+    else:
+        assert 10000101 <= chosen.day <= 99991231
+
+
+@FUZZ
+@given(query=st.text(max_size=80), asked=st.dates())
+def test_any_query_string_yields_a_calendar_date_or_none(query: str, asked):
+    found = find_date(query, asked)
+    assert found is None or 1 <= found.day.year <= 9999
