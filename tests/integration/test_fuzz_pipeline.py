@@ -71,7 +71,7 @@ def test_fuzzed_bad_input_is_dead_lettered_and_the_good_article_after_it_lands_i
     stages = newskg_json("run", "all", "--until-idle", env=env)["stages"]
     assert stages["process"]["consumed"] == len(payloads) + 1
 
-    letters = [DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), names["dlq"])]
+    letters = [DeadLetter.from_bytes(r.value or b"") for r in read_topic(kafka_options(settings), names["dlq"])]
     processed = {d.key: d for d in letters if d.stage == "process"}
     assert {key: d.reason for key, d in processed.items()} == bad
     extracted = {d.key: d for d in letters if d.stage == "extract"}
