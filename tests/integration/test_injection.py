@@ -23,10 +23,12 @@ HOSTILE = [
     "\\u0027}) CALL db.labels() YIELD label RETURN label //",
     "$id } ] ) ; MATCH (n) DELETE n",
 ]
-# Names NER takes as people and organisations, none of them in STORIES: the hostile story touches no old node.
+# Names NER takes as a person and an organisation, none of them in STORIES: the hostile story touches no old node.
+# One story of three sentences (one chunk): stories from one template would be near-duplicates, kept as sightings.
 HOSTILE_STORY = (
-    "Zed Quarrington of Northwind Holdings said {0} at a press conference in Oslo on Monday. "
-    "Zed Quarrington later told reporters {1}. Northwind Holdings declined to comment on {2}."
+    "Zed Quarrington of Northwind Holdings said {0} and then {1} at a press conference in Oslo on Monday. "
+    "Zed Quarrington later told reporters {2} before adding {3}. "
+    "Northwind Holdings declined to comment on {4} or on {5}."
 )
 
 
@@ -46,11 +48,7 @@ def test_hostile_text_names_and_queries_change_nothing_they_should_not(isolated,
     before, rels_before = snapshot(settings)
     assert len(before) > 10
 
-    hostile_stories = [
-        ("2023-06-0" + str(n + 1), "evil", HOSTILE_STORY.format(*(HOSTILE[(n + k) % len(HOSTILE)] for k in range(3))))
-        for n in range(3)
-    ]
-    ingest_stories(env, tmp_path, hostile_stories, name="hostile.jsonl")
+    ingest_stories(env, tmp_path, [("2023-06-01", "evil", HOSTILE_STORY.format(*HOSTILE))], name="hostile.jsonl")
     stages = newskg_json("run", "all", "--until-idle", env=env)["stages"]
     assert stages["process"]["dead"] == 0 and stages["extract"]["dead"] == 0
     after, rels_after = snapshot(settings)
@@ -58,7 +56,7 @@ def test_hostile_text_names_and_queries_change_nothing_they_should_not(isolated,
     assert len(after) > len(before) and rels_after > rels_before  # the hostile stories were written …
     with open_graph(settings) as conn:  # … verbatim, as data
         texts = " ".join(str(r["t"]) for r in conn.read("MATCH (c:Chunk) RETURN c.text AS t"))
-    assert all(h in texts for h in HOSTILE)
+    assert [h for h in HOSTILE if h not in texts] == []
 
     with Wiring(settings) as wiring:
         service = qa_service(wiring)
