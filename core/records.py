@@ -55,10 +55,7 @@ class Record(BaseModel):
             text = data.decode("utf-8") if isinstance(data, bytes) else data
         except UnicodeDecodeError as exc:
             raise RecordError("undecodable_bytes", f"undecodable bytes: {exc}") from exc
-        try:
-            payload = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise RecordError("malformed_json", f"malformed JSON: {exc}") from exc
+        payload = _json_loads(text)
         if not isinstance(payload, dict):
             raise RecordError("malformed_json", "malformed JSON: expected an object")
         payload = cast(dict[str, object], payload)  # a JSON object: string keys
@@ -248,12 +245,25 @@ RECORD_TYPES: dict[str, type[Record]] = {
 }
 
 
+def _json_loads(data: bytes | str) -> object:
+    """json.loads, every way it refuses input a RecordError: nesting deeper than the parser's recursion limit
+    (`[[[[...`) raises RecursionError, which a stage's guard would otherwise not expect."""
+    try:
+        return json.loads(data)
+    except UnicodeDecodeError as exc:
+        raise RecordError("undecodable_bytes", f"undecodable bytes: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise RecordError("malformed_json", f"malformed JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise RecordError("malformed_json", "malformed JSON: nested too deeply to parse") from exc
+
+
 def decode_any(data: bytes | str) -> Record:
     """Decode a message whose kind is not known in advance (the chunks topic carries two kinds)."""
-    try:
-        kind = json.loads(data).get("kind")
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
-        raise RecordError("malformed_json", f"malformed JSON: {exc}") from exc
-    if kind not in RECORD_TYPES:
+    payload = _json_loads(data)
+    if not isinstance(payload, dict):
+        raise RecordError("malformed_json", "malformed JSON: expected an object")
+    kind = cast(dict[str, object], payload).get("kind")
+    if not isinstance(kind, str) or kind not in RECORD_TYPES:
         raise RecordError("wrong_kind", f"unknown record kind {kind!r}")
     return RECORD_TYPES[kind].from_bytes(data)

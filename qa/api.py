@@ -11,15 +11,17 @@ from __future__ import annotations
 import asyncio
 import hmac
 import re
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from functools import partial
 from typing import Annotated, Any, TypeVar
 
 import orjson
-from fastapi import FastAPI, HTTPException, Query
+from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -29,15 +31,18 @@ from prometheus_client import (
     generate_latest,
     start_http_server,
 )
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from core.timeaxes import day_key
-from graph.store.asof import KNOWLEDGE, AsOf
-from qa.retrieve import STRATEGIES
+from graph.store.asof import AsOf, Knowledge
+from qa.retrieve import Strategy
 from qa.service import QAService
 
-DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+DATE = re.compile(DATE_PATTERN)
 OPEN_PATHS = {"/healthz", "/readyz"}
 UNMATCHED = "unmatched"  # the metric label of every path no route serves
 AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
@@ -45,6 +50,48 @@ KNOWLEDGE_HELP = (
     "ingested (default): what the system knew at the end of the day | published: everything "
     "published by the day, also facts ingested after it (labelled in the response)"
 )
+
+
+class ErrorBody(BaseModel):
+    """Every 4xx body, in the shape of `core.errors.NewskgError`: a stable reason code and a message saying why."""
+
+    reason: str
+    detail: str
+
+
+class Readiness(BaseModel):
+    ready: bool
+    checks: dict[str, bool]
+
+
+# The reason code of each 4xx the API answers (`ErrorBody.reason`).
+REASONS = {
+    401: "unauthorized",
+    404: "not_found",
+    405: "method_not_allowed",
+    422: "invalid_parameter",
+}
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "missing or unknown API key (only when keys are configured)"},
+    422: {"model": ErrorBody, "description": "a parameter the API does not accept, and why"},
+}
+
+
+def _error(status: int, detail: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    body = ErrorBody(reason=REASONS.get(status, "client_error" if status < 500 else "server_error"), detail=detail)
+    return JSONResponse(body.model_dump(), status_code=status, headers=headers)
+
+
+def _validation_detail(exc: RequestValidationError) -> str:
+    """pydantic's errors as one line: `query.k: Input should be greater than or equal to 1; ...`."""
+    parts = [f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in exc.errors()]
+    return "; ".join(parts) or "invalid request"
+
+
+def date_query(description: str, alias: str | None = None) -> Any:
+    """A YYYY-MM-DD query parameter, documented as what the server accepts: a calendar date (format `date`) in
+    that pattern (a string that matches but is no calendar date, like 2023-02-30, is still a 422)."""
+    return Query(alias=alias, description=description, pattern=DATE_PATTERN, json_schema_extra={"format": "date"})
 
 
 def _day(value: str | None, name: str) -> int | None:
@@ -94,7 +141,7 @@ class Gate:
         start, status = time.perf_counter(), 500
         if self.keys and scope["path"] not in OPEN_PATHS and not self._authorised(scope):
             self.requests.labels(self._template(scope), "401").inc()
-            denied = JSONResponse({"detail": "missing or unknown API key (X-API-Key or Bearer)"}, status_code=401)
+            denied = _error(401, "missing or unknown API key (X-API-Key or Bearer)")
             return await denied(scope, receive, send)
 
         async def observed_send(message: Message) -> None:
@@ -143,47 +190,47 @@ def create_app(
         version="0.1.0",
         description="Entity-centric temporal QA over the NEON news entity-interaction graph.",
     )
+    _add_error_handlers(app)
     registry = CollectorRegistry()
     app.state.metrics_registry = registry  # for serve_metrics: the same series on the unauthenticated port
     app.add_middleware(Gate, keys=set(api_keys), registry=registry, routes=app.router.routes)
-    pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="qa")
-    app.router.on_shutdown.append(lambda: pool.shutdown(wait=False, cancel_futures=True))
+    pool = _Pool(threads)
+    app.router.on_shutdown.append(pool.shutdown)
 
     async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(pool, partial(fn, *args, **kwargs))
+        return await asyncio.get_running_loop().run_in_executor(pool.executor(), partial(fn, *args, **kwargs))
 
-    @app.get("/v1/ask")
+    @app.get("/v1/ask", responses=ERRORS)
     async def ask(
         q: Annotated[str, Query(min_length=1, description="A telegraphic query, e.g. 'doja cat news'")],
-        date: Annotated[str, Query(description="The query's date, YYYY-MM-DD (the graph as of that day)")],
+        date: Annotated[str, date_query("The query's date, YYYY-MM-DD (the graph as of that day)")],
         k: Annotated[int, Query(ge=1, le=50)] = 10,
-        strategy: Annotated[str, Query(description=" | ".join(STRATEGIES))] = "hybrid",
-        knowledge: Annotated[str, Query(description=KNOWLEDGE_HELP)] = "ingested",
+        strategy: Annotated[Strategy, Query()] = "hybrid",
+        knowledge: Annotated[Knowledge, Query(description=KNOWLEDGE_HELP)] = "ingested",
     ) -> Response:
         if len(q) > max_query_chars:
             raise HTTPException(422, f"q is {len(q)} characters; at most {max_query_chars}")
-        if strategy not in STRATEGIES:
-            raise HTTPException(422, f"strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
-        if knowledge not in KNOWLEDGE:
-            raise HTTPException(422, f"knowledge must be one of {', '.join(KNOWLEDGE)}, not {knowledge!r}")
         _day(date, "date")
         result = await blocking(service.ask, q, date, k=k, strategy=strategy, knowledge=knowledge)
         return _json(result.as_dict())
 
-    @app.get("/v1/entities")
+    @app.get("/v1/entities", responses=ERRORS)
     async def entities(
         search: Annotated[str, Query(min_length=1, max_length=200)],
         limit: Annotated[int, Query(ge=1, le=100)] = 10,
-        as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None,
+        as_of: Annotated[str | None, date_query(AS_OF_HELP)] = None,
     ) -> Response:
         return _json(await blocking(_entities, service, search, limit, AsOf.of(_day(as_of, "as_of"))))
 
-    @app.get("/v1/entities/{entity_id}/timeline")
+    @app.get(
+        "/v1/entities/{entity_id}/timeline",
+        responses={**ERRORS, 404: {"model": ErrorBody, "description": "no such entity (as of the day)"}},
+    )
     async def timeline(
         entity_id: str,
-        from_: Annotated[str, Query(alias="from")],
-        to: str,
-        as_of: Annotated[str | None, Query(description=AS_OF_HELP)] = None,
+        from_: Annotated[str, date_query("First event day, YYYY-MM-DD", alias="from")],
+        to: Annotated[str, date_query("Last event day, YYYY-MM-DD (not before `from`: a reversed range is a 422)")],
+        as_of: Annotated[str | None, date_query(AS_OF_HELP)] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 200,
     ) -> Response:
         first, last = _required_day(from_, "from"), _required_day(to, "to")
@@ -199,7 +246,11 @@ def create_app(
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
-    @app.get("/readyz")
+    @app.get(
+        "/readyz",
+        response_model=Readiness,
+        responses={503: {"model": Readiness, "description": "a dependency is not ready (see checks)"}},
+    )
     def readyz() -> JSONResponse:
         checks: dict[str, bool] = {}
         for name, check in readiness.items():
@@ -211,11 +262,58 @@ def create_app(
             {"ready": all(checks.values()), "checks": checks}, status_code=200 if all(checks.values()) else 503
         )
 
-    @app.get("/metrics")
+    @app.get(
+        "/metrics",
+        response_class=PlainTextResponse,
+        responses={
+            200: {
+                "description": "Prometheus text exposition format",
+                "content": {CONTENT_TYPE_LATEST: {"schema": {"type": "string"}}},
+            },
+            401: ERRORS[401],
+        },
+    )
     def metrics() -> PlainTextResponse:
         return PlainTextResponse(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+class _Pool:
+    """The request threads, made when first needed: an app whose lifespan ended and started again (a test client
+    per test, an ASGI server restarting the app) gets a new pool instead of a closed one that refuses every call."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        self._executor: ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="qa")
+            return self._executor
+
+    def shutdown(self) -> None:
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    """Every 4xx (ours, FastAPI's parameter validation, Starlette's 404/405) answers an `ErrorBody`."""
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        return _error(exc.status_code, str(exc.detail), exc.headers)
+
+    async def invalid_request(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return _error(422, _validation_detail(exc))
+
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
 
 
 class MetricsServer:

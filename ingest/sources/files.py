@@ -92,7 +92,8 @@ def _read_jsonl(
                 fallback_date=date,
                 backfill=backfill,
             )
-        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, ValidationError, TypeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError, ValidationError, TypeError, RecursionError):
+            # RecursionError: a line nested deeper than json can parse (`[[[[...`); the stage dead-letters it too.
             yield _raw_item(line, where)
             continue
         yield SourceItem(raw_article_id(raw), raw, where)
