@@ -12,6 +12,11 @@ from dataclasses import dataclass, fields, replace
 class EntityRules:
     # Extend a model entity over a trailing proper noun the model split off ("Anna" + "Wintour").
     widen_split_names: bool = True
+    # A model span trimmed to the name: no leading lower-case word, nationality or title before a first name
+    # ("rookie Emil Bemstrom", "Australian Timothy Weeks"), no trailing punctuation, conjunction, title or
+    # lower-case noun ("Kim Kardashian -", "Zabul province"); cut before a verb inside ("Garrett hit Rudolph"),
+    # split at a possessive before a longer name ("Jeff Bezos's Blue Origin"); titles alone are no mention.
+    tidy_spans: bool = True
     # A lone proper noun that repeats a token of a person named in full earlier ("Leto" after "Jared Leto").
     repeat_person_tokens: bool = True
     # Short forms resolve to the full form of the same article ("Leto" → "Jared Leto", "NASA" → its full name).
