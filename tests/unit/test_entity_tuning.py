@@ -101,3 +101,12 @@ def test_a_first_name_outweighs_the_model_labels_of_the_surname_alone():
 def test_an_acronym_is_a_name_even_when_it_spells_a_pronoun():
     assert is_name("US") and is_name("IT")
     assert not is_name("She") and not is_name("us") and not is_name("Us")
+
+
+def test_fuzzy_linking_needs_the_distinctive_words_alike_not_just_a_shared_designator():
+    """A name first seen now is no typo of a known one because both end "International Holdings"."""
+    index = AliasIndex()
+    index.add("v", "Varnaan International Holdings", "ORG", context={"shares", "deal"}, seen=(20240101, 1))
+    assert index.lookup("Korvan International Holdings", "ORG", {"shares"}, (20240102, 5)) is None
+    typo = index.lookup("Varnan International Holdings", "ORG", {"shares"}, (20240102, 5))
+    assert typo is not None and typo.entity_id == "v" and typo.method == "fuzzy"
