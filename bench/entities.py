@@ -127,7 +127,9 @@ def main() -> None:
     if args.json:
         emit(figures, " ".join(["python -m bench.entities", *sys.argv[1:]]))
         return
-    table = Table(title=f"entities: {len(gold)} gold documents, every rule on vs the spaCy model alone; M0 throughput")
+    table = Table(
+        title=f"entities: {len(gold)} gold documents, the default rules vs the spaCy model alone; M0 throughput"
+    )
     for column in ("figure", "value", "unit", "baseline", "ratio"):
         table.add_column(column, justify="left" if column in ("figure", "unit") else "right")
     for name, f in figures.items():

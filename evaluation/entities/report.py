@@ -56,7 +56,7 @@ class EntityReport(BaseModel):
     documents: int
     gold_mentions: int
     configurations: list[ConfigurationFigures]
-    errors: list[MentionError]  # of the last configuration (every rule on)
+    errors: list[MentionError]  # of the last configuration (the default rules: what the extract stage runs)
 
 
 def _f(value: float | None) -> str:

@@ -202,6 +202,33 @@ def _known_names(doc: Doc, found: list[RawMention], known: KnownNames, taken: se
     return matches
 
 
+def _plural_names_after_the(doc: Doc, taken: set[int]) -> list[RawMention]:
+    """ "the Islanders": one capitalised plural proper noun after "the", no entity of the model's (of any type:
+    "the Democrats" is its NORP), not the first word of a longer name."""
+    found = []
+    for token in doc[1:]:
+        i = token.i
+        following = doc[i + 1] if i + 1 < len(doc) else None
+        if (
+            i in taken
+            or token.ent_type_
+            or token.pos_ != "PROPN"
+            or not _capitalised(token)
+            or not token.text.isalpha()
+            or len(token.text) < 4
+            or not token.text.endswith("s")
+            or token.text.endswith("ss")
+            or doc[i - 1].lower_ != "the"
+            or (following is not None and following.pos_ == "PROPN" and _capitalised(following))
+        ):
+            continue
+        end = _with_possessive(doc, i + 1)
+        taken.update(range(i, end))
+        why = f"a plural proper noun after {doc[i - 1].text!r}: a team or a band"
+        found.append(_mention(doc, i, end, "ORG", "plural", MODEL_VOTE, why))
+    return found
+
+
 def _name_run(token: Token, taken: set[int]) -> tuple[int, int] | None:
     """The capitalised proper nouns ending at `token` ("Jared" + "Leto"), none already a mention."""
     if token.pos_ != "PROPN" or not _capitalised(token) or token.i in taken or token.lower_ in CALENDAR_WORDS:
@@ -323,6 +350,8 @@ def find_mentions(
             t for m in mentions if m.type == "PERSON" and len(tokens_of(m.name)) > 1 for t in tokens_of(m.name)
         )
         mentions += _repeated_person_tokens(doc, people, taken)
+    if rules.plural_names_after_the:
+        mentions += _plural_names_after_the(doc, taken)
     if rules.coordinated_names:
         mentions += _coordinated_names(doc, sorted(mentions, key=lambda m: m.start), taken, rules)
     mentions.sort(key=lambda m: m.start)

@@ -58,7 +58,7 @@ def _render(report: EntityReport, paths: dict[str, Path]) -> None:
     from evaluation.entities.report import COLUMNS, TYPE_COLUMNS, by_type, row
 
     table = Table(
-        title=f"entities ({report.split}): {report.documents} documents, {report.gold_mentions} gold mentions (exact spans)"
+        title=f"entities ({report.split}): {report.documents} documents, {report.gold_mentions} gold mentions"
     )
     for column in COLUMNS:
         table.add_column(column, justify="left" if column == "configuration" else "right", no_wrap=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.entities.gold import GoldDocument, GoldError, GoldMention, load_gold, split_documents
-from evaluation.entities.run import BASELINE, NO_RULES, configurations, evaluate, paragraphs
+from evaluation.entities.run import BASELINE, DEFAULTS, NO_RULES, configurations, evaluate, paragraphs
 from evaluation.entities.scoring import DocumentPrediction, Predicted, core_span, score
 from extract.entities.rules import EntityRules
 from extract.entities.types import ENTITY_TYPES
@@ -152,8 +152,10 @@ def test_paragraph_offsets_point_into_the_document():
 def test_configurations_follow_the_rule_names_cumulatively():
     names = [c.name for c in configurations()]
     assert names[:2] == [BASELINE, NO_RULES]
-    assert names[2:] == [f"+ {rule}" for rule in EntityRules.names()]
+    assert names[2 : 2 + len(EntityRules.names())] == [f"+ {rule}" for rule in EntityRules.names()]
+    assert configurations()[1 + len(EntityRules.names())].rules == EntityRules.none().with_rules(*EntityRules.names())
     assert configurations()[-1].rules == EntityRules()  # the last one is what the extract stage runs
+    assert (names[-1] == DEFAULTS) == (EntityRules() != EntityRules.none().with_rules(*EntityRules.names()))
 
 
 def test_the_evaluation_runs_on_the_doja_cat_passage():
