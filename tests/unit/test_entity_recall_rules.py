@@ -62,7 +62,8 @@ def neon_stream(rules: EntityRules = EntityRules()) -> list[list[LinkedMention]]
     return [x.mentions for x in extractor.offline(chunks)]
 
 
-# known_names is off by default (it lost on the held-out half of the gold set); its tests switch it on.
+# known_names lost on the held-out half of the gold set and stays on for the Doja Cat goal: its tests switch it on
+# explicitly, so they keep testing it whatever the default.
 KNOWN = replace(EntityRules(), known_names=True)
 
 

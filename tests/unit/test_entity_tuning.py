@@ -119,3 +119,19 @@ def test_a_plural_proper_noun_after_the_is_a_team():
     found = spans(text)
     assert ("Panthers", "ORG") in found
     assert all(t != "Democrats" for t, _ in found)  # the model's NORP: not a mention
+
+
+def test_the_default_rules_find_both_jared_leto_mentions_of_the_doja_cat_document():
+    """Why known_names and coordinated_names stay on although each lost on the held-out half (issue 16 goal)."""
+    from evaluation.entities.gold import DEFAULT_GOLD, load_gold
+    from evaluation.entities.run import linked, parse
+
+    doc = next(d for d in load_gold(DEFAULT_GOLD) if d.id == "neon-doja-cat")
+    parsed = parse([doc])
+    gold = {(m.start, m.end) for m in doc.mentions if m.text == "Jared Leto"}
+
+    def found(rules: EntityRules) -> int:
+        return sum((m.start, m.end) in gold for m in linked(parsed, rules)[doc.id].mentions)
+
+    assert len(gold) == 2 and found(EntityRules()) == 2
+    assert found(replace(EntityRules(), known_names=False)) == 1
