@@ -2,7 +2,7 @@
 throughput, for issue 16's goals:
 
   - PERSON and ORG mention recall and precision (exact spans, type right), type accuracy and linking accuracy
-    with every entity rule on (what the extract stage runs), each against the plain spaCy model (baseline);
+    with the default entity rules (what the extract stage runs), each against the plain spaCy model (baseline);
   - on NEON's Doja Cat passage: "Jared Leto" found, and the share of its short forms ("Leto", "Karl",
     "Lagerfeld") linked to their full names;
   - M0 (offline) chunks/s through ChunkExtractor on the deduplicated chunks of the bundled pages, against
@@ -127,7 +127,9 @@ def main() -> None:
     if args.json:
         emit(figures, " ".join(["python -m bench.entities", *sys.argv[1:]]))
         return
-    table = Table(title=f"entities: {len(gold)} gold documents, every rule on vs the spaCy model alone; M0 throughput")
+    table = Table(
+        title=f"entities: {len(gold)} gold documents, the default rules vs the spaCy model alone; M0 throughput"
+    )
     for column in ("figure", "value", "unit", "baseline", "ratio"):
         table.add_column(column, justify="left" if column in ("figure", "unit") else "right")
     for name, f in figures.items():

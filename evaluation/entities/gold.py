@@ -80,6 +80,22 @@ def load_gold(path: Path) -> list[GoldDocument]:
     return docs
 
 
+SPLITS = ("all", "dev", "test")
+
+
+def split_documents(docs: list[GoldDocument], split: str) -> list[GoldDocument]:
+    """A deterministic half of the set, so rules are tuned on one half and measured on the other: the documents
+    sorted by id, even positions are `dev` (tune on these), odd positions `test` (held out); `all` is every one.
+    File order is kept (the evaluation's stream order)."""
+    if split not in SPLITS:
+        raise GoldError(f"unknown split {split!r} (one of {', '.join(SPLITS)})", reason="gold_split")
+    if split == "all":
+        return list(docs)
+    position = {doc_id: n for n, doc_id in enumerate(sorted(d.id for d in docs))}
+    parity = 0 if split == "dev" else 1
+    return [d for d in docs if position[d.id] % 2 == parity]
+
+
 def save_gold(docs: list[GoldDocument], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = [json.dumps(d.model_dump(), ensure_ascii=False) for d in docs]

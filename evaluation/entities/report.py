@@ -52,10 +52,11 @@ class MentionError(BaseModel):
 
 class EntityReport(BaseModel):
     gold: str
+    split: str = "all"  # all | dev | test (evaluation/entities/gold.py split_documents)
     documents: int
     gold_mentions: int
     configurations: list[ConfigurationFigures]
-    errors: list[MentionError]  # of the last configuration (every rule on)
+    errors: list[MentionError]  # of the last configuration (the default rules: what the extract stage runs)
 
 
 def _f(value: float | None) -> str:
@@ -117,7 +118,9 @@ def errors(gold: list[GoldDocument], result: ConfigurationResult) -> list[Mentio
     return out
 
 
-def build_report(gold_path: Path, gold: list[GoldDocument], results: list[ConfigurationResult]) -> EntityReport:
+def build_report(
+    gold_path: Path, gold: list[GoldDocument], results: list[ConfigurationResult], split: str = "all"
+) -> EntityReport:
     configurations = [
         ConfigurationFigures(
             name=r.configuration.name,
@@ -128,6 +131,7 @@ def build_report(gold_path: Path, gold: list[GoldDocument], results: list[Config
     ]
     return EntityReport(
         gold=str(gold_path),
+        split=split,
         documents=len(gold),
         gold_mentions=sum(len(d.mentions) for d in gold),
         configurations=configurations,
@@ -168,7 +172,7 @@ def _html(report: EntityReport, png: Path) -> str:
     spurious = len(report.errors) - missed
     return (
         "<!doctype html><meta charset='utf-8'><title>entities</title>"
-        f"<h1>Entities — {html.escape(report.gold)}</h1>"
+        f"<h1>Entities — {html.escape(report.gold)} ({html.escape(report.split)})</h1>"
         f"<p>{report.documents} documents, {report.gold_mentions} gold mentions. Exact spans (after trimming "
         "punctuation, possessives, titles and 'the'); P/R per type need the type right too.</p>"
         f"<table border='1' cellpadding='4'><tr>{head}</tr>{body}</table>"

@@ -98,8 +98,11 @@ def core_span(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def is_name(text: str) -> bool:
-    """A name has a capital letter and is not a pronoun ("She")."""
-    return any(c.isupper() for c in text) and text.strip().lower() not in PRONOUNS
+    """A name has a capital letter and is not a pronoun ("She"); an acronym is a name even when it spells one
+    ("US", "IT")."""
+    word = text.strip()
+    acronym = len(word) > 1 and word.isupper()
+    return any(c.isupper() for c in word) and (acronym or word.lower() not in PRONOUNS)
 
 
 class PRF(BaseModel):

@@ -24,6 +24,10 @@ from extract.entities.types import PERSON_CONFUSIONS
 
 FUZZY_CUTOFF = 88.0
 NEAR_IDENTICAL = 95.0
+# The words two names do not share must be alike on their own: a shared designator ("… International Holdings")
+# carries most of a whole-name similarity, so "Korvan International Holdings" is never "Varnaan International
+# Holdings" (a new name is not a typo of a known one).
+DISTINCT_WORDS_CUTOFF = 80.0
 MIN_CONTEXT_OVERLAP = 0.05
 CONTEXT_WORDS_KEPT = 300
 
@@ -256,6 +260,8 @@ class AliasIndex:
         ):
             if digits_of(candidate) != digits_of(key):
                 continue  # names that differ in digits or codes are different things
+            if not _distinct_words_alike(key, candidate):
+                continue
             for entity_id in self._visible_ids(self._by_key, candidate, as_of):
                 entity = self.entities[entity_id]
                 if entity.type != kind:
@@ -270,6 +276,14 @@ class AliasIndex:
                         f"{overlap:.2f}, same type {kind})",
                     )
         return None
+
+
+def _distinct_words_alike(a: str, b: str) -> bool:
+    """The words of each name that the other lacks, compared alone (nothing differs: alike)."""
+    a_words, b_words = a.split(), b.split()
+    a_rest = " ".join(w for w in a_words if w not in b_words)
+    b_rest = " ".join(w for w in b_words if w not in a_words)
+    return not a_rest or not b_rest or fuzz.ratio(a_rest, b_rest) >= DISTINCT_WORDS_CUTOFF
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:

@@ -13,8 +13,8 @@ from dataclasses import dataclass, replace
 
 from spacy.tokens import Doc, Span, Token
 
-from extract.entities.evidence import DESCRIPTION_NOUNS, org_by_designator, person_by_first_name
-from extract.entities.names import CALENDAR_WORDS, clean_name, name_key, tokens_of
+from extract.entities.evidence import DESCRIPTION_NOUNS, first_names, org_by_designator, person_by_first_name
+from extract.entities.names import CALENDAR_WORDS, TITLES, clean_name, name_key, tokens_of
 from extract.entities.rules import EntityRules
 from extract.entities.types import LABEL_TO_TYPE
 
@@ -55,7 +55,11 @@ def _widen(span: Span) -> Span:
     followed by a capitalised proper noun ("Oscar" + "de la Renta")."""
     doc, end = span.doc, span.end
     while (
-        end < len(doc) and doc[end - 1].dep_ == "compound" and doc[end - 1].head.i == end and doc[end].pos_ == "PROPN"
+        end < len(doc)
+        and doc[end - 1].dep_ == "compound"
+        and doc[end - 1].head.i == end
+        and doc[end].pos_ == "PROPN"
+        and not _title_word(doc[end])  # "US" + "President" is no name
     ):
         end += 1
     particles = end
@@ -64,6 +68,51 @@ def _widen(span: Span) -> Span:
     if particles > end and particles < len(doc) and doc[particles].pos_ == "PROPN" and _capitalised(doc[particles]):
         end = particles + 1
     return doc[span.start : end]
+
+
+def _title_word(token: Token) -> bool:
+    return token.lower_.rstrip(".") in TITLES and token.lower_ != "the"
+
+
+POSSESSIVES = frozenset({"'s", "’s", "'", "’"})
+
+
+def _edge_noise(token: Token) -> bool:
+    """Never the first or last word of a name: punctuation, a conjunction, a preposition, a lower-case word."""
+    lower_case = not token.text[:1].isupper() and not token.text[:1].isdigit()
+    return token.is_punct or token.pos_ in {"CCONJ", "ADP", "DET"} or lower_case
+
+
+def _tidy(span: Span, kind: str) -> list[tuple[int, int]]:
+    """The name parts of a model span (token offsets), by `EntityRules.tidy_spans`: see there."""
+    doc, start, end = span.doc, span.start, span.end
+    for i in range(start + 1, end - 1):  # a verb inside ("Garrett hit Rudolph") ends the name before it
+        if doc[i].pos_ in {"VERB", "AUX"} and doc[i].text.islower():
+            end = i
+            break
+    if end - start > 1 and all(_title_word(t) or t.is_punct for t in doc[start:end]):
+        return []  # titles alone ("Lt Col")
+    possessive = 1 if end - start > 1 and doc[end - 1].lower_ in POSSESSIVES else 0  # kept, as the model gave it
+    end -= possessive
+    while start < end and (_edge_noise(doc[start]) or doc[start].lower_ in POSSESSIVES):
+        start += 1
+    while start + 1 < end and _title_word(doc[start]):
+        start += 1
+    # A person's name may end in a title word ("Kevin King"); a place or an organisation does not ("… Gov.").
+    while end > start and (_edge_noise(doc[end - 1]) or (kind != "PERSON" and _title_word(doc[end - 1]))):
+        end -= 1
+    if start >= end or (end - start == 1 and len(doc[start].text) == 1):
+        return []  # nothing left, or a lone letter ("Kristi Noem (R)")
+    end += possessive
+    if kind == "PERSON" and end - start >= 3:  # "Australian Timothy Weeks", "Browns DL Sheldon Richardson"
+        names = first_names()
+        firsts = [i for i in range(start, end - 1) if doc[i].lower_ in names and _capitalised(doc[i])]
+        if firsts and firsts[0] > start:
+            start = firsts[0]
+    for i in range(start + 1, end - 2):  # "Jeff Bezos's Blue Origin": two names
+        if doc[i].lower_ in POSSESSIVES and all(_capitalised(t) for t in doc[i + 1 : end]):
+            return [(start, i), (i + 1, end)]
+    return [(start, end)]
 
 
 def _in_name_run(token) -> bool:
@@ -97,10 +146,13 @@ def _model_mentions(doc: Doc, rules: EntityRules, taken: set[int]) -> list[RawMe
         if not kind:
             continue
         span = _widen(ent) if rules.widen_split_names else ent
-        if not clean_name(span.text) or taken & set(range(span.start, span.end)):
-            continue
-        taken.update(range(span.start, span.end))
-        mentions.append(RawMention(span.start_char, span.end_char, span.text, kind, span.start, span.end))
+        parts = _tidy(span, kind) if rules.tidy_spans else [(span.start, span.end)]
+        for start, end in parts:
+            part = doc[start:end]
+            if not clean_name(part.text) or taken & set(range(start, end)):
+                continue
+            taken.update(range(start, end))
+            mentions.append(RawMention(part.start_char, part.end_char, part.text, kind, start, end))
     return mentions
 
 
@@ -150,6 +202,33 @@ def _known_names(doc: Doc, found: list[RawMention], known: KnownNames, taken: se
     return matches
 
 
+def _plural_names_after_the(doc: Doc, taken: set[int]) -> list[RawMention]:
+    """ "the Islanders": one capitalised plural proper noun after "the", no entity of the model's (of any type:
+    "the Democrats" is its NORP), not the first word of a longer name."""
+    found = []
+    for token in doc[1:]:
+        i = token.i
+        following = doc[i + 1] if i + 1 < len(doc) else None
+        if (
+            i in taken
+            or token.ent_type_
+            or token.pos_ != "PROPN"
+            or not _capitalised(token)
+            or not token.text.isalpha()
+            or len(token.text) < 4
+            or not token.text.endswith("s")
+            or token.text.endswith("ss")
+            or doc[i - 1].lower_ != "the"
+            or (following is not None and following.pos_ == "PROPN" and _capitalised(following))
+        ):
+            continue
+        end = _with_possessive(doc, i + 1)
+        taken.update(range(i, end))
+        why = f"a plural proper noun after {doc[i - 1].text!r}: a team or a band"
+        found.append(_mention(doc, i, end, "ORG", "plural", MODEL_VOTE, why))
+    return found
+
+
 def _name_run(token: Token, taken: set[int]) -> tuple[int, int] | None:
     """The capitalised proper nouns ending at `token` ("Jared" + "Leto"), none already a mention."""
     if token.pos_ != "PROPN" or not _capitalised(token) or token.i in taken or token.lower_ in CALENDAR_WORDS:
@@ -167,7 +246,7 @@ def _name_run(token: Token, taken: set[int]) -> tuple[int, int] | None:
     return start, token.i + 1
 
 
-def _coordinated_names(doc: Doc, found: list[RawMention], taken: set[int]) -> list[RawMention]:
+def _coordinated_names(doc: Doc, found: list[RawMention], taken: set[int], rules: EntityRules) -> list[RawMention]:
     """Proper-noun runs in a conjunction or apposition with a mention: the model recognised one of the pair."""
     runs = []
     for m in found:
@@ -177,6 +256,8 @@ def _coordinated_names(doc: Doc, found: list[RawMention], taken: set[int]) -> li
             partners.append(root.head)
         for partner in partners:
             run = _name_run(partner, taken)
+            if run is not None and rules.tidy_spans:
+                run = next(iter(_tidy(doc[run[0] : run[1]], "PERSON")), None)
             if run is None or not clean_name(doc[run[0] : run[1]].text):
                 continue
             words = tokens_of(doc[run[0] : run[1]].text)
@@ -202,6 +283,17 @@ def _appositive_type(span: Span) -> tuple[str, str] | None:
     return None
 
 
+def _after_the(span: Span) -> bool:
+    """One word after "the", not modifying a noun ("the Bruins", not "the Trump administration")."""
+    doc = span.doc
+    return (
+        len(span) == 1
+        and span.start > 0
+        and doc[span.start - 1].lower_ == "the"
+        and span.root.dep_ not in {"compound", "amod", "poss"}
+    )
+
+
 def _subject_of_later_pronoun(span: Span, found: list[RawMention]) -> str | None:
     """A sentence subject followed, before any other mention, by "she"/"his"… of the same sentence."""
     if span.root.dep_ not in {"nsubj", "nsubjpass"}:
@@ -223,7 +315,12 @@ def _typed(doc: Doc, m: RawMention, found: list[RawMention], rules: EntityRules)
         verdicts.append(appositive)
     if rules.org_designators and m.type == "PERSON" and org_by_designator(words):
         verdicts.append(("ORG", f"{words[-1]!r} ends an organisation's name"))
-    if rules.first_name_person and m.type != "PERSON" and person_by_first_name(words):
+    if rules.org_designators and m.type == "PERSON" and _after_the(span):
+        verdicts.append(("ORG", f"a lone name after 'the' ({span.text!r}) is no person"))
+    spelt_as_name = all(_capitalised(t) or t.lower_ in NAME_PARTICLES or t.lower_ in POSSESSIVES for t in span)
+    if rules.first_name_person and spelt_as_name and person_by_first_name(words):
+        # also when the model said PERSON: the evidence outweighs the model's labels of its short forms in the
+        # type vote ("Donald Trump" once, then "Trump" labelled ORG three times)
         verdicts.append(("PERSON", f"{words[0]!r} is a first name"))
     confusable = m.type in {"ORG", "PLACE", "PRODUCT", "WORK"} and not org_by_designator(words)
     if rules.pronoun_person_evidence and confusable and (why := _subject_of_later_pronoun(span, found)):
@@ -253,7 +350,9 @@ def find_mentions(
             t for m in mentions if m.type == "PERSON" and len(tokens_of(m.name)) > 1 for t in tokens_of(m.name)
         )
         mentions += _repeated_person_tokens(doc, people, taken)
+    if rules.plural_names_after_the:
+        mentions += _plural_names_after_the(doc, taken)
     if rules.coordinated_names:
-        mentions += _coordinated_names(doc, sorted(mentions, key=lambda m: m.start), taken)
+        mentions += _coordinated_names(doc, sorted(mentions, key=lambda m: m.start), taken, rules)
     mentions.sort(key=lambda m: m.start)
     return [_typed(doc, m, mentions, rules) for m in mentions]

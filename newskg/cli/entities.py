@@ -27,23 +27,29 @@ def eval_entities(
     out: Path | None = typer.Option(
         None, "--out", file_okay=False, help="Report folder (default: <data dir>/eval/entities-<gold file>)."
     ),
+    split: str = typer.Option(
+        "all",
+        "--split",
+        help="Which documents: all, dev (even positions by sorted id: tune rules on these) or test (odd: held out).",
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """Exact-span P/R/F1 per type (and lenient overlap), type accuracy and linking accuracy: the spaCy model
     alone, the linker with no rule, then each rule of EntityRules switched on cumulatively."""
-    from evaluation.entities.gold import load_gold
+    from evaluation.entities.gold import load_gold, split_documents
     from evaluation.entities.report import build_report, write_report
     from evaluation.entities.run import configurations, evaluate
 
     try:
-        documents = load_gold(gold)
+        documents = split_documents(load_gold(gold), split)
     except NewskgError as exc:
         fail(str(exc))
     with Progress(console=console, transient=True, disable=as_json) as progress:
         task = progress.add_task(f"{len(documents)} documents", total=len(configurations()))
         results = list(evaluate(documents, on_done=lambda _: progress.advance(task)))
-    report = build_report(gold, documents, results)
-    paths = write_report(report, out or get_settings().data_dir / "eval" / f"entities-{gold.stem}")
+    report = build_report(gold, documents, results, split)
+    suffix = "" if split == "all" else f"-{split}"
+    paths = write_report(report, out or get_settings().data_dir / "eval" / f"entities-{gold.stem}{suffix}")
     data = {"report": report.model_dump(exclude={"errors"}), "files": {k: str(v) for k, v in paths.items()}}
     emit(data, as_json, lambda _: _render(report, paths))
 
@@ -51,7 +57,9 @@ def eval_entities(
 def _render(report: EntityReport, paths: dict[str, Path]) -> None:
     from evaluation.entities.report import COLUMNS, TYPE_COLUMNS, by_type, row
 
-    table = Table(title=f"entities: {report.documents} documents, {report.gold_mentions} gold mentions (exact spans)")
+    table = Table(
+        title=f"entities ({report.split}): {report.documents} documents, {report.gold_mentions} gold mentions"
+    )
     for column in COLUMNS:
         table.add_column(column, justify="left" if column == "configuration" else "right", no_wrap=True)
     for configuration in report.configurations:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.entities.gold import GoldDocument, GoldError, GoldMention, load_gold
-from evaluation.entities.run import BASELINE, NO_RULES, configurations, evaluate, paragraphs
+from evaluation.entities.gold import GoldDocument, GoldError, GoldMention, load_gold, split_documents
+from evaluation.entities.run import BASELINE, DEFAULTS, NO_RULES, configurations, evaluate, paragraphs
 from evaluation.entities.scoring import DocumentPrediction, Predicted, core_span, score
 from extract.entities.rules import EntityRules
 from extract.entities.types import ENTITY_TYPES
@@ -152,8 +152,10 @@ def test_paragraph_offsets_point_into_the_document():
 def test_configurations_follow_the_rule_names_cumulatively():
     names = [c.name for c in configurations()]
     assert names[:2] == [BASELINE, NO_RULES]
-    assert names[2:] == [f"+ {rule}" for rule in EntityRules.names()]
+    assert names[2 : 2 + len(EntityRules.names())] == [f"+ {rule}" for rule in EntityRules.names()]
+    assert configurations()[1 + len(EntityRules.names())].rules == EntityRules.none().with_rules(*EntityRules.names())
     assert configurations()[-1].rules == EntityRules()  # the last one is what the extract stage runs
+    assert (names[-1] == DEFAULTS) == (EntityRules() != EntityRules.none().with_rules(*EntityRules.names()))
 
 
 def test_the_evaluation_runs_on_the_doja_cat_passage():
@@ -219,3 +221,26 @@ def test_long_bodies_are_cut_at_a_line_break_before_2500_characters():
     text = cut(body)
     assert len(text) <= MAX_CHARS and body.startswith(text) and body[len(text) :].lstrip(" ")[0] == "\n"
     assert cut("short\nbody") == "short\nbody"
+
+
+def test_the_dev_and_test_splits_are_disjoint_halves_by_sorted_id_parity():
+    docs = load_gold(GOLD)
+    dev, test = split_documents(docs, "dev"), split_documents(docs, "test")
+    ids = sorted(d.id for d in docs)
+    assert [d.id for d in dev] == [d.id for d in docs if d.id in ids[0::2]]  # file order kept
+    assert {d.id for d in test} == set(ids[1::2]) and len(dev) == len(test) == 13
+    assert split_documents(docs, "all") == docs
+    with pytest.raises(GoldError, match="unknown split"):
+        split_documents(docs, "train")
+
+
+def test_eval_entities_command_scores_only_the_chosen_split(tmp_path):
+    lines = GOLD.read_text(encoding="utf-8").splitlines()[:4]
+    gold = tmp_path / "four.jsonl"
+    gold.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ids = sorted(json.loads(line)["id"] for line in lines)
+    expected = sum(len(json.loads(line)["mentions"]) for line in lines if json.loads(line)["id"] in ids[1::2])
+    args = ("eval", "entities", "--gold", str(gold), "--split", "test", "--out", str(tmp_path / "r"), "--json")
+    data = json.loads(newskg(*args, env=_cli_env(tmp_path)).stdout)
+    assert data["report"]["split"] == "test" and data["report"]["documents"] == 2
+    assert data["report"]["gold_mentions"] == expected

@@ -62,6 +62,11 @@ def neon_stream(rules: EntityRules = EntityRules()) -> list[list[LinkedMention]]
     return [x.mentions for x in extractor.offline(chunks)]
 
 
+# known_names lost on the held-out half of the gold set and stays on for the Doja Cat goal: its tests switch it on
+# explicitly, so they keep testing it whatever the default.
+KNOWN = replace(EntityRules(), known_names=True)
+
+
 def all_but(name: str) -> EntityRules:
     return replace(EntityRules(), **{name: False})
 
@@ -113,7 +118,7 @@ def test_neon_passage_without_the_appositive_rule_types_choupette_org():
 def test_a_name_recognised_earlier_in_the_stream_is_recognised_after():
     """The model tags "Doja Cat" in the first article and misses it in the second: the known-name matcher finds
     it there, as of the second chunk (ingested after the first)."""
-    extractor = ChunkExtractor(Linker(AliasIndex()))
+    extractor = ChunkExtractor(Linker(AliasIndex(), rules=KNOWN))
     texts = [NEON_SNIPPETS[1][1], "May 1, 2023: Doja Cat and Jared Leto deliver Lagerfeld-inspired looks."]
     for n, text in enumerate(texts):
         (result,) = extractor.offline([chunk(text, article=f"a{n}", cid=f"c{n}", ingested_ms=n + 1)])
@@ -128,7 +133,7 @@ def test_a_name_recognised_earlier_in_the_stream_is_recognised_after():
 def test_the_known_name_matcher_consults_the_index_as_of_the_chunk():
     """A name first seen in a chunk ingested later is not recognised in an earlier one."""
     index = AliasIndex()
-    extractor = ChunkExtractor(Linker(index))
+    extractor = ChunkExtractor(Linker(index, rules=KNOWN))
     extractor.offline([chunk(NEON_SNIPPETS[1][1], article="later", cid="c9", ingested_ms=9)])
     (early,) = extractor.offline(
         [chunk("May 1, 2023: Doja Cat and Jared Leto deliver Lagerfeld-inspired looks.", cid="c1")]
@@ -142,12 +147,13 @@ def test_a_first_name_makes_a_person_of_a_mistyped_name():
     assert with_rule["Jared Leto"] == "PERSON"
     index = AliasIndex()
     index.add("e_jl", "Jared Leto", "ORG")  # a name the model once mistyped ORG
-    typed = {m.name: m.type for m in link_one("Later, Jared Leto thanked the hosts.", index=index)}
+    typed = {m.name: m.type for m in link_one("Later, Jared Leto thanked the hosts.", KNOWN, index)}
     assert typed["Jared Leto"] == "PERSON"
     index = AliasIndex()
     index.add("e_jl", "Jared Leto", "ORG")
     untyped = {
-        m.name: m.type for m in link_one("Later, Jared Leto thanked the hosts.", all_but("first_name_person"), index)
+        m.name: m.type
+        for m in link_one("Later, Jared Leto thanked the hosts.", replace(KNOWN, first_name_person=False), index)
     }
     assert untyped["Jared Leto"] == "ORG"
 
@@ -294,7 +300,7 @@ def test_a_kb_id_takes_precedence_over_a_content_hash_id_seen_before(tmp_path):
     from extract.entities.kb import load_kb
 
     index = AliasIndex()
-    extractor = ChunkExtractor(Linker(index))
+    extractor = ChunkExtractor(Linker(index, rules=KNOWN))  # the model misses "Jared Leto" in the second chunk
     (before,) = extractor.offline([chunk("Jared Leto arrived at the gala.", cid="c1", ingested_ms=1)])
     hashed = by_text(before.mentions)["Jared Leto"].entity_id
     assert hashed.startswith("e_")
