@@ -182,6 +182,16 @@ def explore_router(store: GraphStore, limits: ConsoleLimits | None = None) -> AP
     console = limits or ConsoleLimits()
     router = APIRouter(tags=["explore"])
 
+    @router.get("/v1/explore/days")
+    def days() -> dict[str, object]:
+        """The first and last publication day with mentions in the graph (the page's date slider bounds)."""
+        rows = store.conn.read(DAY_RANGE, {"as_of_day": AsOf.of(None).day})
+        first, last = (rows[0].get("first"), rows[0].get("last")) if rows else (None, None)
+        return {
+            "first": day_iso(first) if isinstance(first, int) else None,
+            "last": day_iso(last) if isinstance(last, int) else None,
+        }
+
     @router.get("/v1/explore/search")
     def search(
         q: Annotated[str, Query(min_length=1, max_length=200, description="part of a name or alias")],
