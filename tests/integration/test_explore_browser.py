@@ -29,7 +29,8 @@ from newskg.wiring import Wiring
 from qa.api import create_app
 from tests.support.synthetic import synthetic_world
 
-pytestmark = pytest.mark.integration
+# the synthetic stream through the real pipeline takes most of it (1-4 min on this shared 2-core machine)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
 KEY = "browser-key"
 # A statement of seconds (400 million rows): the server stops it at the console's 2 s timeout.
@@ -40,7 +41,7 @@ SLOW = "UNWIND range(1, 20000) AS a UNWIND range(1, 20000) AS b WITH a, b WHERE 
 def served(stack, tmp_path_factory) -> Iterator[str]:
     """The API app (with an API key) on a free port over a synthetic-stream graph; its base URL."""
     with (
-        synthetic_world(stack, tmp_path_factory.mktemp("explore"), seed=11, events=6) as world,
+        synthetic_world(stack, tmp_path_factory.mktemp("explore"), seed=11, events=4) as world,
         Wiring(world.settings) as wiring,
     ):
         service = qa_service(wiring)
