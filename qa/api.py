@@ -196,7 +196,7 @@ def create_app(
         rows = await blocking(service.store.timeline, entity_id, first, last, view, limit)
         return _json({"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows})
 
-    app.include_router(explore_router(service.store))  # behind the same key check (Gate)
+    app.include_router(explore_router(lambda: service.store))  # behind the same key check (Gate)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Annotated, Literal
@@ -177,15 +178,16 @@ def _latest_day(store: GraphStore, as_of: AsOf) -> int:
     return last if isinstance(last, int) else day_key(dt.datetime.now(dt.UTC).date())
 
 
-def explore_router(store: GraphStore, limits: ConsoleLimits | None = None) -> APIRouter:
-    """The explorer's endpoints; include it in the API app (the app's key check covers /v1/explore)."""
+def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | None = None) -> APIRouter:
+    """The explorer's endpoints; include it in the API app (the app's key check covers /v1/explore). `store_of`
+    gives the graph store when a request comes (the app may be built before its service)."""
     console = limits or ConsoleLimits()
     router = APIRouter(tags=["explore"])
 
     @router.get("/v1/explore/days")
     def days() -> dict[str, object]:
         """The first and last publication day with mentions in the graph (the page's date slider bounds)."""
-        rows = store.conn.read(DAY_RANGE, {"as_of_day": AsOf.of(None).day})
+        rows = store_of().conn.read(DAY_RANGE, {"as_of_day": AsOf.of(None).day})
         first, last = (rows[0].get("first"), rows[0].get("last")) if rows else (None, None)
         return {
             "first": day_iso(first) if isinstance(first, int) else None,
@@ -201,7 +203,7 @@ def explore_router(store: GraphStore, limits: ConsoleLimits | None = None) -> AP
     ) -> dict[str, object]:
         """Suggestions: entities whose name or an alias contains `q`, as of the day, with their counts then."""
         view = _as_of(as_of)
-        rows = explore.search(store, q, view, limit, type)
+        rows = explore.search(store_of(), q, view, limit, type)
         return {"q": q, "as_of": view.iso, "entities": [asdict(r) | {"aliases": r.aliases or []} for r in rows]}
 
     @router.get("/v1/explore/entities/{entity_id}/neighbourhood")
@@ -215,11 +217,11 @@ def explore_router(store: GraphStore, limits: ConsoleLimits | None = None) -> AP
     ) -> dict[str, object]:
         """The entity, its visible interactions (edges) and the entities they name, as of the day."""
         view = _as_of(as_of)
-        if not explore.nodes(store, [entity_id], view):
+        if not explore.nodes(store_of(), [entity_id], view):
             raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
         window = _window(view, from_, to, variant)
         return {"entity_id": entity_id, "as_of": view.iso} | build_view(
-            store, [entity_id], view, window, type
+            store_of(), [entity_id], view, window, type
         ).as_dict()
 
     @router.get("/v1/explore/entities/{entity_id}/timeline")
@@ -232,12 +234,12 @@ def explore_router(store: GraphStore, limits: ConsoleLimits | None = None) -> AP
     ) -> dict[str, object]:
         """Daily mentions (chunks per publication day, ingested by the as-of day) and the NEON spike days."""
         view = _as_of(as_of)
-        found = explore.nodes(store, [entity_id], view)
+        found = explore.nodes(store_of(), [entity_id], view)
         if not found:
             raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
-        last = _latest_day(store, view)
+        last = _latest_day(store_of(), view)
         first = _minus_days(last, days - 1)
-        counts = {r.day: r.chunks for r in explore.daily_mentions(store, entity_id, first, last, view)}
+        counts = {r.day: r.chunks for r in explore.daily_mentions(store_of(), entity_id, first, last, view)}
         series = detect(counts, first, last, SpikeRule(window, sigma), entity_id, found[0].name)
         return {"as_of": view.iso, "rule": {"window": window, "sigma": sigma}} | series.as_dict()
 
@@ -245,11 +247,13 @@ def explore_router(store: GraphStore, limits: ConsoleLimits | None = None) -> AP
     def evidence(interaction_id: EntityIdParam, as_of: AsOfParam = None) -> dict[str, object]:
         """The chunks that state the interaction, with article, source and times, as of the day."""
         view = _as_of(as_of)
-        rows = explore.evidence(store, interaction_id, view)
+        rows = explore.evidence(store_of(), interaction_id, view)
         if not rows:
             raise HTTPException(404, f"no interaction {interaction_id!r}" + (f" as of {as_of}" if as_of else ""))
         first = rows[0]
-        names = {e.id: e.name for e in explore.nodes(store, [first.subject_id, *filter(None, [first.object_id])], view)}
+        names = {
+            e.id: e.name for e in explore.nodes(store_of(), [first.subject_id, *filter(None, [first.object_id])], view)
+        }
         chunks = [
             {k: v for k, v in asdict(r).items() if k not in ("text", "event_day", "variant", "subject_id", "object_id")}
             for r in rows
@@ -273,7 +277,7 @@ def explore_router(store: GraphStore, limits: ConsoleLimits | None = None) -> AP
         if len(request.query) > console.max_chars:
             raise HTTPException(422, f"the query is {len(request.query)} characters; at most {console.max_chars}")
         try:
-            result = store.conn.console_read(request.query, request.params, console.timeout_ms, console.max_rows)
+            result = store_of().conn.console_read(request.query, request.params, console.timeout_ms, console.max_rows)
         except ConsoleRefused as exc:
             return JSONResponse({"detail": str(exc), "reason": exc.reason}, status_code=REFUSAL_STATUS[exc.reason])
         return JSONResponse(asdict(result) | {"timeout_ms": console.timeout_ms, "max_rows": console.max_rows})
@@ -293,7 +297,7 @@ def explore_router(store: GraphStore, limits: ConsoleLimits | None = None) -> AP
         """The view of these entities (as the page shows it) as JSON or GraphML."""
         view = _as_of(as_of)
         window = _window(view, from_, to, variant)
-        built = build_view(store, sorted(set(entity)), view, window, type)
+        built = build_view(store_of(), sorted(set(entity)), view, window, type)
         name = f"newskg-{view.iso or 'now'}.{format}"
         headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         if format == "graphml":

@@ -85,7 +85,7 @@ def client(isolated):
     ]
     store.write_batch(chunks=[*met, *spoke], entities=[ADA, BABBAGE, SOCIETY], mentions=mentions, interactions=facts)
     app = FastAPI()
-    app.include_router(explore_router(store, ConsoleLimits(timeout_ms=300, max_rows=5, max_chars=200)))
+    app.include_router(explore_router(lambda: store, ConsoleLimits(timeout_ms=300, max_rows=5, max_chars=200)))
     try:
         yield TestClient(app)
     finally:

@@ -20,7 +20,6 @@ from PIL import Image, ImageStat
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.remote.webdriver import WebDriver
 
 from core.timeaxes import day_from_key, day_iso, day_key
 from newskg.pipeline import qa_service
@@ -60,7 +59,7 @@ def served(stack, tmp_path_factory) -> Iterator[str]:
 
 
 @pytest.fixture
-def browser(tmp_path) -> Iterator[WebDriver]:
+def browser(tmp_path) -> Iterator[webdriver.Chrome]:
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
@@ -100,12 +99,12 @@ def api(base: str, path: str, **params: Any) -> Any:
     return response.json()
 
 
-def severe_logs(driver: WebDriver) -> list[str]:
-    logs: list[dict[str, Any]] = driver.get_log("browser")  # pyright: ignore[reportUnknownMemberType]
+def severe_logs(driver: webdriver.Chrome) -> list[str]:
+    logs: list[dict[str, Any]] = driver.get_log("browser")
     return [entry["message"] for entry in logs if entry["level"] == "SEVERE"]
 
 
-def screenshot(driver: WebDriver, folder: Path, name: str) -> Path:
+def screenshot(driver: webdriver.Chrome, folder: Path, name: str) -> Path:
     """Save and check the screenshot is not blank (its pixels vary)."""
     path = folder / f"{name}.png"
     assert driver.save_screenshot(str(path))
@@ -115,15 +114,15 @@ def screenshot(driver: WebDriver, folder: Path, name: str) -> Path:
     return path
 
 
-def js(driver: WebDriver, script: str, *args: Any) -> Any:
-    return driver.execute_script(script, *args)  # pyright: ignore[reportUnknownMemberType]
+def js(driver: webdriver.Chrome, script: str, *args: Any) -> Any:
+    return driver.execute_script(script, *args)
 
 
-def graph_ids(driver: WebDriver, kind: str) -> set[str]:
+def graph_ids(driver: webdriver.Chrome, kind: str) -> set[str]:
     return set(js(driver, f"return cy ? cy.{kind}().map((e) => e.id()) : []"))
 
 
-def set_input(driver: WebDriver, element_id: str, value: str) -> None:
+def set_input(driver: webdriver.Chrome, element_id: str, value: str) -> None:
     js(
         driver,
         "const el = document.getElementById(arguments[0]); el.value = arguments[1];"
@@ -212,8 +211,8 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
 
     # the evidence panel shows the chunk of an interaction
     js(browser, "showEntity(arguments[0])", hub["id"])
-    entry = wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")[0], 10, "the hub's interactions")
-    entry.click()
+    # the list is redrawn while the panel loads: click whichever item is there once it settles
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")[0].click() or True, 10, "an interaction")
     chunk = wait(lambda: browser.find_element(By.CSS_SELECTOR, "#evidence .chunk-text").text, 10, "the evidence")
     assert len(chunk) > 20
     assert browser.find_elements(By.CSS_SELECTOR, "#evidence mark"), "the entity is marked in the chunk"
