@@ -72,6 +72,12 @@ ParamValue = str | int | float | bool | None | list[str | int | float | bool | N
 class ConsoleRequest(BaseModel):
     query: str = Field(min_length=1, description="A read-only Cypher statement; values as $parameters")
     params: dict[str, ParamValue] = Field(default_factory=dict, description="The statement's parameters")
+    as_of: str | None = Field(
+        default=None,
+        pattern=DATE_PATTERN,
+        description="YYYY-MM-DD: sets $as_of_day and $as_of_ms (the as-of bounds of graph/store/reads.visible) for "
+        "the statement to filter with; the console runs the statement as written, it does not rewrite it",
+    )
 
 
 def _parse_day(value: str | None, name: str) -> int | None:
@@ -277,7 +283,8 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
         if len(request.query) > console.max_chars:
             raise HTTPException(422, f"the query is {len(request.query)} characters; at most {console.max_chars}")
         try:
-            result = store_of().conn.console_read(request.query, request.params, console.timeout_ms, console.max_rows)
+            params = {**request.params, **_as_of(request.as_of).params()}
+            result = store_of().conn.console_read(request.query, params, console.timeout_ms, console.max_rows)
         except ConsoleRefused as exc:
             return JSONResponse({"detail": str(exc), "reason": exc.reason}, status_code=REFUSAL_STATUS[exc.reason])
         return JSONResponse(asdict(result) | {"timeout_ms": console.timeout_ms, "max_rows": console.max_rows})

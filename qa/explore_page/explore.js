@@ -313,7 +313,7 @@ async function runCypher() {
     $("cypher-status").textContent = "parameters are not JSON";
     return;
   }
-  const response = await api("/v1/explore/cypher", {}, { method: "POST", body: JSON.stringify({ query: $("cypher").value, params }) });
+  const response = await api("/v1/explore/cypher", {}, { method: "POST", body: JSON.stringify({ query: $("cypher").value, params, as_of: state.asOf || null }) });
   const body = await response.json();
   if (!response.ok) {
     $("cypher-status").textContent = `refused (${response.status}${body.reason ? ", " + body.reason : ""}): ${JSON.stringify(body.detail)}`;

@@ -165,6 +165,12 @@ def test_console_is_read_only_bounded_and_parameterised(client):
     body = ok.json()
     assert body["columns"] == ["e", "name"] and body["rows"][0][1] == "Ada Lovelace"
     assert body["rows"][0][0]["kind"] == "node" and body["rows"][0][0]["labels"] == ["Entity"]
+    as_of = {
+        "query": "MATCH (x:Interaction) WHERE x.published_day <= $as_of_day AND x.ingested_ms <= $as_of_ms "
+        "RETURN count(x) AS n",
+        "as_of": "2023-05-05",
+    }
+    assert client.post("/v1/explore/cypher", json=as_of).json()["rows"] == [[1]]  # the later fact is not counted
     capped = client.post("/v1/explore/cypher", json={"query": "UNWIND range(1, 20) AS i RETURN i"}).json()
     assert len(capped["rows"]) == 5 and capped["truncated"] is True
     write = client.post("/v1/explore/cypher", json={"query": "CREATE (:Entity {id: 'x', name: 'Mallory'})"})

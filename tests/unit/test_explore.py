@@ -79,7 +79,8 @@ def test_graphml_has_the_nodes_and_the_drawn_edges():
         "day": "2023-05-01",
         "n_sources": "2",
     }
-    assert root.find(".//g:node[@id='b']/g:data[@key='name']", ns).text == "Bab <&>"
+    name = root.find(".//g:node[@id='b']/g:data[@key='name']", ns)
+    assert name is not None and name.text == "Bab <&>"
 
 
 def test_the_evaluation_uses_the_one_spike_rule():
