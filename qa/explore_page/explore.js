@@ -192,6 +192,7 @@ async function showEntity(entityId) {
     for (const edge of cy.edges().filter((e) => e.data("source") === entityId || e.data("target") === entityId)) {
       const item = document.createElement("li");
       item.textContent = edge.data("label");
+      item.dataset.id = edge.id();
       item.addEventListener("click", () => showEvidence(edge.id()));
       list.appendChild(item);
     }

@@ -213,8 +213,14 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
     js(browser, "showEntity(arguments[0])", hub["id"])
     # the list is redrawn while the panel loads: click whichever item is there once it settles
     wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")[0].click() or True, 10, "an interaction")
-    chunk = wait(lambda: browser.find_element(By.CSS_SELECTOR, "#evidence .chunk-text").text, 10, "the evidence")
-    assert len(chunk) > 20
+    clicked = browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")[0].get_attribute("data-id")
+    expected = api(base, f"/v1/explore/interactions/{clicked}/evidence", as_of=earlier)["evidence"]
+    try:
+        chunk = wait(lambda: browser.find_element(By.CSS_SELECTOR, "#evidence .chunk-text").get_attribute("textContent"), 10, "the evidence"
+    except AssertionError as exc:
+        shown = browser.find_element(By.ID, "evidence").get_attribute("textContent")
+        raise AssertionError(f"{exc}: the panel shows {shown!r}; the API: {expected}") from exc
+    assert chunk in {e["chunk_text"] for e in expected}
     assert browser.find_elements(By.CSS_SELECTOR, "#evidence mark"), "the entity is marked in the chunk"
     screenshot(browser, tmp_path, "4-evidence")
     assert severe_logs(browser) == []
