@@ -118,6 +118,11 @@ def js(driver: webdriver.Chrome, script: str, *args: Any) -> Any:
     return driver.execute_script(script, *args)
 
 
+def text_of(driver: webdriver.Chrome, selector: str) -> str:
+    """The element's text, also where the side panel has it scrolled out of view."""
+    return driver.find_element(By.CSS_SELECTOR, selector).get_attribute("textContent") or ""
+
+
 def graph_ids(driver: webdriver.Chrome, kind: str) -> set[str]:
     return set(js(driver, f"return cy ? cy.{kind}().map((e) => e.id()) : []"))
 
@@ -216,9 +221,9 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
     clicked = browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")[0].get_attribute("data-id")
     expected = api(base, f"/v1/explore/interactions/{clicked}/evidence", as_of=earlier)["evidence"]
     try:
-        chunk = wait(lambda: browser.find_element(By.CSS_SELECTOR, "#evidence .chunk-text").get_attribute("textContent"), 10, "the evidence"
+        chunk = wait(lambda: text_of(browser, "#evidence .chunk-text"), 10, "the evidence")
     except AssertionError as exc:
-        shown = browser.find_element(By.ID, "evidence").get_attribute("textContent")
+        shown = text_of(browser, "#evidence")
         raise AssertionError(f"{exc}: the panel shows {shown!r}; the API: {expected}") from exc
     assert chunk in {e["chunk_text"] for e in expected}
     assert browser.find_elements(By.CSS_SELECTOR, "#evidence mark"), "the entity is marked in the chunk"
