@@ -91,4 +91,4 @@ $NEWSKG eval irb run .newskg/eval/irb.jsonl --retrievers bm25,dense --out .newsk
 $NEWSKG services status
 echo
 echo "== 9. The graph explorer (as of any day): \`make explore\` serves it; this view opens on the most connected entity:"
-echo "   $($PY scripts/explore_url.py)"
+echo "   $($PY scripts/explore_url.py || echo "(the URL could not be made: see above)")"
