@@ -7,6 +7,8 @@ are saved under the test's temp dir and must not be blank."""
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,6 +28,7 @@ from newskg.pipeline import qa_service
 from newskg.services.process import free_port
 from newskg.wiring import Wiring
 from qa.api import create_app
+from tests.support.cli import REPO
 from tests.support.synthetic import synthetic_world
 
 # the synthetic stream through the real pipeline takes most of it (1-4 min on this shared 2-core machine)
@@ -37,8 +40,9 @@ SLOW = "UNWIND range(1, 20000) AS a UNWIND range(1, 20000) AS b WITH a, b WHERE 
 
 
 @pytest.fixture(scope="module")
-def served(stack, tmp_path_factory) -> Iterator[str]:
-    """The API app (with an API key) on a free port over a synthetic-stream graph; its base URL."""
+def served(stack, tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
+    """The API app (with an API key) on a free port over a synthetic-stream graph; its base URL and the env of the
+    graph's isolation."""
     with (
         synthetic_world(stack, tmp_path_factory.mktemp("explore"), seed=11, events=4) as world,
         Wiring(world.settings) as wiring,
@@ -52,7 +56,7 @@ def served(stack, tmp_path_factory) -> Iterator[str]:
         base = f"http://127.0.0.1:{port}"
         wait(lambda: _up(base), 30, "the API server")
         try:
-            yield base
+            yield base, world.env
         finally:
             server.should_exit = True
             thread.join(timeout=10)
@@ -158,11 +162,21 @@ def pick(base: str, last: str) -> tuple[dict[str, Any], dict[str, Any], str]:
 
 
 def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
-    base = served
+    base, env = served
     assert httpx.get(f"{base}/explore").status_code == 200  # the page holds no data: no key needed
     assert httpx.get(f"{base}/v1/explore/search", params={"q": "a"}).status_code == 401  # the data needs the key
     last = api(base, "/v1/explore/days")["last"]
     hub, neighbour, earlier = pick(base, last)
+    # `make demo` prints this view: the most connected entity as of the last day
+    printed = subprocess.run(
+        [sys.executable, "scripts/explore_url.py"],
+        env={**env, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert "/explore?entity=" in printed and printed.endswith(f"as_of={last}")
 
     # the page loads with the key typed into it (sessionStorage), with no console errors
     browser.get(f"{base}/explore")
