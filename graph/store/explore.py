@@ -36,8 +36,8 @@ WITH DISTINCT x
 WHERE {visible("x")} AND x.event_day >= $from_day AND x.event_day <= $to_day
   AND ($variant IS NULL OR x.variant = $variant)
 WITH x ORDER BY x.event_day DESC, x.published_day DESC, x.id LIMIT $limit
-OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
-WHERE {visible("c", "day")} AND {visible("a")}
+OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WHERE {visible("a")}
 WITH x, count(DISTINCT s) AS n_sources
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.published_day AS published_day,
        x.variant AS variant, x.subject_id AS subject_id, x.object_id AS object_id, n_sources
@@ -53,12 +53,14 @@ WITH e"""
     + "RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions\n"
 )
 
-# One visible interaction with every visible chunk and article that states it: the evidence and its sources.
+# One visible interaction with every chunk that states it in a visible article: the evidence and its sources. A
+# chunk is read in an article, so it is there as of D when that article is (reads.INTERACTION_SOURCES reads it so);
+# the chunk node's own times are those of its first record only.
 EVIDENCE = f"""
 MATCH (x:Interaction {{id: $id}})
 WHERE {visible("x")}
 MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
-WHERE {visible("c", "day")} AND {visible("a")}
+WHERE {visible("a")}
 RETURN x.text AS text, x.event_day AS event_day, x.variant AS variant, x.subject_id AS subject_id,
        x.object_id AS object_id, c.id AS chunk_id, c.text AS chunk_text, a.title AS title, a.url AS url,
        s.name AS source, a.published AS published, a.published_day AS published_day, a.ingested_at AS ingested_at

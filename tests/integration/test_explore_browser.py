@@ -230,9 +230,20 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
 
     # the evidence panel shows the chunk of an interaction
     js(browser, "showEntity(arguments[0])", hub["id"])
-    # the list is redrawn while the panel loads: click whichever item is there once it settles
-    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")[0].click() or True, 10, "an interaction")
-    clicked = browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")[0].get_attribute("data-id")
+    # the evidence of an interaction the hub's list shows (the list is redrawn while the panel loads)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li"), 10, "the hub's interactions")
+    listed = [li.get_attribute("data-id") for li in browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")]
+    with_sources = {
+        e["id"]
+        for e in api(base, f"/v1/explore/entities/{hub['id']}/neighbourhood", as_of=earlier)["edges"]
+        if e["n_sources"]
+    }
+    clicked = next(i for i in listed if i in with_sources)
+    wait(
+        lambda: browser.find_element(By.CSS_SELECTOR, f"#entity-edges li[data-id='{clicked}']").click() or True,
+        10,
+        "a click on the interaction",
+    )
     expected = api(base, f"/v1/explore/interactions/{clicked}/evidence", as_of=earlier)["evidence"]
     try:
         chunk = wait(lambda: text_of(browser, "#evidence .chunk-text"), 10, "the evidence")
