@@ -214,6 +214,32 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
     screenshot(browser, tmp_path, "2-expanded")
     assert severe_logs(browser) == []
 
+    js(browser, "showEntity(arguments[0])", hub["id"])
+    # the evidence of an interaction the hub's list shows (the list is redrawn while the panel loads)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li"), 10, "the hub's interactions")
+    listed = [li.get_attribute("data-id") for li in browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")]
+    with_sources = {
+        e["id"]
+        for e in api(base, f"/v1/explore/entities/{hub['id']}/neighbourhood", as_of=last)["edges"]
+        if e["n_sources"]
+    }
+    clicked = next(i for i in listed if i in with_sources)
+    wait(
+        lambda: browser.find_element(By.CSS_SELECTOR, f"#entity-edges li[data-id='{clicked}']").click() or True,
+        10,
+        "a click on the interaction",
+    )
+    expected = api(base, f"/v1/explore/interactions/{clicked}/evidence", as_of=last)["evidence"]
+    try:
+        chunk = wait(lambda: text_of(browser, "#evidence .chunk-text"), 10, "the evidence")
+    except AssertionError as exc:
+        shown = text_of(browser, "#evidence")
+        raise AssertionError(f"{exc}: the panel shows {shown!r}; the API: {expected}") from exc
+    assert chunk in {e["chunk_text"] for e in expected}
+    assert browser.find_elements(By.CSS_SELECTOR, "#evidence mark"), "the entity is marked in the chunk"
+    screenshot(browser, tmp_path, "4-evidence")
+    assert severe_logs(browser) == []
+
     # moving the date earlier removes an edge first reported later
     edges_now = graph_ids(browser, "edges")
     later = {
@@ -227,33 +253,6 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
     assert graph_ids(browser, "edges"), "the earlier edges stay"
     assert f"as_of={earlier}" in browser.current_url
     screenshot(browser, tmp_path, "3-earlier")
-
-    # the evidence panel shows the chunk of an interaction
-    js(browser, "showEntity(arguments[0])", hub["id"])
-    # the evidence of an interaction the hub's list shows (the list is redrawn while the panel loads)
-    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li"), 10, "the hub's interactions")
-    listed = [li.get_attribute("data-id") for li in browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")]
-    with_sources = {
-        e["id"]
-        for e in api(base, f"/v1/explore/entities/{hub['id']}/neighbourhood", as_of=earlier)["edges"]
-        if e["n_sources"]
-    }
-    clicked = next(i for i in listed if i in with_sources)
-    wait(
-        lambda: browser.find_element(By.CSS_SELECTOR, f"#entity-edges li[data-id='{clicked}']").click() or True,
-        10,
-        "a click on the interaction",
-    )
-    expected = api(base, f"/v1/explore/interactions/{clicked}/evidence", as_of=earlier)["evidence"]
-    try:
-        chunk = wait(lambda: text_of(browser, "#evidence .chunk-text"), 10, "the evidence")
-    except AssertionError as exc:
-        shown = text_of(browser, "#evidence")
-        raise AssertionError(f"{exc}: the panel shows {shown!r}; the API: {expected}") from exc
-    assert chunk in {e["chunk_text"] for e in expected}
-    assert browser.find_elements(By.CSS_SELECTOR, "#evidence mark"), "the entity is marked in the chunk"
-    screenshot(browser, tmp_path, "4-evidence")
-    assert severe_logs(browser) == []
 
     # the console answers a read, refuses a write and a statement past the timeout
     def console(query: str) -> str:
