@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.package-lock.json
 CHECKOV_STAMP := .venv-checkov/.setup-done
 DEV_STAMP := $(VENV)/.setup-dev-done
 
-.PHONY: setup setup-dev services demo test test-unit bench lint down clean
+.PHONY: setup setup-dev services demo explore test test-unit bench lint down clean
 
 setup-dev: $(DEV_STAMP)
 
@@ -38,6 +38,10 @@ services: setup
 
 demo: setup
 	bash scripts/demo.sh
+
+# The explorer on the demo's graph: prints its URL (the most connected entity, as of the last day), then serves.
+explore: setup
+	bash scripts/explore.sh
 
 test: setup
 	$(BIN)/python -m pytest

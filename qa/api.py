@@ -38,12 +38,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from core.timeaxes import day_key
 from graph.store.asof import AsOf, Knowledge
+from qa.explore import PAGE_PATHS, explore_router
 from qa.retrieve import Strategy
 from qa.service import QAService
 
 DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 DATE = re.compile(DATE_PATTERN)
-OPEN_PATHS = {"/healthz", "/readyz"}
+OPEN_PATHS = {"/healthz", "/readyz", *PAGE_PATHS}  # the explorer's page and scripts hold no data
 UNMATCHED = "unmatched"  # the metric label of every path no route serves
 AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
 KNOWLEDGE_HELP = (
@@ -241,6 +242,8 @@ def create_app(
             raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
         rows = await blocking(service.store.timeline, entity_id, first, last, view, limit)
         return _json({"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows})
+
+    app.include_router(explore_router(lambda: service.store))  # behind the same key check (Gate)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

@@ -89,3 +89,6 @@ echo "==    graded (deterministic grader offline; the LLM grader when one is con
 $NEWSKG eval irb generate --as-of "$LAST" --source neoqa --n 20 --seed 1 --no-llm --out .newskg/eval/irb.jsonl
 $NEWSKG eval irb run .newskg/eval/irb.jsonl --retrievers bm25,dense --out .newskg/eval/irb
 $NEWSKG services status
+echo
+echo "== 9. The graph explorer (as of any day): \`make explore\` serves it; this view opens on the most connected entity:"
+echo "   $($PY scripts/explore_url.py || echo "(the URL could not be made: see above)")"

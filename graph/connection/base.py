@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal, Self
+
+from core.errors import NewskgError
 
 Row = dict[str, object]
 Params = Mapping[str, object]
@@ -18,6 +21,24 @@ Dialect = Literal["falkordb", "neo4j"]
 
 # Deletes every node and relationship: the Cypher both dialects share (a FalkorDB graph is dropped whole).
 DELETE_ALL = "MATCH (n) DETACH DELETE n"
+
+
+ConsoleRefusal = Literal["write_refused", "timeout", "invalid_query"]
+
+
+class ConsoleRefused(NewskgError):
+    """The read-only console would not (or could not) run a statement: `reason` is one of ConsoleRefusal."""
+
+    REASON = "invalid_query"
+
+
+@dataclass(frozen=True)
+class ConsoleResult:
+    """A console statement's first rows, values made JSON-native (graph elements as dicts with a `kind`)."""
+
+    columns: list[str]
+    rows: list[list[object]]
+    truncated: bool  # more rows than the cap: only the first ones are here
 
 
 class GraphConnection(ABC):
@@ -30,6 +51,13 @@ class GraphConnection(ABC):
     def read(self, query: str, params: Params | None = None) -> list[Row]:
         """A read-only query; servers that can route reads (replicas) do so."""
         return self.run(query, params)
+
+    def console_read(self, query: str, params: Params, timeout_ms: int, max_rows: int) -> ConsoleResult:
+        """A power user's statement, enforced read-only by the server (FalkorDB GRAPH.RO_QUERY, a Neo4j read
+        transaction), stopped by the server after `timeout_ms`, at most `max_rows` rows kept. Raises
+        ConsoleRefused (reason write_refused, timeout or invalid_query). A connection that cannot enforce
+        read-only on the server refuses every statement."""
+        raise ConsoleRefused(f"the {self.dialect} connection has no read-only console", reason="invalid_query")
 
     def run_many(self, statements: Sequence[Statement]) -> None:
         """Several writes as one unit where the server has transactions (Neo4j); in order otherwise (FalkorDB

@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from typing import LiteralString, cast
 
 import neo4j
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from neo4j.exceptions import ClientError, Neo4jError, ServiceUnavailable, SessionExpired, TransientError
+from neo4j.graph import Node, Path, Relationship
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from graph.connection.base import GraphConnection, Params, Row, Statement
+from graph.connection.base import ConsoleRefused, ConsoleResult, GraphConnection, Params, Row, Statement
 
 _retry = retry(
     retry=retry_if_exception_type((TransientError, SessionExpired, ServiceUnavailable)),
@@ -61,6 +62,25 @@ class BoltConnection(GraphConnection):
     def read(self, query: str, params: Params | None = None) -> list[Row]:
         return self._run(query, params, neo4j.READ_ACCESS)
 
+    def console_read(self, query: str, params: Params, timeout_ms: int, max_rows: int) -> ConsoleResult:
+        """A read transaction (the server refuses a write in it: Neo.ClientError.Statement.AccessMode) with the
+        server's transaction timeout; only the first rows are pulled from the server."""
+        statement = neo4j.Query(_query(query), timeout=timeout_ms / 1000)
+        try:
+            with self._session(neo4j.READ_ACCESS) as session:
+                result = session.run(statement, dict(params))
+                columns = list(result.keys())
+                rows: list[list[object]] = []
+                truncated = False
+                for record in result:
+                    if len(rows) == max_rows:
+                        truncated = True
+                        break
+                    rows.append([_plain(value) for value in record.values()])
+                return ConsoleResult(columns, rows, truncated)
+        except Neo4jError as exc:
+            raise ConsoleRefused(str(exc), reason=_refusal(exc)) from exc
+
     def run_many(self, statements: Sequence[Statement]) -> None:
         """All statements in one transaction, in order (the driver retries the whole of it on transient errors)."""
 
@@ -77,3 +97,39 @@ class BoltConnection(GraphConnection):
 
     def close(self) -> None:
         self._driver.close()
+
+
+def _refusal(exc: Neo4jError) -> str:
+    code = exc.code or ""
+    if code.endswith("Statement.AccessMode") or (isinstance(exc, ClientError) and "access mode" in str(exc).lower()):
+        return "write_refused"
+    if "TransactionTimedOut" in code or "timed out" in str(exc).lower():
+        return "timeout"
+    return "invalid_query"
+
+
+def _plain(value: object) -> object:
+    """A record value as JSON-native data; nodes, relationships and paths as dicts the explorer can draw."""
+    if isinstance(value, Node):
+        return {"kind": "node", "id": value.element_id, "labels": sorted(value.labels), "properties": dict(value)}
+    if isinstance(value, Relationship):
+        start, end = value.start_node, value.end_node
+        return {
+            "kind": "relationship",
+            "id": value.element_id,
+            "type": value.type,
+            "start": start.element_id if start else None,
+            "end": end.element_id if end else None,
+            "properties": dict(value),
+        }
+    if isinstance(value, Path):
+        return {
+            "kind": "path",
+            "nodes": [_plain(n) for n in value.nodes],
+            "edges": [_plain(r) for r in value.relationships],
+        }
+    if isinstance(value, list):
+        return [_plain(v) for v in value]  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType] (record values are untyped)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType] (untyped maps)
+    return value

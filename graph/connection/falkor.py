@@ -5,9 +5,9 @@ query text we write. The client has no type information: `typings/falkordb` decl
 
 from __future__ import annotations
 
-from falkordb import FalkorDB, QueryResult
+from falkordb import Edge, FalkorDB, Node, Path, QueryResult
 
-from graph.connection.base import GraphConnection, Params, Row
+from graph.connection.base import ConsoleRefused, ConsoleResult, GraphConnection, Params, Row
 
 
 class FalkorConnection(GraphConnection):
@@ -39,6 +39,18 @@ class FalkorConnection(GraphConnection):
     def read(self, query: str, params: Params | None = None) -> list[Row]:
         return _rows(self._graph.ro_query(query, params or None))
 
+    def console_read(self, query: str, params: Params, timeout_ms: int, max_rows: int) -> ConsoleResult:
+        """GRAPH.RO_QUERY with the server's own per-query timeout: the server refuses any write."""
+        try:
+            result = self._graph.ro_query(query, params or None, timeout=timeout_ms)
+        except Exception as exc:
+            raise ConsoleRefused(str(exc), reason=_refusal(str(exc))) from exc
+        columns = [_column_name(column) for column in result.header] if result.header else []
+        rows = result.result_set[: max_rows + 1] if result.header else []
+        return ConsoleResult(
+            columns, [[_plain(value) for value in row] for row in rows[:max_rows]], truncated=len(rows) > max_rows
+        )
+
     def ping(self) -> bool:
         return bool(self._db.connection.ping())
 
@@ -69,3 +81,43 @@ def _rows(result: QueryResult) -> list[Row]:
         return []
     names = [_column_name(column) for column in result.header]
     return [dict(zip(names, row, strict=True)) for row in result.result_set]
+
+
+def _refusal(message: str) -> str:
+    """FalkorDB's error texts: "graph.RO_QUERY is to be executed only on read-only queries", "Query timed out"."""
+    lowered = message.lower()
+    if "read-only" in lowered or "read only" in lowered:
+        return "write_refused"
+    if "timed out" in lowered or "timeout" in lowered:
+        return "timeout"
+    return "invalid_query"
+
+
+def _node_id(node: int | Node) -> int:
+    return node if isinstance(node, int) else node.id
+
+
+def _plain(value: object) -> object:
+    """A result value as JSON-native data; nodes, relationships and paths as dicts the explorer can draw."""
+    if isinstance(value, Node):
+        return {"kind": "node", "id": str(value.id), "labels": value.labels or [], "properties": value.properties}
+    if isinstance(value, Edge):
+        return {
+            "kind": "relationship",
+            "id": str(value.id),
+            "type": value.relation,
+            "start": str(_node_id(value.src_node)),
+            "end": str(_node_id(value.dest_node)),
+            "properties": value.properties,
+        }
+    if isinstance(value, Path):
+        return {
+            "kind": "path",
+            "nodes": [_plain(n) for n in value.nodes()],
+            "edges": [_plain(e) for e in value.edges()],
+        }
+    if isinstance(value, list):
+        return [_plain(v) for v in value]  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType] (the client's lists are untyped)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}  # pyright: ignore[reportUnknownVariableType,reportUnknownArgumentType] (untyped maps)
+    return value

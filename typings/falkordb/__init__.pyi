@@ -1,13 +1,31 @@
 # The part of the `falkordb` client (no type information of its own) that graph/connection/falkor.py uses.
 from collections.abc import Mapping
 
+class Node:
+    id: int
+    labels: list[str] | None
+    properties: dict[str, object]
+
+class Edge:
+    id: int
+    relation: str
+    src_node: int | Node
+    dest_node: int | Node
+    properties: dict[str, object]
+
+class Path:
+    def nodes(self) -> list[Node]: ...
+    def edges(self) -> list[Edge]: ...
+
 class QueryResult:
     header: list[list[object]]  # [column type, column name] per column
     result_set: list[list[object]]
 
 class Graph:
     def query(self, q: str, params: Mapping[str, object] | None = None) -> QueryResult: ...
-    def ro_query(self, q: str, params: Mapping[str, object] | None = None) -> QueryResult: ...
+    def ro_query(
+        self, q: str, params: Mapping[str, object] | None = None, timeout: int | None = None
+    ) -> QueryResult: ...
     def delete(self) -> None: ...
 
 class Connection:

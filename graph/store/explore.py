@@ -1,0 +1,151 @@
+"""The explorer's reads (qa/explore.py), shared by Neo4j 5 and FalkorDB and every one "as of D" exactly as the QA
+reads are (graph/store/reads.visible with AsOf.params()): an interaction is an edge only if it is visible, it
+counts only the sources whose articles were visible, an entity is a node only if it exists as of D
+(reads.ENTITY_VISIBLE), and evidence shows only visible chunks of visible articles. Values are parameters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.records import Variant
+from graph.store.asof import AsOf
+from graph.store.reads import DAILY_COUNTS, ENTITY_VISIBLE, visible
+from graph.store.rows import EntityAsOf, rows_of
+from graph.store.store import GraphStore
+
+# Entities whose name or an alias contains the text (case-insensitive), as of D, the most mentioned first.
+SEARCH = (
+    """
+MATCH (e:Entity)
+WHERE (toLower(e.name) CONTAINS $q OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) CONTAINS $q))
+  AND ($type IS NULL OR e.type = $type)
+WITH e"""
+    + ENTITY_VISIBLE
+    + """
+RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions
+ORDER BY interactions DESC, mentions DESC, id
+LIMIT $limit
+"""
+)
+
+# The entity's visible interactions in the day window (one variant or all), the latest first before the limit,
+# with how many sources had reported each by D.
+NEIGHBOURHOOD = f"""
+MATCH (e:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH DISTINCT x
+WHERE {visible("x")} AND x.event_day >= $from_day AND x.event_day <= $to_day
+  AND ($variant IS NULL OR x.variant = $variant)
+WITH x ORDER BY x.event_day DESC, x.published_day DESC, x.id LIMIT $limit
+OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WHERE {visible("a")}
+WITH x, count(DISTINCT s) AS n_sources
+RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.published_day AS published_day,
+       x.variant AS variant, x.subject_id AS subject_id, x.object_id AS object_id, n_sources
+ORDER BY event_day DESC, id
+"""
+
+NODES_AS_OF = (
+    """
+UNWIND $ids AS wanted
+MATCH (e:Entity {id: wanted})
+WITH e"""
+    + ENTITY_VISIBLE
+    + "RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions\n"
+)
+
+# One visible interaction with every chunk that states it in a visible article: the evidence and its sources. A
+# chunk is read in an article, so it is there as of D when that article is (reads.INTERACTION_SOURCES reads it so);
+# the chunk node's own times are those of its first record only.
+EVIDENCE = f"""
+MATCH (x:Interaction {{id: $id}})
+WHERE {visible("x")}
+MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WHERE {visible("a")}
+RETURN x.text AS text, x.event_day AS event_day, x.variant AS variant, x.subject_id AS subject_id,
+       x.object_id AS object_id, c.id AS chunk_id, c.text AS chunk_text, a.title AS title, a.url AS url,
+       s.name AS source, a.published AS published, a.published_day AS published_day, a.ingested_at AS ingested_at
+ORDER BY published_day, source, url
+"""
+
+
+@dataclass(frozen=True)
+class EdgeRow:
+    """NEIGHBOURHOOD: a visible interaction as an edge (object_id None: a fact about the subject alone)."""
+
+    id: str
+    text: str
+    event_day: int
+    published_day: int
+    variant: Variant | None
+    subject_id: str
+    object_id: str | None
+    n_sources: int
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    """EVIDENCE: one (chunk, article) that stated the interaction, visible as of D."""
+
+    text: str
+    event_day: int
+    variant: Variant | None
+    subject_id: str
+    object_id: str | None
+    chunk_id: str
+    chunk_text: str | None
+    title: str | None
+    url: str | None
+    source: str | None
+    published: str | None
+    published_day: int | None
+    ingested_at: str | None
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: int
+    chunks: int
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which interactions an explorer view shows: event days in [first, last], one variant or all."""
+
+    first: int
+    last: int
+    variant: Variant | None = None
+
+
+def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: str | None) -> list[EntityAsOf]:
+    params = {"q": text.lower(), "type": entity_type, "limit": limit, **as_of.params()}
+    return rows_of(EntityAsOf, store.conn.read(SEARCH, params))
+
+
+def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window, limit: int) -> list[EdgeRow]:
+    params = {
+        "entity": entity_id,
+        "from_day": window.first,
+        "to_day": window.last,
+        "variant": window.variant,
+        "limit": limit,
+        **as_of.params(),
+    }
+    return rows_of(EdgeRow, store.conn.read(NEIGHBOURHOOD, params))
+
+
+def nodes(store: GraphStore, ids: list[str], as_of: AsOf) -> list[EntityAsOf]:
+    """Those of `ids` that exist as of D, with their mentions and interactions then."""
+    if not ids:
+        return []
+    return rows_of(EntityAsOf, store.conn.read(NODES_AS_OF, {"ids": ids, **as_of.params()}))
+
+
+def evidence(store: GraphStore, interaction_id: str, as_of: AsOf) -> list[EvidenceRow]:
+    return rows_of(EvidenceRow, store.conn.read(EVIDENCE, {"id": interaction_id, **as_of.params()}))
+
+
+def daily_mentions(store: GraphStore, entity_id: str, first: int, last: int, as_of: AsOf) -> list[DayCount]:
+    """Chunks mentioning the entity per publication day in [first, last], counting only days ingested by D
+    (the daily counts graph/store/mentions.py keeps: reads.DAILY_COUNTS)."""
+    params = {"entity": entity_id, "from_day": first, "to_day": min(last, as_of.day), "as_of_day": as_of.day}
+    return rows_of(DayCount, store.conn.read(DAILY_COUNTS, params))

@@ -1,0 +1,329 @@
+"""The graph explorer: JSON endpoints under /v1/explore and the page at /explore (qa/explore_page/).
+
+Everything is "as of D" (graph/store/explore.py): search with suggestions, an entity's neighbourhood, its daily
+mentions with the NEON spike days (core/spikes.py), the evidence of an interaction, a read-only Cypher console
+(the server refuses writes and stops the statement at the timeout) and the export of a view as JSON or GraphML.
+
+The page and its scripts carry no data and are served without a key (PAGE_PATHS, open in qa/api.py); every
+/v1/explore call sends the API key the user typed into the page (kept in sessionStorage, sent as X-API-Key)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, HTTPException, Query
+from fastapi import Path as PathParam
+from fastapi.responses import FileResponse, JSONResponse, Response
+from pydantic import BaseModel, Field
+
+from core.records import Variant
+from core.spikes import SpikeRule, detect
+from core.timeaxes import day_from_key, day_iso, day_key
+from graph.connection.base import ConsoleRefused
+from graph.store import explore
+from graph.store.asof import AsOf
+from graph.store.explore import Window
+from graph.store.reads import DAY_RANGE
+from graph.store.store import GraphStore
+
+PAGE_DIR = Path(__file__).parent / "explore_page"
+REPO = Path(__file__).resolve().parents[1]
+# The page's files: fixed names (nothing from the request picks a path on disk).
+ASSETS = {
+    "explore.js": (PAGE_DIR / "explore.js", "text/javascript"),
+    "explore.css": (PAGE_DIR / "explore.css", "text/css"),
+    # cytoscape.js (MIT), installed by `make setup` (npm ci, package-lock.json): no CDN.
+    "cytoscape.min.js": (REPO / "node_modules" / "cytoscape" / "dist" / "cytoscape.min.js", "text/javascript"),
+}
+PAGE_PATHS = frozenset({"/explore", *(f"/explore/{name}" for name in ASSETS)})
+
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
+TYPE_PATTERN = r"^[A-Z_]{1,20}$"
+RESULT_CAP = 500  # edges per entity in a view
+REFUSAL_STATUS = {"write_refused": 403, "timeout": 408, "invalid_query": 400}
+
+AsOfParam = Annotated[str | None, Query(pattern=DATE_PATTERN, description=AS_OF_HELP)]
+FromParam = Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN, description="first event day")]
+ToParam = Annotated[str | None, Query(pattern=DATE_PATTERN, description="last event day (default: the as-of day)")]
+VariantParam = Annotated[Variant | None, Query(description="extraction variant: M0, M1 or M2 (default: all)")]
+TypesParam = Annotated[
+    list[Annotated[str, Field(pattern=TYPE_PATTERN)]] | None,
+    Query(alias="type", description="keep neighbours of these entity types (repeatable; default: all)"),
+]
+EntityIdParam = Annotated[str, PathParam(min_length=1, max_length=200)]
+
+
+@dataclass(frozen=True)
+class ConsoleLimits:
+    timeout_ms: int = 2000
+    max_rows: int = 500
+    max_chars: int = 2000
+
+
+ParamValue = str | int | float | bool | None | list[str | int | float | bool | None]
+
+
+class ConsoleRequest(BaseModel):
+    query: str = Field(min_length=1, description="A read-only Cypher statement; values as $parameters")
+    params: dict[str, ParamValue] = Field(default_factory=dict, description="The statement's parameters")
+    as_of: str | None = Field(
+        default=None,
+        pattern=DATE_PATTERN,
+        description="YYYY-MM-DD: sets $as_of_day and $as_of_ms (the as-of bounds of graph/store/reads.visible) for "
+        "the statement to filter with; the console runs the statement as written, it does not rewrite it",
+    )
+
+
+def _parse_day(value: str | None, name: str) -> int | None:
+    if value is None:
+        return None
+    try:
+        return day_key(value)
+    except ValueError as exc:
+        raise HTTPException(422, f"{name} {value!r} is not a calendar date") from exc
+
+
+def _as_of(value: str | None) -> AsOf:
+    return AsOf.of(_parse_day(value, "as_of"))
+
+
+def _window(as_of: AsOf, first: str | None, last: str | None, variant: Variant | None) -> Window:
+    start = _parse_day(first, "from") or 10000101
+    end = min(_parse_day(last, "to") or as_of.day, as_of.day)
+    if start > end:
+        raise HTTPException(422, "from is after to (or after the as-of day)")
+    return Window(start, end, variant)
+
+
+def _minus_days(day: int, days: int) -> int:
+    return day_key(day_from_key(day) - dt.timedelta(days=days))
+
+
+@dataclass
+class View:
+    """Entities (nodes) and the interactions between them (edges) visible as of D."""
+
+    nodes: dict[str, dict[str, object]]
+    edges: dict[str, dict[str, object]]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"nodes": list(self.nodes.values()), "edges": list(self.edges.values())}
+
+
+def build_view(store: GraphStore, entity_ids: list[str], as_of: AsOf, window: Window, types: list[str] | None) -> View:
+    """The neighbourhoods of `entity_ids` merged: a neighbour whose type is filtered out drops with its edges;
+    a fact with no object stays on its subject (`target` null)."""
+    rows = [row for entity in entity_ids for row in explore.neighbourhood(store, entity, as_of, window, RESULT_CAP)]
+    ids = sorted({*entity_ids, *(r.subject_id for r in rows), *(r.object_id for r in rows if r.object_id)})
+    found = {e.id: e for e in explore.nodes(store, ids, as_of)}
+    kept = {i for i in found if i in entity_ids or not types or found[i].type in types}
+    view = View({}, {})
+    for entity_id in sorted(kept):
+        entity = found[entity_id]
+        node: dict[str, object] = {**asdict(entity), "aliases": entity.aliases or [], "focus": entity_id in entity_ids}
+        view.nodes[entity_id] = node
+    for row in rows:
+        if row.subject_id in kept and (row.object_id is None or row.object_id in kept):
+            view.edges[row.id] = {
+                "id": row.id,
+                "source": row.subject_id,
+                "target": row.object_id,
+                "text": row.text,
+                "day": day_iso(row.event_day),
+                "event_day": row.event_day,
+                "published_day": row.published_day,
+                "variant": row.variant,
+                "n_sources": row.n_sources,
+            }
+    return view
+
+
+def graphml(view: View) -> bytes:
+    """The view as GraphML (nodes: name, type, mentions; edges: text, day, sources, variant)."""
+    root = ET.Element("graphml", xmlns="http://graphml.graphdrawing.org/xmlns")
+    keys = [
+        ("name", "node", "string"),
+        ("type", "node", "string"),
+        ("mentions", "node", "int"),
+        ("interactions", "node", "int"),
+        ("text", "edge", "string"),
+        ("day", "edge", "string"),
+        ("n_sources", "edge", "int"),
+        ("variant", "edge", "string"),
+    ]
+    for name, scope, kind in keys:
+        ET.SubElement(root, "key", {"id": name, "for": scope, "attr.name": name, "attr.type": kind})
+    graph = ET.SubElement(root, "graph", id="view", edgedefault="directed")
+
+    def data(parent: ET.Element, values: dict[str, object], scope: str) -> None:
+        for name, key_scope, _ in keys:
+            if key_scope == scope and values.get(name) is not None:
+                ET.SubElement(parent, "data", key=name).text = str(values[name])
+
+    for node_id, node in view.nodes.items():
+        data(ET.SubElement(graph, "node", id=node_id), node, "node")
+    for edge_id, edge in view.edges.items():
+        if edge["target"] is not None:
+            attrs = {"id": edge_id, "source": str(edge["source"]), "target": str(edge["target"])}
+            data(ET.SubElement(graph, "edge", attrs), edge, "edge")
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
+
+
+def _latest_day(store: GraphStore, as_of: AsOf) -> int:
+    """The as-of day, or for "now" the last day with mentions (a timeline needs a last day)."""
+    if not as_of.is_latest:
+        return as_of.day
+    rows = store.conn.read(DAY_RANGE, {"as_of_day": as_of.day})
+    last = rows[0].get("last") if rows else None
+    return last if isinstance(last, int) else day_key(dt.datetime.now(dt.UTC).date())
+
+
+def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | None = None) -> APIRouter:
+    """The explorer's endpoints; include it in the API app (the app's key check covers /v1/explore). `store_of`
+    gives the graph store when a request comes (the app may be built before its service)."""
+    console = limits or ConsoleLimits()
+    router = APIRouter(tags=["explore"])
+
+    @router.get("/v1/explore/days")
+    def days() -> dict[str, object]:
+        """The first and last publication day with mentions in the graph (the page's date slider bounds)."""
+        rows = store_of().conn.read(DAY_RANGE, {"as_of_day": AsOf.of(None).day})
+        first, last = (rows[0].get("first"), rows[0].get("last")) if rows else (None, None)
+        return {
+            "first": day_iso(first) if isinstance(first, int) else None,
+            "last": day_iso(last) if isinstance(last, int) else None,
+        }
+
+    @router.get("/v1/explore/search")
+    def search(
+        q: Annotated[str, Query(min_length=1, max_length=200, description="part of a name or alias")],
+        as_of: AsOfParam = None,
+        type: Annotated[str | None, Query(pattern=TYPE_PATTERN, description="entity type, e.g. PERSON")] = None,
+        limit: Annotated[int, Query(ge=1, le=50)] = 10,
+    ) -> dict[str, object]:
+        """Suggestions: entities whose name or an alias contains `q`, as of the day, with their counts then."""
+        view = _as_of(as_of)
+        rows = explore.search(store_of(), q, view, limit, type)
+        return {"q": q, "as_of": view.iso, "entities": [asdict(r) | {"aliases": r.aliases or []} for r in rows]}
+
+    @router.get("/v1/explore/entities/{entity_id}/neighbourhood")
+    def neighbourhood(
+        entity_id: EntityIdParam,
+        as_of: AsOfParam = None,
+        variant: VariantParam = None,
+        type: TypesParam = None,
+        from_: FromParam = None,
+        to: ToParam = None,
+    ) -> dict[str, object]:
+        """The entity, its visible interactions (edges) and the entities they name, as of the day."""
+        view = _as_of(as_of)
+        if not explore.nodes(store_of(), [entity_id], view):
+            raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
+        window = _window(view, from_, to, variant)
+        return {"entity_id": entity_id, "as_of": view.iso} | build_view(
+            store_of(), [entity_id], view, window, type
+        ).as_dict()
+
+    @router.get("/v1/explore/entities/{entity_id}/timeline")
+    def timeline(
+        entity_id: EntityIdParam,
+        as_of: AsOfParam = None,
+        days: Annotated[int, Query(ge=7, le=730, description="how many days up to the as-of day")] = 60,
+        window: Annotated[int, Query(ge=1, le=30, description="the spike rule's rolling window")] = 3,
+        sigma: Annotated[float, Query(ge=0, le=10, description="the spike rule's σ multiplier")] = 1.0,
+    ) -> dict[str, object]:
+        """Daily mentions (chunks per publication day, ingested by the as-of day) and the NEON spike days."""
+        view = _as_of(as_of)
+        found = explore.nodes(store_of(), [entity_id], view)
+        if not found:
+            raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
+        last = _latest_day(store_of(), view)
+        first = _minus_days(last, days - 1)
+        counts = {r.day: r.chunks for r in explore.daily_mentions(store_of(), entity_id, first, last, view)}
+        series = detect(counts, first, last, SpikeRule(window, sigma), entity_id, found[0].name)
+        return {"as_of": view.iso, "rule": {"window": window, "sigma": sigma}} | series.as_dict()
+
+    @router.get("/v1/explore/interactions/{interaction_id}/evidence")
+    def evidence(interaction_id: EntityIdParam, as_of: AsOfParam = None) -> dict[str, object]:
+        """The chunks that state the interaction, with article, source and times, as of the day."""
+        view = _as_of(as_of)
+        rows = explore.evidence(store_of(), interaction_id, view)
+        if not rows:
+            raise HTTPException(404, f"no interaction {interaction_id!r}" + (f" as of {as_of}" if as_of else ""))
+        first = rows[0]
+        names = {
+            e.id: e.name for e in explore.nodes(store_of(), [first.subject_id, *filter(None, [first.object_id])], view)
+        }
+        chunks = [
+            {k: v for k, v in asdict(r).items() if k not in ("text", "event_day", "variant", "subject_id", "object_id")}
+            for r in rows
+        ]
+        return {
+            "id": interaction_id,
+            "as_of": view.iso,
+            "text": first.text,
+            "day": day_iso(first.event_day),
+            "variant": first.variant,
+            "subject": {"id": first.subject_id, "name": names.get(first.subject_id)},
+            "object": {"id": first.object_id, "name": names.get(first.object_id or "")} if first.object_id else None,
+            "sources": sorted({r.source for r in rows if r.source}),
+            "evidence": chunks,
+        }
+
+    @router.post("/v1/explore/cypher", responses={403: {}, 408: {}, 400: {}})
+    def cypher(request: ConsoleRequest) -> Response:
+        """A read-only Cypher console: parameters only, refused if it writes (the server enforces it), stopped
+        after the timeout, the first rows kept."""
+        if len(request.query) > console.max_chars:
+            raise HTTPException(422, f"the query is {len(request.query)} characters; at most {console.max_chars}")
+        try:
+            params = {**request.params, **_as_of(request.as_of).params()}
+            result = store_of().conn.console_read(request.query, params, console.timeout_ms, console.max_rows)
+        except ConsoleRefused as exc:
+            return JSONResponse({"detail": str(exc), "reason": exc.reason}, status_code=REFUSAL_STATUS[exc.reason])
+        return JSONResponse(asdict(result) | {"timeout_ms": console.timeout_ms, "max_rows": console.max_rows})
+
+    @router.get("/v1/explore/export")
+    def export(
+        entity: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=200)]], Query(min_length=1, max_length=50)
+        ],
+        as_of: AsOfParam = None,
+        variant: VariantParam = None,
+        type: TypesParam = None,
+        from_: FromParam = None,
+        to: ToParam = None,
+        format: Literal["json", "graphml"] = "json",
+    ) -> Response:
+        """The view of these entities (as the page shows it) as JSON or GraphML."""
+        view = _as_of(as_of)
+        window = _window(view, from_, to, variant)
+        built = build_view(store_of(), sorted(set(entity)), view, window, type)
+        name = f"newskg-{view.iso or 'now'}.{format}"
+        headers = {"Content-Disposition": f'attachment; filename="{name}"'}
+        if format == "graphml":
+            return Response(graphml(built), media_type="application/graphml+xml", headers=headers)
+        body = {"as_of": view.iso, "entities": sorted(set(entity))} | built.as_dict()
+        return JSONResponse(body, headers=headers)
+
+    @router.get("/explore", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(PAGE_DIR / "index.html", media_type="text/html")
+
+    @router.get("/explore/{name}", include_in_schema=False)
+    def asset(name: str) -> FileResponse:
+        if name not in ASSETS or not ASSETS[name][0].is_file():
+            raise HTTPException(404, f"no file {name!r} (cytoscape.min.js comes from `make setup`: npm ci)")
+        path, media = ASSETS[name]
+        return FileResponse(path, media_type=media)
+
+    return router
+
+
+__all__ = ["PAGE_PATHS", "ConsoleLimits", "explore_router", "graphml"]

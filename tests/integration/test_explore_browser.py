@@ -1,0 +1,269 @@
+"""The explorer page in a real browser (Debian's chromium + chromedriver, selenium) against the API app serving a
+graph built from the synthetic stream (Kafka, process, extract): the page loads with no console errors, a search
+finds an entity, expanding a node adds its neighbours, moving the date earlier removes an edge first reported later,
+the evidence panel shows the chunk, and the console refuses a write and a statement past the timeout. Screenshots
+are saved under the test's temp dir and must not be blank."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from PIL import Image, ImageStat
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+from core.timeaxes import day_from_key, day_iso, day_key
+from newskg.pipeline import qa_service
+from newskg.services.process import free_port
+from newskg.wiring import Wiring
+from qa.api import create_app
+from tests.support.cli import REPO
+from tests.support.synthetic import synthetic_world
+
+# the synthetic stream through the real pipeline takes most of it (1-4 min on this shared 2-core machine)
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
+
+KEY = "browser-key"
+# A statement of seconds (400 million rows): the server stops it at the console's 2 s timeout.
+SLOW = "UNWIND range(1, 20000) AS a UNWIND range(1, 20000) AS b WITH a, b WHERE a * b % 7 = 3 RETURN count(*)"
+
+
+@pytest.fixture(scope="module")
+def served(stack, tmp_path_factory) -> Iterator[tuple[str, dict[str, str]]]:
+    """The API app (with an API key) on a free port over a synthetic-stream graph; its base URL and the env of the
+    graph's isolation."""
+    with (
+        synthetic_world(stack, tmp_path_factory.mktemp("explore"), seed=11, events=4) as world,
+        Wiring(world.settings) as wiring,
+    ):
+        service = qa_service(wiring)
+        app = create_app(service, {"graph": service.store.conn.ping}, api_keys=[KEY])
+        port = free_port()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        base = f"http://127.0.0.1:{port}"
+        wait(lambda: _up(base), 30, "the API server")
+        try:
+            yield base, world.env
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+
+
+@pytest.fixture
+def browser(tmp_path) -> Iterator[webdriver.Chrome]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,900"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingOptions", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service("/usr/bin/chromedriver"))
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _up(base: str) -> bool:
+    try:
+        return httpx.get(f"{base}/healthz", timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def wait(condition: Callable[[], Any], timeout_s: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+        except Exception:
+            value = None
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def api(base: str, path: str, **params: Any) -> Any:
+    response = httpx.get(f"{base}{path}", params=params, headers={"X-API-Key": KEY}, timeout=30)
+    response.raise_for_status()
+    return response.json()
+
+
+def severe_logs(driver: webdriver.Chrome) -> list[str]:
+    logs: list[dict[str, Any]] = driver.get_log("browser")
+    return [entry["message"] for entry in logs if entry["level"] == "SEVERE"]
+
+
+def screenshot(driver: webdriver.Chrome, folder: Path, name: str) -> Path:
+    """Save and check the screenshot is not blank (its pixels vary)."""
+    path = folder / f"{name}.png"
+    assert driver.save_screenshot(str(path))
+    with Image.open(path) as image:
+        variance = ImageStat.Stat(image.convert("L")).var[0]
+    assert variance > 50, f"{name}: a blank screenshot (variance {variance:.1f})"
+    return path
+
+
+def js(driver: webdriver.Chrome, script: str, *args: Any) -> Any:
+    return driver.execute_script(script, *args)
+
+
+def text_of(driver: webdriver.Chrome, selector: str) -> str:
+    """The element's text, also where the side panel has it scrolled out of view."""
+    return driver.find_element(By.CSS_SELECTOR, selector).get_attribute("textContent") or ""
+
+
+def graph_ids(driver: webdriver.Chrome, kind: str) -> set[str]:
+    return set(js(driver, f"return cy ? cy.{kind}().map((e) => e.id()) : []"))
+
+
+def set_input(driver: webdriver.Chrome, element_id: str, value: str) -> None:
+    js(
+        driver,
+        "const el = document.getElementById(arguments[0]); el.value = arguments[1];"
+        "el.dispatchEvent(new Event('change'));",
+        element_id,
+        value,
+    )
+
+
+def pick(base: str, last: str) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """The most connected entity as of the last day, a neighbour whose own neighbourhood brings new entities, and
+    a day on which an edge of the hub's view was not yet reported while another was."""
+    found = {
+        e["id"]: e for q in "aeiou" for e in api(base, "/v1/explore/search", q=q, as_of=last, limit=50)["entities"]
+    }
+    hubs = sorted(found.values(), key=lambda e: -e["interactions"])
+    for hub in hubs:
+        view = api(base, f"/v1/explore/entities/{hub['id']}/neighbourhood", as_of=last)
+        days = sorted({e["published_day"] for e in view["edges"] if e["target"]})  # the drawn edges' days
+        shown = {n["id"] for n in view["nodes"]}
+        for node in view["nodes"]:
+            if node["id"] == hub["id"] or len(days) < 2:
+                continue
+            more = api(base, f"/v1/explore/entities/{node['id']}/neighbourhood", as_of=last)
+            if {n["id"] for n in more["nodes"]} - shown:
+                return hub, node, day_iso(day_key(day_from_key(days[-1]) - dt.timedelta(days=1)))
+    raise AssertionError("the synthetic graph has no entity with a neighbour to expand and edges on two days")
+
+
+def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
+    base, env = served
+    assert httpx.get(f"{base}/explore").status_code == 200  # the page holds no data: no key needed
+    assert httpx.get(f"{base}/v1/explore/search", params={"q": "a"}).status_code == 401  # the data needs the key
+    last = api(base, "/v1/explore/days")["last"]
+    hub, neighbour, earlier = pick(base, last)
+    # `make demo` prints this view: the most connected entity as of the last day
+    printed = subprocess.run(
+        [sys.executable, "scripts/explore_url.py"],
+        env={**env, "PYTHONPATH": str(REPO)},
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert "/explore?entity=" in printed and printed.endswith(f"as_of={last}")
+
+    # the page loads with the key typed into it (sessionStorage), with no console errors
+    browser.get(f"{base}/explore")
+    js(browser, "sessionStorage.setItem('newskg-api-key', arguments[0])", KEY)
+    severe_logs(browser)  # drained: the first load had no key yet
+    browser.get(f"{base}/explore")
+    wait(lambda: js(browser, "return document.body.dataset.ready"), 20, "the page to start")
+    assert browser.find_element(By.ID, "asof").get_attribute("value") == last
+    screenshot(browser, tmp_path, "1-loaded")
+
+    # search with suggestions finds the hub
+    browser.find_element(By.ID, "search").send_keys(hub["name"][:4])
+    item = wait(
+        lambda: next(
+            (li for li in browser.find_elements(By.CSS_SELECTOR, "#suggestion-list li") if hub["name"] in li.text),
+            None,
+        ),
+        10,
+        "a suggestion",
+    )
+    item.click()
+    wait(lambda: hub["id"] in graph_ids(browser, "nodes"), 10, "the hub's neighbourhood")
+    wait(lambda: neighbour["id"] in graph_ids(browser, "nodes"), 10, "the neighbour")
+    before = graph_ids(browser, "nodes")
+    assert f"entity={hub['id']}" in browser.current_url and f"as_of={last}" in browser.current_url
+
+    # clicking a node expands it: its neighbours join the graph
+    x, y = js(browser, "const p = cy.$id(arguments[0]).renderedPosition(); return [p.x, p.y]", neighbour["id"])
+    graph = browser.find_element(By.ID, "graph")
+    webdriver.ActionChains(browser).move_to_element_with_offset(
+        graph, int(x - graph.size["width"] / 2), int(y - graph.size["height"] / 2)
+    ).click().perform()
+    wait(lambda: graph_ids(browser, "nodes") > before, 10, "the expanded neighbours")
+    assert f"entity={neighbour['id']}" in browser.current_url
+    screenshot(browser, tmp_path, "2-expanded")
+    assert severe_logs(browser) == []
+
+    js(browser, "showEntity(arguments[0])", hub["id"])
+    # the evidence of an interaction the hub's list shows (the list is redrawn while the panel loads)
+    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li"), 10, "the hub's interactions")
+    listed = [li.get_attribute("data-id") for li in browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")]
+    with_sources = {
+        e["id"]
+        for e in api(base, f"/v1/explore/entities/{hub['id']}/neighbourhood", as_of=last)["edges"]
+        if e["n_sources"]
+    }
+    clicked = next(i for i in listed if i in with_sources)
+    wait(
+        lambda: browser.find_element(By.CSS_SELECTOR, f"#entity-edges li[data-id='{clicked}']").click() or True,
+        10,
+        "a click on the interaction",
+    )
+    expected = api(base, f"/v1/explore/interactions/{clicked}/evidence", as_of=last)["evidence"]
+    try:
+        chunk = wait(lambda: text_of(browser, "#evidence .chunk-text"), 10, "the evidence")
+    except AssertionError as exc:
+        shown = text_of(browser, "#evidence")
+        raise AssertionError(f"{exc}: the panel shows {shown!r}; the API: {expected}") from exc
+    assert chunk in {e["chunk_text"] for e in expected}
+    assert browser.find_elements(By.CSS_SELECTOR, "#evidence mark"), "the entity is marked in the chunk"
+    screenshot(browser, tmp_path, "4-evidence")
+    assert severe_logs(browser) == []
+
+    # moving the date earlier removes an edge first reported later
+    edges_now = graph_ids(browser, "edges")
+    later = {
+        e["id"]
+        for e in api(base, f"/v1/explore/entities/{hub['id']}/neighbourhood", as_of=last)["edges"]
+        if e["published_day"] > day_key(earlier) and e["target"]  # drawn: an interaction between two entities
+    }
+    assert later and later <= edges_now
+    set_input(browser, "asof", earlier)
+    wait(lambda: not (graph_ids(browser, "edges") & later), 10, "the later edges to go")
+    assert graph_ids(browser, "edges"), "the earlier edges stay"
+    assert f"as_of={earlier}" in browser.current_url
+    screenshot(browser, tmp_path, "3-earlier")
+
+    # the console answers a read, refuses a write and a statement past the timeout
+    def console(query: str) -> str:
+        js(browser, "document.getElementById('cypher').value = arguments[0]", query)
+        js(browser, "document.getElementById('cypher-status').textContent = ''")
+        browser.find_element(By.ID, "run-cypher").click()
+        return wait(lambda: browser.find_element(By.ID, "cypher-status").text, 15, "the console")
+
+    assert console("MATCH (e:Entity) WHERE e.name CONTAINS $text RETURN e LIMIT 3").endswith("rows")
+    assert browser.find_elements(By.CSS_SELECTOR, "#cypher-table td")
+    assert "write_refused" in console("CREATE (:Entity {id: 'mallory'})")
+    assert api(base, "/v1/explore/search", q="mallory")["entities"] == []
+    assert "timeout" in console(SLOW)
+    screenshot(browser, tmp_path, "5-console")

@@ -1,0 +1,88 @@
+"""The explorer without servers: its page and scripts are served without a key while its data needs one, its
+endpoints are in the OpenAPI schema and validate their input (4xx before any graph read), the GraphML export,
+and the one spike rule shared with the NEON evaluation."""
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from fastapi.testclient import TestClient
+
+import core.spikes
+import evaluation.neon.spikes
+from qa.api import create_app
+from qa.explore import PAGE_PATHS, View, graphml
+
+KEY = {"X-API-Key": "k"}
+
+
+@pytest.fixture
+def client():
+    return TestClient(create_app(None, {}, api_keys=["k"]))  # no route used here reaches the service
+
+
+def test_the_page_is_open_and_the_data_needs_the_key(client):
+    page = client.get("/explore")
+    assert page.status_code == 200 and "cytoscape.min.js" in page.text
+    assert client.get("/explore/explore.js").status_code == 200
+    assert client.get("/explore/explore.css").headers["content-type"].startswith("text/css")
+    assert client.get("/v1/explore/search", params={"q": "ada"}).status_code == 401
+    assert client.get("/explore/../qa/api.py").status_code in (401, 404)  # no file outside the fixed set
+    assert {"/explore", "/explore/explore.js", "/explore/explore.css", "/explore/cytoscape.min.js"} == PAGE_PATHS
+
+
+def test_the_endpoints_are_in_the_openapi_schema(client):
+    paths = client.get("/openapi.json", headers=KEY).json()["paths"]
+    assert {
+        "/v1/explore/days",
+        "/v1/explore/search",
+        "/v1/explore/entities/{entity_id}/neighbourhood",
+        "/v1/explore/entities/{entity_id}/timeline",
+        "/v1/explore/interactions/{interaction_id}/evidence",
+        "/v1/explore/cypher",
+        "/v1/explore/export",
+    } <= set(paths)
+    assert "/explore" not in paths
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "params"),
+    [
+        ("get", "/v1/explore/search", {"q": "ada", "as_of": "22-05-2023"}),
+        ("get", "/v1/explore/search", {"q": "ada", "limit": 0}),
+        ("get", "/v1/explore/entities/e1/neighbourhood", {"variant": "M3"}),
+        ("get", "/v1/explore/entities/e1/neighbourhood", {"type": "org"}),
+        ("get", "/v1/explore/entities/e1/timeline", {"window": 0}),
+        ("get", "/v1/explore/export", {"entity": "e1", "format": "xml"}),
+        ("post", "/v1/explore/cypher", None),
+    ],
+)
+def test_bad_input_is_a_422_before_any_read(client, method, path, params):
+    response = client.request(method, path, params=params, headers=KEY)
+    assert response.status_code == 422, response.text
+
+
+def test_graphml_has_the_nodes_and_the_drawn_edges():
+    view = View(
+        {"a": {"id": "a", "name": "Ada", "type": "PERSON", "mentions": 3}, "b": {"id": "b", "name": "Bab <&>"}},
+        {
+            "x": {"id": "x", "source": "a", "target": "b", "text": "met", "day": "2023-05-01", "n_sources": 2},
+            "y": {"id": "y", "source": "a", "target": None, "text": "spoke", "day": "2023-05-02", "n_sources": 1},
+        },
+    )
+    root = ET.fromstring(graphml(view))
+    ns = {"g": "http://graphml.graphdrawing.org/xmlns"}
+    assert [n.get("id") for n in root.findall(".//g:node", ns)] == ["a", "b"]
+    [edge] = root.findall(".//g:edge", ns)  # a fact with no object is not an edge
+    assert (edge.get("source"), edge.get("target")) == ("a", "b")
+    assert {d.get("key"): d.text for d in edge.findall("g:data", ns)} == {
+        "text": "met",
+        "day": "2023-05-01",
+        "n_sources": "2",
+    }
+    name = root.find(".//g:node[@id='b']/g:data[@key='name']", ns)
+    assert name is not None and name.text == "Bab <&>"
+
+
+def test_the_evaluation_uses_the_one_spike_rule():
+    assert evaluation.neon.spikes.detect is core.spikes.detect
+    assert evaluation.neon.spikes.SpikeRule is core.spikes.SpikeRule
