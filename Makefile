@@ -8,7 +8,7 @@ STAMP := $(VENV)/.setup-done
 NODE_STAMP := node_modules/.package-lock.json
 DEV_STAMP := $(VENV)/.setup-dev-done
 
-.PHONY: setup setup-dev services demo test test-unit bench lint down clean
+.PHONY: setup setup-dev services demo test test-unit test-chaos bench lint down clean
 
 setup-dev: $(DEV_STAMP)
 
@@ -32,8 +32,14 @@ services: setup
 demo: setup
 	bash scripts/demo.sh
 
+# Everything under tests/ (pyproject's testpaths): unit, integration and tests/chaos.
 test: setup
 	$(BIN)/python -m pytest
+
+# Crash/restart chaos and server outages alone: tests/chaos (servers of its own, which it kills and stops) and the
+# stage SIGKILL tests of tests/integration, all marked `chaos`. NEWSKG_CHAOS_SEED replays a printed seed.
+test-chaos: setup
+	$(BIN)/python -m pytest -m chaos tests/chaos tests/integration
 
 # No servers, no LLM: tests/conftest.py refuses a unit test that carries integration, llm or chaos.
 test-unit: setup-dev
