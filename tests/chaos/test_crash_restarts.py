@@ -27,7 +27,6 @@ STAGES = ("process", "extract")
 
 
 @pytest.fixture(scope="module")
-@pytest.mark.timeout(3600)
 def undisturbed(own_stack: LocalStack, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, Snapshot]:
     folder = tmp_path_factory.mktemp("undisturbed")
     with Isolation(own_stack, folder) as isolation:
