@@ -111,6 +111,28 @@ def test_a_write_never_acknowledged_is_neither_acknowledged_to_the_stage_nor_com
     assert io.events == [("send", "out"), "flush", "acked", ("acknowledged", "batch@7"), ("commit", [7])]
 
 
+class GraphDownOnceStage(CountingStage):
+    """The graph write inside `handle` fails once (the server down), then succeeds."""
+
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[str]:
+        if self.handled == 0:
+            self.handled += 1
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+        return super().handle(records)
+
+
+def test_an_outage_inside_handle_holds_the_batch_and_handles_it_again_without_polling(monkeypatch):
+    monkeypatch.setattr("ingest.kafka.stage.RETRY_FIRST_S", 0.0)
+    io = StandIns([message(article(1, "x" * 50), 7)])
+    stage = GraphDownOnceStage(io.events)
+    runner = StageRunner(stage, io, io, "dlq")
+    assert runner.step() == 0 and io.events == []  # nothing sent, nothing committed
+    io.records = [message(article(2, "y" * 50), 8)]  # a later message waits: the held batch goes first
+    assert runner.step() == 1
+    assert stage.handled == 2 and io.events[-1] == ("commit", [7])
+    assert runner.step() == 1 and io.events[-1] == ("commit", [8])
+
+
 def test_an_error_that_is_not_an_outage_still_stops_the_step():
     io = StandIns([message(article(1, "x" * 50), 7)])
     with pytest.raises(ValueError):
