@@ -28,9 +28,9 @@ OUTAGE_S = 30
 pytestmark = pytest.mark.timeout(2400)  # an outage of 30 s, the stages' restarts, a run of a small stream
 
 
-def _small_stream(isolated: Isolated, folder: Path, events: int = 2) -> int:
+def _small_stream(isolated: Isolated, folder: Path, events: int = 2, seed: int = 7) -> int:
     return newskg_json(
-        "ingest", "synthetic", "--timelines", "1", "--events", str(events), "--seed", "7", "--out",
+        "ingest", "synthetic", "--timelines", "1", "--events", str(events), "--seed", str(seed), "--out",
         str(folder / "synthetic"), env=isolated.env,
     )["sent"]  # fmt: skip
 
@@ -164,7 +164,7 @@ def test_the_broker_down_is_reported_by_the_cli_and_the_api_and_recovered_withou
         base = f"http://127.0.0.1:{port}"
         manager = ServiceManager(own_stack.settings)
         try:
-            wait_for(lambda: httpx.get(base + "/readyz", timeout=5).status_code == 200, 180, server)
+            wait_for(lambda: httpx.get(base + "/readyz", timeout=5).status_code == 200, 600, server)
             manager.down(only={"broker"})
             wait_for(lambda: httpx.get(base + "/readyz", timeout=10).status_code == 503, 60, server)
             ready = httpx.get(base + "/readyz", timeout=10).json()
@@ -179,8 +179,8 @@ def test_the_broker_down_is_reported_by_the_cli_and_the_api_and_recovered_withou
             assert broker in message and "broker" in message and "Traceback" not in message, message[-3000:]
 
             manager.up(only={"broker"})
-            wait_for(lambda: httpx.get(base + "/readyz", timeout=10).status_code == 200, 180, server)
-            late = _small_stream(world, tmp_path / "after", events=1)
+            wait_for(lambda: httpx.get(base + "/readyz", timeout=10).status_code == 200, 600, server)
+            late = _small_stream(world, tmp_path / "after", events=1, seed=9)  # other articles
             wait_for(lambda: _articles(world) == sent + late, 900, server)
             assert server.poll() is None
         finally:
