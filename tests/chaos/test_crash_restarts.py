@@ -68,6 +68,25 @@ class Stages:
                 proc.stop(timeout_s=120)
 
 
+def _chunks(isolated: Isolated) -> int:
+    try:
+        with open_graph(isolated.settings) as conn:
+            return GraphStore(conn).counts().get("chunks", 0)
+    except Exception:  # not created yet, or the graph server is the one just killed
+        return 0
+
+
+def _wait_for_more_chunks(isolated: Isolated, than: int, extract: StageProcess, timeout_s: float = 300) -> int:
+    """The graph's chunk count once it exceeds `than` (the extract stage made progress), or after timeout_s (the
+    stream may be done)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and extract.proc.poll() is None:
+        if (now := _chunks(isolated)) > than:
+            return now
+        time.sleep(0.5)
+    return _chunks(isolated)
+
+
 def _plan(rng: random.Random) -> list[str]:
     """STAGE_KILLS stage kills (each stage at least 4 times) and the two server kills, in a seeded order."""
     kills = ["process"] * 4 + ["extract"] * 4 + [rng.choice(STAGES) for _ in range(STAGE_KILLS - 8)]
@@ -95,11 +114,13 @@ def test_sigkills_of_stages_graph_and_broker_leave_the_undisturbed_graph(
         world = stream_world(isolation.new())
         assert produce_stream(world, tmp_path) == sent
         stages = Stages(world.env)
-        started, mid_stream = time.monotonic(), 0
+        started, mid_stream, written = time.monotonic(), 0, 0
         try:
             for n, event in enumerate(_plan(rng)):
                 if event in STAGES:
                     stages.joined(event)
+                if event == "extract":  # killed while it writes, not while it loads: it wrote since the last kill
+                    written = _wait_for_more_chunks(world, written, stages.procs["extract"])
                 time.sleep(rng.uniform(0.2, 3.0))  # a random point of its work
                 done = _articles(world)
                 mid_stream += 0 <= done < sent
