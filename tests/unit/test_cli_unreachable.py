@@ -47,3 +47,19 @@ def test_an_unreachable_server_is_one_line_naming_it_and_exit_1(configured, caps
 def test_any_other_error_is_not_dressed_up(configured):
     with pytest.raises(ValueError):
         _failing(ValueError("a bug"))([], standalone_mode=True)
+
+
+def test_the_broker_probe_answers_false_at_once_when_nothing_listens():
+    """`/readyz` and `services status` probe the broker: a broker that is down must not hang them (kafka-python
+    alone spends a minute or more trying to bootstrap)."""
+    import socket
+    import time
+
+    from newskg.services.servers import kafka_healthy
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed when the block ends: nothing listens there
+    started = time.monotonic()
+    assert kafka_healthy(f"127.0.0.1:{port}") is False
+    assert time.monotonic() - started < 5
