@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.package-lock.json
 CHECKOV_STAMP := .venv-checkov/.setup-done
 DEV_STAMP := $(VENV)/.setup-dev-done
 
-.PHONY: setup setup-dev services demo explore test test-unit bench lint down clean
+.PHONY: setup setup-dev services demo explore test test-unit test-chaos bench lint down clean
 
 setup-dev: $(DEV_STAMP)
 
@@ -43,8 +43,14 @@ demo: setup
 explore: setup
 	bash scripts/explore.sh
 
+# Everything under tests/ (pyproject's testpaths): unit, integration and tests/chaos.
 test: setup
 	$(BIN)/python -m pytest
+
+# Crash/restart chaos and server outages alone: tests/chaos (servers of its own, which it kills and stops) and the
+# stage SIGKILL tests of tests/integration, all marked `chaos`. NEWSKG_CHAOS_SEED replays a printed seed.
+test-chaos: setup
+	$(BIN)/python -m pytest -m chaos tests/chaos tests/integration
 
 # No servers, no LLM: tests/conftest.py refuses a unit test that carries integration, llm or chaos.
 test-unit: setup-dev

@@ -44,6 +44,11 @@ def must_stop(exc: BaseException) -> bool:
     return isinstance(exc, (*INFRASTRUCTURE, BudgetExceeded)) or not isinstance(exc, Exception)
 
 
+def outage(exc: BaseException) -> bool:
+    """A service out of reach: the runner holds the batch, uncommitted, and retries it with backoff."""
+    return isinstance(exc, INFRASTRUCTURE)
+
+
 def describe(exc: BaseException) -> str:
     """The dead letter's detail: the exception type and its message."""
     return f"{type(exc).__name__}: {exc}"

@@ -12,6 +12,7 @@ from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import ALWAYS, AliasIndex
 from extract.entities.kb import load_kb
 from extract.entities.linker import Linker
+from extract.failures import outage
 from extract.stage import ExtractOptions, ExtractRunner, ExtractStage
 from graph.store.mentions import entities_first_seen
 from graph.store.store import GraphStore
@@ -68,7 +69,7 @@ def process_runner(wiring: Wiring) -> StageRunner:
     signature_log = wiring.own(SignatureLog(kafka_options(settings), settings.topic_dedup, producer))
     index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, settings.dedup_window_days)
     stage = wiring.own(ProcessStage(settings, index, signature_log))
-    return StageRunner(stage, consumer, producer, settings.topic_dlq)
+    return StageRunner(stage, consumer, producer, settings.topic_dlq, outage)
 
 
 def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
@@ -124,7 +125,7 @@ def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | 
     group = settings.consumer_group("extract")
     consumer = wiring.consumer(group, "extract", [settings.topic_chunks])  # a clash fails fast
     stage = extract_stage(wiring, variant, max_calls)
-    return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq)
+    return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq, outage)
 
 
 def build_runners(

@@ -68,15 +68,19 @@ SERVER_FIXTURES = {"stack": "integration", "llm_stack": "llm"}
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Markers by place and need: every test under tests/integration is `integration`, every test that uses the
-    llama.cpp server is `llm`; a unit test that carries a server marker or asks for a server is an error, so
-    `make test-unit` never needs a server (chaos tests, which kill a server, are marked by hand)."""
+    """Markers by place and need: every test under tests/integration is `integration`, every test under
+    tests/chaos is `integration` and `chaos` (it kills servers of its own), every test that uses the llama.cpp server
+    is `llm`; a unit test that carries a server marker or asks for a server is an error, so `make test-unit` never
+    needs a server (chaos tests under tests/integration, which kill a stage, are marked by hand)."""
     misplaced = []
     for item in items:
         parts = item.path.relative_to(REPO).parts
         implied = {SERVER_FIXTURES[f] for f in item.fixturenames if f in SERVER_FIXTURES}
         if parts[:2] == ("tests", "integration"):
             for marker in sorted(implied | {"integration"}):
+                item.add_marker(marker)
+        elif parts[:2] == ("tests", "chaos"):  # kills servers of their own (tests/chaos/conftest.py)
+            for marker in sorted(implied | {"integration", "chaos"}):
                 item.add_marker(marker)
         elif parts[:2] == ("tests", "unit"):
             carried = {m.name for m in item.iter_markers() if m.name in SERVER_MARKERS} | implied

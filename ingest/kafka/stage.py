@@ -19,7 +19,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from core.errors import NewskgError
 from core.records import DeadLetter, Record
 from core.timeaxes import iso, utc_now
-from ingest.kafka.client import ConsumerRecord
+from ingest.kafka.client import ConsumerRecord, KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.membership import GroupMembershipError
 from ingest.kafka.producer import RecordProducer
@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 EXCERPT_CHARS = 500
 DEFAULT_JOIN_TIMEOUT_S = 60.0
+# Backoff while a service is out of reach: the first retry, doubling up to the longest wait between two.
+RETRY_FIRST_S, RETRY_MAX_S = 0.5, 8.0
 
 
 class AssignmentTimeout(GroupMembershipError):
@@ -114,22 +116,88 @@ def offset_spans(records: Sequence[ConsumerRecord]) -> str:
     )
 
 
+def kafka_outage(exc: BaseException) -> bool:
+    """The broker out of reach (after the client's own retries): a reason to hold the batch and try again."""
+    return isinstance(exc, (ConnectionError, TimeoutError, KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError))
+
+
+@dataclass
+class _Held(Generic[AckT]):
+    """A batch an outage interrupted: not committed, tried again after `retry_at`. `output` is kept once `handle`
+    succeeded, so a retry only re-sends it (handling twice would find its own chunks already kept)."""
+
+    records: list[ConsumerRecord]
+    output: StageOutput[AckT] | None
+    delay_s: float
+    retry_at: float
+    since: float
+
+
 class StageRunner(Generic[AckT]):
-    def __init__(self, stage: Stage[AckT], consumer: GroupConsumer, producer: RecordProducer, dlq_topic: str):
+    """One stage's poll-handle-write-commit loop. An outage (`outage(exc)`: the graph, the broker, the mirror or
+    the LLM endpoint out of reach) does not stop it: the batch in hand is held, uncommitted, and tried again with
+    exponential backoff (RETRY_FIRST_S doubling to RETRY_MAX_S) until the service is back; nothing new is polled
+    meanwhile. Any other exception propagates."""
+
+    def __init__(
+        self,
+        stage: Stage[AckT],
+        consumer: GroupConsumer,
+        producer: RecordProducer,
+        dlq_topic: str,
+        outage: Callable[[BaseException], bool] = kafka_outage,
+    ):
         self.stage = stage
         self.consumer = consumer
         self.producer = producer
         self.dlq_topic = dlq_topic
+        self.outage = outage
         self.stats = StageStats()
+        self.held: _Held[AckT] | None = None
 
     def step(self, timeout_ms: int = 1000) -> int:
-        """One poll-handle-write-commit cycle; returns how many messages it consumed."""
-        records = self.consumer.poll(timeout_ms=timeout_ms)
-        if not records:
+        """One poll-handle-write-commit cycle; returns how many messages it consumed (and committed)."""
+        held = self.held
+        if held is not None:
+            wait_s = held.retry_at - time.monotonic()
+            if wait_s > 0:
+                time.sleep(min(wait_s, timeout_ms / 1000))
+                return 0
+            records, output = held.records, held.output
+        else:
+            try:
+                records, output = self.consumer.poll(timeout_ms=timeout_ms), None
+            except Exception as exc:
+                if not self.outage(exc):
+                    raise
+                log.warning("%s: poll failed (%s: %s); retrying", self.stage.name, type(exc).__name__, exc)
+                time.sleep(RETRY_FIRST_S)
+                return 0
+            if not records:
+                return 0
+        try:
+            if output is None:
+                # Which offsets each batch holds, in order: tests read a replica's batch boundaries from this line.
+                log.debug("%s: handling %d records (%s)", self.stage.name, len(records), offset_spans(records))
+                output = self.stage.handle(records)
+            self._deliver(records, output)
+        except Exception as exc:
+            if not self.outage(exc):
+                raise
+            self._hold(records, output, exc)
             return 0
-        # Which offsets each batch holds, in order: tests read a replica's batch boundaries from this line.
-        log.debug("%s: handling %d records (%s)", self.stage.name, len(records), offset_spans(records))
-        output = self.stage.handle(records)
+        if held is not None:
+            log.warning(
+                "%s: recovered after %.0f s; the held batch of %d is written and committed",
+                self.stage.name,
+                time.monotonic() - held.since,
+                len(records),
+            )
+            self.held = None
+        return len(records)
+
+    def _deliver(self, records: list[ConsumerRecord], output: StageOutput[AckT]) -> None:
+        """Send the writes and dead letters, wait for every acknowledgement, then commit."""
         items = [*output.messages, *(Outgoing(self.dlq_topic, dl.key, dl) for dl in output.dead)]
         futures = [self.producer.send(topic, key, rec) for topic, key, rec in items]
         self.producer.flush()
@@ -141,11 +209,31 @@ class StageRunner(Generic[AckT]):
         self.stats.produced += len(output.messages)
         self.stats.dead += len(output.dead)
         self.stats.batches += 1
-        return len(records)
+
+    def _hold(self, records: list[ConsumerRecord], output: StageOutput[AckT] | None, exc: BaseException) -> None:
+        now = time.monotonic()
+        previous = self.held
+        delay = RETRY_FIRST_S if previous is None else min(previous.delay_s * 2, RETRY_MAX_S)
+        self.held = _Held(records, output, delay, now + delay, previous.since if previous else now)
+        log.warning(
+            "%s: outage (%s: %s); %d messages held, nothing committed, retrying in %.1f s",
+            self.stage.name,
+            type(exc).__name__,
+            str(exc)[:300],
+            len(records),
+            delay,
+        )
 
     def idle(self) -> bool:
-        """Holds partitions and has read everything on them."""
-        return bool(self.consumer.assignment()) and self.consumer.lag() == 0
+        """Holds partitions, no batch held back by an outage, and has read everything on them."""
+        if self.held is not None:
+            return False
+        try:
+            return bool(self.consumer.assignment()) and self.consumer.lag() == 0
+        except Exception as exc:
+            if not self.outage(exc):
+                raise
+            return False
 
 
 def run_stages(

@@ -103,10 +103,13 @@ class TansuBroker(KafkaServer):
 
 
 def kafka_healthy(bootstrap: str) -> bool:
-    """A metadata round trip, not just an open port."""
+    """A metadata round trip, not just an open port; but no open port answers False at once (kafka-python spends
+    a minute or more trying to bootstrap from a broker that is down, and a readiness probe must not hang)."""
     from kafka import KafkaAdminClient
     from kafka.errors import KafkaError
 
+    if not any(_listening(address) for address in bootstrap.split(",")):
+        return False
     try:
         admin = KafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=3000)
     except (KafkaError, OSError, ValueError):
@@ -227,6 +230,11 @@ class LlamaCppServer(ServerSpec):
 
     def healthy(self, host: str, port: int) -> bool:
         return http_ok(f"http://{host}:{port}/v1/models")
+
+
+def _listening(address: str) -> bool:
+    host, _, port = address.strip().rpartition(":")
+    return port.isdigit() and port_open(host or "127.0.0.1", int(port))
 
 
 def http_ok(url: str, headers: dict[str, str] | None = None) -> bool:

@@ -80,12 +80,64 @@ def test_acknowledged_gets_what_handle_returned_after_the_write_and_before_the_c
     assert io.events == [("send", "out"), "flush", "acked", ("acknowledged", "batch@7"), ("commit", [7, 8])]
 
 
-def test_a_write_never_acknowledged_is_neither_acknowledged_to_the_stage_nor_committed():
+class CountingStage(TokenStage):
+    handled = 0
+
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[str]:
+        self.handled += 1
+        return super().handle(records)
+
+
+class BrokenStage(TokenStage):
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[str]:
+        raise ValueError("a bug, not an outage")
+
+
+def test_a_write_never_acknowledged_is_neither_acknowledged_to_the_stage_nor_committed_but_held_and_resent(
+    monkeypatch,
+):
+    monkeypatch.setattr("ingest.kafka.stage.RETRY_FIRST_S", 0.0)
     io = StandIns([message(article(1, "x" * 50), 7)], writes_fail=True)
-    runner = StageRunner(TokenStage(io.events), io, io, "dlq")
-    with pytest.raises(TimeoutError):
-        runner.step()
+    stage = CountingStage(io.events)
+    runner = StageRunner(stage, io, io, "dlq")
+    assert runner.step() == 0  # the broker is out: held, not raised, not committed
     assert io.events == [("send", "out"), "flush"]
+    assert runner.held is not None and not runner.idle()
+
+    io.writes_fail = False  # the broker is back: the same output is sent again (handled once), then committed
+    io.events.clear()
+    assert runner.step() == 1
+    assert stage.handled == 1 and runner.held is None
+    assert io.events == [("send", "out"), "flush", "acked", ("acknowledged", "batch@7"), ("commit", [7])]
+
+
+class GraphDownOnceStage(CountingStage):
+    """The graph write inside `handle` fails once (the server down), then succeeds."""
+
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[str]:
+        if self.handled == 0:
+            self.handled += 1
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+        return super().handle(records)
+
+
+def test_an_outage_inside_handle_holds_the_batch_and_handles_it_again_without_polling(monkeypatch):
+    monkeypatch.setattr("ingest.kafka.stage.RETRY_FIRST_S", 0.0)
+    io = StandIns([message(article(1, "x" * 50), 7)])
+    stage = GraphDownOnceStage(io.events)
+    runner = StageRunner(stage, io, io, "dlq")
+    assert runner.step() == 0 and io.events == []  # nothing sent, nothing committed
+    io.records = [message(article(2, "y" * 50), 8)]  # a later message waits: the held batch goes first
+    assert runner.step() == 1
+    assert stage.handled == 2 and io.events[-1] == ("commit", [7])
+    assert runner.step() == 1 and io.events[-1] == ("commit", [8])
+
+
+def test_an_error_that_is_not_an_outage_still_stops_the_step():
+    io = StandIns([message(article(1, "x" * 50), 7)])
+    with pytest.raises(ValueError):
+        StageRunner(BrokenStage(io.events), io, io, "dlq").step()
+    assert io.events == []
 
 
 class LogStandIn:
