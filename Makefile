@@ -48,9 +48,10 @@ test: setup
 	$(BIN)/python -m pytest
 
 # Crash/restart chaos and server outages alone: tests/chaos (servers of its own, which it kills and stops) and the
-# stage SIGKILL tests of tests/integration, all marked `chaos`. NEWSKG_CHAOS_SEED replays a printed seed.
+# stage SIGKILL tests of tests/integration, all marked `chaos`, on the issue's ≥ 300-article stream (`make test`
+# runs them on 56 articles). NEWSKG_CHAOS_SEED replays a printed seed.
 test-chaos: setup
-	$(BIN)/python -m pytest -m chaos tests/chaos tests/integration
+	NEWSKG_CHAOS_EVENTS=$${NEWSKG_CHAOS_EVENTS:-25} $(BIN)/python -m pytest -m chaos tests/chaos tests/integration
 
 # No servers, no LLM: tests/conftest.py refuses a unit test that carries integration, llm or chaos.
 test-unit: setup-dev

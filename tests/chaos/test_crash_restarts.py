@@ -102,7 +102,7 @@ def _kill_server(stack: LocalStack, name: str, rng: random.Random) -> None:
     manager.up(only={name})  # the same port (remembered) and data dir
 
 
-@pytest.mark.timeout(3600)  # a baseline run and a disturbed run of the whole stream
+@pytest.mark.timeout(1800)  # a baseline run and a disturbed run of the stream (4 events unless asked for more)
 @pytest.mark.xfail(
     reason="a bug this test found (2026-11-22, seed 20261122, 56-article stream): after the SIGKILLs the graph "
     "had 309 entities and 524 interactions against 307 and 517 undisturbed (chunks, articles and the mirror's "
