@@ -86,8 +86,9 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
     logging.disable(logging.WARNING)
     store = GraphStore(open_graph(settings))
     if brute_force:
-
-        def scan(entity_id, from_day, to_day, as_of=None, limit=1000, focus_day=None, variant=None):
+        # The retriever's every argument is accepted (a missing one made every baseline request a 500): the scan
+        # reads every interaction whatever the path (via_chunks) or the focus.
+        def scan(entity_id, from_day, to_day, as_of=None, limit=1000, focus_day=None, variant=None, via_chunks=False):
             as_of_day = AsOf.of(as_of).day
             return store.conn.read(
                 SCAN,
@@ -202,7 +203,10 @@ def figures(indexed: dict, scan: dict, rows: int, clients: int) -> dict[str, Fig
         "qa_p50_ms": figure(round(indexed["p50"], 1), "ms (baseline: scan)", round(scan["p50"], 1)),
         "qa_p99_ms": figure(round(indexed["p99"], 1), "ms (baseline: scan)", round(scan["p99"], 1)),
         "qa_requests_per_s": figure(round(indexed["rps"], 1), "requests/s (baseline: scan)", round(scan["rps"], 1)),
-        "qa_errors": figure(indexed["errors"] + scan["errors"], f"errors in {indexed['requests'] + scan['requests']}"),
+        "qa_errors": figure(indexed["errors"], f"failed or non-200 (with {indexed['requests']} answered)"),
+        "qa_scan_errors": figure(
+            scan["errors"], f"failed or non-200, scan baseline (with {scan['requests']} answered)"
+        ),
     }
 
 
