@@ -43,7 +43,8 @@ MATCH (x:Interaction)
 WHERE (x.subject_id = $entity OR x.object_id = $entity) AND x.event_day >= $from_day AND x.event_day <= $to_day
   AND x.published_day <= $as_of_day AND x.ingested_ms <= $as_of_ms
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
-       x.published_day AS published_day, x.ingested_at AS ingested_at, x.variant AS variant,
+       x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
+       x.variant AS variant,
        x.subject_id AS subject_id, x.object_id AS object_id, [] AS sources, 0 AS n_sources, [] AS urls
 ORDER BY event_day, id LIMIT $limit
 """
@@ -79,6 +80,7 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
     import uvicorn
 
     from graph.store.asof import AsOf
+    from graph.store.rows import TimelineRow, rows_of
     from graph.store.store import GraphStore
     from qa.api import create_app
     from qa.service import QAService
@@ -90,16 +92,19 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
         # reads every interaction whatever the path (via_chunks) or the focus.
         def scan(entity_id, from_day, to_day, as_of=None, limit=1000, focus_day=None, variant=None, via_chunks=False):
             as_of_day = AsOf.of(as_of).day
-            return store.conn.read(
-                SCAN,
-                {
-                    "entity": entity_id,
-                    "from_day": from_day,
-                    "to_day": to_day,
-                    "as_of_day": as_of_day,
-                    "as_of_ms": end_of_day_ms(as_of_day),
-                    "limit": limit,
-                },
+            return rows_of(  # typed rows, as GraphStore.timeline returns them (the retriever reads their fields)
+                TimelineRow,
+                store.conn.read(
+                    SCAN,
+                    {
+                        "entity": entity_id,
+                        "from_day": from_day,
+                        "to_day": to_day,
+                        "as_of_day": as_of_day,
+                        "as_of_ms": end_of_day_ms(as_of_day),
+                        "limit": limit,
+                    },
+                ),
             )
 
         store.timeline = scan
