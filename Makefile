@@ -11,7 +11,7 @@ NODE_STAMP := node_modules/.package-lock.json
 CHECKOV_STAMP := .venv-checkov/.setup-done
 DEV_STAMP := $(VENV)/.setup-dev-done
 
-.PHONY: setup setup-dev services demo explore test test-unit test-chaos bench lint down clean
+.PHONY: setup setup-dev services demo explore test test-unit test-chaos bench soak lint down clean
 
 setup-dev: $(DEV_STAMP)
 
@@ -57,12 +57,17 @@ test-chaos: setup
 test-unit: setup-dev
 	$(BIN)/python -m pytest -n 2 tests/unit  # pure CPU: one worker per core of this 2-core machine
 
+# Every bench script with --json at modest sizes (a loaded 2-core machine: about half an hour), then bench/RESULTS.md
+# from their figures. `make bench BENCH_FLAGS=--full` runs the full-size flags; BENCH_FLAGS="--only graph qa" a few.
+BENCH_FLAGS ?=
 bench: setup
-	$(BIN)/python -m bench.broker
-	$(BIN)/python -m bench.ingest
-	$(BIN)/python -m bench.extract
-	$(BIN)/python -m bench.graph
-	$(BIN)/python -m bench.qa
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.results $(BENCH_FLAGS)
+
+# The API under steady load while the pipeline ingests (bench/soak.py); exits 1 if a bound is broken.
+SOAK_MINUTES ?= 10
+soak: setup
+	mkdir -p bench/out
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.soak --minutes $(SOAK_MINUTES) --out bench/out/soak.json
 
 lint: setup-dev
 	$(BIN)/ruff check .

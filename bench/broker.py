@@ -8,6 +8,7 @@ and whether acknowledged messages survive a kill -9 and restart. Run: `make benc
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 import uuid
@@ -16,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from bench.figures import Figure, emit, figure
 from core.settings import Settings
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
@@ -74,11 +76,28 @@ def measure(engine: str, messages: int) -> dict:
     }
 
 
+def figures(noida: dict, tansu: dict) -> dict[str, Figure]:
+    """noida-db's figures, Tansu's (memory only) as the baseline of the same run."""
+    sent = noida["sent"]
+    return {
+        "broker_produce_per_s": figure(round(noida["produce_per_s"]), "msg/s (noida)", round(tansu["produce_per_s"])),
+        "broker_consume_per_s": figure(round(noida["consume_per_s"]), "msg/s (noida)", round(tansu["consume_per_s"])),
+        "broker_startup_s": figure(round(noida["startup_s"], 2), "s (noida)", round(tansu["startup_s"], 2)),
+        "broker_group_join_s": figure(round(noida["join_s"], 2), "s (noida)", round(tansu["join_s"], 2)),
+        "broker_restart_s": figure(round(noida["restart_s"], 2), "s (noida)", round(tansu["restart_s"], 2)),
+        "broker_kept_after_kill9": figure(noida["kept_after_kill9"], f"of {sent} acknowledged (noida)", sent),
+        "broker_tansu_kept_after_kill9": figure(tansu["kept_after_kill9"], f"of {sent} acknowledged (tansu)", sent),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=20000)
+    parser.add_argument("--json", action="store_true", help="one JSON object with every figure (tables on stderr)")
     args = parser.parse_args()
     rows = [measure(engine, args.messages) for engine in ("noida", "tansu")]
+    if args.json:
+        emit(figures(*rows), " ".join(["python -m bench.broker", *sys.argv[1:]]))
     table = Table(title=f"local brokers, {args.messages} x 1 KB messages, acks=all, 3 partitions")
     for column in (
         "engine",
@@ -100,9 +119,10 @@ def main() -> None:
             f"{r['restart_s']:.2f}",
             f"{r['kept_after_kill9']}/{r['sent']}",
         )
-    Console(width=120).print(table)
+    console = Console(width=120, stderr=args.json)
+    console.print(table)
     noida, tansu = rows
-    print(
+    console.print(
         f"noida/tansu ratios: produce {noida['produce_per_s'] / tansu['produce_per_s']:.2f}x, "
         f"consume {noida['consume_per_s'] / tansu['consume_per_s']:.2f}x"
     )

@@ -28,6 +28,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from bench.figures import Figure, emit, figure
 from core.settings import Settings
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
@@ -90,11 +91,23 @@ def compare(base: dict[str, set], other: dict[str, set]) -> dict[str, dict[str, 
     }
 
 
+def figures(results: dict[str, dict[str, dict[str, int]]]) -> dict[str, Figure]:
+    """Per configuration and kind, the items only one side has (either side), out of what `single` holds."""
+    return {
+        f"determinism_{config}_{kind}_differ": figure(
+            n["only_base"] + n["only_other"], f"{kind} in one run only (of {n['base']} in single)"
+        )
+        for config, kinds in results.items()
+        for kind, n in kinds.items()
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=Path, default=PAGES)
     parser.add_argument("--synthetic", type=int, default=0, help="Timelines of `ingest synthetic` instead.")
     parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--json", action="store_true", help="only the figures object of bench/figures.py")
     args = parser.parse_args()
     data_dir = Path(tempfile.mkdtemp(prefix="bench-determinism-"))
     prefix = f"b{uuid.uuid4().hex[:6]}"
@@ -145,8 +158,11 @@ def main() -> None:
         for config, kinds in results.items():
             for kind, n in kinds.items():
                 table.add_row(config, kind, str(n["base"]), str(n["only_base"]), str(n["only_other"]))
-        Console().print(table)
-        print(json.dumps(report))
+        Console(stderr=args.json).print(table)
+        if args.json:
+            emit(figures(results), " ".join(["python -m bench.determinism", *sys.argv[1:]]))
+        else:
+            print(json.dumps(report))
     finally:
         manager.down()
 

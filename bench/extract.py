@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
+from bench.figures import emit, figure
 from bench.ingest import BUNDLED_PAGES, load_pages, raw_of
 from core.llm.client import LLMClient
 from core.settings import Settings
@@ -97,6 +99,7 @@ def instant_endpoint() -> httpx.Client:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=Path, default=BUNDLED_PAGES, help="real pages (default: the bundled ones)")
+    parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
     args = parser.parse_args()
     settings = Settings(_env_file=None)
     pages = load_pages(args.pages)
@@ -138,6 +141,22 @@ def main() -> None:
     (m2_prominent, m2_prompt_tokens), (m2_every, _) = m2_calls(prominent), m2_calls(every_pair)
 
     per100 = 100 / len(chunks)
+    if args.json:
+        m1_calls = client_m1.usage.calls * per100
+        figures = {
+            "m1_calls_per_100_chunks": figure(round(m1_calls, 1), f"LLM calls ({len(subjects)} target subjects)"),
+            "m2_calls_per_100_chunks": figure(
+                round(m2_prominent * per100, 1), f"LLM calls, k = {K} (baseline: M1)", round(m1_calls, 1)
+            ),
+            "m2_every_pair_calls_per_100_chunks": figure(
+                round(m2_every * per100, 1), "LLM calls, every co-occurring pair (baseline: M1)", round(m1_calls, 1)
+            ),
+            "m0_vs_parse_chunks_per_s": figure(
+                round(m0_rate, 1), "M0 chunks/s (baseline: spaCy parse alone)", round(parse_rate, 1)
+            ),
+            "m0_interactions_per_100_chunks": figure(round(m0_interactions * per100, 1), "interactions"),
+        }
+        emit(figures, " ".join(["python -m bench.extract", *sys.argv[1:]]))
     table = Table(title=f"extraction, {len(chunks)} deduplicated chunks of {len(pages)} real pages")
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -174,7 +193,7 @@ def main() -> None:
         f"{m2_prompt_tokens / max(1, m2_prominent):.0f}",
         "request bytes / 4",
     )
-    Console(width=120).print(table)
+    Console(width=120, stderr=args.json).print(table)
 
 
 if __name__ == "__main__":

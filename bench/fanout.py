@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +27,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from bench.figures import emit, figure
 from bench.synthetic import interaction_between, one_sentence_chunk
 from core.ids import entity_id
 from core.records import Entity
@@ -144,6 +146,7 @@ def main() -> None:
     parser.add_argument("--hubs", type=int, default=20, help="questions (one per hub)")
     parser.add_argument("--fanout", type=int, default=8, help="neighbours per hub")
     parser.add_argument("--noise", type=int, default=10, help="other interactions per neighbour")
+    parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
     args = parser.parse_args()
     data_dir = Path(tempfile.mkdtemp(prefix="bench-fanout-"))
     # pydantic-settings: its init takes _env_file and every field has a default; pyright sees neither
@@ -158,6 +161,21 @@ def main() -> None:
     finally:
         manager.down()
     entries = sum(len(r) for _, r in questions)
+    if args.json:
+        figures = {
+            "fanout_sub_questions_per_s": figure(
+                round(graph["sub_questions"] / graph["seconds"], 1), "sub-questions/s"
+            ),
+            "fanout_questions_per_s": figure(
+                round(len(questions) / graph["seconds"], 2),
+                "questions/s (baseline: one retrieval of k x fan-out)",
+                round(len(questions) / baseline["seconds"], 2),
+            ),
+            "fanout_entries_right": figure(
+                graph["right"], f"of {entries} (baseline: one retrieval)", baseline["right"]
+            ),
+        }
+        emit(figures, " ".join(["python -m bench.fanout", *sys.argv[1:]]))
     table = Table(title=f"FanOutQA-style answering, {args.hubs} questions × {args.fanout} items, offline")
     for column in ("answerer", "retrievals", "sub-questions/s", "questions/s", "entries right"):
         table.add_column(column, justify="right")
@@ -172,8 +190,9 @@ def main() -> None:
             f"{len(questions) / r['seconds']:.2f}",
             f"{r['right']}/{entries}",
         )
-    Console(width=140).print(table)
-    print(
+    console = Console(width=140, stderr=args.json)
+    console.print(table)
+    console.print(
         f"graph answerer: {graph['sub_questions'] / graph['seconds']:.1f} sub-questions/s; questions/s vs baseline: "
         f"{baseline['seconds'] / max(graph['seconds'], 1e-9):.2f}x"
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from qdrant_client import models
 from rich.console import Console
 from rich.table import Table
 
+from bench.figures import emit, figure
 from bench.synthetic import interaction_between
 from core.ids import chunk_id, entity_id, point_uuid, source_id
 from core.records import Chunk, Entity, Interaction
@@ -121,6 +123,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--mirror-rows", type=int, default=2_000)
     parser.add_argument("--batch", type=int, default=1_000)
+    parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
     args = parser.parse_args()
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-graph-")), _env_file=None)
     manager = ServiceManager(settings)
@@ -130,6 +133,17 @@ def main() -> None:
     finally:
         manager.down()
     with_embedding, upsert_only = mirror_rates(settings, args.mirror_rows)
+    if args.json:
+        figures = {
+            "graph_batch_rows_per_s": figure(
+                round(batched), f"interactions/s, batches of {args.batch} ({args.rows} rows)", round(per_row)
+            ),
+            "mirror_upserts_per_s": figure(
+                round(with_embedding), f"upserts/s with MiniLM ({args.mirror_rows} rows)", round(upsert_only)
+            ),
+            "graph_readback_per_s": figure(round(readback), "interactions/s read back for the mirror"),
+        }
+        emit(figures, " ".join(["python -m bench.graph", *sys.argv[1:]]))
     table = Table(title="graph and mirror writes, this machine")
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -150,7 +164,7 @@ def main() -> None:
         f"{readback:,.0f}",
         f"adds {100 * with_embedding / readback:.1f}% to a mirrored row's cost",
     )
-    Console(width=120).print(table)
+    Console(width=120, stderr=args.json).print(table)
 
 
 if __name__ == "__main__":

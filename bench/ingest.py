@@ -26,6 +26,7 @@ import gzip
 import json
 import logging
 import random
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -37,6 +38,7 @@ from datasketch import MinHash, MinHashLSH
 from rich.console import Console
 from rich.table import Table
 
+from bench.figures import Figure, emit, figure
 from core.records import DedupSignature, RawArticle
 from core.settings import Settings
 from ingest.kafka.producer import RecordProducer
@@ -57,7 +59,6 @@ REPO = Path(__file__).resolve().parents[1]
 # pass that folder with --pages.
 BUNDLED_PAGES = REPO / "tests" / "fixtures" / "news-html"
 NOW = "2024-01-01T00:00:00Z"
-console = Console(width=120)
 
 
 def load_pages(folder: Path) -> list[tuple[str, str, str]]:
@@ -273,9 +274,34 @@ def memory_figures(settings: Settings, n: int) -> dict:
     }
 
 
-def dedup_state_table(settings: Settings, replay_n: int, memory_n: int) -> Table:
+def dedup_state(settings: Settings, replay_n: int, memory_n: int) -> tuple[Table, dict[str, Figure]]:
     replay = replay_figures(settings, replay_n)
     memory = memory_figures(settings, memory_n)
+    return dedup_state_table(replay, memory), dedup_state_figures(replay, memory)
+
+
+def dedup_state_figures(replay: dict, memory: dict) -> dict[str, Figure]:
+    full = WINDOW_DAYS * PER_DAY
+    n = replay["n"]
+    return {
+        "dedup_log_write_per_s": figure(round(replay["write_rate"]), f"signatures/s through the broker ({n:,})"),
+        "dedup_replay_per_s": figure(round(replay["replay_rate"]), f"signatures/s ({n:,})"),
+        "dedup_startup_s": figure(round(replay["startup_s"], 2), f"s ({n:,} signatures)"),
+        "dedup_startup_s_1m": figure(
+            round(replay["startup_s"] * 1_000_000 / n, 1),
+            "s, 1,000,000 signatures" + ("" if n == 1_000_000 else f" (extrapolated from {n:,})"),
+        ),
+        "dedup_bytes_per_signature": figure(round(memory["bytes_per_signature"]), f"B ({memory['held']:,} held)"),
+        "dedup_memory_gib_30d": figure(
+            round(memory["bytes_per_signature"] * full / 2**30, 2),
+            f"GiB, {full:,} signatures"
+            + ("" if memory["held"] >= full else f" (extrapolated from {memory['held']:,})"),
+        ),
+    }
+
+
+def dedup_state_table(replay: dict, memory: dict) -> Table:
+    replay_n = replay["n"]
     table = Table(title=f"dedup state (window {WINDOW_DAYS} days, {PER_DAY:,} chunks/day), this machine")
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -321,7 +347,10 @@ def main() -> None:
         default=300_000,
         help="signatures loaded for the memory figure (1,500,000 for the full 30 days)",
     )
+    parser.add_argument("--json", action="store_true", help="one JSON object with every figure (tables on stderr)")
     args = parser.parse_args()
+    console = Console(width=120, stderr=args.json)
+    command = " ".join(["python -m bench.ingest", *sys.argv[1:]])
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     logging.getLogger("ingest.process.signature_log").setLevel(logging.INFO)  # the replay's progress lines
     logging.getLogger("kafka").setLevel(logging.ERROR)
@@ -331,9 +360,12 @@ def main() -> None:
     manager.up()
     if args.dedup_only:
         try:
-            console.print(dedup_state_table(settings, args.replay_signatures, args.memory_signatures))
+            dedup_table, dedup_figures = dedup_state(settings, args.replay_signatures, args.memory_signatures)
         finally:
             manager.down()
+        console.print(dedup_table)
+        if args.json:
+            emit(dedup_figures, command)
         return
     try:
         split_many(["Warm up the sentence model."])
@@ -342,9 +374,26 @@ def main() -> None:
         ours_mh, base_mh = minhash_rates(chunk_texts * 3, settings.dedup_num_perm)
         quality = lsh_quality(chunk_texts, settings.dedup_threshold, settings.dedup_num_perm)
         log_rate, redis_rate = state_stores(chunk_texts, settings)
-        dedup_table = dedup_state_table(settings, args.replay_signatures, args.memory_signatures)
+        dedup_table, dedup_figures = dedup_state(settings, args.replay_signatures, args.memory_signatures)
     finally:
         manager.down()
+    if args.json:
+        figures = {
+            "main_text_f1": figure(round(f1, 3), f"token F1 vs articleBody ({len(pages)} pages; goal >= 0.90)"),
+            "process_articles_per_s": figure(round(inproc_rate, 1), "articles/s in-process"),
+            "process_kafka_articles_per_s": figure(
+                round(kafka_rate, 1), "articles/s through Kafka (baseline: in-process)", round(inproc_rate, 1)
+            ),
+            "minhash_per_s": figure(
+                round(ours_mh), "signatures/s, cached permutations (baseline: datasketch default)", round(base_mh)
+            ),
+            "dedup_recall": figure(round(quality["recall"], 3), f"exact J >= {settings.dedup_threshold}; goal >= 0.95"),
+            "dedup_precision": figure(round(quality["precision"], 3), f"{quality['positives']} true pairs"),
+            "dedup_state_chunks_per_s": figure(
+                round(log_rate), "chunks/s, LSH + Kafka log (baseline: datasketch redis storage)", round(redis_rate)
+            ),
+        }
+        emit(figures | dedup_figures, command)
     table = Table(title=f"ingestion, {len(pages)} real pages ({len(chunk_texts)} chunks), this machine")
     table.add_column("measure")
     table.add_column("value", justify="right")

@@ -1,0 +1,209 @@
+"""`make bench`: every bench script with `--json`, one after the other, and bench/RESULTS.md from their figures.
+
+Each bench runs as `python -m bench.NAME --json ARGS` in a subprocess; its last stdout line that parses as a JSON
+object is its figures (bench/figures.py: {"figures": {NAME: {value, unit, baseline, ratio}}, machine, date,
+command}). A bench that fails or prints no figures is listed as such in the file, never dropped. The sizes are
+modest by default so the whole run fits a loaded 2-core machine; `--full` runs the full-size flags (the README's
+figures) instead. The load average before and after each bench goes into the file: the machine is shared.
+Run: `make bench` or `.venv/bin/python -m bench.results [--only NAME ...] [--full] [--out bench/RESULTS.md]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from bench.figures import machine
+
+REPO = Path(__file__).resolve().parents[1]
+console = Console(stderr=True)
+
+
+@dataclass(frozen=True)
+class Bench:
+    name: str
+    modest: tuple[str, ...]  # what `make bench` runs
+    full: tuple[str, ...]  # the full-size figures (documented, and run with --full)
+    what: str
+
+
+BENCHES = (
+    Bench("broker", ("--messages", "5000"), ("--messages", "20000"), "local brokers: noida-db vs Tansu"),
+    Bench(
+        "ingest",
+        ("--replay-signatures", "50000", "--memory-signatures", "100000"),
+        ("--replay-signatures", "1000000", "--memory-signatures", "1500000"),
+        "main text, process stage, MinHash, dedup (bundled pages; the README's: --pages of the 91)",
+    ),
+    Bench("extract", (), (), "M1/M2 LLM calls, M0 vs spaCy parse (bundled pages)"),
+    Bench(
+        "graph",
+        ("--rows", "5000", "--mirror-rows", "500"),
+        ("--rows", "20000", "--mirror-rows", "2000"),
+        "graph writes batched vs per row, mirror upserts",
+    ),
+    Bench(
+        "qa",
+        ("--rows", "20000", "--clients", "20", "--seconds", "15"),
+        ("--rows", "1000000", "--clients", "50", "--seconds", "60"),
+        "/v1/ask latency under load vs a brute-force scan",
+    ),
+    Bench("determinism", (), (), "arrival order and two consumers vs one (bundled pages)"),
+    Bench("fanout", ("--hubs", "10"), ("--hubs", "20"), "fan-out answering vs one retrieval"),
+    Bench("entities", ("--repeat", "1"), ("--repeat", "3"), "entity quality on the gold set, M0 speed"),
+    Bench(
+        "replay",
+        ("--skip-recall", "--rows", "10000", "--seconds", "5"),
+        ("--rows", "100000", "--seconds", "20"),
+        "NEON replay throughput (recall needs the 91 pages: full run)",
+    ),
+    Bench("irb", ("--interactions", "10000", "--n", "50"), ("--interactions", "100000", "--n", "200"), "IRB"),
+    Bench("soak", ("--minutes", "1"), ("--minutes", "10"), "API under load while the pipeline ingests"),
+)
+
+
+@dataclass
+class Outcome:
+    bench: Bench
+    command: str
+    seconds: float
+    load_before: tuple[float, float, float]
+    load_after: tuple[float, float, float]
+    result: dict[str, Any] | None
+    failure: str | None
+
+
+def last_json_object(stdout: str) -> dict[str, Any] | None:
+    for line in reversed(stdout.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict) and "figures" in value:
+                return value
+    return None
+
+
+def run(bench: Bench, full: bool, timeout_s: float) -> Outcome:
+    args = [*(bench.full if full else bench.modest), "--json"]
+    command = " ".join(["python -m bench." + bench.name, *args])
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    before, start = os.getloadavg(), time.monotonic()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", f"bench.{bench.name}", *args],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+        result = last_json_object(proc.stdout)
+        failure = None
+        last_error = (proc.stderr.strip().splitlines() or ["no output"])[-1][:300]
+        if proc.returncode != 0:  # figures printed before a failure (a soak check that failed) are still shown
+            failure = f"exit {proc.returncode}: {last_error}"
+        elif result is None:
+            failure = "printed no --json figures"
+    except subprocess.TimeoutExpired:
+        result, failure = None, f"timed out after {timeout_s:.0f} s"
+    return Outcome(bench, command, time.monotonic() - start, before, os.getloadavg(), result, failure)
+
+
+def number(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:,.3f}".rstrip("0").rstrip(".") if abs(value) < 100 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def load(values: tuple[float, float, float]) -> str:
+    return " / ".join(f"{v:.1f}" for v in values)
+
+
+def markdown(outcomes: list[Outcome], full: bool, started: str) -> str:
+    lines = [
+        "# Bench results",
+        "",
+        "Written by `make bench` (`python -m bench.results"
+        + (" --full" if full else "")
+        + "`) from each bench script's `--json` figures; do not edit by hand. The baseline of each figure is"
+        " measured in the same run; ratio = value / baseline.",
+        "",
+        f"- machine: {machine()}",
+        f"- date: {started} (UTC)",
+        "- sizes: " + ("full" if full else "modest (make bench); the full-size flags are in the index's 4th column"),
+        "- load average (1 / 5 / 15 min) before and after each bench is given per bench: the machine is shared by"
+        " other work, so absolute rates are lower and noisier than on an idle machine; ratios within one bench"
+        " run are the comparable figures.",
+        "",
+        "| bench | what | command | full size | seconds | load before | load after | status |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for o in outcomes:
+        full_command = " ".join(["python -m bench." + o.bench.name, *o.bench.full]) if o.bench.full else "(same)"
+        status = "ok" if o.failure is None else o.failure.replace("|", "\\|")
+        lines.append(
+            f"| {o.bench.name} | {o.bench.what} | `{o.command}` | `{full_command}` | {o.seconds:.0f} | "
+            f"{load(o.load_before)} | {load(o.load_after)} | {status} |"
+        )
+    for o in outcomes:
+        lines += ["", f"## {o.bench.name}", ""]
+        if o.result is None:
+            lines.append(f"No figures: {o.failure}.")
+            continue
+        lines += [
+            f"`{o.result.get('command', o.command)}` — {o.result.get('date', '')}, {o.result.get('machine', '')}",
+            "",
+            "| figure | value | unit | baseline | ratio |",
+            "|---|---:|---|---:|---:|",
+        ]
+        for name, f in o.result["figures"].items():
+            lines.append(
+                f"| `{name}` | {number(f.get('value'))} | {f.get('unit', '')} | {number(f.get('baseline'))} | "
+                f"{number(f.get('ratio'))} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="*", default=None, help="bench names (default: every one)")
+    parser.add_argument("--full", action="store_true", help="the full-size flags instead of the modest ones")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS.md")
+    parser.add_argument("--json-out", type=Path, default=REPO / "bench" / "out" / "results.json")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds per bench")
+    args = parser.parse_args()
+    chosen = [b for b in BENCHES if args.only is None or b.name in args.only]
+    started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    outcomes = []
+    for i, bench in enumerate(chosen, start=1):
+        with console.status(f"[{i}/{len(chosen)}] bench.{bench.name} {' '.join(bench.modest)}"):
+            outcome = run(bench, args.full, args.timeout)
+        outcomes.append(outcome)
+        console.print(f"[{i}/{len(chosen)}] {bench.name}: {outcome.failure or 'ok'} ({outcome.seconds:.0f} s)")
+    args.out.write_text(markdown(outcomes, args.full, started))
+    args.json_out.parent.mkdir(parents=True, exist_ok=True)
+    args.json_out.write_text(json.dumps({o.bench.name: o.result for o in outcomes}, indent=2))
+    console.print(f"wrote {args.out} and {args.json_out}")
+    if any(o.failure for o in outcomes):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,409 @@
+"""Soak: the QA API under steady load while the pipeline ingests, for `--minutes` (default 10).
+
+Starts `newskg serve --pipeline` (the API with the process and extract stages in one process, the mirror on) against
+local servers (`newskg services up` of a temporary data dir: noida broker, FalkorDB; Qdrant local mode), then, at
+the same time and only over loopback (127.0.0.1):
+
+- `--clients` concurrent clients (default 8), each at most one request every `--pace` s (default 0.5 s: a closed,
+  bounded loop), mixing /v1/ask temporal (60%), /v1/ask hybrid (20%), /v1/entities (15%) and /healthz (5%);
+- a feeder that publishes `--articles-per-minute` synthetic articles (default 30) to the articles topic, which the
+  stages process, extract (M0) and write to the graph and the mirror while the clients read;
+- a sampler that reads the server's RSS (/proc, the process and its children) every `--sample-s` s (default 10).
+
+Errors: any response that is not 200, a request that fails or takes over 30 s, an article the broker refused, a
+/readyz that is not 200, a record in the dead-letter topic, the server exiting. Warm-up first (not measured): the
+server ready, a hybrid query answered, 3 articles through the stages. The bounds checked: 0 errors; RSS at most
+`--rss-bound-mb` (default 1024 MB, issue 20's bound for the API with embeddings); RSS of the last minute at most
+1.25x the first's; p95 of the last minute at most 2.0x the first's. Prints the report as JSON (with `--json` only
+the figures object of bench/figures.py), exits 1 if a check failed. Run: `make soak` or
+`.venv/bin/python -m bench.soak [--minutes 10] [--json] [--out FILE]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.figures import Figure, emit, figure
+from core.records import RawArticle
+from core.settings import Settings
+from ingest.kafka.reader import read_topic
+from ingest.process.article import raw_article_id
+from ingest.publish import ArticlePublisher
+from ingest.sources.files import SourceItem
+from newskg.pipeline import articles_producer
+from newskg.services.manager import ServiceManager
+from newskg.services.process import free_port
+from newskg.wiring import Wiring, kafka_options
+
+REPO = Path(__file__).resolve().parents[1]
+PEOPLE = [
+    "Maria Lopez", "James Carter", "Anna Schmidt", "Pierre Dubois", "Yuki Tanaka", "Omar Haddad", "Sofia Rossi",
+    "Lars Nilsson", "Elena Petrova", "David Cohen", "Grace Okafor", "Rahul Mehta", "Laura Bianchi", "Tom Walsh",
+    "Ines Moreau", "Carlos Silva", "Hannah Berg", "Ali Karimi", "Nora Lindqvist", "Peter Novak",
+]  # fmt: skip
+ORGS = ["Reuters", "the United Nations", "Siemens", "the World Bank", "Airbus", "Oxford University", "Nestle"]
+CITIES = ["Paris", "Berlin", "Madrid", "Tokyo", "Nairobi", "Toronto", "Vienna", "Lisbon"]
+VERBS = ["met", "praised", "criticised", "interviewed", "thanked", "visited"]
+
+
+@dataclass(frozen=True)
+class SoakConfig:
+    minutes: float = 10.0
+    clients: int = 8
+    pace_s: float = 0.5
+    articles_per_minute: int = 30
+    sample_s: float = 10.0
+    window_s: float = 60.0  # p95 and RSS compared between the first and the last window
+    timeout_s: float = 30.0
+    rss_bound_mb: float = 1024.0
+    rss_growth_bound: float = 1.25
+    p95_ratio_bound: float = 2.0
+
+
+@dataclass
+class Tally:
+    """What the clients, the feeder and the sampler saw; shared between the event loop and the feeder thread."""
+
+    started: float = field(default_factory=time.monotonic)
+    latencies: list[tuple[float, float]] = field(default_factory=list[tuple[float, float]])  # (t since start, ms)
+    errors: list[str] = field(default_factory=list[str])
+    rss: list[tuple[float, float]] = field(default_factory=list[tuple[float, float]])  # (t since start, MB)
+    articles_sent: int = 0
+    drain_s: float = float("nan")
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def error(self, what: str) -> None:
+        with self.lock:
+            self.errors.append(what)
+
+    def since(self) -> float:
+        return time.monotonic() - self.started
+
+
+def synthetic_article(n: int, rng: random.Random, day: str) -> RawArticle:
+    a, b = rng.sample(PEOPLE, 2)
+    org, city = rng.choice(ORGS), rng.choice(CITIES)
+    text = (
+        f"{a} {rng.choice(VERBS)} {b} in {city} on Monday, story {n}. "
+        f"{b} later spoke about {org} at a press conference in {city}. "
+        f"{a} said the talks with {org} would continue next week, according to officials in {city}. "
+        f"Reporters asked {b} about the meeting with {a} for update {n}."
+    )
+    return RawArticle(
+        url=f"https://soak.example/{day}/{n}",
+        text=text,
+        title=f"{a} and {b} in {city}",
+        source="soak",
+        fetched_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        published=day,
+    )
+
+
+def feed(settings: Settings, config: SoakConfig, tally: Tally, stop: threading.Event, day: str) -> None:
+    """Publish a few synthetic articles every few seconds, evenly over the run."""
+    rng, n = random.Random(7), 0
+    every_s = 6.0
+    per_tick = max(1, round(config.articles_per_minute * every_s / 60))
+    with Wiring(settings) as wiring:
+        publisher = ArticlePublisher(articles_producer(wiring), settings.topic_articles)
+        while not stop.is_set():
+            raws = [synthetic_article(n + i, rng, day) for i in range(per_tick)]
+            n += per_tick
+            report = publisher.publish(SourceItem(raw_article_id(r), r, f"soak:{r.url}") for r in raws)
+            with tally.lock:
+                tally.articles_sent += report.sent
+            for origin, error in report.failed:
+                tally.error(f"feeder {origin}: {error}")
+            stop.wait(every_s)
+
+
+WARM_UP_ARTICLES = 3
+DRAIN_TIMEOUT_S = 180.0
+
+
+def warm_pipeline(settings: Settings, day: str, articles: int = WARM_UP_ARTICLES, timeout_s: float = 300) -> None:
+    """A few articles through the stages before the clock starts, so the first window is not the models' loading."""
+    rng = random.Random(1)
+    raws = [synthetic_article(1_000_000 + i, rng, day) for i in range(articles)]
+    with Wiring(settings) as wiring:
+        report = ArticlePublisher(articles_producer(wiring), settings.topic_articles).publish(
+            SourceItem(raw_article_id(r), r, f"warm-up:{r.url}") for r in raws
+        )
+    if report.sent != articles:
+        raise RuntimeError(f"warm-up articles refused: {report.failed}")
+    if not wait_articles(settings, articles, timeout_s):
+        raise RuntimeError("the warm-up articles did not reach the graph in time")
+
+
+def wait_articles(settings: Settings, articles: int, timeout_s: float) -> bool:
+    """Whether the graph holds `articles` articles within `timeout_s`."""
+    from graph.store.store import GraphStore
+    from newskg.wiring import open_graph
+
+    deadline = time.monotonic() + timeout_s
+    with open_graph(settings) as conn:
+        store = GraphStore(conn)
+        while store.counts()["articles"] < articles:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(1)
+    return True
+
+
+def rss_mb(pid: int) -> float:
+    """Resident set of `pid` and its descendants, from /proc (MB)."""
+    total, todo = 0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            total += next(int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:"))
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError, StopIteration):
+            continue
+    return total / 1024
+
+
+async def client(http: httpx.AsyncClient, tally: Tally, config: SoakConfig, deadline: float, seed: int, day: str):
+    rng = random.Random(seed)
+    while time.monotonic() < deadline:
+        began = time.monotonic()
+        roll, name = rng.random(), rng.choice(PEOPLE)
+        if roll < 0.6:
+            path, params = "/v1/ask", {"q": f"{name} news", "date": day, "strategy": "temporal", "k": 10}
+        elif roll < 0.8:
+            path, params = "/v1/ask", {"q": f"{name} news", "date": day, "strategy": "hybrid", "k": 10}
+        elif roll < 0.95:
+            path, params = "/v1/entities", {"search": name.split()[1], "limit": 10}
+        else:
+            path, params = "/healthz", {}
+        start = time.perf_counter()
+        try:
+            response = await http.get(path, params=params)
+            response.json()  # a complete, well-formed body
+            if response.status_code != 200:
+                tally.error(f"{path} {response.status_code}: {response.text[:200]}")
+        except (httpx.HTTPError, ValueError) as exc:
+            tally.error(f"{path} {type(exc).__name__}: {exc}")
+        else:
+            tally.latencies.append((tally.since(), (time.perf_counter() - start) * 1000))
+        await asyncio.sleep(max(0.0, config.pace_s - (time.monotonic() - began)))
+
+
+async def sampler(http: httpx.AsyncClient, server: subprocess.Popen[str], tally: Tally, config: SoakConfig, deadline):
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            tally.error(f"the server exited with {server.returncode}")
+            return
+        tally.rss.append((tally.since(), rss_mb(server.pid)))
+        try:
+            ready = await http.get("/readyz")
+            if ready.status_code != 200:
+                tally.error(f"/readyz {ready.status_code}: {ready.text[:200]}")
+        except httpx.HTTPError as exc:
+            tally.error(f"/readyz {type(exc).__name__}: {exc}")
+        await asyncio.sleep(max(0.0, min(config.sample_s, deadline - time.monotonic())))
+
+
+async def load(base: str, server: subprocess.Popen[str], tally: Tally, config: SoakConfig, day: str) -> None:
+    limits = httpx.Limits(max_connections=config.clients + 1)
+    async with httpx.AsyncClient(base_url=base, timeout=config.timeout_s, limits=limits) as http:
+        deadline = time.monotonic() + config.minutes * 60
+        await asyncio.gather(
+            sampler(http, server, tally, config, deadline),
+            *(client(http, tally, config, deadline, seed, day) for seed in range(config.clients)),
+        )
+    tally.rss.append((tally.since(), rss_mb(server.pid)))  # the last sample, at the end of the run
+
+
+def start_server(env: dict[str, str], port: int, log: Path) -> subprocess.Popen[str]:
+    out = log.open("w")
+    return subprocess.Popen(
+        [sys.executable, "-m", "newskg", "serve", "--pipeline", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        cwd=REPO,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def wait_ready(base: str, server: subprocess.Popen[str], day: str, timeout_s: float = 300) -> None:
+    """Ready, and every model a request needs loaded (a hybrid query embeds): the clock starts warm."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"the server exited with {server.returncode} before it was ready")
+        try:
+            if httpx.get(base + "/readyz", timeout=5).status_code == 200:
+                params = {"q": "Maria Lopez news", "date": day, "strategy": "hybrid"}
+                httpx.get(base + "/v1/ask", params=params, timeout=120).raise_for_status()
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(1)
+    raise RuntimeError("the server was not ready in time")
+
+
+def window_p95(latencies: list[tuple[float, float]], lo: float, hi: float) -> float:
+    values = [ms for t, ms in latencies if lo <= t < hi]
+    return statistics.quantiles(values, n=20)[18] if len(values) >= 2 else float("nan")
+
+
+def window_mean(samples: list[tuple[float, float]], lo: float, hi: float) -> float:
+    values = [mb for t, mb in samples if lo <= t <= hi]
+    return statistics.fmean(values) if values else float("nan")
+
+
+def graph_counts(env: dict[str, str]) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-m", "newskg", "graph", "stats", "--json"], env=env, cwd=REPO, capture_output=True, text=True
+    )
+    return json.loads(out.stdout) if out.returncode == 0 else {"error": out.stderr[-500:]}
+
+
+def run_soak(config: SoakConfig, settings: Settings, env: dict[str, str], folder: Path) -> dict[str, Any]:
+    """The soak against the servers `settings`/`env` point at (the same names in both); the report."""
+    port, day = free_port(), dt.datetime.now(dt.UTC).date().isoformat()
+    base = f"http://127.0.0.1:{port}"
+    server = start_server(env, port, folder / "serve.log")
+    stop, feeder = threading.Event(), None
+    try:
+        wait_ready(base, server, day)
+        warm_pipeline(settings, day)
+        tally = Tally()  # the clock starts once the server is ready and warm
+        feeder = threading.Thread(target=feed, args=(settings, config, tally, stop, day), daemon=True)
+        feeder.start()
+        asyncio.run(load(base, server, tally, config, day))
+        stop.set()
+        feeder.join(timeout=60)
+        # nothing lost: every article published reaches the graph (the stages drain what the last minute fed)
+        drain_start = time.monotonic()
+        if not wait_articles(settings, WARM_UP_ARTICLES + tally.articles_sent, DRAIN_TIMEOUT_S):
+            tally.error(f"the graph did not hold all {tally.articles_sent} articles {DRAIN_TIMEOUT_S:.0f} s after")
+        tally.drain_s = time.monotonic() - drain_start
+    finally:
+        stop.set()
+        if feeder is not None:
+            feeder.join(timeout=60)
+        if server.poll() is None:
+            server.terminate()
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(timeout=30)
+    dead_letters = len(read_topic(kafka_options(settings), settings.topic_dlq))
+    if dead_letters:
+        tally.error(f"{dead_letters} records in the dead-letter topic")
+    return report(config, tally, dead_letters, graph_counts(env), server.returncode)
+
+
+def report(config: SoakConfig, tally: Tally, dead_letters: int, graph: dict[str, Any], exit_code: int | None):
+    end = config.minutes * 60
+    w = min(config.window_s, end / 2)
+    p95_first, p95_last = window_p95(tally.latencies, 0, w), window_p95(tally.latencies, end - w, end + 1)
+    rss_first, rss_last = window_mean(tally.rss, 0, w), window_mean(tally.rss, end - w, end + 1)
+    rss_max = max((mb for _, mb in tally.rss), default=float("nan"))
+    all_ms = [ms for _, ms in tally.latencies]
+    figures: dict[str, Figure] = {
+        "soak_errors": figure(len(tally.errors), "errors"),
+        "soak_requests": figure(len(all_ms), "requests"),
+        "soak_requests_per_s": figure(round(len(all_ms) / end, 2), "requests/s"),
+        "soak_p95_ms": figure(round(window_p95(tally.latencies, 0, end + 1), 1), "ms (whole run)"),
+        "soak_p95_last_window_ms": figure(round(p95_last, 1), f"ms (last {w:.0f} s)", round(p95_first, 1)),
+        "soak_rss_max_mb": figure(round(rss_max, 1), "MB", config.rss_bound_mb),
+        "soak_rss_last_window_mb": figure(round(rss_last, 1), f"MB (last {w:.0f} s)", round(rss_first, 1)),
+        "soak_articles_sent": figure(tally.articles_sent, "articles"),
+        "soak_drain_s": figure(round(tally.drain_s, 1), "s for the stages to finish the last articles after the load"),
+    }
+    checks = {
+        "no_errors": not tally.errors,
+        "rss_within_bound": rss_max <= config.rss_bound_mb,
+        "rss_growth_within_bound": rss_last <= config.rss_growth_bound * rss_first,
+        "p95_stable": p95_last <= config.p95_ratio_bound * p95_first,
+    }
+    figures["soak_checks_passed"] = figure(sum(checks.values()), f"of {len(checks)} checks", len(checks))
+    return {
+        "figures": figures,
+        "checks": checks,
+        "passed": all(checks.values()),
+        "config": asdict(config),
+        "errors": tally.errors[:50],
+        "dead_letters": dead_letters,
+        "graph": graph,
+        "server_exit_code": exit_code,
+        "rss_samples_mb": [(round(t, 1), round(mb, 1)) for t, mb in tally.rss],
+        "p95_by_minute_ms": [
+            round(window_p95(tally.latencies, m * 60, (m + 1) * 60), 1) for m in range(max(1, round(end / 60)))
+        ],
+    }
+
+
+def private_stack(folder: Path) -> tuple[ServiceManager, Settings, dict[str, str]]:
+    """Local servers of a temporary data dir (broker and graph), and the env that points the CLI at them."""
+    settings = Settings(data_dir=folder / "data", qa_answerer="extractive", _env_file=None)  # pyright: ignore[reportCallIssue]
+    manager = ServiceManager(settings)
+    manager.up(only={"broker", "graph"})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}
+    env |= {"NEWSKG_DATA_DIR": str(settings.data_dir), "NEWSKG_QA_ANSWERER": "extractive", "PYTHONPATH": str(REPO)}
+    return manager, settings, env
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    defaults = SoakConfig()
+    parser.add_argument("--minutes", type=float, default=defaults.minutes)
+    parser.add_argument("--clients", type=int, default=defaults.clients)
+    parser.add_argument("--pace", type=float, default=defaults.pace_s, help="seconds between a client's requests")
+    parser.add_argument("--articles-per-minute", type=int, default=defaults.articles_per_minute)
+    parser.add_argument("--sample-s", type=float, default=defaults.sample_s)
+    parser.add_argument("--rss-bound-mb", type=float, default=defaults.rss_bound_mb)
+    parser.add_argument("--out", type=Path, default=None, help="also write the report here (JSON)")
+    parser.add_argument("--json", action="store_true", help="only the figures object of bench/figures.py")
+    args = parser.parse_args()
+    config = SoakConfig(
+        minutes=args.minutes,
+        clients=args.clients,
+        pace_s=args.pace,
+        articles_per_minute=args.articles_per_minute,
+        sample_s=args.sample_s,
+        rss_bound_mb=args.rss_bound_mb,
+    )
+    folder = Path(tempfile.mkdtemp(prefix="bench-soak-"))
+    manager, settings, env = private_stack(folder)
+    try:
+        result = run_soak(config, settings, env, folder)
+    finally:
+        manager.down()
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=2))
+    command = " ".join(["python -m bench.soak", *sys.argv[1:]])
+    if args.json:
+        emit(result["figures"], command)
+    else:
+        print(json.dumps(result, indent=2))
+    if not result["passed"]:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

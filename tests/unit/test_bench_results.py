@@ -1,0 +1,61 @@
+"""`make bench` and `make soak` plumbing: the figures read from a bench's stdout, RESULTS.md written from them, and
+the soak's checks computed from what it sampled."""
+
+import json
+
+from bench.figures import figure
+from bench.results import BENCHES, Outcome, last_json_object, markdown
+from bench.soak import SoakConfig, Tally, report
+
+
+def test_the_last_figures_object_on_stdout_is_the_result_whatever_else_was_printed():
+    first = {"figures": {"a": figure(1, "x")}, "machine": "m", "date": "d", "command": "c"}
+    last = {"figures": {"b": figure(2.0, "y", 4.0)}, "machine": "m", "date": "d", "command": "c"}
+    stdout = "\n".join(["starting servers", json.dumps(first), "{not json", json.dumps(last), '{"other": 1}', ""])
+    assert last_json_object(stdout) == last
+    assert last_json_object("no figures here\n") is None
+
+
+def test_results_md_lists_every_figure_with_its_baseline_and_ratio_and_says_which_bench_failed():
+    graph, qa = (next(b for b in BENCHES if b.name == n) for n in ("graph", "qa"))
+    result = {
+        "figures": {"graph_batch_rows_per_s": figure(15000.0, "interactions/s", 750.0)},
+        "machine": "Linux x86_64, 2 cores",
+        "date": "2026-11-22T15:00:00+00:00",
+        "command": "python -m bench.graph --json",
+    }
+    outcomes = [
+        Outcome(graph, "python -m bench.graph --json", 12.0, (9.0, 8.0, 7.0), (10.0, 8.5, 7.1), result, None),
+        Outcome(qa, "python -m bench.qa --json", 3.0, (9.0, 8.0, 7.0), (9.0, 8.0, 7.0), None, "exit 1: boom"),
+    ]
+    text = markdown(outcomes, full=False, started="2026-11-22T15:00:00+00:00")
+    row = next(line for line in text.splitlines() if "`graph_batch_rows_per_s`" in line)
+    assert [cell.strip() for cell in row.split("|")[2:6]] == ["15,000", "interactions/s", "750", "20"]
+    assert "No figures: exit 1: boom." in text
+    assert "9.0 / 8.0 / 7.0" in text and "10.0 / 8.5 / 7.1" in text  # the load average around each bench
+    assert "python -m bench.qa --rows 1000000 --clients 50 --seconds 60" in text  # the full-size flags
+
+
+def _tally(first_ms: float, last_ms: float, rss: list[float]) -> Tally:
+    tally = Tally()
+    tally.latencies = [(t / 10, first_ms if t < 600 else last_ms) for t in range(1200)]  # 120 s, 10 a second
+    tally.rss = [(10.0 * i, mb) for i, mb in enumerate(rss)]
+    return tally
+
+
+def test_the_soak_passes_steady_latency_and_memory_and_flags_a_slowdown_a_leak_and_an_error():
+    config = SoakConfig(minutes=2, window_s=60, rss_bound_mb=1000)
+    steady = report(config, _tally(100, 150, [700] * 13), 0, {}, 0)
+    assert steady["passed"] and steady["figures"]["soak_p95_last_window_ms"]["ratio"] == 1.5
+
+    slower = report(config, _tally(100, 250, [700] * 13), 0, {}, 0)
+    assert slower["checks"]["p95_stable"] is False
+
+    leaking = report(
+        config, _tally(100, 100, [700, 710, 720, 730, 740, 750, 800, 850, 900, 950, 990, 995, 999]), 0, {}, 0
+    )
+    assert leaking["checks"]["rss_growth_within_bound"] is False and leaking["checks"]["rss_within_bound"] is True
+
+    failed = _tally(100, 100, [700] * 13)
+    failed.error("/v1/ask 500: boom")
+    assert report(config, failed, 0, {}, 0)["checks"]["no_errors"] is False
