@@ -66,8 +66,8 @@ bench: setup
 # The API under steady load while the pipeline ingests (bench/soak.py); exits 1 if a bound is broken.
 SOAK_MINUTES ?= 10
 soak: setup
-	mkdir -p bench/out
-	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.soak --minutes $(SOAK_MINUTES) --out bench/out/soak.json
+	mkdir -p .newskg
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.soak --minutes $(SOAK_MINUTES) --out .newskg/soak.json
 
 lint: setup-dev
 	$(BIN)/ruff check .
