@@ -45,6 +45,26 @@ def dated_chunk(
     )
 
 
+def linking_chunk(text: str, day: int = 20230505, article: str = "a1", cid: str = "c1", ingested_ms: int = 1) -> Chunk:
+    """A chunk for the offline linker and extractor: its day, article, id and ingestion instant are what linking
+    as of the chunk reads."""
+    return Chunk(
+        id=cid,
+        text=text,
+        sentences=[text],
+        article_id=article,
+        article_ids=[article],
+        source="s",
+        source_id="s_1",
+        day=day,
+        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T00:00:00Z",
+        ingested_at="2023-05-05T00:00:00Z",
+        ingested_ms=ingested_ms,
+        sentence_start=0,
+        sentence_end=4,
+    )
+
+
 def published_chunk(text: str, published: str, article: str) -> Chunk:
     """A one-sentence chunk of source alpha, published and ingested at the instant `published`."""
     when = parse_instant(published)

@@ -4,12 +4,12 @@ and on small passages of the same kind."""
 
 from dataclasses import replace
 
-from core.records import Chunk
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import LinkedMention, Linker
 from extract.entities.rules import EntityRules
 from extract.markup import mark_up
+from tests.support.records import linking_chunk as chunk
 
 # NEON (appendix, figures A1 and A2), written out as three snippets of three articles, in publication order.
 NEON_SNIPPETS = [
@@ -32,24 +32,6 @@ NEON_SNIPPETS = [
         "Halloween store together.",
     ),
 ]
-
-
-def chunk(text: str, day: int = 20230505, article: str = "a1", cid: str = "c1", ingested_ms: int = 1) -> Chunk:
-    return Chunk(
-        id=cid,
-        text=text,
-        sentences=[text],
-        article_id=article,
-        article_ids=[article],
-        source="s",
-        source_id="s_1",
-        day=day,
-        published=f"{str(day)[:4]}-{str(day)[4:6]}-{str(day)[6:]}T00:00:00Z",
-        ingested_at="2023-05-05T00:00:00Z",
-        ingested_ms=ingested_ms,
-        sentence_start=0,
-        sentence_end=4,
-    )
 
 
 def neon_stream(rules: EntityRules = EntityRules()) -> list[list[LinkedMention]]:

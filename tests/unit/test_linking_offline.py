@@ -1,11 +1,11 @@
 """Entity linking and the offline extractor (M0) on a passage in the style of NEON's Doja Cat example."""
 
-from core.records import Chunk
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.entities.rules import EntityRules
 from extract.markup import mark_up
+from tests.support.records import linking_chunk as chunk
 
 PASSAGE = (
     "Doja Cat dressed as Choupette at the Met Gala in New York on Monday. The singer said Karl Lagerfeld's "
@@ -13,24 +13,6 @@ PASSAGE = (
     "before the dinner. Doja Cat thanked Karl's estate in a statement on May 3, 2023, and Wintour praised "
     "the theme."
 )
-
-
-def chunk(text: str, day: int = 20230505, article: str = "a1", cid: str = "c1", ingested_ms: int = 1) -> Chunk:
-    return Chunk(
-        id=cid,
-        text=text,
-        sentences=[text],
-        article_id=article,
-        article_ids=[article],
-        source="s",
-        source_id="s_1",
-        day=day,
-        published="2023-05-05T00:00:00Z",
-        ingested_at="2023-05-05T00:00:00Z",
-        ingested_ms=ingested_ms,
-        sentence_start=0,
-        sentence_end=4,
-    )
 
 
 def test_short_forms_and_possessives_link_to_the_full_entity():
