@@ -49,6 +49,7 @@ def _article_row(item: Chunk | ChunkSighting) -> dict[str, Any]:
         "ingested_ms": item.ingested_ms,
         "source": item.source,
         "source_id": item.source_id,
+        "first_key": first_key(item.day, item.ingested_ms, item.published, article_id),
     }
 
 
@@ -113,8 +114,8 @@ def interaction_first_key(i: Interaction) -> str:
 
 
 def fold_chunk_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """One row per chunk id, as writes.CHUNKS would leave the node after all of them (rows of one statement do
-    not see each other's writes): the row with the least first_key, whole."""
+    """One row per chunk (or article) id, as writes.CHUNKS (writes.ARTICLES) would leave the node after all of
+    them (rows of one statement do not see each other's writes): the row with the least first_key, whole."""
     folded: dict[str, dict[str, Any]] = {}
     for row in rows:
         kept = folded.get(row["id"])
@@ -198,7 +199,7 @@ class GraphStore:
         """Everything one consumer batch produced, as one unit; safe to repeat (all MERGE).
         `marked`: chunk id → `<e>` marked text; `m2_batches`: (pair key, chunk ids) an M2 call has covered."""
         chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
-        articles = {row["id"]: row for row in map(_article_row, [*chunks, *sightings])}
+        articles = fold_chunk_rows([_article_row(item) for item in [*chunks, *sightings]])
         chunk_rows = [_chunk_row(c, (marked or {}).get(c.id)) for c in chunks]
         chunk_articles = [
             {k: r[k] for k in ("id", "article_id", "day", "ingested_ms", "similarity")} for r in chunk_rows
@@ -209,7 +210,7 @@ class GraphStore:
         mention_rows = [{"chunk_id": c, "entity_id": e} for c, e in sorted(set(mentions))]
         interaction_rows = [_interaction_row(i) for i in fold_interactions(interactions)]
         statements = [
-            (writes.ARTICLES, list(articles.values())),
+            (writes.ARTICLES, articles),
             (writes.CHUNKS, fold_chunk_rows(chunk_rows)),
             (writes.CHUNK_ARTICLES, chunk_articles),
             (writes.SIGHTING_CHUNKS, sighting_rows),

@@ -1,13 +1,21 @@
 """Batched, idempotent writes (UNWIND … MERGE), one statement per kind, shared by Neo4j 5 and FalkorDB.
 Every value arrives as a parameter; no text is ever pasted into the Cypher."""
 
+# An article id is its canonical URL, so one article may be read twice with other times (fetched live, then
+# backfilled at its publication). Like a chunk it keeps the record the system could show first (least first_key),
+# whole, in any order: its chunk and facts are dated by that record, and "as of D" must find it as their source.
+# A node written before first_key existed (published_day set, first_key null) keeps its times (`<` on null is
+# not true).
 ARTICLES = """
 UNWIND $rows AS a
 MERGE (s:Source {id: a.source_id}) ON CREATE SET s.name = a.source
 MERGE (ar:Article {id: a.id})
-  ON CREATE SET ar.url = a.url, ar.title = a.title, ar.published = a.published, ar.published_day = a.day,
-                ar.ingested_at = a.ingested_at, ar.ingested_ms = a.ingested_ms, ar.source_id = a.source_id
+  ON CREATE SET ar.url = a.url, ar.title = a.title, ar.source_id = a.source_id
 MERGE (ar)-[:FROM]->(s)
+WITH ar, a
+WHERE ar.published_day IS NULL OR a.first_key < ar.first_key
+SET ar.published = a.published, ar.published_day = a.day, ar.ingested_at = a.ingested_at,
+    ar.ingested_ms = a.ingested_ms, ar.first_key = a.first_key
 """
 
 # A chunk id is the hash of its normalised text, so two records may carry the same id (two replicas kept the same
