@@ -38,11 +38,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from core.timeaxes import day_key
 from graph.store.asof import AsOf, Knowledge
+from qa.contract import DATE_PATTERN, ERRORS, REASONS, ErrorBody, date_query
 from qa.explore import PAGE_PATHS, explore_router
 from qa.retrieve import Strategy
 from qa.service import QAService
 
-DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 DATE = re.compile(DATE_PATTERN)
 OPEN_PATHS = {"/healthz", "/readyz", *PAGE_PATHS}  # the explorer's page and scripts hold no data
 UNMATCHED = "unmatched"  # the metric label of every path no route serves
@@ -53,29 +53,9 @@ KNOWLEDGE_HELP = (
 )
 
 
-class ErrorBody(BaseModel):
-    """Every 4xx body, in the shape of `core.errors.NewskgError`: a stable reason code and a message saying why."""
-
-    reason: str
-    detail: str
-
-
 class Readiness(BaseModel):
     ready: bool
     checks: dict[str, bool]
-
-
-# The reason code of each 4xx the API answers (`ErrorBody.reason`).
-REASONS = {
-    401: "unauthorized",
-    404: "not_found",
-    405: "method_not_allowed",
-    422: "invalid_parameter",
-}
-ERRORS: dict[int | str, dict[str, Any]] = {
-    401: {"model": ErrorBody, "description": "missing or unknown API key (only when keys are configured)"},
-    422: {"model": ErrorBody, "description": "a parameter the API does not accept, and why"},
-}
 
 
 def _error(status: int, detail: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
@@ -87,12 +67,6 @@ def _validation_detail(exc: RequestValidationError) -> str:
     """pydantic's errors as one line: `query.k: Input should be greater than or equal to 1; ...`."""
     parts = [f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in exc.errors()]
     return "; ".join(parts) or "invalid request"
-
-
-def date_query(description: str, alias: str | None = None) -> Any:
-    """A YYYY-MM-DD query parameter, documented as what the server accepts: a calendar date (format `date`) in
-    that pattern (a string that matches but is no calendar date, like 2023-02-30, is still a 422)."""
-    return Query(alias=alias, description=description, pattern=DATE_PATTERN, json_schema_extra={"format": "date"})
 
 
 def _day(value: str | None, name: str) -> int | None:

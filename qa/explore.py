@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query
 from fastapi import Path as PathParam
@@ -30,6 +30,7 @@ from graph.store.asof import AsOf
 from graph.store.explore import Window
 from graph.store.reads import DAY_RANGE
 from graph.store.store import GraphStore
+from qa.contract import DATE_PATTERN, ERRORS, ErrorBody, date_query
 
 PAGE_DIR = Path(__file__).parent / "explore_page"
 REPO = Path(__file__).resolve().parents[1]
@@ -42,21 +43,32 @@ ASSETS = {
 }
 PAGE_PATHS = frozenset({"/explore", *(f"/explore/{name}" for name in ASSETS)})
 
-DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
 TYPE_PATTERN = r"^[A-Z_]{1,20}$"
+# A NUL byte ends FalkorDB's query text (its client inlines parameters), so a string parameter cannot hold one.
+NO_NUL = r"^[^\x00]+$"
 RESULT_CAP = 500  # edges per entity in a view
 REFUSAL_STATUS = {"write_refused": 403, "timeout": 408, "invalid_query": 400}
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    404: {"model": ErrorBody, "description": "no such entity or interaction as of the day"},
+}
+CONSOLE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    400: {"model": ErrorBody, "description": "not valid Cypher (reason `invalid_query`)"},
+    403: {"model": ErrorBody, "description": "the statement writes: refused by the server (`write_refused`)"},
+    408: {"model": ErrorBody, "description": "stopped by the server-side timeout (`timeout`)"},
+}
 
-AsOfParam = Annotated[str | None, Query(pattern=DATE_PATTERN, description=AS_OF_HELP)]
-FromParam = Annotated[str | None, Query(alias="from", pattern=DATE_PATTERN, description="first event day")]
-ToParam = Annotated[str | None, Query(pattern=DATE_PATTERN, description="last event day (default: the as-of day)")]
+AsOfParam = Annotated[str | None, date_query(AS_OF_HELP)]
+FromParam = Annotated[str | None, date_query("first event day (not after `to` nor the as-of day: else 422)", "from")]
+ToParam = Annotated[str | None, date_query("last event day (default, and at most: the as-of day)")]
 VariantParam = Annotated[Variant | None, Query(description="extraction variant: M0, M1 or M2 (default: all)")]
 TypesParam = Annotated[
     list[Annotated[str, Field(pattern=TYPE_PATTERN)]] | None,
     Query(alias="type", description="keep neighbours of these entity types (repeatable; default: all)"),
 ]
-EntityIdParam = Annotated[str, PathParam(min_length=1, max_length=200)]
+EntityIdParam = Annotated[str, PathParam(min_length=1, max_length=200, pattern=NO_NUL)]
 
 
 @dataclass(frozen=True)
@@ -70,11 +82,16 @@ ParamValue = str | int | float | bool | None | list[str | int | float | bool | N
 
 
 class ConsoleRequest(BaseModel):
-    query: str = Field(min_length=1, description="A read-only Cypher statement; values as $parameters")
+    query: str = Field(
+        min_length=1,
+        max_length=ConsoleLimits().max_chars,
+        description="A read-only Cypher statement; values as $parameters",
+    )
     params: dict[str, ParamValue] = Field(default_factory=dict, description="The statement's parameters")
     as_of: str | None = Field(
         default=None,
         pattern=DATE_PATTERN,
+        json_schema_extra={"format": "date"},
         description="YYYY-MM-DD: sets $as_of_day and $as_of_ms (the as-of bounds of graph/store/reads.visible) for "
         "the statement to filter with; the console runs the statement as written, it does not rewrite it",
     )
@@ -94,7 +111,7 @@ def _as_of(value: str | None) -> AsOf:
 
 
 def _window(as_of: AsOf, first: str | None, last: str | None, variant: Variant | None) -> Window:
-    start = _parse_day(first, "from") or 10000101
+    start = _parse_day(first, "from") or 0  # no lower bound: an as-of day before year 1000 is still a day
     end = min(_parse_day(last, "to") or as_of.day, as_of.day)
     if start > end:
         raise HTTPException(422, "from is after to (or after the as-of day)")
@@ -190,7 +207,7 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
     console = limits or ConsoleLimits()
     router = APIRouter(tags=["explore"])
 
-    @router.get("/v1/explore/days")
+    @router.get("/v1/explore/days", responses=ERRORS)
     def days() -> dict[str, object]:
         """The first and last publication day with mentions in the graph (the page's date slider bounds)."""
         rows = store_of().conn.read(DAY_RANGE, {"as_of_day": AsOf.of(None).day})
@@ -200,9 +217,9 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
             "last": day_iso(last) if isinstance(last, int) else None,
         }
 
-    @router.get("/v1/explore/search")
+    @router.get("/v1/explore/search", responses=ERRORS)
     def search(
-        q: Annotated[str, Query(min_length=1, max_length=200, description="part of a name or alias")],
+        q: Annotated[str, Query(min_length=1, max_length=200, pattern=NO_NUL, description="part of a name or alias")],
         as_of: AsOfParam = None,
         type: Annotated[str | None, Query(pattern=TYPE_PATTERN, description="entity type, e.g. PERSON")] = None,
         limit: Annotated[int, Query(ge=1, le=50)] = 10,
@@ -212,7 +229,7 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
         rows = explore.search(store_of(), q, view, limit, type)
         return {"q": q, "as_of": view.iso, "entities": [asdict(r) | {"aliases": r.aliases or []} for r in rows]}
 
-    @router.get("/v1/explore/entities/{entity_id}/neighbourhood")
+    @router.get("/v1/explore/entities/{entity_id}/neighbourhood", responses=NOT_FOUND)
     def neighbourhood(
         entity_id: EntityIdParam,
         as_of: AsOfParam = None,
@@ -230,7 +247,7 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
             store_of(), [entity_id], view, window, type
         ).as_dict()
 
-    @router.get("/v1/explore/entities/{entity_id}/timeline")
+    @router.get("/v1/explore/entities/{entity_id}/timeline", responses=NOT_FOUND)
     def timeline(
         entity_id: EntityIdParam,
         as_of: AsOfParam = None,
@@ -249,7 +266,7 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
         series = detect(counts, first, last, SpikeRule(window, sigma), entity_id, found[0].name)
         return {"as_of": view.iso, "rule": {"window": window, "sigma": sigma}} | series.as_dict()
 
-    @router.get("/v1/explore/interactions/{interaction_id}/evidence")
+    @router.get("/v1/explore/interactions/{interaction_id}/evidence", responses=NOT_FOUND)
     def evidence(interaction_id: EntityIdParam, as_of: AsOfParam = None) -> dict[str, object]:
         """The chunks that state the interaction, with article, source and times, as of the day."""
         view = _as_of(as_of)
@@ -276,7 +293,7 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
             "evidence": chunks,
         }
 
-    @router.post("/v1/explore/cypher", responses={403: {}, 408: {}, 400: {}})
+    @router.post("/v1/explore/cypher", responses=CONSOLE_ERRORS)
     def cypher(request: ConsoleRequest) -> Response:
         """A read-only Cypher console: parameters only, refused if it writes (the server enforces it), stopped
         after the timeout, the first rows kept."""
@@ -289,10 +306,20 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
             return JSONResponse({"detail": str(exc), "reason": exc.reason}, status_code=REFUSAL_STATUS[exc.reason])
         return JSONResponse(asdict(result) | {"timeout_ms": console.timeout_ms, "max_rows": console.max_rows})
 
-    @router.get("/v1/explore/export")
+    @router.get(
+        "/v1/explore/export",
+        responses={
+            **NOT_FOUND,
+            200: {
+                "description": "the view as JSON (`format=json`) or GraphML (`format=graphml`), as a download",
+                "content": {"application/json": {}, "application/graphml+xml": {}},
+            },
+        },
+    )
     def export(
         entity: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=200)]], Query(min_length=1, max_length=50)
+            list[Annotated[str, Field(min_length=1, max_length=200, pattern=NO_NUL)]],
+            Query(min_length=1, max_length=50),
         ],
         as_of: AsOfParam = None,
         variant: VariantParam = None,

@@ -141,6 +141,8 @@ async function render() {
     graph.add(elementsOf(views));
     graph.layout({ name: "cose", animate: false, randomize: false, nodeDimensionsIncludeLabels: true }).run();
     status(`as of ${state.asOf || "now"}: ${graph.nodes().length} entities, ${graph.edges().length} interactions`);
+    // The side panel lists the shown entity's edges of the view: rebuild it, or it keeps edges of another day.
+    if (state.shown) await showEntity(state.shown);
   } catch (error) {
     status(String(error.message), true);
   }
@@ -183,6 +185,7 @@ function drawTimeline(body) {
 }
 
 async function showEntity(entityId) {
+  state.shown = entityId;
   try {
     const body = await json(`/v1/explore/entities/${encodeURIComponent(entityId)}/timeline`, { as_of: state.asOf });
     $("entity-name").textContent = body.name;

@@ -25,6 +25,7 @@ CYPHER_MODULES = (
     "graph.store.m2",
     "graph.store.mentions",
     "graph.store.reads",
+    "graph.store.explore",
     "evaluation.irb.cypher",
     "evaluation.fanoutqa.cypher",
     "bench.qa",
@@ -42,6 +43,7 @@ CYPHER_USERS = (
 # Parts of statements, not statements: each is registered inside the statements built from it.
 FRAGMENTS = {
     "graph.store.reads.ENTITY_VISIBLE",
+    "graph.store.explore.ENTITY_VISIBLE",  # the same fragment, imported from reads
     "graph.store.reads.IDS_PAGE",  # a template: ids_page(label) expands it
 }
 
