@@ -31,7 +31,7 @@ from evaluation.irb.generate import Checker
 from evaluation.irb.generate import generate as irb_generate
 from graph.browser import saved_queries
 from graph.connection.base import DELETE_ALL
-from graph.store import mentions, reads
+from graph.store import explore, mentions, reads
 from graph.store.asof import AsOf
 from graph.store.export import export_jsonl
 from graph.store.schema import neo4j_ddl
@@ -144,6 +144,7 @@ def workload(store: GraphStore) -> None:
     graph_times(store, "Chunk")
     evaluation_reads(store)
     browser_and_bench_reads(store, interaction_ids[0])
+    explorer_reads(store, interaction_ids[0])
 
 
 def evaluation_reads(store: GraphStore) -> None:
@@ -159,6 +160,16 @@ def evaluation_reads(store: GraphStore) -> None:
     else:  # the tiny graph gave no question: the same read with the parameters reproduce() passes
         params = {**AsOf(AS_OF).params(), **source_params("news"), "from_day": 20230401, "to_day": AS_OF}
         store.conn.read(fanout_cypher.FANOUT_ANSWER, {**params, "hub": DOJA, "neighbours": [CHOUPETTE]})
+
+
+def explorer_reads(store: GraphStore, interaction_id: str) -> None:
+    """The graph explorer's reads (qa/explore.py sends them through graph/store/explore.py)."""
+    as_of = AsOf(AS_OF)
+    explore.search(store, "doja", as_of, 10, None)
+    explore.neighbourhood(store, DOJA, as_of, explore.Window(20230501, AS_OF), 500)
+    explore.nodes(store, [DOJA, CHOUPETTE], as_of)
+    explore.evidence(store, interaction_id, as_of)
+    explore.daily_mentions(store, DOJA, 20230501, AS_OF, as_of)
 
 
 def browser_and_bench_reads(store: GraphStore, interaction_id: str) -> None:
