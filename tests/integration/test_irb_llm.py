@@ -26,7 +26,7 @@ GRADES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
 
 
 def _grade_counters(llm) -> dict[str, int]:
-    return {row.name: row.n for row in llm.cache.counters() if row.prompt == grade.NAME}
+    return {row["name"]: row["n"] for row in llm.cache.counters() if row["prompt"] == grade.NAME}
 
 
 # At most seven short calls: seconds each on an idle machine, minutes each when the two cores are saturated
