@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from core.ids import chunk_id, entity_id, interaction_id, source_id
+from core.ids import chunk_id, entity_id, source_id
 from core.records import Chunk, Entity, Interaction
 from core.timeaxes import day_iso, end_of_day_ms
 from graph.store import explore
 from graph.store.asof import AsOf
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
+from tests.support.records import stated_by
 
 pytestmark = pytest.mark.integration
 
@@ -46,23 +47,7 @@ def read_of(ingested_day: int) -> Chunk:
 
 
 def stated_in(chunk: Chunk) -> Interaction:
-    text = "Ada Lovelace met Charles Babbage"
-    return Interaction(
-        id=interaction_id(ADA.id, BABBAGE.id, text, PUBLISHED, "M0"),
-        subject_id=ADA.id,
-        subject_name=ADA.name,
-        object_id=BABBAGE.id,
-        object_name=BABBAGE.name,
-        text=text,
-        event_day=PUBLISHED,
-        published_day=chunk.day,
-        ingested_at=chunk.ingested_at,
-        ingested_ms=chunk.ingested_ms,
-        variant="M0",
-        chunk_ids=[chunk.id],
-        article_ids=[chunk.article_id],
-        source_ids=[chunk.source_id],
-    )
+    return stated_by(chunk, ADA, BABBAGE, "Ada Lovelace met Charles Babbage", PUBLISHED)
 
 
 def write(store: GraphStore, *chunks: Chunk) -> None:

@@ -85,14 +85,14 @@ def published_chunk(text: str, published: str, article: str) -> Chunk:
     )
 
 
-def doja_and_choupette(chunk: Chunk, text: str, event_day: int) -> Interaction:
-    """An M0 interaction Doja Cat → Choupette stated by `chunk`."""
+def stated_by(chunk: Chunk, subject: Entity, obj: Entity, text: str, event_day: int) -> Interaction:
+    """An M0 interaction subject → object stated by `chunk`, with the chunk's times and provenance."""
     return Interaction(
-        id=interaction_id(DOJA, CHOUPETTE, text, event_day, "M0"),
-        subject_id=DOJA,
-        subject_name="Doja Cat",
-        object_id=CHOUPETTE,
-        object_name="Choupette",
+        id=interaction_id(subject.id, obj.id, text, event_day, "M0"),
+        subject_id=subject.id,
+        subject_name=subject.name,
+        object_id=obj.id,
+        object_name=obj.name,
         text=text,
         event_day=event_day,
         published_day=chunk.day,
@@ -103,3 +103,8 @@ def doja_and_choupette(chunk: Chunk, text: str, event_day: int) -> Interaction:
         article_ids=[chunk.article_id],
         source_ids=[chunk.source_id],
     )
+
+
+def doja_and_choupette(chunk: Chunk, text: str, event_day: int) -> Interaction:
+    """An M0 interaction Doja Cat → Choupette stated by `chunk`."""
+    return stated_by(chunk, ENTITIES[0], ENTITIES[1], text, event_day)
