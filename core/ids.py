@@ -63,6 +63,14 @@ def entity_id(name: str, entity_type: str) -> str:
     return "e_" + digest("entity", entity_type.upper(), normalise_text(name))
 
 
+def named_entity_id(name: str) -> str:
+    """The id the linker gives an entity it creates: the name alone. An exact name links to a known entity
+    whatever its type, so two chunks that could not see each other (concurrent consumers, a restart) must create
+    the one entity a sequential run would have made, even when spaCy typed the name differently in each; the type
+    is the mentions' vote, not part of who the entity is."""
+    return entity_id(name, "NAMED")
+
+
 def interaction_id(subject_id: str, object_id: str | None, text: str, event_day: int, variant: Variant) -> str:
     """The extraction variant is part of the id: the same sentence extracted by M0 and by M1 stays two facts, so
     NEON(M0) and NEON(M1) each retrieve only their own (the replay compares them)."""

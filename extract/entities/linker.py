@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from spacy.tokens import Doc
 
-from core.ids import entity_id
+from core.ids import named_entity_id
 from core.records import Entity
 from extract.entities.alias_index import ALWAYS, AliasIndex, Seen
 from extract.entities.coref import (
@@ -133,9 +133,9 @@ class Linker:
         elif decision:
             eid, method, why = decision.entity_id, decision.method, decision.explanation
         else:
-            # A new entity's id hashes its name and the type this chunk votes for it; it never changes after,
-            # whatever later chunks vote (its type does), so a replay of the same stream gives the same ids.
-            eid, method = entity_id(canon.name, kind), "new"
+            # A new entity's id hashes its name alone (core/ids.named_entity_id): the same id whatever type this
+            # chunk votes, so chunks that could not see each other still make one entity, as a replay would.
+            eid, method = named_entity_id(canon.name), "new"
             why = f"no known entity matches {canon.name!r} ({kind}): new entity"
         seen = as_of or ALWAYS
         known = self.index.add(eid, canon.name, kind, context=context, seen=seen)
