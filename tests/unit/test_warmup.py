@@ -1,12 +1,17 @@
 """The warm-up state machine (qa/warmup.py) and what /readyz says in each state (qa/api.py): pending → warming →
 ready; a failing step → failed (reason warmup_failed) → retried → ready."""
 
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 
 from qa.api import create_app
 from qa.warmup import Warmup
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 class Gate:
@@ -102,3 +107,16 @@ def test_readyz_names_the_failed_dependency_once_warm():
         answer = client.get("/readyz")
         assert answer.status_code == 503
         assert answer.json()["reason"] == "not_ready" and answer.json()["detail"] == "not ready: graph"
+
+
+def test_the_api_and_ask_import_no_parser_and_no_torch():
+    """The QA side never parses text: importing what `serve` and `ask` use loads neither spaCy nor (through thinc)
+    torch, which took ~265 MB of the API's memory before any model (issue 20). Torch comes only with a torch
+    embedding backend, when the model loads."""
+    code = (
+        "import sys, newskg.cli.app, newskg.cli.qa, qa.api, qa.warmup\n"
+        "from newskg.pipeline import qa_service\n"
+        "print(sorted(m for m in ('spacy', 'thinc', 'torch', 'trafilatura') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
