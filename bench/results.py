@@ -69,6 +69,12 @@ BENCHES = (
     ),
     Bench("irb", ("--interactions", "10000", "--n", "50"), ("--interactions", "100000", "--n", "200"), "IRB"),
     Bench("soak", ("--minutes", "1"), ("--minutes", "10"), "API under load while the pipeline ingests"),
+    Bench(
+        "startup",
+        ("--articles", "20", "--queries", "100", "--ask-runs", "1"),
+        ("--articles", "100", "--queries", "100", "--ask-runs", "3"),
+        "first query after /readyz vs the next 100, API and stage peak RSS, `newskg ask` start-up vs query",
+    ),
 )
 
 

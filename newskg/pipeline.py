@@ -8,24 +8,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from core.settings import Settings
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import ALWAYS, AliasIndex
-from extract.entities.kb import load_kb
-from extract.entities.linker import Linker
-from extract.failures import outage
-from extract.stage import ExtractOptions, ExtractRunner, ExtractStage
-from graph.store.mentions import entities_first_seen
-from graph.store.store import GraphStore
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.stage import StageRunner, run_stages
-from ingest.process.dedup import DedupIndex
-from ingest.process.signature_log import LOG_TOPIC_CONFIG, SignatureLog
-from ingest.process.stage import ProcessStage
 from newskg.wiring import NotConfigured, Wiring, kafka_options
 
+# The stages' own stacks (spaCy, which imports torch through thinc; trafilatura; MinHash) load only where a stage is
+# built: the QA API and `newskg ask` never parse text, so they do not pay their import time or memory (issue 20).
 if TYPE_CHECKING:
+    from extract.entities.alias_index import AliasIndex
+    from extract.stage import ExtractOptions, ExtractStage
+    from graph.store.store import GraphStore
     from qa.service import QAService
 
 log = logging.getLogger(__name__)
@@ -38,6 +32,8 @@ def project_topics(settings: Settings) -> list[str]:
 
 
 def ensure_topics(settings: Settings) -> None:
+    from ingest.process.signature_log import LOG_TOPIC_CONFIG
+
     admin = TopicAdmin(kafka_options(settings))
     try:
         admin.ensure_topics(
@@ -62,6 +58,11 @@ def group_consumer(wiring: Wiring, group: str, stage: str, topics: list[str]) ->
 
 
 def process_runner(wiring: Wiring) -> StageRunner:
+    from extract.failures import outage
+    from ingest.process.dedup import DedupIndex
+    from ingest.process.signature_log import SignatureLog
+    from ingest.process.stage import ProcessStage
+
     settings = wiring.settings
     group = settings.consumer_group("process")
     consumer = wiring.consumer(group, "process", [settings.topic_articles])  # a clash fails fast
@@ -75,6 +76,10 @@ def process_runner(wiring: Wiring) -> StageRunner:
 def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
     """The linking target: a configured KB first, then every entity already in the graph, each with when it was
     first seen (its first mentioning chunk's day and ingestion), so linking stays as of the chunk."""
+    from extract.entities.alias_index import ALWAYS, AliasIndex
+    from extract.entities.kb import load_kb
+    from graph.store.mentions import entities_first_seen
+
     index = AliasIndex()
     if settings.extract_kb_path:
         load_kb(settings.extract_kb_path, index)
@@ -95,6 +100,8 @@ def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
 
 
 def extract_options(settings: Settings, variant: str | None = None) -> ExtractOptions:
+    from extract.stage import ExtractOptions
+
     return ExtractOptions(
         variant=variant or settings.extract_variant,
         subjects=settings.extract_subjects,
@@ -112,6 +119,10 @@ def extract_stage(
 ) -> ExtractStage:
     """The extract stage over the bundle's clients; the mirror is the bundle's one (serve --pipeline shares it
     with the QA service: local Qdrant admits one client)."""
+    from extract.chunk_extractor import ChunkExtractor
+    from extract.entities.linker import Linker
+    from extract.stage import ExtractStage
+
     settings = wiring.settings
     store = wiring.store()
     options = extract_options(settings, variant)
@@ -121,6 +132,9 @@ def extract_stage(
 
 
 def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | None = None) -> StageRunner:
+    from extract.failures import outage
+    from extract.stage import ExtractRunner
+
     settings = wiring.settings
     group = settings.consumer_group("extract")
     consumer = wiring.consumer(group, "extract", [settings.topic_chunks])  # a clash fails fast

@@ -27,6 +27,7 @@ from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     generate_latest,
     start_http_server,
@@ -38,10 +39,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from core.timeaxes import day_key
 from graph.store.asof import AsOf, Knowledge
-from qa.contract import DATE_PATTERN, ERRORS, REASONS, ErrorBody, date_query
+from qa.contract import DATE_PATTERN, ERRORS, NOT_READY, REASONS, WARMING, WARMUP_FAILED, ErrorBody, date_query
 from qa.explore import PAGE_PATHS, explore_router
 from qa.retrieve import Strategy
 from qa.service import QAService
+from qa.warmup import Warmup
 
 DATE = re.compile(DATE_PATTERN)
 OPEN_PATHS = {"/healthz", "/readyz", *PAGE_PATHS}  # the explorer's page and scripts hold no data
@@ -54,8 +56,15 @@ KNOWLEDGE_HELP = (
 
 
 class Readiness(BaseModel):
+    """200: every check passed and the models are warm. 503: also `reason` and `detail` as in `ErrorBody`
+    ("warming" while the models load, "warmup_failed" while a warm-up step is retried, "not_ready" when a
+    dependency check fails)."""
+
     ready: bool
     checks: dict[str, bool]
+    reason: str | None = None
+    detail: str | None = None
+    warmup_ms: dict[str, float] = {}
 
 
 def _error(status: int, detail: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
@@ -159,7 +168,10 @@ def create_app(
     api_keys: list[str],
     max_query_chars: int = 300,
     threads: int = 4,
+    warmup: Warmup | None = None,
 ) -> FastAPI:
+    """`warmup` (qa/warmup.py) starts with the app (lifespan startup) and /readyz stays 503 "warming" until it has
+    run; without one the app is ready as soon as its checks pass."""
     app = FastAPI(
         title="newskg",
         version="0.1.0",
@@ -171,6 +183,8 @@ def create_app(
     app.add_middleware(Gate, keys=set(api_keys), registry=registry, routes=app.router.routes)
     pool = _Pool(threads)
     app.router.on_shutdown.append(pool.shutdown)
+    if warmup is not None:
+        _attach_warmup(app, warmup, registry)
 
     async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(pool.executor(), partial(fn, *args, **kwargs))
@@ -229,15 +243,8 @@ def create_app(
         responses={503: {"model": Readiness, "description": "a dependency is not ready (see checks)"}},
     )
     def readyz() -> JSONResponse:
-        checks: dict[str, bool] = {}
-        for name, check in readiness.items():
-            try:
-                checks[name] = bool(check())
-            except Exception:
-                checks[name] = False
-        return JSONResponse(
-            {"ready": all(checks.values()), "checks": checks}, status_code=200 if all(checks.values()) else 503
-        )
+        body = _readiness(readiness, warmup)
+        return JSONResponse(body.model_dump(exclude_none=True), status_code=200 if body.ready else 503)
 
     @app.get(
         "/metrics",
@@ -254,6 +261,38 @@ def create_app(
         return PlainTextResponse(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+def _readiness(readiness: dict[str, Callable[[], bool]], warmup: Warmup | None) -> Readiness:
+    checks: dict[str, bool] = {}
+    for name, check in readiness.items():
+        try:
+            checks[name] = bool(check())
+        except Exception:
+            checks[name] = False
+    timings = dict(warmup.timings_ms) if warmup else {}
+    if warmup is not None:
+        checks["warm"] = warmup.ready
+        if not warmup.ready:
+            reason = WARMUP_FAILED if warmup.state == "failed" else WARMING
+            return Readiness(ready=False, checks=checks, reason=reason, detail=warmup.describe(), warmup_ms=timings)
+    failed = [name for name, ok in checks.items() if not ok]
+    if failed:
+        detail = f"not ready: {', '.join(failed)}"
+        return Readiness(ready=False, checks=checks, reason=NOT_READY, detail=detail, warmup_ms=timings)
+    return Readiness(ready=True, checks=checks, warmup_ms=timings)
+
+
+def _attach_warmup(app: FastAPI, warmup: Warmup, registry: CollectorRegistry) -> None:
+    """Start the warm-up with the app, stop its retries at shutdown, and export each step's duration."""
+    seconds = Gauge(
+        "newskg_warmup_seconds", "Duration of each warm-up step before /readyz turned 200", ["step"], registry=registry
+    )
+    for name, ms in warmup.timings_ms.items():  # a warm-up that ran before the app existed
+        seconds.labels(name).set(ms / 1000)
+    warmup.add_listener(lambda name, s: seconds.labels(name).set(s))
+    app.router.on_startup.append(warmup.start)
+    app.router.on_shutdown.append(warmup.stop)
 
 
 class _Pool:

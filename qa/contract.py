@@ -25,6 +25,10 @@ REASONS = {
     405: "method_not_allowed",
     422: "invalid_parameter",
 }
+# The reason codes of a 503 from /readyz (its body carries `reason` and `detail` like `ErrorBody`).
+WARMING = "warming"  # the models and connections are still loading (qa/warmup.py)
+WARMUP_FAILED = "warmup_failed"  # a warm-up step failed and is being retried (a server still starting)
+NOT_READY = "not_ready"  # a dependency check failed (broker, graph, mirror, stages)
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "missing or unknown API key (only when keys are configured)"},
     422: {"model": ErrorBody, "description": "a parameter the API does not accept, and why"},

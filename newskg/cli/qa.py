@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -16,6 +19,9 @@ from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
     from newskg.pipeline import PipelineThread
+    from qa.service import QAService
+
+IMPORTED = time.perf_counter()
 
 STRATEGY = typer.Option("hybrid", "--strategy", help="temporal | generic | hybrid | newsrag")
 
@@ -38,7 +44,6 @@ def ask(
     """Answer an entity-centric temporal query from the graph and its mirror."""
     from core.timeaxes import day_key
     from graph.store.asof import KNOWLEDGE
-    from newskg.pipeline import qa_service
     from qa.retrieve import STRATEGIES
 
     if strategy not in STRATEGIES:
@@ -51,17 +56,56 @@ def ask(
         fail(f"--date {date!r} is not a date (use YYYY-MM-DD)")
     with Wiring(get_settings()) as wiring:
         try:
-            service = qa_service(wiring)
+            service = _warm_service(wiring)
         except NotConfigured as exc:
             fail(str(exc))
+        startup_ms = process_age_ms()
+        asked = time.perf_counter()
         result = service.ask(query, date, k=k, strategy=strategy, knowledge=knowledge).as_dict()
+        result |= {"startup_ms": round(startup_ms, 1), "query_ms": round((time.perf_counter() - asked) * 1000, 1)}
     emit(result, as_json, _render)
+
+
+def _warm_service(wiring: Wiring) -> QAService:
+    """The QA service with its models loaded and warm, so the query's time is the query's: the embedding model
+    loads in a thread while the graph and the mirror connect, then the other warm-up steps of the API run
+    (qa/warmup.py). Any failure is raised here, as the query would have raised it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from newskg.pipeline import qa_service
+    from qa.warmup import WARM_TEXT, service_steps
+
+    embedder = wiring.embedder()
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="warmup") as pool:
+        loading = pool.submit(embedder.embed, [WARM_TEXT])
+        service = qa_service(wiring)
+        loading.result()
+    for name, step in service_steps(service).items():
+        if name != "embedder":
+            step()
+    return service
+
+
+def process_age_ms() -> float:
+    """Time since this process started (interpreter, imports, connections, warm-up), from /proc; since the CLI
+    module was imported where /proc is not there."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        boot = next(
+            float(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines() if line[:5] == "btime"
+        )
+        return (time.time() - boot - ticks / os.sysconf("SC_CLK_TCK")) * 1000
+    except (OSError, ValueError, IndexError, StopIteration):
+        return (time.perf_counter() - IMPORTED) * 1000
 
 
 def _render(r: dict) -> None:
     entity = r["entity"]
     named = f"{entity['name']} ({entity['id']})" if entity else "-"
-    console.print(f"[bold]{r['reformulated']}[/]  entity: {named}  strategy: {r['strategy']}  {r['latency_ms']} ms")
+    console.print(
+        f"[bold]{r['reformulated']}[/]  entity: {named}  strategy: {r['strategy']}  {r['latency_ms']} ms "
+        f"(start-up {r['startup_ms'] / 1000:.1f} s)"
+    )
     if r["knowledge"] != "ingested":
         console.print(f"[yellow]{r['knowledge_label']}[/]")
     if r["ambiguous"]:
@@ -113,6 +157,7 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
     from newskg.services.servers import kafka_healthy
     from newskg.wiring import kafka_bootstrap
     from qa.api import create_app, serve_metrics
+    from qa.warmup import Warmup, service_steps
 
     settings = wiring.settings
     try:
@@ -120,7 +165,8 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
         mirror = wiring.mirror()
     except NotConfigured as exc:
         fail(str(exc))
-    mirror.embedder.embed(["warm up"])  # load the model before the first request
+    # The models load and warm in the background while the server already answers /readyz (503 "warming").
+    warmup = Warmup(service_steps(service))
     readiness: dict[str, Callable[[], bool]] = {
         "broker": lambda: kafka_healthy(kafka_bootstrap(settings)),
         "graph": service.store.conn.ping,
@@ -144,7 +190,9 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
 
         stages = PipelineThread(runners, stop, settings.kafka_join_timeout_s, stopped)
         readiness["stages"] = stages.healthy
-    app_ = create_app(service, readiness, settings.api_keys, settings.api_max_query_chars, settings.api_threads)
+    app_ = create_app(
+        service, readiness, settings.api_keys, settings.api_max_query_chars, settings.api_threads, warmup=warmup
+    )
     server = uvicorn.Server(
         uvicorn.Config(app_, host=host or settings.api_host, port=port or settings.api_port, log_level="warning")
     )

@@ -1,0 +1,122 @@
+"""The warm-up state machine (qa/warmup.py) and what /readyz says in each state (qa/api.py): pending → warming →
+ready; a failing step → failed (reason warmup_failed) → retried → ready."""
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from qa.api import create_app
+from qa.warmup import Warmup
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Gate:
+    """A step that blocks until the test opens it, and says when it is running."""
+
+    def __init__(self) -> None:
+        self.entered, self.opened = threading.Event(), threading.Event()
+
+    def __call__(self) -> None:
+        self.entered.set()
+        assert self.opened.wait(10)
+
+
+def test_steps_run_in_order_and_ready_comes_last():
+    order: list[str] = []
+    gate = Gate()
+    warmup = Warmup({"embedder": lambda: (order.append("embedder"), gate())[1], "graph": lambda: order.append("graph")})
+    assert warmup.state == "pending" and not warmup.ready
+    warmup.start()
+    assert gate.entered.wait(10)
+    assert warmup.state == "warming" and not warmup.ready and "embedder" in warmup.describe()
+    gate.opened.set()
+    assert warmup.wait(10)
+    assert warmup.state == "ready" and order == ["embedder", "graph"]
+    assert set(warmup.timings_ms) == {"embedder", "graph"}
+    warmup.start()  # idempotent: nothing runs twice
+    assert order == ["embedder", "graph"]
+
+
+def test_a_failed_step_is_reported_then_retried_until_it_succeeds():
+    attempts: list[int] = []
+    release = threading.Event()
+
+    def flaky() -> None:
+        attempts.append(1)
+        if not release.is_set():
+            raise ConnectionError("graph still starting")
+
+    warmup = Warmup({"graph": flaky}, retry_s=0.01)
+    warmup.start()
+    while not attempts:
+        threading.Event().wait(0.01)
+    assert not warmup.ready
+    release.set()
+    assert warmup.wait(10)
+    assert len(attempts) >= 2 and warmup.state == "ready" and "graph" in warmup.timings_ms
+
+
+def test_stop_ends_the_retries():
+    warmup = Warmup({"graph": lambda: 1 / 0}, retry_s=0.01)
+    warmup.start()
+    warmup.stop()
+    assert not warmup.wait(0.2) and warmup.state == "failed"
+    assert "ZeroDivisionError" in warmup.describe()
+
+
+class NoService:
+    """create_app needs a service only for its routes; /readyz never touches it."""
+
+
+def test_readyz_is_503_warming_until_the_warm_up_ends_then_200():
+    gate = Gate()
+    warmup = Warmup({"embedder": gate})
+    app = create_app(NoService(), {"graph": lambda: True}, [], warmup=warmup)  # pyright: ignore[reportArgumentType]
+    with TestClient(app) as client:  # the lifespan starts the warm-up
+        assert gate.entered.wait(10)
+        warming = client.get("/readyz")
+        assert warming.status_code == 503
+        body = warming.json()
+        assert body["reason"] == "warming" and "embedder" in body["detail"]
+        assert body["checks"] == {"graph": True, "warm": False}
+        gate.opened.set()
+        assert warmup.wait(10)
+        ready = client.get("/readyz")
+        assert ready.status_code == 200 and ready.json()["checks"] == {"graph": True, "warm": True}
+        assert "embedder" in ready.json()["warmup_ms"]
+        assert 'newskg_warmup_seconds{step="embedder"}' in client.get("/metrics").text
+
+
+def test_readyz_says_which_warm_up_step_fails():
+    warmup = Warmup({"mirror": lambda: 1 / 0}, retry_s=0.01)
+    app = create_app(NoService(), {}, [], warmup=warmup)  # pyright: ignore[reportArgumentType]
+    with TestClient(app) as client:
+        while warmup.state != "failed":
+            threading.Event().wait(0.01)
+        body = client.get("/readyz").json()
+        assert body["reason"] == "warmup_failed" and "mirror" in body["detail"]
+
+
+def test_readyz_names_the_failed_dependency_once_warm():
+    app = create_app(NoService(), {"graph": lambda: False}, [])  # pyright: ignore[reportArgumentType]
+    with TestClient(app) as client:
+        answer = client.get("/readyz")
+        assert answer.status_code == 503
+        assert answer.json()["reason"] == "not_ready" and answer.json()["detail"] == "not ready: graph"
+
+
+def test_the_api_and_ask_import_no_parser_and_no_torch():
+    """The QA side never parses text: importing what `serve` and `ask` use loads neither spaCy nor (through thinc)
+    torch, which took ~265 MB of the API's memory before any model (issue 20). Torch comes only with a torch
+    embedding backend, when the model loads."""
+    code = (
+        "import sys, newskg.cli.app, newskg.cli.qa, qa.api, qa.warmup\n"
+        "from newskg.pipeline import qa_service\n"
+        "print(sorted(m for m in ('spacy', 'thinc', 'torch', 'trafilatura') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
