@@ -48,9 +48,9 @@ BENCHES = (
     Bench("extract", (), (), "M1/M2 LLM calls, M0 vs spaCy parse (bundled pages)"),
     Bench(
         "graph",
-        ("--rows", "5000", "--mirror-rows", "500"),
+        ("--rows", "5000", "--per-row-rows", "300", "--mirror-rows", "500"),
         ("--rows", "20000", "--mirror-rows", "2000"),
-        "graph writes batched vs per row, mirror upserts",
+        "graph writes with full provenance, batched (3 runs) vs per row, mirror upserts",
     ),
     Bench(
         "qa",

@@ -28,18 +28,26 @@ from graph.store.rows import (
 )
 
 # Recount the (entity, day, ingested day) cells the given chunks are counted in now or were counted in before.
+# Each touched entity's mentions are walked once (its chunks' cells, one per MENTIONS edge: MERGE keeps one edge per
+# chunk and entity) and counted for each touched cell (a cell no chunk is in any more counts 0); walking them once
+# per touched cell cost as many times as the entity had touched cells.
 RECOUNT_ENTITY_DAYS = """
 UNWIND $chunk_ids AS cid
 MATCH (ch:Chunk {id: cid})-[r:MENTIONS]->(e:Entity)
-WITH e, collect([ch.day, ch.ingested_day]) + collect([r.day, r.ingested_day]) AS cells
+WITH e, collect([ch.day, ch.ingested_day]) + collect([r.day, r.ingested_day]) AS touched
+UNWIND touched AS cell
+WITH DISTINCT e, cell
+WHERE cell[0] IS NOT NULL AND cell[1] IS NOT NULL
+WITH e, collect(cell) AS cells
+WITH e, cells, [(e)<-[:MENTIONS]-(c:Chunk) | [c.day, c.ingested_day]] AS mentioned
 UNWIND cells AS cell
-WITH DISTINCT e, cell[0] AS day, cell[1] AS ingested_day
-WHERE day IS NOT NULL AND ingested_day IS NOT NULL
-OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)
-WHERE c.day = day AND c.ingested_day = ingested_day
-WITH e, day, ingested_day, count(DISTINCT c) AS n
+WITH e, cell[0] AS day, cell[1] AS ingested_day,
+     size([m IN mentioned WHERE m[0] = cell[0] AND m[1] = cell[1]]) AS n
 MERGE (d:EntityDay {id: e.id + '|' + toString(day) + '|' + toString(ingested_day)})
-SET d.entity_id = e.id, d.day = day, d.ingested_day = ingested_day, d.chunks = n
+  ON CREATE SET d.entity_id = e.id, d.day = day, d.ingested_day = ingested_day
+WITH d, n
+WHERE d.chunks IS NULL OR d.chunks <> n
+SET d.chunks = n
 """
 
 MARK_COUNTED = """
