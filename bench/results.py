@@ -69,6 +69,12 @@ BENCHES = (
     ),
     Bench("irb", ("--interactions", "10000", "--n", "50"), ("--interactions", "100000", "--n", "200"), "IRB"),
     Bench("soak", ("--minutes", "1"), ("--minutes", "10"), "API under load while the pipeline ingests"),
+    Bench(
+        "pipeline",
+        (),
+        ("--pages", "../shared/data/news-html"),
+        "end-to-end stream vs spaCy + embedding bound, 2 processes vs 1, stage RSS (bundled pages; full: the 91)",
+    ),
 )
 
 
