@@ -260,8 +260,10 @@ def run_stages(
         for runner in runners:
             # While the stream flows, a runner with nothing buffered must not hold up the others (in one process
             # the extract stage would wait out the process stage's empty poll after every batch): only a round
-            # in which nothing moved waits on the broker.
-            moved += runner.step(timeout_ms=0 if busy or moved else IDLE_POLL_MS)
+            # in which nothing moved waits on the broker. A runner still joining its group always waits: the
+            # join needs the poll's time.
+            flowing = (busy or moved) and bool(runner.consumer.assignment())
+            moved += runner.step(timeout_ms=0 if flowing else IDLE_POLL_MS)
         busy = bool(moved)
         if on_progress and moved:
             on_progress(runners)

@@ -30,6 +30,21 @@ class StandInRunner:
         return True
 
 
+def _stop_after(runner: "ScriptedRunner", steps: int) -> threading.Event:
+    """An event set once `runner` has been stepped `steps` times (checked by the loop after each round)."""
+    stop = threading.Event()
+    step = runner.step
+
+    def counted(timeout_ms: int) -> int:
+        moved = step(timeout_ms)
+        if len(runner.timeouts) >= steps:
+            stop.set()
+        return moved
+
+    runner.step = counted  # pyright: ignore[reportAttributeAccessIssue]
+    return stop
+
+
 class ScriptedRunner(StandInRunner):
     """Moves the given number of messages on each step, then nothing; records the poll timeout of each step."""
 
@@ -49,6 +64,13 @@ def test_while_the_stream_flows_no_runner_waits_on_an_empty_poll():
     # follow a round that moved: no wait; round 3 moved nothing, so round 4 waits on the broker again.
     assert upstream.timeouts[:4] == [IDLE_POLL_MS, 0, 0, IDLE_POLL_MS]
     assert downstream.timeouts[:4] == [0, 0, 0, IDLE_POLL_MS]
+
+
+def test_a_runner_still_joining_its_group_waits_on_its_poll_even_while_the_stream_flows():
+    upstream, joining = ScriptedRunner([5, 5, 0]), ScriptedRunner([])
+    joining.consumer.assignment = lambda: set()
+    run_stages([upstream, joining], until_idle=False, stop=_stop_after(upstream, 3), join_timeout_s=5)
+    assert joining.timeouts[:3] == [IDLE_POLL_MS] * 3
 
 
 def test_until_idle_without_partitions_raises_naming_the_group_and_the_broker():
