@@ -13,10 +13,15 @@ the process and extract stages of one consumer group each, M0 offline, the mirro
    embedding of the same chunk texts (the configured embedder, newskg/wiring.py `open_embedder`, so whichever
    backend NEWSKG_EMBED settings choose), in this process, in the same run;
 3. `pipeline_vs_bound` = 1 / 2 (goal >= 0.8);
-4. `pipeline_two_process_scaling`: the same stream through two `newskg run all` processes of the same groups
+4. `pipeline_vs_model_work`: 1 against the bound plus the model work the stream does beyond it, measured the same
+   way in this process: the process stage's own work on the same articles (main text, sentences, windows, dedup)
+   and the embedding of the interaction texts the stream wrote (the mirror embeds each one). What it lacks of 1.0
+   is the plumbing: Kafka, JSON, graph writes and read-backs, Qdrant upserts, linking and M0's rules;
+5. `pipeline_two_process_scaling`: the same stream through two `newskg run all` processes of the same groups
    (2 partitions each topic: one of each per process; each its own Qdrant folder, as local mode admits one
-   process), divided by 1 (goal >= 1.6; only meaningful on an idle machine: the load average is in the units);
-5. `stage_rss_mb`: the peak RSS (VmHWM) of each stage process.
+   process; OMP_NUM_THREADS = cores / processes in each, as CPU limits would share them), divided by 1 (goal
+   >= 1.6; only meaningful on an idle machine: the load average is in the units);
+6. `stage_rss_mb_*`: the peak RSS (VmHWM) of each stage process.
 
 Run: `.venv/bin/python -m bench.pipeline [--pages DIR] [--rounds N] [--json]` (`--rounds` publishes the article set
 N times under distinct URLs and fetch instants: each copy is a new article whose chunks the dedup index sees as
