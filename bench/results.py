@@ -75,6 +75,12 @@ BENCHES = (
         ("--articles", "100", "--queries", "100", "--ask-runs", "3"),
         "first query after /readyz vs the next 100, API and stage peak RSS, `newskg ask` start-up vs query",
     ),
+    Bench(
+        "pipeline",
+        (),
+        ("--pages", "../shared/data/news-html"),
+        "end-to-end stream vs spaCy + embedding bound, 2 processes vs 1, stage RSS (bundled pages; full: the 91)",
+    ),
 )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from functools import lru_cache
 
 import dateparser
 from spacy.tokens import Span
@@ -23,6 +24,7 @@ FUTURE_CUES = re.compile(r"\b(will|next|upcoming|tomorrow|scheduled|plans? to)\b
 MAX_DISTANCE = dt.timedelta(days=3650)
 
 
+@lru_cache(maxsize=4096)  # dateparser costs ~10 ms a call; a sentence's date is parsed for each of its interactions
 def parse_day(text: str, published_day: int, future: bool = False) -> int | None:
     """A day-level date expression → yyyymmdd, or None when the text is not one (a year, 'last month')."""
     if not DAY_LEVEL.search(text):
