@@ -78,7 +78,7 @@ BENCHES = (
     Bench(
         "pipeline",
         (),
-        ("--pages", "../shared/data/news-html"),
+        ("--pages", str(REPO.parent / "shared" / "data" / "news-html")),
         "end-to-end stream vs spaCy + embedding bound, 2 processes vs 1, stage RSS (bundled pages; full: the 91)",
     ),
 )
