@@ -75,7 +75,7 @@ class SoakConfig:
     rss_bound_mb: float = 1024.0
     rss_growth_bound: float = 1.25
     p95_ratio_bound: float = 2.0
-    probe_s: float = 1.0  # how often the machine's speed is probed (see cpu_probe_ms)
+    probe_s: float = 2.0  # how often the machine's speed is probed (see cpu_probe_ms)
     rss_slope_floor_mb_per_min: float = 5.0
     rss_slope_ratio_bound: float = 0.5  # second half's RSS slope at most this share of the first half's, or the floor
 
@@ -227,12 +227,14 @@ async def sampler(http: httpx.AsyncClient, server: subprocess.Popen[str], tally:
         await asyncio.sleep(max(0.0, min(config.sample_s, deadline - time.monotonic())))
 
 
-PROBE_BYTES = bytes(4 << 20)  # SHA-256 of 4 MiB: ~10 ms of one core on an idle machine
+PROBE_BYTES = bytes(16 << 20)  # SHA-256 of 16 MiB: ~11 ms of one core on an idle machine
 
 
 def cpu_probe_ms() -> float:
-    """The time of a fixed piece of CPU work: how much of a core this machine gives a process right now. The soak
-    shares its machine, so the server's latency follows the other work's load; the probe measures that load."""
+    """The time of a fixed piece of CPU work: how much of a core this machine gives a busy process right now. The
+    soak shares its machine, so the server's latency follows the other work's load; the probe measures that load.
+    (Long enough to span several scheduler slices: a probe of ~3 ms mostly finishes in the slice a just-woken
+    process is given, and misses the load.)"""
     start = time.perf_counter()
     hashlib.sha256(PROBE_BYTES).digest()
     return (time.perf_counter() - start) * 1000
@@ -240,7 +242,8 @@ def cpu_probe_ms() -> float:
 
 async def prober(tally: Tally, config: SoakConfig, deadline: float) -> None:
     while time.monotonic() < deadline:
-        tally.probes.append((tally.since(), cpu_probe_ms()))
+        at = tally.since()
+        tally.probes.append((at, await asyncio.to_thread(cpu_probe_ms)))  # hashlib frees the GIL: clients go on
         await asyncio.sleep(max(0.0, min(config.probe_s, deadline - time.monotonic())))
 
 
