@@ -14,9 +14,12 @@ Errors: any response that is not 200, a request that fails or takes over 30 s, a
 /readyz that is not 200, a record in the dead-letter topic, the server exiting. Warm-up first (not measured): the
 server ready, a hybrid query answered, 3 articles through the stages. The bounds checked: 0 errors; RSS at most
 `--rss-bound-mb` (default 1024 MB, issue 20's bound for the API with embeddings); RSS of the last minute at most
-1.25x the first's; p95 of the last minute at most 2.0x the first's. Prints the report as JSON (with `--json` only
-the figures object of bench/figures.py), exits 1 if a check failed. Run: `make soak` or
-`.venv/bin/python -m bench.soak [--minutes 10] [--json] [--out FILE]`.
+1.25x the first's; RSS levelling off: the second half's slope (least squares, MB/min) at most half the first
+half's (which holds the warm-up) or 5 MB/min; p95 of the last minute at most 2.0x the first's once each is divided
+by the median of a fixed CPU probe (SHA-256 of 16 MiB, every 2 s) in the same window, so the shared machine's own
+slowdown cancels out and the server's does not. Prints the report as JSON (with `--json` only the figures object of
+bench/figures.py, exit 0: a failed check is the figure soak_checks_passed); without --json exits 1 if a check
+failed. Run: `make soak` or `.venv/bin/python -m bench.soak [--minutes 10] [--json] [--out FILE]`.
 """
 
 from __future__ import annotations
