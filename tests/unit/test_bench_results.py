@@ -5,7 +5,7 @@ import json
 
 from bench.figures import figure
 from bench.results import BENCHES, Outcome, last_json_object, markdown
-from bench.soak import SoakConfig, Tally, report
+from bench.soak import SoakConfig, Tally, exit_code, report
 
 
 def test_the_last_figures_object_on_stdout_is_the_result_whatever_else_was_printed():
@@ -36,10 +36,11 @@ def test_results_md_lists_every_figure_with_its_baseline_and_ratio_and_says_whic
     assert "python -m bench.qa --rows 1000000 --clients 50 --seconds 60" in text  # the full-size flags
 
 
-def _tally(first_ms: float, last_ms: float, rss: list[float]) -> Tally:
+def _tally(first_ms: float, last_ms: float, rss: list[float], probe_first: float = 10, probe_last: float = 10) -> Tally:
     tally = Tally()
     tally.latencies = [(t / 10, first_ms if t < 600 else last_ms) for t in range(1200)]  # 120 s, 10 a second
     tally.rss = [(10.0 * i, mb) for i, mb in enumerate(rss)]
+    tally.probes = [(float(t), probe_first if t < 60 else probe_last) for t in range(0, 120, 2)]  # every 2 s
     return tally
 
 
@@ -59,3 +60,35 @@ def test_the_soak_passes_steady_latency_and_memory_and_flags_a_slowdown_a_leak_a
     failed = _tally(100, 100, [700] * 13)
     failed.error("/v1/ask 500: boom")
     assert report(config, failed, 0, {}, 0)["checks"]["no_errors"] is False
+
+
+def test_the_soaks_p95_check_allows_the_machines_own_slowdown_and_flags_the_servers():
+    config = SoakConfig(minutes=2, window_s=60, rss_bound_mb=1000)
+    machine_slower = report(config, _tally(100, 300, [700] * 13, probe_first=10, probe_last=30), 0, {}, 0)
+    assert machine_slower["checks"]["p95_stable"] is True, machine_slower["figures"]
+    assert machine_slower["figures"]["soak_cpu_probe_last_window_ms"]["ratio"] == 3.0
+    assert machine_slower["figures"]["soak_p95_per_probe_last_window"]["ratio"] == 1.0
+
+    server_slower = report(config, _tally(100, 300, [700] * 13, probe_first=10, probe_last=12), 0, {}, 0)
+    assert server_slower["checks"]["p95_stable"] is False, server_slower["figures"]
+
+
+def test_the_soaks_rss_check_tells_a_steady_leak_from_growth_that_levels_off():
+    config = SoakConfig(minutes=2, window_s=60, rss_bound_mb=2000, rss_growth_bound=2.0)
+    # 20 MB a sample (120 MB/min) from start to end: a leak, though within the total bounds
+    leak = report(config, _tally(100, 100, [700 + 20.0 * i for i in range(13)]), 0, {}, 0)
+    assert leak["checks"]["rss_levels_off"] is False and leak["checks"]["rss_growth_within_bound"] is True
+    assert leak["figures"]["soak_rss_slope_second_half_mb_per_min"]["value"] == 120.0
+    # the same growth in the first half, then flat: warm-up
+    levels_off = report(config, _tally(100, 100, [700 + 20.0 * min(i, 6) for i in range(13)]), 0, {}, 0)
+    assert levels_off["checks"]["rss_levels_off"] is True, levels_off["figures"]
+    assert levels_off["passed"]
+
+
+def test_the_soak_exits_1_on_a_broken_bound_except_with_json_where_the_failed_check_is_a_figure():
+    config = SoakConfig(minutes=2, window_s=60, rss_bound_mb=1000)
+    slower = report(config, _tally(100, 250, [700] * 13), 0, {}, 0)
+    assert (exit_code(slower, as_json=False), exit_code(slower, as_json=True)) == (1, 0)
+    assert slower["figures"]["soak_checks_passed"]["value"] == 4
+    steady = report(config, _tally(100, 100, [700] * 13), 0, {}, 0)
+    assert exit_code(steady, as_json=False) == 0
