@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -72,23 +71,33 @@ def recall_at_10(embed: Embed, chunks: list[str], questions: list[Question]) -> 
     return sum(found) / len(questions)
 
 
+RSS_CHILD = """
+import json, sys
+from pathlib import Path
+backend, sentences, data_dir = sys.argv[1:]
+if backend == "torch":
+    from graph.mirror.embed import MiniLMEmbedder as Embedder
+    embedder = Embedder()
+else:
+    from graph.mirror.minilm_onnx import OnnxMiniLMEmbedder
+    embedder = OnnxMiniLMEmbedder(Path(data_dir))
+embedder.embed(json.loads(Path(sentences).read_text()))
+status = Path("/proc/self/status").read_text()
+print(int(next(l.split()[1] for l in status.splitlines() if l.startswith("VmHWM:"))) / 1024)
+"""
+
+
 def peak_rss_mb(backend: str, sentences: Path, data_dir: Path) -> float:
-    """Peak RSS of a fresh process that loads the backend and embeds the sentences (the model's working set)."""
+    """Peak RSS of a fresh process that imports only the backend and embeds the sentences. VmHWM, not ru_maxrss:
+    Linux carries ru_maxrss across exec, so a child of this (large) process would report the parent's size."""
     out = subprocess.run(
-        [sys.executable, "-m", "bench.embed", "--rss-child", backend, str(sentences), str(data_dir)],
+        [sys.executable, "-c", RSS_CHILD, backend, str(sentences), str(data_dir)],
         check=True,
         capture_output=True,
         text=True,
         cwd=REPO,
     )
     return float(out.stdout.strip().splitlines()[-1])
-
-
-def rss_child(backend: str, sentences: Path, data_dir: Path) -> None:
-    texts = json.loads(sentences.read_text())
-    embedder = MiniLMEmbedder() if backend == "torch" else OnnxMiniLMEmbedder(data_dir)
-    embedder.embed(texts)
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)  # KiB on Linux
 
 
 def main() -> None:
@@ -102,12 +111,7 @@ def main() -> None:
     )
     parser.add_argument("--int8", action="store_true", help="also measure the dynamic int8 ONNX model")
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (tables on stderr)")
-    parser.add_argument("--rss-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.rss_child:
-        backend, sentences, data_dir = args.rss_child
-        rss_child(backend, Path(sentences), Path(data_dir))
-        return
     console = Console(width=120, stderr=args.json)
     command = " ".join(["python -m bench.embed", *sys.argv[1:]])
     data_dir = Settings().data_dir  # the cache `make setup` filled (exported now if missing)
