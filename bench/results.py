@@ -58,6 +58,12 @@ BENCHES = (
         ("--rows", "1000000", "--clients", "50", "--seconds", "60"),
         "/v1/ask latency under load vs a brute-force scan",
     ),
+    Bench(
+        "embed",
+        ("--sentences", "1000", "--repeats", "1"),
+        ("--sentences", "1000", "--repeats", "3", "--all-pages", "--int8"),
+        "MiniLM on ONNX Runtime vs sentence-transformers: speed, cosine, recall@10, RSS",
+    ),
     Bench("determinism", (), (), "arrival order and two consumers vs one (bundled pages)"),
     Bench("fanout", ("--hubs", "10"), ("--hubs", "20"), "fan-out answering vs one retrieval"),
     Bench("entities", ("--repeat", "1"), ("--repeat", "3"), "entity quality on the gold set, M0 speed"),

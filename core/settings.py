@@ -167,6 +167,14 @@ class Settings(BaseSettings):
     embedding_backend: Literal["minilm", "openai"] = Field(
         default="minilm", description="minilm: local all-MiniLM-L6-v2 on CPU; openai: the embeddings endpoint."
     )
+    embed_backend: Literal["onnx", "torch"] = Field(
+        default="onnx",
+        description="How the local MiniLM runs: onnx: ONNX Runtime on the model exported at `make setup` (cached under "
+        "the data dir, exported on first use if missing); torch: sentence-transformers, the reference.",
+    )
+    embed_threads: int | None = Field(
+        default=None, ge=1, description="ONNX Runtime intra-op threads for the local MiniLM. Empty: the CPU count."
+    )
     mirror_enabled: bool = Field(default=True, description="Mirror interactions and chunks into Qdrant from the stage.")
     embedding_model: str = Field(
         default="text-embedding-3-small", description="Embedding model name when embedding_backend=openai."

@@ -89,11 +89,14 @@ def open_qdrant(settings: Settings) -> QdrantClient:
 
 def open_embedder(settings: Settings) -> Embedder:
     from graph.mirror.embed import MiniLMEmbedder, OpenAIEmbedder
+    from graph.mirror.minilm_onnx import OnnxMiniLMEmbedder
 
     if settings.embedding_backend == "openai":
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
         return OpenAIEmbedder(llm_base_url(settings), key, settings.embedding_model)
-    return MiniLMEmbedder()
+    if settings.embed_backend == "torch":
+        return MiniLMEmbedder()
+    return OnnxMiniLMEmbedder(settings.data_dir, threads=settings.embed_threads)
 
 
 def open_mirror(settings: Settings, embedder: Embedder | None = None) -> VectorMirror:

