@@ -421,6 +421,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--scan-seconds", type=float, default=None, help="for the baseline (default: --seconds)")
+    parser.add_argument("--scan-clients", type=int, default=None, help="for the baseline (default: --clients)")
     parser.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated: temporal,hybrid")
     parser.add_argument("--threads", type=int, default=None, help="the API's request threads (NEWSKG_API_THREADS)")
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
@@ -444,7 +445,14 @@ def main() -> None:
         if mirror_load_s is not None:
             console.print(f"mirror: {args.rows:,} points in {mirror_load_s:.1f} s ({args.rows / mirror_load_s:,.0f}/s)")
         scan, _, _ = measure(
-            settings, names, args.clients, args.scan_seconds or args.seconds, ("temporal",), True, 0, console
+            settings,
+            names,
+            args.scan_clients or args.clients,
+            args.scan_seconds or args.seconds,
+            ("temporal",),
+            True,
+            0,
+            console,
         )
         falkordb_mb = peak_rss_mb(graph_service.pid)
     finally:
