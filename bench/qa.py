@@ -1,11 +1,16 @@
-"""QA endpoint latency under load, on this machine.
+"""QA endpoint latency under load, on this machine, for the temporal and the hybrid strategy.
 
-Loads N synthetic interactions (default 100,000: 2,000 entities, 90 days) into a fresh FalkorDB graph, serves
-`/v1/ask` (temporal strategy, offline extractive answerer) with uvicorn in one process and drives it from
-another with C concurrent clients (default 50) for S seconds (default 60). Then the same load against a
-brute-force baseline in the same run: the same API, but retrieval that scans every interaction (a Cypher label
-scan on the properties, no adjacency, no index). Prints p50/p95/p99 latency, requests/s and errors for both.
-Goal: p95 < 150 ms, 0 errors. Run: `make bench` or `.venv/bin/python -m bench.qa [--rows N] [--seconds S]`.
+Loads N synthetic interactions (default 100,000: 2,000 entities, 90 days) into a fresh FalkorDB graph by UNWIND
+batches of the shape the pipeline writes (BULK_INTERACTIONS: the properties and edges of writes.INTERACTIONS, the
+three time axes included; tests/integration/test_bench_qa.py proves the two shapes equal), and, for hybrid, the same
+interactions into the Qdrant mirror (local mode) with their payloads and seeded random unit vectors instead of
+embeddings (the load would otherwise measure the embedder; the query text is embedded by the real embedder).
+Serves `/v1/ask` (offline extractive answerer) with uvicorn in one process and drives it from another with C
+concurrent clients (default 50) for S seconds (default 60) per strategy. Then the same load against a brute-force
+baseline in the same run: the same API, but temporal retrieval that scans every interaction (a Cypher label scan on
+the properties, no adjacency, no index). Prints p50/p95/p99 latency, requests/s and errors, load times and the
+peak RSS of FalkorDB and of the API. Goal: p95 < 150 ms, 0 errors.
+Run: `make bench` or `.venv/bin/python -m bench.qa [--rows N] [--seconds S] [--strategies temporal,hybrid]`.
 """
 
 from __future__ import annotations
@@ -14,30 +19,55 @@ import argparse
 import asyncio
 import json
 import multiprocessing as mp
+import os
 import random
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import httpx
+import numpy as np
+import numpy.typing as npt
 import uvloop
+from qdrant_client import models
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between
-from core.ids import entity_id
-from core.records import Entity
+from core.ids import entity_id, point_uuid
+from core.records import Entity, Interaction
 from core.settings import Settings
-from core.timeaxes import end_of_day_ms
+from core.timeaxes import day_iso, end_of_day_ms
+from graph.mirror.qdrant import VectorMirror
+from graph.store.store import interaction_first_key
 from newskg.services.manager import ServiceManager
 from newskg.services.process import free_port, wait_until
 from newskg.wiring import open_graph
 
 ENTITIES, DAYS = 2000, 90
+BATCH = 5000  # rows per UNWIND statement and per mirror upsert
+DIM = 384  # the shipped MiniLM's dimension: the query vectors the API embeds must match the loaded ones
+STRATEGIES = ("temporal", "hybrid")
+# The pipeline's interaction write (graph/store/writes.py INTERACTIONS + INTERACTION_OBJECTS) for rows that are new:
+# the same properties and edges, in one CREATE per row instead of MERGE + FOREACH + a second statement (a fresh
+# graph of unique ids; the unique constraint on Interaction.id still guards it).
+BULK_INTERACTIONS = """
+UNWIND $rows AS i
+MATCH (s:Entity {id: i.subject_id})
+MATCH (o:Entity {id: i.object_id})
+CREATE (s)-[:SUBJECT_OF]->(x:Interaction {id: i.id, text: i.text, event_day: i.event_day, event_iso: i.event_iso,
+  variant: i.variant, subject_id: i.subject_id, object_id: i.object_id, published_day: i.published_day,
+  published_iso: i.published_iso, ingested_ms: i.ingested_ms, ingested_at: i.ingested_at, first_key: i.first_key})
+CREATE (x)-[:OBJECT]->(o)
+"""
 SCAN = """
 MATCH (x:Interaction)
 WHERE (x.subject_id = $entity OR x.object_id = $entity) AND x.event_day >= $from_day AND x.event_day <= $to_day
@@ -50,31 +80,124 @@ ORDER BY event_day, id LIMIT $limit
 """
 
 
-def load(settings: Settings, rows: int) -> list[str]:
+def entities() -> list[Entity]:
+    return [Entity(id=entity_id(f"Entity {k}", "PERSON"), name=f"Entity {k}", type="PERSON") for k in range(ENTITIES)]
+
+
+def interactions(rows: int) -> Iterator[Interaction]:
+    """The bench's facts, the same for every run of a size: two entities, a day of the first quarter of 2023."""
+    rng = random.Random(11)
+    people = entities()
+    for i in range(rows):
+        s, o = rng.sample(people, 2)
+        day = int(f"2023{(1 + (i % DAYS) // 30):02d}{(1 + (i % DAYS) % 28):02d}")
+        yield interaction_between(s, o, f"{s.name} met {o.name} about matter {i}", day)
+
+
+def bulk_row(i: Interaction) -> dict[str, Any]:
+    """The row BULK_INTERACTIONS writes: what the store's write path stores of an interaction."""
+    return {
+        "id": i.id,
+        "text": i.text,
+        "event_day": i.event_day,
+        "event_iso": day_iso(i.event_day),
+        "variant": i.variant,
+        "subject_id": i.subject_id,
+        "object_id": i.object_id,
+        "published_day": i.published_day,
+        "published_iso": day_iso(i.published_day),
+        "ingested_ms": i.ingested_ms,
+        "ingested_at": i.ingested_at,
+        "first_key": interaction_first_key(i),
+    }
+
+
+def batches(rows: int) -> Iterator[list[Interaction]]:
+    batch: list[Interaction] = []
+    for i in interactions(rows):
+        batch.append(i)
+        if len(batch) == BATCH:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        console=console,
+    )
+
+
+def load_graph(settings: Settings, rows: int, console: Console) -> tuple[list[str], float]:
+    """A fresh graph with the schema of `newskg graph init`, the entities by the store, the interactions by
+    BULK_INTERACTIONS batches. Returns the entity names and the seconds the interactions took."""
     from graph.store.store import GraphStore
 
-    rng = random.Random(11)
-    entities = [
-        Entity(id=entity_id(f"Entity {k}", "PERSON"), name=f"Entity {k}", type="PERSON") for k in range(ENTITIES)
-    ]
+    people = entities()
     store = GraphStore(open_graph(settings))
     store.conn.drop()
     store.init()
-    store.write_batch(entities=entities)
-    batch = []
-    for i in range(rows):
-        s, o = rng.sample(entities, 2)
-        day = int(f"2023{(1 + (i % DAYS) // 30):02d}{(1 + (i % DAYS) % 28):02d}")
-        text = f"{s.name} met {o.name} about matter {i}"
-        batch.append(interaction_between(s, o, text, day))
-        if len(batch) == 2000:
-            store.write_batch(interactions=batch)
-            batch = []
-    store.write_batch(interactions=batch)
-    return [e.name for e in entities]
+    store.write_batch(entities=people)
+    start = time.perf_counter()
+    with progress(console) as bar:
+        task = bar.add_task("graph: interactions", total=rows, rate="")
+        for batch in batches(rows):
+            store.conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(i) for i in batch]})
+            done = bar.tasks[task].completed + len(batch)
+            bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} rows/s")
+    return [e.name for e in people], time.perf_counter() - start
 
 
-def serve(settings: Settings, port: int, brute_force: bool) -> None:
+def unit_vectors(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
+    vectors = rng.standard_normal((n, DIM), dtype=np.float32)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def load_mirror(mirror: VectorMirror, rows: int, console: Console) -> float:
+    """The interactions into the mirror with the payload the pipeline writes and seeded random unit vectors (not
+    embeddings: see the module text). Returns the seconds the upserts took."""
+    from graph.mirror.qdrant import INTERACTIONS, interaction_payload
+
+    rng = np.random.default_rng(7)
+    start = time.perf_counter()
+    with progress(console) as bar:
+        task = bar.add_task("mirror: points", total=rows, rate="")
+        for batch in batches(rows):
+            vectors = unit_vectors(rng, len(batch))
+            points = [
+                models.PointStruct(
+                    id=point_uuid(i.id), vector=v.tolist(), payload=interaction_payload(i) | {"mirrored_ms": 0}
+                )
+                for i, v in zip(batch, vectors, strict=True)
+            ]
+            mirror.client.upsert(mirror.name(INTERACTIONS), points, wait=True)
+            done = bar.tasks[task].completed + len(batch)
+            bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} points/s")
+    return time.perf_counter() - start
+
+
+def in_memory_mirror(settings: Settings, rows: int, report: Path) -> VectorMirror:
+    """The API's mirror: qdrant-client local mode in memory, loaded here (local mode admits one process, and its
+    on-disk form commits every point to SQLite one by one: ~45 points/s on this shared disk), with the real
+    embedder for the queries. The load's seconds go to `report`."""
+    from qdrant_client import QdrantClient
+
+    from newskg.wiring import open_embedder
+
+    mirror = VectorMirror(QdrantClient(location=":memory:"), open_embedder(settings))
+    mirror.ensure()
+    report.write_text(str(load_mirror(mirror, rows, Console(stderr=True))))
+    mirror.embedder.embed(["warm the model before the first query"])
+    return mirror
+
+
+def serve(settings: Settings, port: int, brute_force: bool, mirror_rows: int, report: Path) -> None:
     import logging
 
     import uvicorn
@@ -87,6 +210,7 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
 
     logging.disable(logging.WARNING)
     store = GraphStore(open_graph(settings))
+    mirror = in_memory_mirror(settings, mirror_rows, report) if mirror_rows else None
     if brute_force:
         # The retriever's every argument is accepted (a missing one made every baseline request a 500): the scan
         # reads every interaction whatever the path (via_chunks) or the focus.
@@ -108,7 +232,7 @@ def serve(settings: Settings, port: int, brute_force: bool) -> None:
             )
 
         store.timeline = scan
-    app = create_app(QAService(store, None), {"graph": store.conn.ping}, [])
+    app = create_app(QAService(store, mirror), {"graph": store.conn.ping}, [], threads=settings.api_threads)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", access_log=False)
 
 
@@ -140,7 +264,9 @@ class LeanClient:
             self.writer.close()
 
 
-async def drive(base: str, names: list[str], clients: int, seconds: float) -> tuple[list[float], int, float]:
+async def drive(
+    base: str, names: list[str], clients: int, seconds: float, strategy: str
+) -> tuple[list[float], int, float]:
     latencies: list[float] = []
     errors = 0
     deadline = time.monotonic() + seconds
@@ -149,18 +275,16 @@ async def drive(base: str, names: list[str], clients: int, seconds: float) -> tu
 
     async def client() -> None:
         nonlocal errors
-        http = LeanClient(url.hostname, url.port)
+        http = LeanClient(url.hostname or "127.0.0.1", url.port or 80)
         while time.monotonic() < deadline:
             day = f"2023-{rng.randint(1, 3):02d}-{rng.randint(1, 28):02d}"
             start = time.perf_counter()
             try:
-                status = await http.get(
-                    "/v1/ask", {"q": rng.choice(names), "date": day, "strategy": "temporal", "k": 10}
-                )
+                status = await http.get("/v1/ask", {"q": rng.choice(names), "date": day, "strategy": strategy, "k": 10})
             except (OSError, asyncio.IncompleteReadError, ValueError, StopIteration):
                 errors += 1
                 http.close()
-                http = LeanClient(url.hostname, url.port)
+                http = LeanClient(url.hostname or "127.0.0.1", url.port or 80)
                 continue
             errors += status != 200
             latencies.append((time.perf_counter() - start) * 1000)
@@ -171,15 +295,7 @@ async def drive(base: str, names: list[str], clients: int, seconds: float) -> tu
     return latencies, errors, time.monotonic() - started
 
 
-def measure(settings: Settings, names: list[str], clients: int, seconds: float, brute_force: bool) -> dict:
-    port = free_port()
-    server = mp.get_context("spawn").Process(target=serve, args=(settings, port, brute_force), daemon=True)
-    server.start()
-    base = f"http://127.0.0.1:{port}"
-    wait_until(lambda: _up(base), 120, 0.5)
-    latencies, errors, elapsed = uvloop.run(drive(base, names, clients, seconds))
-    server.terminate()
-    server.join(10)
+def summary(latencies: list[float], errors: int, elapsed: float) -> dict[str, float]:
     cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 2 else [float("nan")] * 99
     return {
         "p50": cuts[49],
@@ -191,6 +307,49 @@ def measure(settings: Settings, names: list[str], clients: int, seconds: float, 
     }
 
 
+def measure(
+    settings: Settings,
+    names: list[str],
+    clients: int,
+    seconds: float,
+    strategies: tuple[str, ...],
+    brute_force: bool,
+    mirror_rows: int,
+    console: Console,
+) -> tuple[dict[str, dict[str, float]], float, float | None]:
+    """Each strategy's figures against one API process (warmed first by a few serial queries), and the peak RSS
+    of the API and of FalkorDB (MB, VmHWM) when the process is stopped; (figures, api MB, falkordb MB)."""
+    port = free_port()
+    report = settings.data_dir / f"mirror-load-{port}.txt"
+    server = mp.get_context("spawn").Process(
+        target=serve, args=(settings, port, brute_force, mirror_rows, report), daemon=True
+    )
+    started = time.perf_counter()
+    server.start()
+    base = f"http://127.0.0.1:{port}"
+    wait_until(lambda: _up(base), 1800, 0.5)
+    console.print(f"API up in {time.perf_counter() - started:.1f} s ({'scan' if brute_force else 'graph'})")
+    results: dict[str, dict[str, float]] = {}
+    for strategy in strategies:
+        for name in names[:5]:  # first-query costs (model, caches) are issue 20's other bullet, not this figure
+            httpx.get(base + "/v1/ask", params={"q": name, "date": "2023-02-01", "strategy": strategy}, timeout=600)
+        results[strategy] = summary(*uvloop.run(drive(base, names, clients, seconds, strategy)))
+        console.print(f"{strategy}: p95 {results[strategy]['p95']:.1f} ms, {results[strategy]['errors']} errors")
+    api_mb = peak_rss_mb(server.pid)
+    server.terminate()
+    server.join(10)
+    return results, api_mb, float(report.read_text()) if report.exists() else None
+
+
+def peak_rss_mb(pid: int | None) -> float:
+    """The peak resident set of one process (VmHWM, MB); 0 when it is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    return next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")), 0.0)
+
+
 def _up(base: str) -> bool:
     try:
         return httpx.get(base + "/healthz", timeout=1).status_code == 200
@@ -198,21 +357,62 @@ def _up(base: str) -> bool:
         return False
 
 
-def figures(indexed: dict, scan: dict, rows: int, clients: int) -> dict[str, Figure]:
-    """The graph retrieval's figures, the brute-force scan's as the baseline of the same run. At 1 M interactions the
-    p95 carries issue 20's name (qa_p95_ms_1m)."""
-    shape = f"{rows:,} interactions, {clients} clients"
-    p95_name = "qa_p95_ms_1m" if rows >= 1_000_000 else "qa_p95_ms"
-    return {
-        p95_name: figure(round(indexed["p95"], 1), f"ms ({shape}; baseline: scan)", round(scan["p95"], 1)),
-        "qa_p50_ms": figure(round(indexed["p50"], 1), "ms (baseline: scan)", round(scan["p50"], 1)),
-        "qa_p99_ms": figure(round(indexed["p99"], 1), "ms (baseline: scan)", round(scan["p99"], 1)),
-        "qa_requests_per_s": figure(round(indexed["rps"], 1), "requests/s (baseline: scan)", round(scan["rps"], 1)),
-        "qa_errors": figure(indexed["errors"], f"failed or non-200 (with {indexed['requests']} answered)"),
-        "qa_scan_errors": figure(
-            scan["errors"], f"failed or non-200, scan baseline (with {scan['requests']} answered)"
-        ),
-    }
+@dataclass
+class Run:
+    rows: int
+    clients: int
+    graph_load_s: float
+    mirror_load_s: float | None
+    graph: dict[str, dict[str, float]]
+    scan: dict[str, float]
+    api_rss_mb: float
+    falkordb_rss_mb: float
+
+
+def figures(run: Run) -> dict[str, Figure]:
+    """Each strategy's figures, the brute-force scan's as the temporal baseline of the same run. At 1 M
+    interactions the names carry issue 20's suffix (qa_p95_ms_1m = the worse strategy's p95)."""
+    shape = f"{run.rows:,} interactions, {run.clients} clients"
+    suffix = "_1m" if run.rows >= 1_000_000 else ""
+    scan = run.scan
+    found: dict[str, Figure] = {}
+    worst = max(run.graph, key=lambda s: run.graph[s]["p95"])
+    found[f"qa_p95_ms{suffix}"] = figure(
+        round(run.graph[worst]["p95"], 1),
+        f"ms ({shape}; worse strategy: {worst}; baseline: scan)",
+        round(scan["p95"], 1),
+    )
+    for strategy, r in run.graph.items():
+        baseline = scan if strategy == "temporal" else None
+        note = "; baseline: scan" if baseline else ""
+        found[f"qa_p95_ms{suffix}_{strategy}"] = figure(
+            round(r["p95"], 1), f"ms ({shape}{note})", round(scan["p95"], 1) if baseline else None
+        )
+        found[f"qa_p50_ms_{strategy}"] = figure(round(r["p50"], 1), "ms", round(scan["p50"], 1) if baseline else None)
+        found[f"qa_p99_ms_{strategy}"] = figure(round(r["p99"], 1), "ms", round(scan["p99"], 1) if baseline else None)
+        found[f"qa_requests_per_s_{strategy}"] = figure(
+            round(r["rps"], 1), f"requests/s{note}", round(scan["rps"], 1) if baseline else None
+        )
+    temporal = run.graph.get("temporal", run.graph[worst])
+    found["qa_p50_ms"] = figure(round(temporal["p50"], 1), "ms, temporal (baseline: scan)", round(scan["p50"], 1))
+    found["qa_p99_ms"] = figure(round(temporal["p99"], 1), "ms, temporal (baseline: scan)", round(scan["p99"], 1))
+    found["qa_requests_per_s"] = figure(
+        round(temporal["rps"], 1), "requests/s, temporal (baseline: scan)", round(scan["rps"], 1)
+    )
+    errors = sum(int(r["errors"]) for r in run.graph.values())
+    answered = sum(int(r["requests"]) for r in run.graph.values())
+    found[f"qa_errors{suffix}"] = figure(errors, f"failed or non-200, all strategies (with {answered} answered)")
+    found["qa_scan_errors"] = figure(
+        scan["errors"], f"failed or non-200, scan baseline (with {scan['requests']} answered)"
+    )
+    found["qa_graph_load_s"] = figure(round(run.graph_load_s, 1), f"s, {run.rows:,} interactions by UNWIND batches")
+    if run.mirror_load_s is not None:
+        found["qa_mirror_load_s"] = figure(
+            round(run.mirror_load_s, 1), f"s, {run.rows:,} points upserted (local mode, seeded vectors)"
+        )
+    found["qa_api_peak_rss_mb"] = figure(round(run.api_rss_mb), "MB, the API process (VmHWM)")
+    found["qa_falkordb_peak_rss_mb"] = figure(round(run.falkordb_rss_mb), "MB, FalkorDB's redis-server (VmHWM)")
+    return found
 
 
 def main() -> None:
@@ -220,35 +420,65 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--scan-seconds", type=float, default=None, help="for the baseline (default: --seconds)")
+    parser.add_argument("--scan-clients", type=int, default=None, help="for the baseline (default: --clients)")
+    parser.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated: temporal,hybrid")
+    parser.add_argument("--threads", type=int, default=None, help="the API's request threads (NEWSKG_API_THREADS)")
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
     args = parser.parse_args()
+    strategies = tuple(s for s in args.strategies.split(",") if s)
+    console = Console(width=120, stderr=args.json)
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-qa-")), graph_database="bench_qa", _env_file=None)
+    if args.threads:
+        settings = settings.model_copy(update={"api_threads": args.threads})
+    mirror_rows = args.rows if "hybrid" in strategies else 0
     manager = ServiceManager(settings)
     manager.up(only={"graph"})
     try:
-        settings = settings.model_copy(update={"graph_uri": manager.state.load()["graph"].address})
-        names = load(settings, args.rows)
-        indexed = measure(settings, names, args.clients, args.seconds, brute_force=False)
-        scan = measure(settings, names, args.clients, args.seconds, brute_force=True)
+        graph_service = manager.state.load()["graph"]
+        settings = settings.model_copy(update={"graph_uri": graph_service.address})
+        names, graph_load_s = load_graph(settings, args.rows, console)
+        console.print(f"graph: {args.rows:,} interactions in {graph_load_s:.1f} s ({args.rows / graph_load_s:,.0f}/s)")
+        graph, api_mb, mirror_load_s = measure(
+            settings, names, args.clients, args.seconds, strategies, False, mirror_rows, console
+        )
+        if mirror_load_s is not None:
+            console.print(f"mirror: {args.rows:,} points in {mirror_load_s:.1f} s ({args.rows / mirror_load_s:,.0f}/s)")
+        scan, _, _ = measure(
+            settings,
+            names,
+            args.scan_clients or args.clients,
+            args.scan_seconds or args.seconds,
+            ("temporal",),
+            True,
+            0,
+            console,
+        )
+        falkordb_mb = peak_rss_mb(graph_service.pid)
     finally:
         manager.down()
+    run = Run(args.rows, args.clients, graph_load_s, mirror_load_s, graph, scan["temporal"], api_mb, falkordb_mb)
     if args.json:
-        emit(figures(indexed, scan, args.rows, args.clients), " ".join(["python -m bench.qa", *sys.argv[1:]]))
-    table = Table(
-        title=f"/v1/ask (temporal, extractive), {args.rows:,} interactions, {args.clients} clients, "
-        f"{args.seconds:.0f} s each"
-    )
+        emit(figures(run), " ".join(["python -m bench.qa", *sys.argv[1:]]))
+    report(run, args.seconds, console)
+
+
+def report(run: Run, seconds: float, console: Console) -> None:
+    table = Table(title=f"/v1/ask (extractive), {run.rows:,} interactions, {run.clients} clients, {seconds:.0f} s each")
     for column in ("retrieval", "p50 ms", "p95 ms", "p99 ms", "requests/s", "errors"):
         table.add_column(column, justify="right")
-    for name, r in (("graph (adjacency + indexes)", indexed), ("brute-force scan (baseline)", scan)):
+    rows = [(f"{s} (graph + indexes)", r) for s, r in run.graph.items()] + [("temporal, brute-force scan", run.scan)]
+    for name, r in rows:
         table.add_row(
-            name, f"{r['p50']:.1f}", f"{r['p95']:.1f}", f"{r['p99']:.1f}", f"{r['rps']:.1f}", str(r["errors"])
+            name, f"{r['p50']:.1f}", f"{r['p95']:.1f}", f"{r['p99']:.1f}", f"{r['rps']:.1f}", str(int(r["errors"]))
         )
-    console = Console(width=120, stderr=args.json)
     console.print(table)
+    worst = max(r["p95"] for r in run.graph.values())
+    mirror = f", mirror {run.mirror_load_s:.1f} s" if run.mirror_load_s is not None else ""
     console.print(
-        f"p95 goal < 150 ms: {'met' if indexed['p95'] < 150 else 'missed'}; "
-        f"throughput vs scan: {indexed['rps'] / max(scan['rps'], 1e-9):.1f}x"
+        f"p95 goal < 150 ms: {'met' if worst < 150 else 'missed'} (worse strategy {worst:.1f} ms); "
+        f"load: graph {run.graph_load_s:.1f} s{mirror}; peak RSS: API {run.api_rss_mb:,.0f} MB, "
+        f"FalkorDB {run.falkordb_rss_mb:,.0f} MB; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
 
 

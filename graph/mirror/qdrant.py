@@ -155,7 +155,8 @@ class VectorMirror:
     def payloads(self, collection: str, graph_ids: list[str]) -> list[dict[str, Any]]:
         if not graph_ids:
             return []
-        points = self.client.retrieve(self.name(collection), [point_uuid(g) for g in graph_ids], with_payload=True)
+        with self.lock:  # local mode: plain Python state, read here by the API's threads while a stage may write
+            points = self.client.retrieve(self.name(collection), [point_uuid(g) for g in graph_ids], with_payload=True)
         return [_payload(p) for p in points]
 
     def delete(self, collection: str, graph_ids: list[str]) -> None:

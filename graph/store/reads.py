@@ -184,6 +184,17 @@ WHERE {visible("a")}
 RETURN wanted AS id, collect(DISTINCT s.name) AS sources, collect(DISTINCT a.url) AS urls
 """
 
+# The ids of the entity's visible facts (those naming it, as the mirror's `entity_ids` payload holds them), any day
+# up to D: the candidates of an entity-filtered semantic search where the mirror cannot filter cheaply (qdrant-client
+# local mode tests every point's payload in Python: seconds per query at 1 M points). Filtered after WITH so the
+# planner walks from the entity rather than scanning a day index.
+ENTITY_FACT_IDS = f"""
+MATCH (e:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH DISTINCT x
+WHERE {visible("x")} AND ($variant IS NULL OR x.variant = $variant)
+RETURN x.id AS id
+"""
+
 # Newest first within a window that ends at the as-of day: day order is distance order, so the day is kept.
 ENTITY_CHUNKS = f"""
 MATCH (e:Entity {{id: $entity}})<-[:MENTIONS]-(c:Chunk)

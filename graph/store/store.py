@@ -364,6 +364,12 @@ class GraphStore:
         )
         return rows_of(EntityChunk, rows)
 
+    def entity_fact_ids(self, entity_id: str, as_of: AsOf | int, variant: Variant | None = None) -> list[str]:
+        """The ids of the interactions naming the entity that are visible as of the day (any event day), of one
+        variant or all."""
+        params = {"entity": entity_id, "variant": variant, **AsOf.of(as_of).params()}
+        return [str(row["id"]) for row in self.conn.read(reads.ENTITY_FACT_IDS, params)]
+
     def sources_of(self, interaction_id: str, as_of: AsOf | int | None = None) -> list[InteractionSource]:
         rows = self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id, **AsOf.of(as_of).params()})
         return rows_of(InteractionSource, rows)

@@ -21,8 +21,10 @@ from typing import Any, cast
 import pytest
 
 from bench.determinism import SNAPSHOT_ENTITIES, SNAPSHOT_INTERACTIONS, SNAPSHOT_LINKS
-from bench.qa import SCAN
+from bench.qa import BULK_INTERACTIONS, SCAN, bulk_row
 from bench.replay import ALL_CHUNKS, ALL_FACTS
+from bench.synthetic import interaction_between
+from core.records import Entity
 from core.timeaxes import end_of_day_ms
 from evaluation.fanoutqa import cypher as fanout_cypher
 from evaluation.fanoutqa.generate import generate as fanout_generate
@@ -189,6 +191,10 @@ def browser_and_bench_reads(store: GraphStore, interaction_id: str) -> None:
     store.conn.read(SCAN, {**scan, "entity": DOJA, "limit": 10})
     for query in (SNAPSHOT_ENTITIES, SNAPSHOT_LINKS, SNAPSHOT_INTERACTIONS, ALL_FACTS, ALL_CHUNKS):
         store.conn.read(query)
+    store.entity_fact_ids(DOJA, AsOf(AS_OF))  # the hybrid's entity search over a local-mode mirror
+    doja, choupette = (Entity(id=i, name=i, type="PERSON") for i in (DOJA, CHOUPETTE))
+    fact = interaction_between(doja, choupette, "Doja Cat met Choupette for the QA bench", 20230501)
+    store.conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(fact)]})  # the QA bench's loader, last: it adds a fact
 
 
 def vocabulary(store: GraphStore) -> dict[str, list[str]]:

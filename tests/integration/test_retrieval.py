@@ -9,15 +9,17 @@ from __future__ import annotations
 import uuid
 
 import pytest
+from qdrant_client import models
 
 from core.ids import chunk_id, entity_id, interaction_id, source_id
 from core.records import Chunk, Entity, Interaction, Variant
 from core.timeaxes import day_iso, end_of_day_ms
+from graph.mirror.qdrant import INTERACTIONS
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph, open_mirror
 from qa.retrieve import CHUNK_K, METHOD_K, TUPLE_K, Retriever
 from qa.service import QAService
-from qa.similarity import QueryTexts
+from qa.similarity import QueryTexts, query_vector
 from tests.support.isolation import Isolation
 
 pytestmark = pytest.mark.integration
@@ -232,3 +234,39 @@ def test_an_entitys_window_holds_the_facts_stated_by_chunks_that_mention_it(worl
     assert found and found[0].id == stated.id
     named_only = Retriever(store, mirror, facts_via_chunks=False)
     assert stated.id not in {e.id for e in named_only.retrieve("temporal", DOJA.id, "Doja Cat Forum", early, 3, "M0")}
+
+
+def test_in_local_mode_the_entity_search_ranks_the_entitys_facts_without_a_filtered_scan(world, monkeypatch):
+    """qdrant-client's local mode tests every point's payload in Python (seconds per query at 1 M points,
+    bench/qa.py), so the entity-filtered semantic search takes its candidates from the graph (the entity's facts
+    visible as of the day) and ranks them by the mirror's vectors: the same hits and scores as the mirror's own
+    filtered search, as of every day and for every variant, and no filtered query is sent."""
+    store, mirror, _ = world
+    assert not mirror.is_server
+    retriever = Retriever(store, mirror)
+    query = QueryTexts("doja cat layoffs tour", "(Date: August 31, 2023) Doja Cat layoffs tour", "layoffs tour")
+    vector = query_vector(mirror.embedder, query).tolist()
+    expected: dict[tuple[int, str | None], list[tuple[str, float]]] = {}
+    for day in (BEFORE, DAY, AFTER):
+        for variant in (None, "M0", "M1"):
+            must = [
+                models.FieldCondition(key="published_day", range=models.Range(lte=day)),
+                models.FieldCondition(key="ingested_ms", range=models.Range(lte=end_of_day_ms(day))),
+                models.FieldCondition(key="entity_ids", match=models.MatchValue(value=DOJA.id)),
+            ] + ([models.FieldCondition(key="variant", match=models.MatchValue(value=variant))] if variant else [])
+            hits = mirror.search_vector(INTERACTIONS, vector, models.Filter(must=must), limit=3)
+            expected[day, variant] = ranked([(str((h.payload or {})["graph_id"]), h.score) for h in hits])
+    filtered: list[object] = []
+    search = mirror.client.query_points
+    monkeypatch.setattr(mirror.client, "query_points", lambda *a, **kw: filtered.append(kw) or search(*a, **kw))
+    for (day, variant), hits in expected.items():
+        found = retriever.semantic(INTERACTIONS, query, day, 3, DOJA.id, variant)
+        assert ranked([(e.id, e.score) for e in found]) == hits, (day, variant)
+        assert all(e.published_day <= day for e in found)
+    assert expected[DAY, None] and expected[AFTER, None] != expected[DAY, None]
+    assert filtered == []
+
+
+def ranked(hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Best first, ties (the same sentence in two variants) by id: the order Qdrant gives ties is its own."""
+    return sorted(((i, round(s, 4)) for i, s in hits), key=lambda hit: (-hit[1], hit[0]))
