@@ -7,8 +7,8 @@ folder. The figures: `demo_fresh_clone_s` (the goal: under 240 s on a 2-core mac
 `demo_fresh_clone_cpu_s` (the CPU seconds it used: on a loaded machine, a steadier guide to the idle wall time
 than the wall time itself), `setup_s` (make's setup steps, up to the demo's first step) and `demo_script_s`
 (scripts/demo.sh), plus one `step_*_s` per `[time] NAME: N s` line that scripts/setup.sh and scripts/demo.sh
-print, and the load average before and after (the machine may be shared). Only committed work is measured: the clone has no local changes.
-Takes minutes: `make bench` runs it only when asked (`BENCH_FLAGS="--only demo"`).
+print, and the load average before and after (the machine may be shared). Only committed work is measured: the
+clone has no local changes. Takes minutes: `make bench` runs it only when asked (`BENCH_FLAGS="--only demo"`).
 Run: `.venv/bin/python -m bench.demo [--json] [--shared DIR] [--keep] [--log FILE]`.
 """
 
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from bench.figures import Figure, emit, figure
 
@@ -94,8 +95,8 @@ def timed_make_demo(checkout: Path, log: Path, timeout_s: float) -> Run:
                 run.demo_started_s = elapsed
             if m := TIMED.match(line):
                 run.parts[m["name"]] = float(m["seconds"])
-                console.print(f"{elapsed:6.0f} s  {line}")
-            status.update(f"make demo (fresh clone): {elapsed:.0f} s, {line[:80]}")
+                console.print(f"{elapsed:6.0f} s  {line}", markup=False)  # "[eval,local]" is not rich markup
+            status.update(f"make demo (fresh clone): {elapsed:.0f} s, {escape(line[:80])}")
         run.returncode = proc.wait()
         watchdog.cancel()
     run.seconds, run.cpu_s = time.monotonic() - start, children_cpu_s() - cpu_before
@@ -137,7 +138,7 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=default_shared(), help="linked as shared/ beside the clone")
     parser.add_argument("--keep", action="store_true", help="keep the clone (and its .venv) for a look")
     parser.add_argument("--log", type=Path, default=REPO / "bench" / "out" / "demo-fresh-clone.log")
-    parser.add_argument("--timeout", type=float, default=1800, help="seconds before make demo is stopped")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds before make demo is stopped")
     args = parser.parse_args()
 
     args.log.parent.mkdir(parents=True, exist_ok=True)
