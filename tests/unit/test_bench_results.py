@@ -92,3 +92,34 @@ def test_the_soak_exits_1_on_a_broken_bound_except_with_json_where_the_failed_ch
     assert slower["figures"]["soak_checks_passed"]["value"] == 4
     steady = report(config, _tally(100, 100, [700] * 13), 0, {}, 0)
     assert exit_code(steady, as_json=False) == 0
+
+
+def test_make_bench_leaves_the_optional_fresh_clone_demo_out_unless_it_is_named():
+    from bench.results import chosen
+
+    everyday = [b.name for b in chosen(None)]
+    assert "demo" not in everyday and "graph" in everyday
+    assert [b.name for b in chosen(["demo"])] == ["demo"]
+    assert [b.name for b in chosen(["qa", "demo", "graph"])] == ["graph", "qa", "demo"]  # BENCHES order
+
+
+def test_an_unknown_bench_name_stops_the_run_instead_of_running_nothing():
+    import pytest
+
+    from bench.results import chosen
+
+    with pytest.raises(SystemExit, match="unknown bench: demos"):
+        chosen(["demos"])
+
+
+def test_the_demo_bench_reads_the_setup_and_demo_step_times_from_the_output():
+    from bench.demo import TIMED, Run, figures_of
+
+    lines = ["[time] setup project [eval,local]: 61 s", "[time] demo 2 process and extract: 40 s", "== 2. Process"]
+    parts = {m["name"]: float(m["seconds"]) for line in lines if (m := TIMED.match(line))}
+    figures = figures_of(Run(seconds=200.0, returncode=0, demo_started_s=90.0, cpu_s=150.0, parts=parts), 3.5, 4.0)
+    assert figures["demo_fresh_clone_s"]["value"] == 200.0 and figures["demo_fresh_clone_cpu_s"]["value"] == 150.0
+    assert figures["setup_s"]["value"] == 90.0 and figures["demo_script_s"]["value"] == 110.0
+    assert figures["step_setup_project_eval_local_s"]["value"] == 61.0
+    assert figures["step_demo_2_process_and_extract_s"]["value"] == 40.0
+    assert figures["load_1m_before"]["value"] == 3.5

