@@ -51,6 +51,7 @@ from rich.table import Table
 from bench.figures import Figure, emit, figure
 from core.records import Chunk, RawArticle, decode_any
 from core.settings import Settings
+from graph.store.store import GraphStore
 from ingest.kafka import client
 from ingest.kafka.reader import read_topic
 from ingest.process.article import build_article, raw_article_id
@@ -276,10 +277,9 @@ def chunk_texts(settings: Settings) -> list[str]:
 def interaction_texts(settings: Settings) -> list[str]:
     """The texts of the interactions the stream wrote for the measured articles (the mirror embeds each one)."""
     with open_graph(settings) as conn:
-        rows = conn.read(
-            "MATCH (x:Interaction) WHERE x.published_day <> $warm RETURN x.text AS text", {"warm": WARM_UP_DAY}
-        )
-    return [str(row["text"]) for row in rows]
+        store = GraphStore(conn)
+        found = store.interactions(sorted(store.ids("Interaction")))
+    return [i.text for i in found if i.published_day != WARM_UP_DAY]
 
 
 def process_seconds(settings: Settings, raws: list[RawArticle]) -> float:
