@@ -28,7 +28,6 @@ log = logging.getLogger(__name__)
 
 EXCERPT_CHARS = 500
 DEFAULT_JOIN_TIMEOUT_S = 60.0
-IDLE_POLL_MS = 500  # how long a poll waits for records once a whole round of the stages found none
 # Backoff while a service is out of reach: the first retry, doubling up to the longest wait between two.
 RETRY_FIRST_S, RETRY_MAX_S = 0.5, 8.0
 
@@ -254,17 +253,9 @@ def run_stages(
     The runners' stages differ in what they hand to `acknowledged` (hence `StageRunner[Any]`); this loop never
     looks at it."""
     stop = stop or threading.Event()
-    waiting_since, quiet_rounds, warned, busy = time.monotonic(), 0, False, False
+    waiting_since, quiet_rounds, warned = time.monotonic(), 0, False
     while not stop.is_set():
-        moved = 0
-        for runner in runners:
-            # While the stream flows, a runner with nothing buffered must not hold up the others (in one process
-            # the extract stage would wait out the process stage's empty poll after every batch): only a round
-            # in which nothing moved waits on the broker. A runner still joining its group always waits: the
-            # join needs the poll's time.
-            flowing = (busy or moved) and bool(runner.consumer.assignment())
-            moved += runner.step(timeout_ms=0 if flowing else IDLE_POLL_MS)
-        busy = bool(moved)
+        moved = sum(runner.step(timeout_ms=500) for runner in runners)
         if on_progress and moved:
             on_progress(runners)
         if moved:

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ingest.kafka.stage import IDLE_POLL_MS, AssignmentTimeout, run_stages
+from ingest.kafka.stage import AssignmentTimeout, run_stages
 from newskg.pipeline import PipelineThread
 
 WHO = "consumer group newskg-process on broker 127.0.0.1:9092 (member vm-process)"
@@ -28,49 +28,6 @@ class StandInRunner:
 
     def idle(self) -> bool:
         return True
-
-
-def _stop_after(runner: "ScriptedRunner", steps: int) -> threading.Event:
-    """An event set once `runner` has been stepped `steps` times (checked by the loop after each round)."""
-    stop = threading.Event()
-    step = runner.step
-
-    def counted(timeout_ms: int) -> int:
-        moved = step(timeout_ms)
-        if len(runner.timeouts) >= steps:
-            stop.set()
-        return moved
-
-    runner.step = counted  # pyright: ignore[reportAttributeAccessIssue]
-    return stop
-
-
-class ScriptedRunner(StandInRunner):
-    """Moves the given number of messages on each step, then nothing; records the poll timeout of each step."""
-
-    def __init__(self, moves: list[int]):
-        super().__init__()
-        self.moves, self.timeouts = moves, list[int]()
-
-    def step(self, timeout_ms: int) -> int:
-        self.timeouts.append(timeout_ms)
-        return self.moves.pop(0) if self.moves else 0
-
-
-def test_while_the_stream_flows_no_runner_waits_on_an_empty_poll():
-    upstream, downstream = ScriptedRunner([5, 0, 0]), ScriptedRunner([0, 7, 0])
-    run_stages([upstream, downstream], until_idle=True, join_timeout_s=0.2)
-    # Round 1: upstream waits (nothing moved yet) and moves, so downstream polls without waiting; rounds 2 and 3
-    # follow a round that moved: no wait; round 3 moved nothing, so round 4 waits on the broker again.
-    assert upstream.timeouts[:4] == [IDLE_POLL_MS, 0, 0, IDLE_POLL_MS]
-    assert downstream.timeouts[:4] == [0, 0, 0, IDLE_POLL_MS]
-
-
-def test_a_runner_still_joining_its_group_waits_on_its_poll_even_while_the_stream_flows():
-    upstream, joining = ScriptedRunner([5, 5, 0]), ScriptedRunner([])
-    joining.consumer.assignment = lambda: set()
-    run_stages([upstream, joining], until_idle=False, stop=_stop_after(upstream, 3), join_timeout_s=5)
-    assert joining.timeouts[:3] == [IDLE_POLL_MS] * 3
 
 
 def test_until_idle_without_partitions_raises_naming_the_group_and_the_broker():
