@@ -52,7 +52,7 @@ from ingest.publish import ArticlePublisher
 from ingest.sources.files import SourceItem
 from newskg.pipeline import articles_producer
 from newskg.services.manager import ServiceManager
-from newskg.services.process import free_port
+from newskg.services.process import free_port, stop_child
 from newskg.wiring import Wiring, kafka_options
 
 REPO = Path(__file__).resolve().parents[1]
@@ -332,13 +332,7 @@ def run_soak(config: SoakConfig, settings: Settings, env: dict[str, str], folder
         stop.set()
         if feeder is not None:
             feeder.join(timeout=60)
-        if server.poll() is None:
-            server.terminate()
-            try:
-                server.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait(timeout=30)
+        stop_child(server)
     dead_letters = len(read_topic(kafka_options(settings), settings.topic_dlq))
     if dead_letters:
         tally.error(f"{dead_letters} records in the dead-letter topic")

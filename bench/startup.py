@@ -44,7 +44,7 @@ from ingest.process.article import raw_article_id
 from ingest.publish import ArticlePublisher
 from ingest.sources.files import SourceItem
 from newskg.pipeline import articles_producer
-from newskg.services.process import free_port
+from newskg.services.process import free_port, stop_child
 from newskg.wiring import Wiring
 
 REPO = Path(__file__).resolve().parents[1]
@@ -150,12 +150,7 @@ def measure_api(env: dict[str, str], folder: Path, n: int) -> ApiRun:
                     result.rest_ms.append(ms)
         result.rss_mb = peak_rss_mb(server.pid)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait(timeout=30)
+        stop_child(server)
     return result
 
 

@@ -84,6 +84,18 @@ def kill_hard(pid: int, marker: str) -> None:
         wait_until(lambda: not is_alive(pid, marker), 5.0)
 
 
+def stop_child(proc: subprocess.Popen[str] | subprocess.Popen[bytes], grace_s: float = 60.0) -> None:
+    """SIGTERM a child we started, then SIGKILL it if it has not exited within `grace_s`; always reaped."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
 def _signal_group(pid: int, sig: signal.Signals) -> None:
     try:
         os.killpg(pid, sig)

@@ -7,7 +7,6 @@ import os
 import signal
 import statistics
 import subprocess
-import sys
 import time
 
 import httpx
@@ -15,7 +14,8 @@ import pytest
 
 from newskg.services.process import free_port
 from tests.support.articles import STORIES, ingest_stories
-from tests.support.cli import REPO, newskg_json
+from tests.support.cli import newskg_json
+from tests.support.processes import serve_process
 
 pytestmark = pytest.mark.integration
 
@@ -51,15 +51,7 @@ def test_ready_only_once_warm_and_the_first_query_is_not_cold(isolated, tmp_path
     ingest_stories(env, tmp_path, STORIES)
     newskg_json("run", "all", "--until-idle", env=env)
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "newskg", "serve", "--port", str(port)],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    server = serve_process(env, port)
     base = f"http://127.0.0.1:{port}"
     try:
         answers = readiness_until_ready(base, server)

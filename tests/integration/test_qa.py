@@ -3,8 +3,6 @@ the HTTP API's validation, auth and metrics, and the always-current endpoint wit
 
 import os
 import signal
-import subprocess
-import sys
 
 import httpx
 import pytest
@@ -15,9 +13,9 @@ from newskg.services.process import free_port
 from newskg.wiring import Wiring
 from qa.api import create_app
 from tests.support.articles import STORIES, ingest_stories
-from tests.support.cli import REPO, newskg_json
+from tests.support.cli import newskg_json
 from tests.support.isolation import Isolation
-from tests.support.processes import evidence, wait_for
+from tests.support.processes import evidence, serve_process, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -123,15 +121,7 @@ def test_serve_with_the_pipeline_is_always_current(isolated, tmp_path):
     env = isolated.env
     ingest_stories(env, tmp_path, STORIES[:1], "first.jsonl")
     port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "-m", "newskg", "serve", "--pipeline", "--port", str(port)],
-        env=env,
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    server = serve_process(env, port, "--pipeline")
     base = f"http://127.0.0.1:{port}"
     try:
         wait_for(lambda: httpx.get(base + "/readyz", timeout=2).status_code == 200, 120, server)

@@ -15,6 +15,19 @@ import httpx
 from tests.support.cli import REPO
 
 
+def serve_process(env: dict[str, str], port: int, *flags: str) -> subprocess.Popen[str]:
+    """`newskg serve --port PORT [FLAGS]` in its own session (stop it with os.killpg), output on stdout."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "newskg", "serve", *flags, "--port", str(port)],
+        env=env,
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+
+
 class StageProcess:
     """A `newskg ...` subprocess whose output lines the test can wait for."""
 
