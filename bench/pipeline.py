@@ -364,13 +364,16 @@ def private_stack(folder: Path) -> tuple[ServiceManager, Settings, dict[str, str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=Path, default=BUNDLED_PAGES, help="real pages (default: the bundled ones)")
+    parser.add_argument(
+        "--real-pages", action="store_true", help="the 91 benchmark pages beside the checkout (shared/data/news-html)"
+    )
     parser.add_argument("--rounds", type=int, default=1, help="copies of the page set (see the docstring)")
     parser.add_argument("--skip-scaling", action="store_true", help="no two-process run")
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (tables on stderr)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("kafka").setLevel(logging.ERROR)
-    pages = load_pages(args.pages)
+    pages = load_pages(REPO.parent / "shared" / "data" / "news-html" if args.real_pages else args.pages)
     raws = [r for round_ in range(args.rounds) for r in page_articles(pages, round_)]
     folder = Path(tempfile.mkdtemp(prefix="bench-pipeline-"))
     manager, settings, env = private_stack(folder)

@@ -101,7 +101,7 @@ BENCHES = (
     Bench(
         "pipeline",
         (),
-        ("--pages", str(REPO.parent / "shared" / "data" / "news-html")),
+        ("--real-pages",),
         "end-to-end stream vs spaCy + embedding bound, 2 processes vs 1, stage RSS (bundled pages; full: the 91)",
     ),
     Bench("demo", (), (), "`make demo` from a fresh clone, wall time and each step's", optional=True),
