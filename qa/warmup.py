@@ -118,8 +118,9 @@ class Warmup:
 
 def service_steps(service: QAService) -> dict[str, Step]:
     """What the first hybrid query would otherwise pay for: the embedding model's load and first inference, the
-    resolver's in-memory name index (read from the graph on first use), and the mirror's first search of each
-    collection (local Qdrant loads its segments, a server client opens its connection pool)."""
+    resolver's in-memory name index (read from the graph on first use), the mirror's first search of each
+    collection (local Qdrant loads its segments, a server client opens its connection pool), and the first run of
+    each read a query makes."""
     steps: dict[str, Step] = {}
     mirror = service.mirror
     if mirror is not None:
@@ -128,7 +129,27 @@ def service_steps(service: QAService) -> dict[str, Step]:
     steps["graph"] = lambda: service.resolver.find(WARM_TEXT)  # loads the resolver's name index: a graph read
     if mirror is not None:
         steps["mirror"] = lambda: _search_each(mirror)
+    steps["retrieval"] = lambda: _retrieve_once(service)
     return steps
+
+
+def _retrieve_once(service: QAService) -> None:
+    """One hybrid retrieval as a query runs it, for a known entity as of today: the resolver's as-of profile read,
+    the timeline and evidence reads (the graph server plans each statement on its first run) and the mirror's
+    entity search. No answer is generated, so no LLM is called."""
+    import datetime as dt
+
+    from graph.store.asof import AsOf
+    from qa.query import parse_query
+
+    known = next(iter(service.store.entity_names()), None)
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    try:
+        parsed = parse_query(known.name if known else WARM_TEXT, today, service.resolver)
+        entity_id = parsed.entity.id if parsed.entity else None
+        service.retriever.retrieve("hybrid", entity_id, parsed.texts, AsOf(parsed.day, "ingested"), 10)
+    except Exception as exc:  # only a head start: the servers were proven by the steps before; never block ready
+        log.warning("warm-up retrieval skipped: %s", exc)
 
 
 def _search_each(mirror: VectorMirror) -> None:
