@@ -134,9 +134,9 @@ def service_steps(service: QAService) -> dict[str, Step]:
 
 
 def _retrieve_once(service: QAService) -> None:
-    """One hybrid retrieval as a query runs it, for a known entity as of today: the resolver's as-of profile read,
-    the timeline and evidence reads (the graph server plans each statement on its first run) and the mirror's
-    entity search. No answer is generated, so no LLM is called."""
+    """One hybrid query as a user's runs, for a known entity as of today: the resolver's as-of profile read, the
+    timeline and evidence reads (the graph server plans each statement on its first run), the mirror's entity
+    search and, without an LLM, the extractive answer. With an LLM only the retrieval: a warm-up spends no call."""
     import datetime as dt
 
     from graph.store.asof import AsOf
@@ -144,8 +144,12 @@ def _retrieve_once(service: QAService) -> None:
 
     known = next(iter(service.store.entity_names()), None)
     today = dt.datetime.now(dt.UTC).date().isoformat()
+    query = known.name if known else WARM_TEXT
     try:
-        parsed = parse_query(known.name if known else WARM_TEXT, today, service.resolver)
+        if service.llm is None:  # the whole answer path, the extractive answer's embedding of sentences included
+            service.ask(query, today, strategy="hybrid")
+            return
+        parsed = parse_query(query, today, service.resolver)
         entity_id = parsed.entity.id if parsed.entity else None
         service.retriever.retrieve("hybrid", entity_id, parsed.texts, AsOf(parsed.day, "ingested"), 10)
     except Exception as exc:  # only a head start: the servers were proven by the steps before; never block ready
