@@ -5,6 +5,7 @@ llama.cpp wheel built once is reused by every later setup."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -17,7 +18,10 @@ TEST_SUITE_ONLY = ["setup.sh full", "setup.sh llm", "setup_node.sh", "setup_chec
 
 def planned(target: str) -> str:
     """The commands `make TARGET` runs on a bare checkout, in order."""
-    return subprocess.run(["make", "-n", "-B", target], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    # Not the outer make's view: under `make test` the inherited MAKELEVEL/MAKEFLAGS add "Entering directory" lines.
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
+    command = ["make", "--no-print-directory", "-n", "-B", target]
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, check=True).stdout
 
 
 @pytest.mark.parametrize("target", ["demo", "explore", "services", "bench"])
