@@ -197,6 +197,12 @@ class EntityResolver:
         close = [c for c in ranked[1:] if self._prior(c) >= self._prior(best) * (1 - AMBIGUITY_MARGIN)]
         return best, close
 
+    def a_known_name(self) -> str | None:
+        """One entity name of the in-memory name index (the first in code-point order), None when the graph has none:
+        what a warm-up asks about without reading the graph's names a second time."""
+        names = self._index()[1]
+        return min(names) if names else None
+
     def _known(self, key: str) -> list[str]:
         return self._index()[0].get(key, [])
 

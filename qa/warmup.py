@@ -142,9 +142,8 @@ def _retrieve_once(service: QAService) -> None:
     from graph.store.asof import AsOf
     from qa.query import parse_query
 
-    known = next(iter(service.store.entity_names()), None)
     today = dt.datetime.now(dt.UTC).date().isoformat()
-    query = known.name if known else WARM_TEXT
+    query = service.resolver.a_known_name() or WARM_TEXT  # the name index the graph step loaded: no second read
     try:
         if service.llm is None:  # the whole answer path, the extractive answer's embedding of sentences included
             service.ask(query, today, strategy="hybrid")
