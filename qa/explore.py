@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query
 from fastapi import Path as PathParam
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 
 from core.records import Variant
@@ -34,14 +34,17 @@ from qa.contract import DATE_PATTERN, ERRORS, ErrorBody, date_query
 
 PAGE_DIR = Path(__file__).parent / "explore_page"
 REPO = Path(__file__).resolve().parents[1]
+# Where the image (k8s/Dockerfile) puts cytoscape.min.js: an installed package has no node_modules beside it.
+VENDOR_DIR = PAGE_DIR / "vendor"
+GRAPH_LIBRARY = "cytoscape.min.js"
 # The page's files: fixed names (nothing from the request picks a path on disk).
-ASSETS = {
-    "explore.js": (PAGE_DIR / "explore.js", "text/javascript"),
-    "explore.css": (PAGE_DIR / "explore.css", "text/css"),
-    # cytoscape.js (MIT), installed by `make setup` (npm ci, package-lock.json): no CDN.
-    "cytoscape.min.js": (REPO / "node_modules" / "cytoscape" / "dist" / "cytoscape.min.js", "text/javascript"),
-}
+ASSETS = {"explore.js": "text/javascript", "explore.css": "text/css", GRAPH_LIBRARY: "text/javascript"}
 PAGE_PATHS = frozenset({"/explore", *(f"/explore/{name}" for name in ASSETS)})
+MISSING_LIBRARY = (
+    "The explorer's graph library (cytoscape.min.js, from npm) is not installed, so the page cannot draw the graph. "
+    "Run `make explore` (installs it, then serves this page) or `make setup`; in a checkout without make: "
+    "`npm ci --omit=dev`."
+)
 
 AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
 TYPE_PATTERN = r"^[A-Z_]{1,20}$"
@@ -192,6 +195,16 @@ def graphml(view: View) -> bytes:
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 
+def asset_file(name: str) -> Path | None:
+    """The file behind /explore/NAME, or None when it is not there. cytoscape.js (MIT) comes from the npm registry
+    (package-lock.json: `make explore` or `make setup` install it into node_modules; the image vendors it)."""
+    if name == GRAPH_LIBRARY:
+        candidates = [REPO / "node_modules" / "cytoscape" / "dist" / name, VENDOR_DIR / name]
+    else:
+        candidates = [PAGE_DIR / name] if name in ASSETS else []
+    return next((path for path in candidates if path.is_file()), None)
+
+
 def _latest_day(store: GraphStore, as_of: AsOf) -> int:
     """The as-of day, or for "now" the last day with mentions (a timeline needs a last day)."""
     if not as_of.is_latest:
@@ -340,15 +353,18 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
         return JSONResponse(body, headers=headers)
 
     @router.get("/explore", include_in_schema=False)
-    def page() -> FileResponse:
+    def page() -> Response:
+        if asset_file(GRAPH_LIBRARY) is None:  # not a page that loads and then cannot draw: say what to run
+            body = f"<!doctype html><title>newskg explorer</title><h1>newskg explorer</h1><p>{MISSING_LIBRARY}</p>"
+            return HTMLResponse(body, status_code=503)
         return FileResponse(PAGE_DIR / "index.html", media_type="text/html")
 
     @router.get("/explore/{name}", include_in_schema=False)
     def asset(name: str) -> FileResponse:
-        if name not in ASSETS or not ASSETS[name][0].is_file():
-            raise HTTPException(404, f"no file {name!r} (cytoscape.min.js comes from `make setup`: npm ci)")
-        path, media = ASSETS[name]
-        return FileResponse(path, media_type=media)
+        path = asset_file(name)
+        if path is None:
+            raise HTTPException(404, MISSING_LIBRARY if name == GRAPH_LIBRARY else f"no file {name!r}")
+        return FileResponse(path, media_type=ASSETS[name])
 
     return router
 

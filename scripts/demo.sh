@@ -106,6 +106,7 @@ $NEWSKG eval irb run .newskg/eval/irb.jsonl --retrievers bm25,dense --out .newsk
 $NEWSKG services status
 timed "8 irb"
 echo
-echo "== 9. The graph explorer (as of any day): \`make explore\` serves it; this view opens on the most connected entity:"
+echo "== 9. The graph explorer (as of any day): \`make explore\` installs its graph library (cytoscape, npm) and serves"
+echo "==    it; this view opens on the most connected entity:"
 echo "   $($PY scripts/explore_url.py || echo "(the URL could not be made: see above)")"
 timed "9 explorer url"

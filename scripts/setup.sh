@@ -30,18 +30,7 @@ timed() {  # the wall time of the part that just ended
   PART_START=$SECONDS
 }
 
-apt_install() {  # the Debian packages named, those whose command ($1 of each pair "command:package") is missing
-  local need=() pair
-  for pair in "$@"; do
-    command -v "${pair%%:*}" >/dev/null 2>&1 || need+=("${pair#*:}")
-  done
-  [ ${#need[@]} -eq 0 ] && return 0
-  echo "setup: apt-get install ${need[*]}"
-  local sudo=""
-  [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}"
-}
+source scripts/apt_install.sh  # apt_install "command:package" ...
 
 venv_with_torch() {
   "$PYTHON" - <<'PY'

@@ -3,16 +3,19 @@ endpoints are in the OpenAPI schema and validate their input (4xx before any gra
 and the one spike rule shared with the NEON evaluation."""
 
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 import core.spikes
 import evaluation.neon.spikes
+import qa.explore
 from qa.api import create_app
 from qa.explore import PAGE_PATHS, View, graphml
 
 KEY = {"X-API-Key": "k"}
+LIBRARY = "/*! cytoscape stand-in */ window.cytoscape = function () {};"
 
 
 @pytest.fixture
@@ -20,7 +23,48 @@ def client():
     return TestClient(create_app(None, {}, api_keys=["k"]))  # no route used here reaches the service
 
 
-def test_the_page_is_open_and_the_data_needs_the_key(client):
+@pytest.fixture
+def checkout(tmp_path, monkeypatch):
+    """A checkout of its own (tmp_path) with no node_modules and no vendored copy: tests add what they need."""
+    monkeypatch.setattr(qa.explore, "REPO", tmp_path / "repo")
+    monkeypatch.setattr(qa.explore, "VENDOR_DIR", tmp_path / "vendor")
+    return tmp_path
+
+
+def install(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "cytoscape.min.js").write_text(LIBRARY)
+    return folder / "cytoscape.min.js"
+
+
+@pytest.fixture
+def node_modules(checkout):
+    """`npm ci` has run: node_modules/cytoscape/dist/cytoscape.min.js is in the checkout."""
+    return install(checkout / "repo" / "node_modules" / "cytoscape" / "dist")
+
+
+def test_the_graph_library_is_served_from_node_modules(client, node_modules):
+    response = client.get("/explore/cytoscape.min.js")  # no key: the page loads it before the user types one
+    assert response.status_code == 200 and response.text == LIBRARY
+    assert response.headers["content-type"].startswith("text/javascript")
+
+
+def test_the_image_serves_its_vendored_copy(client, checkout):
+    install(checkout / "vendor")  # k8s/Dockerfile: no node_modules beside an installed package
+    assert client.get("/explore/cytoscape.min.js").text == LIBRARY
+    assert client.get("/explore").status_code == 200
+
+
+def test_without_the_graph_library_the_page_says_what_to_run(client, checkout):
+    page = client.get("/explore")
+    assert page.status_code == 503 and page.headers["content-type"].startswith("text/html")
+    assert "make explore" in page.text and "make setup" in page.text and "<script" not in page.text
+    missing = client.get("/explore/cytoscape.min.js")
+    assert missing.status_code == 404 and "make explore" in missing.json()["detail"]
+    assert client.get("/explore/explore.js").status_code == 200  # the page's own files do not depend on npm
+
+
+def test_the_page_is_open_and_the_data_needs_the_key(client, node_modules):
     page = client.get("/explore")
     assert page.status_code == 200 and "cytoscape.min.js" in page.text
     assert client.get("/explore/explore.js").status_code == 200

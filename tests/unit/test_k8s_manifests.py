@@ -544,6 +544,10 @@ def _dockerfile_stages() -> list[list[str]]:
     return stages
 
 
+def _dockerfile_stage(name: str) -> list[str]:
+    return next(stage for stage in _dockerfile_stages() if stage[0].endswith(f" AS {name}"))
+
+
 def _dockerfile_uid() -> int:
     user = next(line for line in reversed(_dockerfile_stages()[-1]) if line.upper().startswith("USER "))
     return int(user.split()[1].split(":")[0])
@@ -552,7 +556,7 @@ def _dockerfile_uid() -> int:
 def test_dockerfile_final_stage_is_non_root_without_compilers():
     stages = _dockerfile_stages()
     assert len(stages) >= 2
-    build, final = " ".join(stages[0]), stages[-1]
+    build, final = " ".join(_dockerfile_stage("build")), stages[-1]
     text = " ".join(final)
     assert "AS runtime" in final[0] and "COPY --from=build /opt/venv /opt/venv" in text
     for tool in ("build-essential", "gcc", "g++", "cmake", "make ", "pip install"):
@@ -572,7 +576,7 @@ def test_dockerfile_final_stage_is_non_root_without_compilers():
 def test_dockerfile_copies_every_package_and_exposes_the_app_ports():
     import tomllib
 
-    text = " ".join(_dockerfile_stages()[0])
+    text = " ".join(_dockerfile_stage("build"))
     packages = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]
     for pattern in packages["include"]:
         package = pattern.rstrip("*")
@@ -582,3 +586,25 @@ def test_dockerfile_copies_every_package_and_exposes_the_app_ports():
     settings = Settings(_env_file=None, **_lower(config("prod")))
     assert exposed == {settings.api_port, settings.api_metrics_port}
     assert config("prod")["NEWSKG_DATA_DIR"] == "/data"
+
+
+def test_the_image_carries_the_explorers_graph_library_without_node():
+    """/explore needs cytoscape.min.js: the lock's copy (`npm ci --omit=dev` in a stage of its own) goes into the
+    package where qa/explore.py looks when there is no node_modules, the build checks the installed package finds it,
+    and neither Node nor npm reaches the final stage."""
+    import json
+
+    from qa import explore
+
+    assets = " ".join(_dockerfile_stage("assets"))
+    assert "COPY package.json package-lock.json" in assets and "npm ci --omit=dev" in assets
+    lock = json.loads((ROOT / "package-lock.json").read_text())["packages"]
+    assert "dev" not in lock["node_modules/cytoscape"]  # a dependency: --omit=dev keeps it
+    vendored = explore.VENDOR_DIR.relative_to(ROOT) / explore.GRAPH_LIBRARY
+    build = " ".join(_dockerfile_stage("build"))
+    copy = f"COPY --from=assets /assets/node_modules/cytoscape/dist/cytoscape.min.js {vendored.as_posix()}"
+    assert copy in build
+    assert build.index(copy) < build.index("pip install -c constraints.txt .")  # inside the installed package
+    assert 'cd / && python -c "from qa.explore import asset_file' in build
+    final = " ".join(_dockerfile_stages()[-1])
+    assert "npm" not in final and "node" not in final.replace("nologin", "")
