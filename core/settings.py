@@ -197,6 +197,12 @@ class Settings(BaseSettings):
         ge=1,
         description="Privacy rule: queries issued by fewer distinct users are dropped (logs with user ids).",
     )
+    explore_spikes_file: Path | None = Field(
+        default=None,
+        description="The NEON evaluation's spike days for the explorer's timeline: `newskg eval spikes` writes "
+        "<out>/spikes.json, `newskg eval replay` <out>/report.json. Empty: data_dir/eval/spikes/spikes.json. An entity "
+        "the file lacks, or no file: the rolling-sum rule computed from the graph.",
+    )
     api_host: str = Field(default="127.0.0.1", description="Address `newskg serve` listens on.")
     api_port: int = Field(default=8000, ge=1, le=65535, description="Port `newskg serve` listens on.")
     api_keys: list[str] = Field(default=[], description="Accepted API keys (JSON list); empty: no authentication.")
@@ -224,6 +230,10 @@ class Settings(BaseSettings):
     @property
     def services_dir(self) -> Path:
         return self.data_dir / "services"
+
+    @property
+    def explore_spikes_path(self) -> Path:
+        return self.explore_spikes_file or self.data_dir / "eval" / "spikes" / "spikes.json"
 
     @property
     def qdrant_local_path(self) -> Path:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from functools import partial
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import orjson
@@ -169,9 +170,11 @@ def create_app(
     max_query_chars: int = 300,
     threads: int = 4,
     warmup: Warmup | None = None,
+    spikes_file: Path | None = None,
 ) -> FastAPI:
     """`warmup` (qa/warmup.py) starts with the app (lifespan startup) and /readyz stays 503 "warming" until it has
-    run; without one the app is ready as soon as its checks pass."""
+    run; without one the app is ready as soon as its checks pass. `spikes_file`: the NEON evaluation's spike days for
+    the explorer's timeline (qa/explore.py), used when the file is there."""
     app = FastAPI(
         title="newskg",
         version="0.1.0",
@@ -231,7 +234,8 @@ def create_app(
         rows = await blocking(service.store.timeline, entity_id, first, last, view, limit)
         return _json({"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows})
 
-    app.include_router(explore_router(lambda: service.store))  # behind the same key check (Gate)
+    # behind the same key check (Gate)
+    app.include_router(explore_router(lambda: service.store, spikes_file=spikes_file))
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

@@ -10,6 +10,7 @@ The page and its scripts carry no data and are served without a key (PAGE_PATHS,
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -32,6 +33,7 @@ from graph.store.reads import DAY_RANGE
 from graph.store.store import GraphStore
 from qa.contract import DATE_PATTERN, ERRORS, ErrorBody, date_query
 
+LOG = logging.getLogger(__name__)
 PAGE_DIR = Path(__file__).parent / "explore_page"
 REPO = Path(__file__).resolve().parents[1]
 # Where the image (k8s/Dockerfile) puts cytoscape.min.js: an installed package has no node_modules beside it.
@@ -195,6 +197,74 @@ def graphml(view: View) -> bytes:
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 
+class _SpikeEntity(BaseModel):
+    entity_id: str
+    spike_days: list[int | str] = Field(default_factory=lambda: [])  # day keys (replay) or YYYY-MM-DD (spikes)
+
+
+class _SpikeFileBody(BaseModel):
+    origin: str | None = None
+    entities: list[_SpikeEntity] = Field(default_factory=lambda: [])  # `newskg eval spikes`: <out>/spikes.json
+    spikes: list[_SpikeEntity] = Field(default_factory=lambda: [])  # `newskg eval replay`: <out>/report.json
+
+
+@dataclass(frozen=True)
+class NeonSpikes:
+    """The spike days the NEON evaluation found, per entity id."""
+
+    path: Path
+    origin: str | None
+    days: dict[str, frozenset[int]]
+
+
+def _day_of(value: int | str) -> int:
+    return value if isinstance(value, int) else day_key(value)
+
+
+def read_neon_spikes(path: Path) -> NeonSpikes:
+    """A spike file of the NEON evaluation; ValueError (pydantic's included) when it is not one."""
+    body = _SpikeFileBody.model_validate_json(path.read_bytes())
+    days: dict[str, set[int]] = {}
+    for entry in [*body.entities, *body.spikes]:
+        days.setdefault(entry.entity_id, set()).update(_day_of(d) for d in entry.spike_days)
+    return NeonSpikes(path, body.origin, {k: frozenset(v) for k, v in days.items()})
+
+
+class SpikeFile:
+    """The NEON evaluation's spike days when its file is there (read again whenever the file changes), else None:
+    the timeline then computes the rolling-sum rule itself. A file that cannot be read is logged and skipped."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._read: tuple[tuple[int, int], NeonSpikes | None] | None = None
+
+    def current(self) -> NeonSpikes | None:
+        if self.path is None or not self.path.is_file():
+            return None
+        stat = self.path.stat()
+        version = (stat.st_mtime_ns, stat.st_size)
+        if self._read is None or self._read[0] != version:
+            try:
+                spikes = read_neon_spikes(self.path)
+            except (OSError, ValueError) as exc:
+                LOG.warning("explorer: spike file %s not used (%s): the rolling-sum rule instead", self.path, exc)
+                spikes = None
+            self._read = (version, spikes)
+        return self._read[1]
+
+
+def with_spike_source(body: dict[str, object], days: list[int], neon: NeonSpikes | None, entity_id: str) -> None:
+    """The timeline's spike days: the NEON evaluation's for this entity when its file has it, else the rule's
+    (already in `body`). Either way only days of the series' period `days`, which ends at the as-of day."""
+    if neon is None or entity_id not in neon.days:
+        body["spike_source"] = "rule"
+        return
+    period = set(days)
+    body["spike_days"] = sorted(d for d in neon.days[entity_id] if d in period)
+    body["threshold"] = None  # the evaluation's rule ran on its own series (a query log, or the whole period)
+    body |= {"spike_source": "neon", "spike_file": str(neon.path), "spike_origin": neon.origin}
+
+
 def asset_file(name: str) -> Path | None:
     """The file behind /explore/NAME, or None when it is not there. cytoscape.js (MIT) comes from the npm registry
     (package-lock.json: `make explore` or `make setup` install it into node_modules; the image vendors it)."""
@@ -214,10 +284,14 @@ def _latest_day(store: GraphStore, as_of: AsOf) -> int:
     return last if isinstance(last, int) else day_key(dt.datetime.now(dt.UTC).date())
 
 
-def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | None = None) -> APIRouter:
+def explore_router(
+    store_of: Callable[[], GraphStore], limits: ConsoleLimits | None = None, spikes_file: Path | None = None
+) -> APIRouter:
     """The explorer's endpoints; include it in the API app (the app's key check covers /v1/explore). `store_of`
-    gives the graph store when a request comes (the app may be built before its service)."""
+    gives the graph store when a request comes (the app may be built before its service). `spikes_file`: the NEON
+    evaluation's spike days (NEWSKG_EXPLORE_SPIKES_FILE), used by the timeline when it is there."""
     console = limits or ConsoleLimits()
+    neon_spikes = SpikeFile(spikes_file)
     router = APIRouter(tags=["explore"])
 
     @router.get("/v1/explore/days", responses=ERRORS)
@@ -268,7 +342,9 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
         window: Annotated[int, Query(ge=1, le=30, description="the spike rule's rolling window")] = 3,
         sigma: Annotated[float, Query(ge=0, le=10, description="the spike rule's σ multiplier")] = 1.0,
     ) -> dict[str, object]:
-        """Daily mentions (chunks per publication day, ingested by the as-of day) and the NEON spike days."""
+        """Daily mentions (chunks per publication day, ingested by the as-of day) and the spike days: the NEON
+        evaluation's when its spike file has the entity (`spike_source` "neon"), else the rolling-sum rule computed
+        here (`spike_source` "rule"); never a day after the as-of day."""
         view = _as_of(as_of)
         found = explore.nodes(store_of(), [entity_id], view)
         if not found:
@@ -277,7 +353,9 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
         first = _minus_days(last, days - 1)
         counts = {r.day: r.chunks for r in explore.daily_mentions(store_of(), entity_id, first, last, view)}
         series = detect(counts, first, last, SpikeRule(window, sigma), entity_id, found[0].name)
-        return {"as_of": view.iso, "rule": {"window": window, "sigma": sigma}} | series.as_dict()
+        body = {"as_of": view.iso, "rule": {"window": window, "sigma": sigma}} | series.as_dict()
+        with_spike_source(body, series.days, neon_spikes.current(), entity_id)
+        return body
 
     @router.get("/v1/explore/interactions/{interaction_id}/evidence", responses=NOT_FOUND)
     def evidence(interaction_id: EntityIdParam, as_of: AsOfParam = None) -> dict[str, object]:
@@ -369,4 +447,4 @@ def explore_router(store_of: Callable[[], GraphStore], limits: ConsoleLimits | N
     return router
 
 
-__all__ = ["PAGE_PATHS", "ConsoleLimits", "explore_router", "graphml"]
+__all__ = ["PAGE_PATHS", "ConsoleLimits", "NeonSpikes", "SpikeFile", "explore_router", "graphml", "read_neon_spikes"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -177,7 +178,11 @@ def eval_spikes(
             for s, chart in zip(inputs.spikes, charts, strict=True)
         ],
     }
-    emit(result, as_json, _render_spikes)
+    # The explorer's timeline shows these days (NEWSKG_EXPLORE_SPIKES_FILE; by default the default folder's file).
+    spikes_file = folder / "spikes.json"
+    folder.mkdir(parents=True, exist_ok=True)
+    spikes_file.write_text(json.dumps(result | {"file": str(spikes_file)}, indent=1), encoding="utf-8")
+    emit(result | {"file": str(spikes_file)}, as_json, _render_spikes)
 
 
 def _render_spikes(r: dict) -> None:
@@ -201,6 +206,7 @@ def _render_spikes(r: dict) -> None:
     console.print(table)
     if r["entities"]:
         console.print(f"charts: {Path(r['entities'][0]['chart']).parent}")
+    console.print(f"spike days for the explorer: {r['file']}")
 
 
 @eval_app.command("replay")

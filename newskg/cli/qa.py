@@ -191,7 +191,13 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
         stages = PipelineThread(runners, stop, settings.kafka_join_timeout_s, stopped)
         readiness["stages"] = stages.healthy
     app_ = create_app(
-        service, readiness, settings.api_keys, settings.api_max_query_chars, settings.api_threads, warmup=warmup
+        service,
+        readiness,
+        settings.api_keys,
+        settings.api_max_query_chars,
+        settings.api_threads,
+        warmup=warmup,
+        spikes_file=settings.explore_spikes_path,
     )
     server = uvicorn.Server(
         uvicorn.Config(app_, host=host or settings.api_host, port=port or settings.api_port, log_level="warning")

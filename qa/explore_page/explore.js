@@ -7,6 +7,8 @@ const $ = (id) => document.getElementById(id);
 const KEY_STORE = "newskg-api-key";
 const state = { entities: [], asOf: "", variant: "", types: [], from: "", to: "", days: [] };
 let cy = null;
+let consoleCy = null; // the console's graph form of its last result
+let renderSeq = 0; // a slider drag starts many renders: only the latest one draws
 
 function status(text, isError) {
   $("status").textContent = text;
@@ -127,6 +129,7 @@ function ensureGraph() {
 }
 
 async function render() {
+  const seq = ++renderSeq;
   writeUrl();
   syncControls();
   if (!state.entities.length) return;
@@ -136,6 +139,7 @@ async function render() {
       state.entities.map((id) => json(`/v1/explore/entities/${encodeURIComponent(id)}/neighbourhood`, viewParams())
         .catch((error) => (error.message.startsWith("404") ? { nodes: [], edges: [] } : Promise.reject(error)))),
     );
+    if (seq !== renderSeq) return; // a later render (the day or a filter moved on meanwhile) draws instead
     const graph = ensureGraph();
     graph.elements().remove();
     graph.add(elementsOf(views));
@@ -179,7 +183,8 @@ function drawTimeline(body) {
     chart.appendChild(rect);
   });
   const label = svg("text", { x: 2, y: height - 1, "font-size": 9 });
-  label.textContent = `${series[0].day} … ${series[series.length - 1].day}; spikes: ${body.spike_days.length}`;
+  const source = body.spike_source === "neon" ? "NEON evaluation" : "rolling-sum rule";
+  label.textContent = `${series[0].day} … ${series[series.length - 1].day}; spikes (${source}): ${body.spike_days.length}`;
   chart.appendChild(label);
   box.appendChild(chart);
 }
@@ -300,9 +305,11 @@ function consoleGraph(rows) {
   const nodes = [...elements.values()].filter((e) => e.group === "nodes");
   const ids = new Set(nodes.map((n) => n.data.id));
   const edges = [...elements.values()].filter((e) => e.group === "edges" && ids.has(e.data.source) && ids.has(e.data.target));
+  if (consoleCy) consoleCy.destroy();
+  consoleCy = null;
   $("cypher-graph").replaceChildren();
   if (!nodes.length) return;
-  cytoscape({ container: $("cypher-graph"), elements: [...nodes, ...edges], layout: { name: "cose", animate: false },
+  consoleCy = cytoscape({ container: $("cypher-graph"), elements: [...nodes, ...edges], layout: { name: "cose", animate: false },
               style: [{ selector: "node", style: { label: "data(label)", "font-size": 9 } },
                       { selector: "edge", style: { label: "data(label)", "font-size": 7 } }] });
 }

@@ -4,6 +4,7 @@ and a statement past the timeout are refused by the server, an over-long query b
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -71,7 +72,13 @@ def fact(chunks: list[Chunk], subject: Entity, obj: Entity, text: str) -> Intera
 
 
 @pytest.fixture
-def client(isolated):
+def spikes_file(tmp_path):
+    """Where the NEON evaluation's spike days would be (NEWSKG_EXPLORE_SPIKES_FILE); absent unless a test writes it."""
+    return tmp_path / "eval" / "spikes" / "spikes.json"
+
+
+@pytest.fixture
+def client(isolated, spikes_file):
     store = GraphStore(open_graph(isolated.settings))
     store.init()
     met = [report("Ada Lovelace met Charles Babbage.", EARLY, "wire"), report("Lovelace meets Babbage.", EARLY, "post")]
@@ -85,7 +92,8 @@ def client(isolated):
     ]
     store.write_batch(chunks=[*met, *spoke], entities=[ADA, BABBAGE, SOCIETY], mentions=mentions, interactions=facts)
     app = FastAPI()
-    app.include_router(explore_router(lambda: store, ConsoleLimits(timeout_ms=300, max_rows=5, max_chars=200)))
+    limits = ConsoleLimits(timeout_ms=300, max_rows=5, max_chars=200)
+    app.include_router(explore_router(lambda: store, limits, spikes_file=spikes_file))
     try:
         yield TestClient(app)
     finally:
@@ -133,6 +141,33 @@ def test_timeline_counts_mentions_as_of_the_day_with_spike_days(client):
     assert body["spike_days"] == detect(counts, body["series"][0]["day"], 20230520, SpikeRule(3, 1.0)).spikes
     early = client.get(f"/v1/explore/entities/{ADA.id}/timeline", params={"as_of": "2023-05-05", "days": 30}).json()
     assert {row["day"] for row in early["series"] if row["count"]} == {EARLY}
+    assert body["spike_source"] == "rule" and "spike_file" not in body  # no NEON spike file: the rule, here
+
+
+def test_timeline_shows_the_neon_evaluations_spike_days_when_present_never_after_the_as_of_day(client, spikes_file):
+    spikes_file.parent.mkdir(parents=True)
+    neon = {  # as `newskg eval spikes` writes it (a query log's spike days for Ada only)
+        "origin": "query log",
+        "entities": [{"entity_id": ADA.id, "name": "Ada Lovelace", "spike_days": ["2023-05-04", "2023-05-15"]}],
+    }
+    spikes_file.write_text(json.dumps(neon))
+
+    def timeline(entity: Entity, as_of: str) -> dict:
+        params = {"as_of": as_of, "days": 30}
+        return client.get(f"/v1/explore/entities/{entity.id}/timeline", params=params).json()
+
+    late = timeline(ADA, "2023-05-20")
+    assert late["spike_days"] == [20230504, 20230515]  # not the rule's days: the evaluation's
+    assert (late["spike_source"], late["spike_file"], late["spike_origin"]) == ("neon", str(spikes_file), "query log")
+    early = timeline(ADA, "2023-05-10")
+    assert early["spike_days"] == [20230504] and early["spike_source"] == "neon"  # 05-15 is after the as-of day
+    assert max(row["day"] for row in early["series"]) == 20230510
+    # an entity the file does not have: the rule computed here
+    babbage = timeline(BABBAGE, "2023-05-20")
+    assert babbage["spike_source"] == "rule" and babbage["spike_days"] == [20230501, 20230502, 20230503]
+    # the file is read again when it changes, and one that is not a spike file is not used
+    spikes_file.write_text("not json")
+    assert timeline(ADA, "2023-05-20")["spike_source"] == "rule"
 
 
 def test_evidence_shows_chunks_articles_and_other_sources(client):

@@ -22,6 +22,7 @@ from PIL import Image, ImageStat
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 from core.timeaxes import day_from_key, day_iso, day_key
 from newskg.pipeline import qa_service
@@ -161,6 +162,21 @@ def pick(base: str, last: str) -> tuple[dict[str, Any], dict[str, Any], str]:
     raise AssertionError("the synthetic graph has no entity with a neighbour to expand and edges on two days")
 
 
+def filtered_view(base: str, hub_id: str, last: str) -> dict[str, Any]:
+    """Filters that keep part of the hub's view: its variant, the type of a neighbour, the days of that type's edges."""
+    view = api(base, f"/v1/explore/entities/{hub_id}/neighbourhood", as_of=last)
+    types = {n["id"]: n["type"] for n in view["nodes"]}
+    edge = next(e for e in view["edges"] if e["target"] and e["target"] != hub_id)
+    kind = types[edge["target"] if edge["source"] == hub_id else edge["source"]]
+    kept = [
+        e
+        for e in view["edges"]
+        if e["target"] and e["variant"] == edge["variant"] and kind in {types[e["source"]], types[e["target"]]}
+    ]
+    days = sorted(e["day"] for e in kept)
+    return {"as_of": last, "variant": edge["variant"], "type": [kind], "from": days[0], "to": days[-1]}
+
+
 def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
     base, env = served
     assert httpx.get(f"{base}/explore").status_code == 200  # the page holds no data: no key needed
@@ -254,6 +270,50 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
     assert f"as_of={earlier}" in browser.current_url
     screenshot(browser, tmp_path, "3-earlier")
 
+    # moving it later again brings them back: with the date field, then dragging the slider (to the earlier day,
+    # as a drag's input events set it) and pressing End on it (a real key press: the slider's last day)
+    set_input(browser, "asof", last)
+    wait(lambda: later <= graph_ids(browser, "edges"), 10, "the later edges back (date field)")
+    slider = browser.find_element(By.ID, "asof-slider")
+    js(
+        browser,
+        "const s = arguments[0]; s.value = String(state.days.indexOf(arguments[1]));"
+        "s.dispatchEvent(new Event('input'));",
+        slider,
+        earlier,
+    )
+    wait(lambda: not (graph_ids(browser, "edges") & later), 10, "the later edges to go (slider)")
+    assert browser.find_element(By.ID, "asof").get_attribute("value") == earlier
+    slider.send_keys(Keys.END)
+    wait(lambda: later <= graph_ids(browser, "edges"), 10, "the later edges back (slider)")
+    assert browser.find_element(By.ID, "asof").get_attribute("value") == last
+    assert f"as_of={last}" in browser.current_url
+    assert "rolling-sum rule" in text_of(browser, "#timeline")  # no NEON spike file here: the rule's days
+
+    # filters (variant, type, day window) set on the page go into its link, and opening the link draws the same view
+    chosen = filtered_view(base, hub["id"], last)
+    set_input(browser, "variant", chosen["variant"])
+    set_input(browser, "types", chosen["type"][0])
+    set_input(browser, "from", chosen["from"])
+    set_input(browser, "to", chosen["to"])
+    shown = js(browser, "return state.entities")  # the hub and the expanded neighbour: the view is both
+    expected_edges = {e["id"] for e in api(base, "/v1/explore/export", entity=shown, **chosen)["edges"] if e["target"]}
+    assert expected_edges, chosen
+    wait(lambda: graph_ids(browser, "edges") == expected_edges, 10, "the filtered view")
+    filtered_nodes = graph_ids(browser, "nodes")
+    link = browser.find_element(By.ID, "permalink").get_attribute("href") or ""
+    for name, value in [("variant", chosen["variant"]), ("type", chosen["type"][0]), ("from", chosen["from"])]:
+        assert f"{name}={value}" in link, link
+    browser.get("about:blank")
+    browser.get(link)
+    wait(lambda: js(browser, "return document.body.dataset.ready"), 20, "the linked page to start")
+    wait(lambda: graph_ids(browser, "edges") == expected_edges, 10, "the linked view's edges")
+    assert graph_ids(browser, "nodes") == filtered_nodes
+    controls = {name: browser.find_element(By.ID, name).get_attribute("value") for name in ("variant", "from", "to")}
+    assert controls == {"variant": chosen["variant"], "from": chosen["from"], "to": chosen["to"]}
+    screenshot(browser, tmp_path, "3b-linked")
+    assert severe_logs(browser) == []
+
     # the console answers a read, refuses a write and a statement past the timeout
     def console(query: str) -> str:
         js(browser, "document.getElementById('cypher').value = arguments[0]", query)
@@ -262,7 +322,16 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
         return wait(lambda: browser.find_element(By.ID, "cypher-status").text, 15, "the console")
 
     assert console("MATCH (e:Entity) WHERE e.name CONTAINS $text RETURN e LIMIT 3").endswith("rows")
-    assert browser.find_elements(By.CSS_SELECTOR, "#cypher-table td")
+    names = [td.text for td in browser.find_elements(By.CSS_SELECTOR, "#cypher-table td")]
+    assert names
+    # the graph form of the result: one node per entity row, labelled with its name
+    drawn = wait(
+        lambda: js(browser, "return consoleCy ? consoleCy.nodes().map((n) => n.data('label')) : null"),
+        10,
+        "the console's graph",
+    )
+    assert len(drawn) == len(names) and all(any(f" {label})" in cell for cell in names) for label in drawn)
+    assert browser.find_elements(By.CSS_SELECTOR, "#cypher-graph canvas")
     assert "write_refused" in console("CREATE (:Entity {id: 'mallory'})")
     assert api(base, "/v1/explore/search", q="mallory")["entities"] == []
     assert "timeout" in console(SLOW)

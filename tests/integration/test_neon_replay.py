@@ -13,6 +13,7 @@ import pytest
 from core.timeaxes import end_of_day_ms
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph, open_mirror
+from qa.explore import read_neon_spikes
 from tests.support.cli import newskg_json
 from tests.support.isolation import Isolation
 
@@ -72,6 +73,12 @@ def test_spikes_from_the_log_match_the_known_spikes_of_an_entity_known_from_the_
     detected = {e["name"].lower(): e for e in found["entities"]}
     assert [int(d.replace("-", "")) for d in detected[early["entity"]]["spike_days"]] == early["spike_days"]
     assert all((tmp_path / "spikes" / e["chart"].split("/")[-1]).exists() for e in found["entities"])
+    # the explorer's timeline reads the same days from the file written beside the charts (qa/explore.py)
+    written = tmp_path / "spikes" / "spikes.json"
+    assert found["file"] == str(written) and json.loads(written.read_text()) == found
+    assert read_neon_spikes(written).days == {
+        e["entity_id"]: frozenset(int(d.replace("-", "")) for d in e["spike_days"]) for e in found["entities"]
+    }
 
 
 def evidence_times(settings, records) -> dict[str, tuple[int, int]]:

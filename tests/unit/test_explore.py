@@ -2,6 +2,7 @@
 endpoints are in the OpenAPI schema and validate their input (4xx before any graph read), the GraphML export,
 and the one spike rule shared with the NEON evaluation."""
 
+import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -11,8 +12,9 @@ from fastapi.testclient import TestClient
 import core.spikes
 import evaluation.neon.spikes
 import qa.explore
+from core.settings import Settings
 from qa.api import create_app
-from qa.explore import PAGE_PATHS, View, graphml
+from qa.explore import PAGE_PATHS, SpikeFile, View, graphml, read_neon_spikes, with_spike_source
 
 KEY = {"X-API-Key": "k"}
 LIBRARY = "/*! cytoscape stand-in */ window.cytoscape = function () {};"
@@ -130,3 +132,40 @@ def test_graphml_has_the_nodes_and_the_drawn_edges():
 def test_the_evaluation_uses_the_one_spike_rule():
     assert evaluation.neon.spikes.detect is core.spikes.detect
     assert evaluation.neon.spikes.SpikeRule is core.spikes.SpikeRule
+
+
+def test_both_neon_spike_files_are_read(tmp_path):
+    """`newskg eval spikes` writes ISO days under `entities`; a replay's report.json day keys under `spikes`."""
+    spikes = tmp_path / "spikes.json"
+    spikes.write_text(
+        json.dumps({"origin": "news mentions", "entities": [{"entity_id": "e1", "spike_days": ["2023-05-04"]}]})
+    )
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"runs": [], "spikes": [{"entity_id": "e2", "spike_days": [20230505], "series": []}]}))
+    assert read_neon_spikes(spikes).days == {"e1": frozenset({20230504})}
+    assert read_neon_spikes(spikes).origin == "news mentions"
+    assert read_neon_spikes(report).days == {"e2": frozenset({20230505})}
+    with pytest.raises(ValueError):
+        report.write_text(json.dumps({"spikes": [{"spike_days": [1]}]}))  # no entity id
+        read_neon_spikes(report)
+
+
+def test_the_spike_file_is_used_only_when_there_and_only_within_the_period(tmp_path):
+    path = tmp_path / "spikes.json"
+    source = SpikeFile(path)
+    body: dict[str, object] = {"spike_days": [20230502]}
+    with_spike_source(body, [20230501, 20230502, 20230503], source.current(), "e1")
+    assert body == {"spike_days": [20230502], "spike_source": "rule"}
+    path.write_text(
+        json.dumps({"entities": [{"entity_id": "e1", "spike_days": ["2023-04-30", "2023-05-03", "2023-05-04"]}]})
+    )
+    body = {"spike_days": [20230502], "threshold": 2.5}
+    with_spike_source(body, [20230501, 20230502, 20230503], source.current(), "e1")
+    assert body["spike_days"] == [20230503] and body["spike_source"] == "neon" and body["threshold"] is None
+
+
+def test_serve_looks_for_the_spike_file_where_eval_spikes_writes_it(tmp_path):
+    settings = Settings(_env_file=None, data_dir=tmp_path)  # pyright: ignore[reportCallIssue]  # pydantic-settings
+    assert settings.explore_spikes_path == tmp_path / "eval" / "spikes" / "spikes.json"
+    chosen = Settings(_env_file=None, explore_spikes_file=tmp_path / "r.json")  # pyright: ignore[reportCallIssue]
+    assert chosen.explore_spikes_path == tmp_path / "r.json"
