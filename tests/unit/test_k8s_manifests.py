@@ -50,13 +50,70 @@ KAFKA = {
 GRAPH = {"graph_uri", "graph_user", "graph_password"}
 VECTORS = {"qdrant_url", "qdrant_api_key"}
 LLM = {"llm_base_url", "llm_model"}
+# The components that open the mirror embed text with the local MiniLM: its threads follow the pod's CPU limit.
+EMBEDS = {"embed_threads"}
 REQUIRED = {
     ("run", "process"): KAFKA | {"instance_id"},
-    ("run", "extract"): KAFKA | GRAPH | VECTORS | LLM | {"instance_id", "data_dir", "extract_variant"},
-    ("serve",): KAFKA | GRAPH | VECTORS | LLM | {"data_dir", "api_host", "api_port", "api_metrics_port", "api_keys"},
+    ("run", "extract"): KAFKA | GRAPH | VECTORS | LLM | EMBEDS | {"instance_id", "data_dir", "extract_variant"},
+    ("serve",): KAFKA
+    | GRAPH
+    | VECTORS
+    | LLM
+    | EMBEDS
+    | {"data_dir", "api_host", "api_port", "api_metrics_port", "api_keys"},
     ("ingest", "feeds"): KAFKA | {"data_dir"},
     ("graph", "init"): GRAPH,
-    ("graph", "reconcile"): GRAPH | VECTORS | {"data_dir"},
+    ("graph", "reconcile"): GRAPH | VECTORS | EMBEDS | {"data_dir"},
+}
+TOPICS_ARE_DEFAULTS = "the KafkaTopics carry the default names (test_topics_are_the_settings_topics_with_the_...)"
+# Every setting no manifest sets, and why its default is right on a cluster (or why no pod reads it). A new setting
+# must be set in k8s/ or land here with a reason (test_every_setting_is_set_on_the_cluster_or_its_default_justified).
+DEFAULT_ON_A_CLUSTER = {
+    "local_broker": "dev only: the broker `newskg services up` starts; pods reach Strimzi via NEWSKG_KAFKA_BOOTSTRAP",
+    "group_prefix": "one deployment per namespace: the groups newskg-process/-extract match the KafkaUser ACLs",
+    "kafka_max_poll_interval_s": "180 s: a 64-chunk M1 batch makes ~15 LLM calls, 4 in flight, far under it",
+    "kafka_join_timeout_s": "only `run --until-idle` exits on it; long-running pods log a warning and keep waiting",
+    "topic_articles": TOPICS_ARE_DEFAULTS,
+    "topic_chunks": TOPICS_ARE_DEFAULTS,
+    "topic_dlq": TOPICS_ARE_DEFAULTS,
+    "topic_dedup": TOPICS_ARE_DEFAULTS,
+    "chunk_sentences": "the chunking the evaluations measured (m=5, as NEON); changing it changes chunk ids",
+    "chunk_stride": "the chunking the evaluations measured (s=3); changing it changes chunk ids",
+    "dedup_threshold": "the near-duplicate threshold the dedup evaluation measured (Jaccard 0.7)",
+    "dedup_num_perm": "128 permutations: the measured memory per signature (README capacity table) assumes it",
+    "dedup_window_days": "30 days fit a process pod's memory to ~10k articles/day; shorter beyond (README Scaling)",
+    "max_page_bytes": "5 MB, below every topic's max.message.bytes (test_topics_are_the_settings_topics_...)",
+    "process_batch_size": "64 per poll: the batch the throughput figures and the dedup propagation window assume",
+    "fetch_timeout_s": "20 s per feed or page fetch is fine for public news sites",
+    "fetch_min_interval_s": "1 s between requests to one domain: politeness, one feeds replica",
+    "fetch_user_agent": "the project's identifying User-Agent; a deployment may brand it but needs not",
+    "fetch_allow_private": "must stay false on a cluster: true lets a feed reach in-cluster addresses (SSRF)",
+    "fetch_max_redirects": "5 redirect hops are enough for news sites and bound redirect loops",
+    "graph_database": "the Neo4j server's home database (Aura and a community server have one)",
+    "qdrant_path": "local Qdrant mode only; pods use the Qdrant server at NEWSKG_QDRANT_URL",
+    "llm_max_concurrency": "4 calls in flight per extract replica stay under a small account's rate limit",
+    "llm_timeout_s": "120 s per call covers a slow hosted model; retries follow",
+    "llm_max_tokens": "512 tokens bound one answer of the M1/M2/QA prompts, which need ~100",
+    "llm_max_retries": "4 retries with backoff ride out 429s and 5xx of a hosted endpoint",
+    "llm_cache": "on: the cache lives under NEWSKG_DATA_DIR, a volume in the pods that call the LLM",
+    "llm_price_in_per_mtok": "cost accounting only: 0 reports tokens without dollars; prices change, none is shipped",
+    "llm_price_out_per_mtok": "cost accounting only: 0 reports tokens without dollars; prices change, none is shipped",
+    "extract_subjects": "empty: the top-N entities by mention TF-IDF, the design's default target selection",
+    "extract_top_n": "50 target subjects by TF-IDF, the design's default",
+    "extract_window_days": "a 7-day TF-IDF window, the design's default",
+    "extract_m2_batch": "k=5 chunks per M2 prompt, as measured (README capacity table)",
+    "extract_m2_max_wait_s": "a pair's remainder waits at most 10 min: fresh enough for an always-current graph",
+    "extract_m2_max_tries": "3 tries of an unparseable M2 answer before the dead-letter topic",
+    "extract_kb_path": "optional offline KB; none is shipped in the image",
+    "embed_backend": "onnx: the ONNX MiniLM cached under NEWSKG_DATA_DIR (a volume), exported on first use if missing",
+    "mirror_enabled": "on: the API's hybrid retrieval needs the mirror the extract replicas write",
+    "embedding_model": "read only with NEWSKG_EMBEDDING_BACKEND=openai; the manifests use minilm",
+    "qa_backoff_days": "7 days of temporal back-off, the design's default",
+    "neon_spike_window": "NEON evaluation only (`newskg eval neon`), which no pod runs",
+    "neon_spike_sigma": "NEON evaluation only (`newskg eval neon`), which no pod runs",
+    "neon_min_users": "NEON evaluation only (`newskg eval neon`), which no pod runs",
+    "api_max_query_chars": "300 characters bound a query, as the API documents",
+    "api_threads": "4 threads per API pod for graph/LLM calls; the HPA adds pods for more",
 }
 # Created outside the overlay in prod (from a secret store, k8s/README.md); `optional` ones may be absent.
 EXTERNAL_SECRETS = {"newskg-neo4j", "newskg-qdrant", "newskg-api", "newskg-llm"}
@@ -120,10 +177,23 @@ def container_env(overlay: str, container: dict[str, Any]) -> dict[str, str]:
     for source in container.get("envFrom", []):
         env |= one(overlay, "ConfigMap", source["configMapRef"]["name"])["data"]
     for var in container.get("env", []):
-        env[var["name"]] = var.get("value", "placeholder-from-" + next(iter(var.get("valueFrom", {"x": 0}))))
+        source = var.get("valueFrom", {})
+        if "resourceFieldRef" in source:  # what the kubelet puts there: the resource rounded up to the divisor
+            env[var["name"]] = str(_resource_value(container, source["resourceFieldRef"]))
+        else:
+            env[var["name"]] = var.get("value", "placeholder-from-" + next(iter(source or {"x": 0})))
     if env.get("NEWSKG_API_KEYS", "").startswith("placeholder"):
         env["NEWSKG_API_KEYS"] = '["placeholder"]'
     return {k: v for k, v in env.items() if k.startswith("NEWSKG_")}
+
+
+def _resource_value(container: dict[str, Any], ref: dict[str, str]) -> int:
+    """A resourceFieldRef for CPU with divisor 1, as the kubelet resolves it: the quantity rounded up to a core."""
+    bound, resource = ref["resource"].split(".")
+    assert resource == "cpu" and ref.get("divisor", "1") == "1", ref
+    quantity = str(container["resources"][bound][resource])
+    millicores = int(quantity[:-1]) if quantity.endswith("m") else int(float(quantity) * 1000)
+    return -(-millicores // 1000)
 
 
 def command_of(container: dict[str, Any]) -> tuple[str, ...]:
@@ -360,6 +430,35 @@ def test_each_component_gets_the_settings_it_needs_on_a_cluster(overlay):
         missing = REQUIRED[command] - env
         assert not missing, (workload["metadata"]["name"], sorted(missing))
     assert seen == set(REQUIRED)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_setting_is_set_on_the_cluster_or_its_default_justified(overlay):
+    set_somewhere = {
+        key.removeprefix("NEWSKG_").lower()
+        for _, container in newskg_containers(overlay)
+        for key in container_env(overlay, container)
+    }
+    fields, kept = set(Settings.model_fields), set(DEFAULT_ON_A_CLUSTER)
+    neither = fields - set_somewhere - kept
+    assert not neither, f"set these in k8s/ or add them to DEFAULT_ON_A_CLUSTER with a reason: {sorted(neither)}"
+    assert not set_somewhere & kept, f"set in k8s/ and listed as default: {sorted(set_somewhere & kept)}"
+    assert not kept - fields, f"no longer settings: {sorted(kept - fields)}"
+    for name, reason in DEFAULT_ON_A_CLUSTER.items():
+        assert len(reason.split()) >= 5, f"{name} needs a reason"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_embedding_threads_follow_the_pod_s_cpu_limit(overlay):
+    """os.cpu_count() in a pod is the node's CPU count: ONNX Runtime would start that many threads under a CFS quota
+    of a few CPUs and stall on throttling."""
+    for workload, container in newskg_containers(overlay):
+        if "embed_threads" not in REQUIRED[command_of(container)]:
+            continue
+        (var,) = [v for v in container["env"] if v["name"] == "NEWSKG_EMBED_THREADS"]
+        assert var["valueFrom"] == {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "1"}}, workload
+        threads = int(container_env(overlay, container)["NEWSKG_EMBED_THREADS"])
+        assert 1 <= threads <= 4, (workload["metadata"]["name"], threads)
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
