@@ -7,7 +7,9 @@ judgement with its rationale, plus every aggregate below), `report.html` and PNG
   context lengths) — or the nearest k the run had;
 - top-k curves (NEON Figure 4): mean score per attribute over k, one line per method, per strategy;
 - response lengths in characters (NEON Table A3): per method × strategy, and per score level;
-- queries with no evidence, per method × strategy.
+- queries with no evidence, per method × strategy;
+- judge verdicts that could not be read (after one corrective retry): per table cell (`unparsed`, outside `n` and
+  the mean) and per scorer × attribute over all answers (`unparsed`).
 
 Judge tables (0–2) and proxy tables (0–1, `proxy_*`) are never merged: each scorer has its own."""
 
@@ -92,6 +94,16 @@ def _scores(records: list[dict], scorer: str, attribute: str) -> list[float]:
     return [float(v) for v in values if v is not None]
 
 
+def _unparsed(records: list[dict], scorer: str, attribute: str) -> int:
+    """Judgements whose verdict could not be read (after the one corrective retry): no score, counted apart.
+    Proxies have no such state (a proxy without a score had nothing to measure): always 0 for them."""
+    return sum(r["judgements"][scorer]["attributes"].get(attribute, {}).get("parsed") is False for r in records)
+
+
+def _stats(records: list[dict], scorer: str, attribute: str) -> dict:
+    return bootstrap_ci(_scores(records, scorer, attribute)) | {"unparsed": _unparsed(records, scorer, attribute)}
+
+
 def _cells(records: list[dict]) -> dict[tuple[str, str, int], list[dict]]:
     cells: dict[tuple[str, str, int], list[dict]] = {}
     for r in records:
@@ -108,7 +120,7 @@ def aggregate(records: list[dict], scorers: Sequence[Scorer], methods: Sequence[
             for method in methods:
                 k = table_k(method, ks)
                 chosen = cells.get((method, strategy, k), [])
-                stats = {a: bootstrap_ci(_scores(chosen, scorer.name, a)) for a in scorer.attributes}
+                stats = {a: _stats(chosen, scorer.name, a) for a in scorer.attributes}
                 means = [s["mean"] for s in stats.values() if s["mean"] is not None]
                 rows.append(
                     {
@@ -128,8 +140,7 @@ def aggregate(records: list[dict], scorers: Sequence[Scorer], methods: Sequence[
                 "strategy": strategy,
                 "k": k,
                 "attributes": {
-                    a: bootstrap_ci(_scores(cells.get((method, strategy, k), []), scorer.name, a))
-                    for a in scorer.attributes
+                    a: _stats(cells.get((method, strategy, k), []), scorer.name, a) for a in scorer.attributes
                 },
             }
             for strategy in strategies
@@ -138,6 +149,9 @@ def aggregate(records: list[dict], scorers: Sequence[Scorer], methods: Sequence[
         ]
     return {
         "tables": tables,
+        "unparsed": {
+            s.name: {a: _unparsed(records, s.name, a) for a in s.attributes} for s in scorers if s.family == "judge"
+        },
         "topk": curves,
         "lengths": _lengths(cells, scorers, methods, strategies, ks),
         "no_evidence": _no_evidence(cells, methods, strategies, ks),
@@ -251,7 +265,9 @@ def _table_html(name: str, table: dict, scorer: Scorer) -> str:
     body = ""
     for row in table["rows"]:
         cells = "".join(
-            f"<td>{_fmt(s['mean'])} <small>[{_fmt(s['ci_low'])}, {_fmt(s['ci_high'])}] n={s['n']}</small></td>"
+            f"<td>{_fmt(s['mean'])} <small>[{_fmt(s['ci_low'])}, {_fmt(s['ci_high'])}] n={s['n']}"
+            + (f", unparsed={s['unparsed']}" if s.get("unparsed") else "")
+            + "</small></td>"
             for s in row["attributes"].values()
         )
         body += (

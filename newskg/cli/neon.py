@@ -294,6 +294,7 @@ def eval_replay(
         {
             "meta": meta,
             "tables": summary["tables"],
+            "unparsed": summary["unparsed"],
             "no_evidence": summary["no_evidence"],
             "report": {k: str(v) for k, v in paths.items()},
         },
@@ -322,6 +323,9 @@ def _render_replay(r: dict) -> None:
             average = "-" if row["average"] is None else f"{row['average']:.2f}"
             view.add_row(row["strategy"], row["label"], str(row["k"]), *cells, average)
         console.print(view)
+    for name, counts in r["unparsed"].items():
+        if any(counts.values()):  # never scored, never in a mean: shown so a judge that fails to answer is seen
+            console.print(f"{name}: unparsed verdicts {', '.join(f'{a} {n}' for a, n in counts.items())}")
     empty = ", ".join(f"{e['method']}/{e['strategy']} {e['no_evidence']}" for e in r["no_evidence"])
     console.print(f"queries with no evidence: {empty}")
     console.print(f"report: {r['report']['html']}")
