@@ -396,17 +396,23 @@ def cloze(text: str, names: dict[str, str], event_day: int, when: str, spelled: 
     dated, at = False, 0
     for found in re.finditer("|".join(alternatives), body, re.IGNORECASE):
         words = body[at : found.start()]
-        numbers += [rules.spelled_number_text(n) if spelled else n for n in rules.numbers_in(words)]
+        numbers += _kept_numbers(words, spelled)
         pieces.append(rules.spelled_numbers(words) if spelled else words)
         phrase = by_lower.get(found.group(0).lower())
         dated = dated or phrase is None
         pieces.append(when if phrase is None else phrase)
         at = found.end()
     rest = body[at:]
-    numbers += [rules.spelled_number_text(n) if spelled else n for n in rules.numbers_in(rest)]
+    numbers += _kept_numbers(rest, spelled)
     pieces.append(rules.spelled_numbers(rest) if spelled else rest)
     question = "".join(pieces) + ("" if dated else f" {when}")
     return Cloze(question + "?", numbers)
+
+
+def _kept_numbers(words: str, spelled: bool) -> list[str]:
+    if spelled:
+        return [rules.spelled_number_text(n) for n in rules.numbers_in(words, standalone=True)]
+    return rules.numbers_in(words)
 
 
 def question_id(as_of: int, question: str, answer: str) -> str:

@@ -26,6 +26,7 @@ NAMED_TYPES = frozenset({"person", "per", "organization", "organisation", "org",
 PERSON_TYPES = frozenset({"person", "per"})
 CONJUNCTIONS = re.compile(r"(\band\b|&|\bet al\b|\bund\b|\bet\b(?= ))", re.IGNORECASE)
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+WORD_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")  # a number standing alone ("60", not "60fps")
 ARTICLES = frozenset({"The", "A", "An"})  # a capitalised word before a name that is not part of it
 OVERLAP_SCORE = 90.0  # rapidfuzz partial_ratio at or above which one node's text is "contained" in another's
 SURNAMES = (
@@ -179,7 +180,7 @@ def spelled_number_text(number: str) -> str:
 def spelled_numbers(text: str) -> str:
     """Every number of the text spelled out (Table 8's quantity rule): "cut 2,400 jobs" → "cut two thousand four
     hundred jobs"."""
-    return NUMBER.sub(lambda m: spelled_number_text(m.group(0)), text)
+    return WORD_NUMBER.sub(lambda m: spelled_number_text(m.group(0)), text)
 
 
 def embedded_in_longer_name(name: str, text: str) -> bool:
@@ -196,9 +197,10 @@ def embedded_in_longer_name(name: str, text: str) -> bool:
     return False
 
 
-def numbers_in(text: str) -> list[str]:
-    """The numbers a keypoint states, as written ("2,500", "3.5")."""
-    return NUMBER.findall(text)
+def numbers_in(text: str, standalone: bool = False) -> list[str]:
+    """The numbers a keypoint states, as written ("2,500", "3.5"); `standalone`: only those that are a word of
+    their own (the ones spelled out)."""
+    return (WORD_NUMBER if standalone else NUMBER).findall(text)
 
 
 def passage_rejection(names: Sequence[str], keypoint: str, passage: str) -> str | None:

@@ -170,6 +170,9 @@ def test_paraphrase_rules():
     assert rules.relative_date(19, spelled=True) == "nineteen days ago"
     assert rules.spell_number(1234) == "one thousand two hundred thirty-four"
     assert rules.spell_number(2_000_015) == "two million fifteen"
+    assert rules.spelled_numbers("cut 2,400 jobs, 3.5% of staff, at 60fps in Q3") == (
+        "cut two thousand four hundred jobs, three point five% of staff, at 60fps in Q3"
+    )
 
 
 def test_false_premise_rules_change_the_node():
