@@ -632,11 +632,10 @@ def select(
     seen: set[str] = set()
     while len(chosen) < n and any(buckets):
         for bucket in buckets:
-            if not bucket or len(chosen) >= n:
-                continue
-            base, variant = bucket.pop(0)
-            made = writer.write(base, variant)
-            if made == NOT_APPLICABLE:  # e.g. no short name for an organisation: not a rejection
+            if len(chosen) >= n:
+                break
+            made = _next_applicable(writer, bucket)
+            if made is None:
                 continue
             if isinstance(made, str):
                 rejected[made] += 1
@@ -646,6 +645,17 @@ def select(
                 if on_question:
                     on_question()
     return chosen
+
+
+def _next_applicable(writer: Writer, bucket: list[tuple[Base, Variant]]) -> IRBQuestion | str | None:
+    """The bucket's next candidate a variant applies to (no short name for an organisation, no false premise
+    for a clause without an object: not rejections), so each kind keeps its turn in the round-robin."""
+    while bucket:
+        base, variant = bucket.pop(0)
+        made = writer.write(base, variant)
+        if made != NOT_APPLICABLE:
+            return made
+    return None
 
 
 # --- LLM rewording ----------------------------------------------------------------------------------------------

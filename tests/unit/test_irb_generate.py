@@ -301,6 +301,19 @@ def test_same_seed_same_bytes(tmp_path):
     )
 
 
+def test_each_kind_keeps_its_turn_when_variants_do_not_apply():
+    """Clauses without an object have no false-premise variant; the false-premise turn goes to the next candidate
+    it applies to instead of being lost, so a mostly-clause graph still yields false-premise questions."""
+    d1 = 20310301
+    firms = [Entity(f"e_firm{i}", f"Firm{i} Holdings", "organization") for i in range(60)]
+    masks = [
+        Masked(clause(f, d1, f"{f.name} laid off {i + 2} workers."), None, f, "subject") for i, f in enumerate(firms)
+    ]
+    masks.append(Masked(claim(ADA, ACME, d1), ADA, ACME, "object"))
+    questions = select(_writer(StubChecker({}), 0), masks, [], 3, random.Random(0), Counter())
+    assert len(questions) == 3 and {q.premise for q in questions} == {"valid", "false"}
+
+
 # --- LLM rewording ----------------------------------------------------------------------------------------------
 def _question():
     day = 20310301
