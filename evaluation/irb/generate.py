@@ -385,20 +385,24 @@ class Cloze:
 
 def cloze(text: str, names: dict[str, str], event_day: int, when: str, spelled: bool) -> Cloze:
     """A keypoint's words with each name of `names` replaced by its phrase (case-insensitive, longer names
-    first), its day ("on March 1, 2031", or appended when the keypoint does not write it) replaced by `when`,
-    and, when `spelled`, every number of the remaining words spelled out. Ends with a question mark."""
+    first; the masked one named again reads "the same <kind>"), its day ("on March 1, 2031", or appended when the
+    keypoint does not write it) replaced by `when`, and, when `spelled`, every number of the remaining words spelled
+    out. Ends with a question mark."""
     body = " ".join(text.split()).rstrip(" .!?;:,")
     by_lower = {name.lower(): phrase for name, phrase in names.items()}
     day = day_words(event_day)
     alternatives = [re.escape(n) for n in sorted(names, key=len, reverse=True)] + [rf"(?:\bon )?{re.escape(day)}"]
     pieces: list[str] = []
     numbers: list[str] = []
-    dated, at = False, 0
+    dated, at, asked = False, 0, set[str]()
     for found in re.finditer("|".join(alternatives), body, re.IGNORECASE):
         words = body[at : found.start()]
         numbers += _kept_numbers(words, spelled)
         pieces.append(rules.spelled_numbers(words) if spelled else words)
         phrase = by_lower.get(found.group(0).lower())
+        if phrase is not None and phrase.startswith("which ") and phrase in asked:  # named again: the same one
+            phrase = "the same " + phrase.removeprefix("which ")
+        asked.add(phrase or "")
         dated = dated or phrase is None
         pieces.append(when if phrase is None else phrase)
         at = found.end()

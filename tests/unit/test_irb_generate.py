@@ -234,6 +234,10 @@ def test_a_single_hop_question_is_a_cloze_of_its_keypoint_numbers_included():
     assert spelled.paraphrase == "spelled_number" and "two thousand five hundred" in spelled.keep
     assert asked["subject", "relative_date"].question.endswith("to Acme Corp 19 days ago?")
     assert "2,500" in asked["subject", "relative_date"].keep
+    again = Masked(claim(ADA, ACME, day, "Acme Corp said Ada Lovelace left Acme Corp."), ADA, ACME, "subject")
+    made = writer.write(Base(again), "none")
+    assert not isinstance(made, str)
+    assert made.question == lead + "which organization said Ada Lovelace left the same organization on March 1, 2031?"
 
 
 def test_a_clause_without_an_object_asks_for_its_subject_when_no_other_clause_reads_the_same():
