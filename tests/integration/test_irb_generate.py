@@ -55,6 +55,11 @@ class Names:
 
 
 @dataclass(frozen=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True)
 class Pairs:
     pairs: list[list[str]]
 
@@ -92,7 +97,7 @@ def _known(q, keypoint, role: str) -> str:
 def _clause_answers(store: GraphStore, params: dict, q) -> list[str]:
     """Who else's clause that day reads like the question's keypoint around its subject (no object to ask from)."""
     kp = q.keypoints[0]
-    text = store.conn.read(TEXT, {"id": kp.interaction_id})[0]["text"]
+    text = row_of(Text, store.conn.read(TEXT, {"id": kp.interaction_id})[0]).text
     at = text.lower().index(q.answer.lower())
     before, after = text[:at], text[at + len(q.answer) :]
     pairs = row_of(Pairs, store.conn.read(CLAUSES_ON_DAY, {**params, "day": kp.event_day})[0]).pairs
