@@ -1,20 +1,26 @@
 """IRB questions generated from our own graph as of a day (issue 15, paper §3 in our own words).
 
-Factual scaffold: every visible interaction between two entities is a keypoint; the chunks that evidence it are
-its passages and their articles the question's qrels. A keypoint is kept only when one of its passages names both
-entities and states every number the keypoint states (rules.passage_rejection). The keypoints of one claim are the
-interactions of the same (subject, object, event day).
+Factual scaffold: every visible interaction between two entities, and every clause of an entity's without an
+object (M0's subject-centric facts), is a keypoint; the chunks that evidence it are its passages and their
+articles the question's qrels. A keypoint is kept only when one of its passages names its entities and states
+every number the keypoint states (rules.passage_rejection). The keypoints of one claim are the interactions of
+the same (subject, object, event day); a clause without an object is a claim of its own.
 
-Algorithmic scaffold: a claim's nodes are its two entities and its day. A node is masked (becomes the answer) when
-it passes the rules of Appendix A.1 (rules.mask_rejection) and is the only entity that had a reported interaction
-with the other one on that day, as Cypher counts it as of the day (cypher.PARTNERS). Single-hop questions ask for
-one masked node; 2-hop questions chain two claims through a bridge: the masked node of the inner claim is the
-known node of the outer one.
+Algorithmic scaffold: a claim's nodes are its entities, its day and its keypoint's other words (predicate and
+arguments). A node is masked (becomes the answer) when it passes the rules of Appendix A.1 (rules.mask_rejection;
+against the arguments: not written inside a longer name) and its answer is unique as Cypher counts it as of the
+day: the only entity that had a reported interaction with the known one that day (cypher.PARTNERS), or, for a
+clause without an object, the only entity whose clause that day reads the same around it (cypher.CLAUSE_SUBJECTS).
+A single-hop question is a cloze of the keypoint: its words with the masked entity as "which <kind>", numbers
+kept ("As of D, Ada Lovelace sold 2,500 shares to which organization on March 1, 2031?"), so it is never broader
+than the count that made it unique. 2-hop questions chain two claims through a bridge (template wording): the
+masked node of the inner claim is the known node of the outer one.
 
 Robustness: each question is written in one paraphrase (none, short name, date relative to the as-of day, that
-distance spelled out) or as a false-premise variant (the known person's surname swapped, or the date distorted),
-kept only when Cypher confirms the premise false as of the day. With an LLM, the wording is rewritten and the
-rewrite is kept only when it still names the kept phrases, does not leak the answer, and the graph checks pass.
+distance and the keypoint's numbers spelled out) or as a false-premise variant (the known person's surname
+swapped, or the date distorted), kept only when Cypher confirms the premise false as of the day. With an LLM, the
+wording is rewritten and the rewrite is kept only when it still names the kept phrases, does not leak the answer,
+and the graph checks pass.
 
 Rejections are counted by reason; the same graph, day and seed give the same questions, byte for byte."""
 
