@@ -1,20 +1,26 @@
 """IRB questions generated from our own graph as of a day (issue 15, paper §3 in our own words).
 
-Factual scaffold: every visible interaction between two entities is a keypoint; the chunks that evidence it are
-its passages and their articles the question's qrels. A keypoint is kept only when one of its passages names both
-entities and states every number the keypoint states (rules.passage_rejection). The keypoints of one claim are the
-interactions of the same (subject, object, event day).
+Factual scaffold: every visible interaction between two entities, and every clause of an entity's without an
+object (M0's subject-centric facts), is a keypoint; the chunks that evidence it are its passages and their
+articles the question's qrels. A keypoint is kept only when one of its passages names its entities and states
+every number the keypoint states (rules.passage_rejection). The keypoints of one claim are the interactions of
+the same (subject, object, event day); a clause without an object is a claim of its own.
 
-Algorithmic scaffold: a claim's nodes are its two entities and its day. A node is masked (becomes the answer) when
-it passes the rules of Appendix A.1 (rules.mask_rejection) and is the only entity that had a reported interaction
-with the other one on that day, as Cypher counts it as of the day (cypher.PARTNERS). Single-hop questions ask for
-one masked node; 2-hop questions chain two claims through a bridge: the masked node of the inner claim is the
-known node of the outer one.
+Algorithmic scaffold: a claim's nodes are its entities, its day and its keypoint's other words (predicate and
+arguments). A node is masked (becomes the answer) when it passes the rules of Appendix A.1 (rules.mask_rejection;
+against the arguments: not written inside a longer name) and its answer is unique as Cypher counts it as of the
+day: the only entity that had a reported interaction with the known one that day (cypher.PARTNERS), or, for a
+clause without an object, the only entity whose clause that day reads the same around it (cypher.CLAUSE_SUBJECTS).
+A single-hop question is a cloze of the keypoint: its words with the masked entity as "which <kind>", numbers
+kept ("As of D, Ada Lovelace sold 2,500 shares to which organization on March 1, 2031?"), so it is never broader
+than the count that made it unique. 2-hop questions chain two claims through a bridge (template wording): the
+masked node of the inner claim is the known node of the outer one.
 
 Robustness: each question is written in one paraphrase (none, short name, date relative to the as-of day, that
-distance spelled out) or as a false-premise variant (the known person's surname swapped, or the date distorted),
-kept only when Cypher confirms the premise false as of the day. With an LLM, the wording is rewritten and the
-rewrite is kept only when it still names the kept phrases, does not leak the answer, and the graph checks pass.
+distance and the keypoint's numbers spelled out) or as a false-premise variant (the known person's surname
+swapped, or the date distorted), kept only when Cypher confirms the premise false as of the day. With an LLM, the
+wording is rewritten and the rewrite is kept only when it still names the kept phrases, does not leak the answer,
+and the graph checks pass.
 
 Rejections are counted by reason; the same graph, day and seed give the same questions, byte for byte."""
 
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -53,7 +60,6 @@ SINGLE_VARIANTS: tuple[Variant, ...] = (
     "false_date",
 )
 TWO_HOP_VARIANTS: tuple[Variant, ...] = ("none", "short_name", "relative_date", "spelled_number")
-SINGLE = "{lead}which {kind} had a reported interaction with {known} {when}?"
 TWO_HOP = "{lead}which {kind} had a reported interaction {when_outer} with the {bridge_kind} that had a reported interaction with {known} {when_inner}?"  # noqa: E501
 KINDS = {"person": "person", "per": "person", "organization": "organization", "org": "organization"}
 MASK_ORDER: tuple[tuple[Role, Role], ...] = (("object", "subject"), ("subject", "object"))  # (masked, known)
@@ -71,8 +77,8 @@ class FactRow:
     subject_id: str
     subject_name: str
     subject_type: str | None
-    object_id: str
-    object_name: str
+    object_id: str | None  # None: the subject's own clause (M0's subject-centric facts)
+    object_name: str | None
     object_type: str | None
     chunks: list[list[str | None]]
     articles: list[list[str]]
@@ -106,10 +112,15 @@ class Entity:
     type: str | None
 
 
+@dataclass(frozen=True)
+class TextRow:
+    text: str
+
+
 @dataclass
 class Claim:
     subject: Entity
-    object: Entity
+    object: Entity | None  # None: one clause of the subject's without an object (a claim of its own)
     event_day: int
     keypoints: list[Keypoint] = field(default_factory=lambda: list[Keypoint]())
     texts: list[str] = field(default_factory=lambda: list[str]())  # the interactions' own words (coverage)
@@ -117,12 +128,25 @@ class Claim:
 
 @dataclass(frozen=True)
 class Masked:
-    """A claim with one node masked: the question asks for `masked`, given `known` and the day."""
+    """A claim with one node masked: the question asks for `masked`, given `known` (None for a clause without an
+    object), the keypoint's other words and the day."""
 
     claim: Claim
-    known: Entity
+    known: Entity | None
     masked: Entity
     role: Role
+
+    @property
+    def text(self) -> str | None:
+        """The keypoint the question is a cloze of: the claim's first that names the masked and the known entity
+        and does not write the masked name inside a longer one (None: no keypoint can be asked this way)."""
+        for text in self.claim.texts:
+            names = [self.masked.name] + ([self.known.name] if self.known else [])
+            if all(n.lower() in text.lower() for n in names) and not rules.embedded_in_longer_name(
+                self.masked.name, text
+            ):
+                return text
+        return None
 
 
 @dataclass(frozen=True)
@@ -183,6 +207,15 @@ class Checker:
         params = {**self.params, "initial": initial, "surname": surname, "event_day": event_day}
         return rows_of(CountRow, self.store.conn.read(cypher.NAME_ON_DAY, params))[0].n
 
+    def clause_subjects(self, prefix: str, suffix: str, event_day: int) -> list[PartnerRow]:
+        """The entities whose visible clause on the day reads prefix + <entity> + suffix (cypher.CLAUSE_SUBJECTS)."""
+        params = {**self.params, "prefix": prefix, "suffix": suffix, "event_day": event_day}
+        return rows_of(PartnerRow, self.store.conn.read(cypher.CLAUSE_SUBJECTS, params))
+
+    def interaction_text(self, interaction_id: str) -> str:
+        rows = rows_of(TextRow, self.store.conn.read(cypher.INTERACTION_TEXT, {**self.params, "id": interaction_id}))
+        return rows[0].text if rows else ""
+
     def entity_on_day(self, entity_id: str, event_day: int) -> int:
         params = {**self.params, "entity": entity_id, "event_day": event_day}
         return rows_of(CountRow, self.store.conn.read(cypher.ENTITY_ON_DAY, params))[0].n
@@ -206,7 +239,7 @@ def generate(
     rows = rows_of(FactRow, store.conn.read(cypher.FACTS, checker.params))
     rejected: Counter[str] = Counter()
     claims = claims_of(rows, rejected)
-    checker.prefetch_partners((e.id, c.event_day) for c in claims for e in (c.subject, c.object))
+    checker.prefetch_partners((e.id, c.event_day) for c in claims for e in (c.subject, c.object) if e is not None)
     maskable = masked_claims(claims, checker, rejected)
     chains = two_hop_chains(maskable)
     popularity = window_counts(store.conn, 0, as_of.day, as_of.day if as_of.knowledge == "ingested" else LATEST_DAY)
@@ -219,15 +252,17 @@ def generate(
 
 # --- Factual scaffold -------------------------------------------------------------------------------------------
 def claims_of(rows: Iterable[FactRow], rejected: Counter[str]) -> list[Claim]:
-    """The keypoints that one of their passages supports, grouped into claims by (subject, object, day)."""
-    claims: dict[tuple[str, str, int], Claim] = {}
+    """The keypoints that one of their passages supports, grouped into claims by (subject, object, day); a clause
+    without an object is a claim of its own."""
+    claims: dict[tuple[str, str, int, str], Claim] = {}
     for row in rows:
         keypoint = keypoint_of(row, rejected)
         if keypoint is None:
             continue
         subject = Entity(row.subject_id, row.subject_name, row.subject_type)
-        obj = Entity(row.object_id, row.object_name, row.object_type)
-        claim = claims.setdefault((subject.id, obj.id, row.event_day), Claim(subject, obj, row.event_day))
+        obj = Entity(row.object_id, row.object_name or "", row.object_type) if row.object_id else None
+        key = (subject.id, obj.id if obj else "", row.event_day, "" if obj else row.id)
+        claim = claims.setdefault(key, Claim(subject, obj, row.event_day))
         claim.keypoints.append(keypoint)
         claim.texts.append(row.text or "")
     return [claims[k] for k in sorted(claims)]
@@ -242,7 +277,8 @@ def keypoint_of(row: FactRow, rejected: Counter[str]) -> Keypoint | None:
     articles: set[str] = set()
     reasons: Counter[str] = Counter()
     for (chunk_id, chunk_text), article_ids in zip(row.chunks, row.articles, strict=True):
-        reason = rules.passage_rejection([row.subject_name, row.object_name], text, chunk_text or "")
+        names = [row.subject_name] + ([row.object_name] if row.object_name else [])
+        reason = rules.passage_rejection(names, text, chunk_text or "")
         if reason is None and chunk_id:
             supported.append(chunk_id)
             articles.update(article_ids)
@@ -270,29 +306,51 @@ def decontextualised(text: str, event_day: int) -> str:
 
 # --- Algorithmic scaffold ---------------------------------------------------------------------------------------
 def masked_claims(claims: list[Claim], checker: Checker, rejected: Counter[str]) -> list[Masked]:
+    """The claims' maskable nodes: both entities of an interaction, the subject of a clause without an object."""
     found: list[Masked] = []
     for claim in claims:
-        nodes = {
-            "subject": rules.Node(claim.subject.name, claim.subject.type),
-            "object": rules.Node(claim.object.name, claim.object.type),
-        }
         date = rules.Node(day_words(claim.event_day), None)
+        entities: dict[Role, Entity | None] = {"subject": claim.subject, "object": claim.object}
         for role, known_role in MASK_ORDER:
-            masked, known = getattr(claim, role), getattr(claim, known_role)
-            others = [nodes[known_role], date]
-            reason = rules.mask_rejection(nodes[role], others, claim.texts) or _unique_rejection(
-                checker, known, masked, claim.event_day
-            )
+            masked, known = entities[role], entities[known_role]
+            if masked is None:
+                continue
+            others = [rules.Node(known.name, known.type), date] if known else [date]
+            candidate = Masked(claim, known, masked, role)
+            reason = rules.mask_rejection(rules.Node(masked.name, masked.type), others, claim.texts)
+            reason = reason or _cloze_rejection(candidate) or _unique_rejection(checker, candidate)
             if reason:
                 rejected[reason] += 1
             else:
-                found.append(Masked(claim, known, masked, role))
+                found.append(candidate)
     return found
 
 
-def _unique_rejection(checker: Checker, known: Entity, masked: Entity, event_day: int) -> str | None:
-    """Non-exclusive (A.1): the masked entity is the only one with a reported interaction with the known one
-    that day, counted by Cypher as of the day; and the two are told apart by name."""
+def _cloze_rejection(m: Masked) -> str | None:
+    """The question is a cloze of a keypoint: one must name both entities, the masked one not inside a longer
+    name (non-overlapping against the keypoint's arguments)."""
+    if m.text is not None:
+        return None
+    if any(rules.embedded_in_longer_name(m.masked.name, t) for t in m.claim.texts):
+        return "mask_overlaps_other_node"
+    return "mask_known_not_in_keypoint"
+
+
+def clause_around(text: str, name: str) -> tuple[str, str] | None:
+    """The clause's words before and after the first mention of `name` (as the text writes it)."""
+    at = text.lower().find(name.lower())
+    return None if at < 0 else (text[:at], text[at + len(name) :])
+
+
+def _unique_rejection(checker: Checker, m: Masked) -> str | None:
+    """Non-exclusive (A.1), counted by Cypher as of the day: the masked entity is the only one with a reported
+    interaction with the known one that day (the cloze only narrows that), or, for a clause without an object,
+    the only entity whose clause that day reads the same around it; and the two are told apart by name."""
+    known, masked, event_day = m.known, m.masked, m.claim.event_day
+    if known is None:
+        around = clause_around(m.text or "", masked.name)
+        subjects = checker.clause_subjects(*around, event_day) if around else []
+        return None if [s.id for s in subjects] == [masked.id] else "mask_not_unique"
     partner = checker.unique_partner(known.id, event_day)
     if partner is None or partner.id != masked.id:
         return "mask_not_unique"
@@ -306,9 +364,12 @@ def two_hop_chains(maskable: list[Masked]) -> list[Base]:
     claim): "which X had an interaction on d2 with the Y that had one with K on d1?"."""
     by_known: dict[str, list[Masked]] = {}
     for m in maskable:
-        by_known.setdefault(m.known.id, []).append(m)
+        if m.known is not None:
+            by_known.setdefault(m.known.id, []).append(m)
     chains: list[Base] = []
     for inner in maskable:
+        if inner.known is None:  # the template names the inner question's known entity
+            continue
         for outer in by_known.get(inner.masked.id, []):
             if outer.claim is inner.claim or outer.masked.id in (inner.known.id, inner.masked.id):
                 continue
@@ -320,6 +381,48 @@ def two_hop_chains(maskable: list[Masked]) -> list[Base]:
 def kind_of(entity: Entity) -> str:
     kind = (entity.type or "").lower()
     return "place" if kind in PLACES else KINDS.get(kind, "entity")
+
+
+@dataclass(frozen=True)
+class Cloze:
+    text: str
+    keep: list[str]  # the phrases a rewording must keep as written (from `cloze`: the numbers)
+
+
+def cloze(text: str, names: dict[str, str], event_day: int, when: str, spelled: bool) -> Cloze:
+    """A keypoint's words with each name of `names` replaced by its phrase (case-insensitive, longer names
+    first; the masked one named again reads "the same <kind>"), its day ("on March 1, 2031", or appended when the
+    keypoint does not write it) replaced by `when`, and, when `spelled`, every number of the remaining words spelled
+    out. Ends with a question mark."""
+    body = " ".join(text.split()).rstrip(" .!?;:,")
+    by_lower = {name.lower(): phrase for name, phrase in names.items()}
+    day = day_words(event_day)
+    alternatives = [re.escape(n) for n in sorted(names, key=len, reverse=True)] + [rf"(?:\bon )?{re.escape(day)}"]
+    pieces: list[str] = []
+    numbers: list[str] = []
+    dated, at, asked = False, 0, set[str]()
+    for found in re.finditer("|".join(alternatives), body, re.IGNORECASE):
+        words = body[at : found.start()]
+        numbers += _kept_numbers(words, spelled)
+        pieces.append(rules.spelled_numbers(words) if spelled else words)
+        phrase = by_lower.get(found.group(0).lower())
+        if phrase is not None and phrase.startswith("which ") and phrase in asked:  # named again: the same one
+            phrase = "the same " + phrase.removeprefix("which ")
+        asked.add(phrase or "")
+        dated = dated or phrase is None
+        pieces.append(when if phrase is None else phrase)
+        at = found.end()
+    rest = body[at:]
+    numbers += _kept_numbers(rest, spelled)
+    pieces.append(rules.spelled_numbers(rest) if spelled else rest)
+    question = "".join(pieces) + ("" if dated else f" {when}")
+    return Cloze(question + "?", numbers)
+
+
+def _kept_numbers(words: str, spelled: bool) -> list[str]:
+    if spelled:
+        return [rules.spelled_number_text(n) for n in rules.numbers_in(words, standalone=True)]
+    return rules.numbers_in(words)
 
 
 def question_id(as_of: int, question: str, answer: str) -> str:
@@ -340,7 +443,9 @@ class Writer:
             return rules.relative_date(rules.days_ago(event_day, self.as_of.day), spelled=variant == "spelled_number")
         return f"on {day_words(event_day)}"
 
-    def known_name(self, known: Entity, variant: Variant) -> str | None:
+    def known_name(self, known: Entity | None, variant: Variant) -> str | None:
+        if known is None:
+            return None
         if variant != "short_name":
             return known.name
         return rules.short_name(known.name) if rules.is_person(known.type) else None
@@ -350,6 +455,17 @@ class Writer:
             return self._single(base.inner, variant)
         return self._two_hop(base.inner, base.outer, variant)
 
+    def ask(self, m: Masked, known_as: str | None, when: str, spelled: bool = False) -> Cloze | str:
+        """The keypoint as a question: the masked entity asked for, the known one as `known_as`, the day as `when`
+        and every other word (predicate, arguments, numbers) kept."""
+        if m.text is None:
+            return "mask_known_not_in_keypoint"
+        names = {m.masked.name: f"which {kind_of(m.masked)}"}
+        if m.known is not None and known_as is not None:
+            names[m.known.name] = known_as
+        made = cloze(m.text, names, m.claim.event_day, when, spelled)
+        return Cloze(self.reference + made.text, [k for k in (known_as, when, *made.keep) if k])
+
     def _single(self, m: Masked, variant: Variant) -> IRBQuestion | str:
         day = m.claim.event_day
         if variant == "false_name":
@@ -357,10 +473,12 @@ class Writer:
         if variant == "false_date":
             return self._false_date(m)
         known = self.known_name(m.known, variant)
-        if known is None:
+        if (m.known is not None and known is None) or (m.known is None and variant == "short_name"):
             return NOT_APPLICABLE
-        text = SINGLE.format(lead=self.reference, kind=kind_of(m.masked), known=known, when=self.when(day, variant))
-        return self._record(text, Base(m), _paraphrase(variant), keep=[known, self.when(day, variant)])
+        asked = self.ask(m, known, self.when(day, variant), spelled=variant == "spelled_number")
+        if isinstance(asked, str):
+            return asked
+        return self._record(asked.text, Base(m), _paraphrase(variant), keep=asked.keep)
 
     def _two_hop(self, inner: Masked, outer: Masked, variant: Variant) -> IRBQuestion | str:
         known = self.known_name(inner.known, variant)
@@ -379,7 +497,7 @@ class Writer:
         return self._record(text, Base(inner, outer), _paraphrase(variant), keep=[known, when_inner, when_outer])
 
     def _false_name(self, m: Masked) -> IRBQuestion | str:
-        if not rules.is_person(m.known.type):
+        if m.known is None or not rules.is_person(m.known.type):
             return NOT_APPLICABLE
         fake = rules.swapped_surname(m.known.name, self.rng)
         if fake is None:
@@ -387,12 +505,14 @@ class Writer:
         if self.checker.name_on_day(fake, m.claim.event_day):
             return "premise_not_false"
         when = f"on {day_words(m.claim.event_day)}"
-        text = SINGLE.format(lead=self.reference, kind=kind_of(m.masked), known=fake, when=when)
+        asked = self.ask(m, fake, when)
+        if isinstance(asked, str):
+            return asked
         return self._record(
-            text,
+            asked.text,
             Base(m),
             "short_name",
-            keep=[fake, when],
+            keep=asked.keep,
             answer=m.known.name,
             aliases=_aliases(m.known),
             false_premise=f"someone named {fake} had a reported interaction {when}",
@@ -400,18 +520,22 @@ class Writer:
         )
 
     def _false_date(self, m: Masked) -> IRBQuestion | str:
+        if m.known is None:  # the premise re-check counts the known entity's interactions on the distorted day
+            return NOT_APPLICABLE
         true_days = rules.days_ago(m.claim.event_day, self.as_of.day)
         fake_days = rules.distorted_days(true_days, self.rng)
         fake_day = _shift_back(self.as_of.day, fake_days)
         if self.checker.entity_on_day(m.known.id, fake_day):
             return "premise_not_false"
         when = rules.relative_date(fake_days)
-        text = SINGLE.format(lead=self.reference, kind=kind_of(m.masked), known=m.known.name, when=when)
+        asked = self.ask(m, m.known.name, when)
+        if isinstance(asked, str):
+            return asked
         return self._record(
-            text,
+            asked.text,
             Base(m),
             "relative_date",
-            keep=[m.known.name, when],
+            keep=asked.keep,
             answer=day_words(m.claim.event_day),
             aliases=[day_iso(m.claim.event_day), rules.relative_date(true_days)],
             false_premise=f"{m.known.name} had a reported interaction {when}",
@@ -518,11 +642,10 @@ def select(
     seen: set[str] = set()
     while len(chosen) < n and any(buckets):
         for bucket in buckets:
-            if not bucket or len(chosen) >= n:
-                continue
-            base, variant = bucket.pop(0)
-            made = writer.write(base, variant)
-            if made == NOT_APPLICABLE:  # e.g. no short name for an organisation: not a rejection
+            if len(chosen) >= n:
+                break
+            made = _next_applicable(writer, bucket)
+            if made is None:
                 continue
             if isinstance(made, str):
                 rejected[made] += 1
@@ -532,6 +655,17 @@ def select(
                 if on_question:
                     on_question()
     return chosen
+
+
+def _next_applicable(writer: Writer, bucket: list[tuple[Base, Variant]]) -> IRBQuestion | str | None:
+    """The bucket's next candidate a variant applies to (no short name for an organisation, no false premise
+    for a clause without an object: not rejections), so each kind keeps its turn in the round-robin."""
+    while bucket:
+        base, variant = bucket.pop(0)
+        made = writer.write(base, variant)
+        if made != NOT_APPLICABLE:
+            return made
+    return None
 
 
 # --- LLM rewording ----------------------------------------------------------------------------------------------
@@ -566,6 +700,9 @@ def reproduce_answer(checker: Checker, question: IRBQuestion) -> list[str]:
     """The entities the question's relation chain leads to, recomputed by Cypher as of its day."""
     if question.hops == 1:
         first = question.keypoints[0]
+        if first.object_id is None:  # a clause without an object: who else's clause reads the same that day
+            around = clause_around(checker.interaction_text(first.interaction_id), question.masked.name)
+            return [p.name for p in checker.clause_subjects(*around, first.event_day)] if around else []
         return [p.name for p in checker.partners(known_of(first, question.masked.role), first.event_day)]
     bridge, masked = question.bridge, question.masked.entity_id
     if bridge is None:

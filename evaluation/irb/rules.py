@@ -1,13 +1,15 @@
 """IRB's rules, the pure parts (paper §3.2.2 and Appendix A.1, Tables 8 and 9, in our own words).
 
 Masking: a node may be the answer when it is a named entity, is named in every keypoint of its claim, stands for
-one entity (no "and", "&", "et al"), is not contained in another node of the claim (fuzzy), and is the unique
-partner for its relation (that last one is a Cypher count as of the day, in generate.py).
+one entity (no "and", "&", "et al"), is not contained in another node of the claim (fuzzy against the entity and
+date nodes; against the keypoint's arguments, not written inside a longer capitalised name), and is the unique
+answer of its question (that last one is a Cypher count as of the day, in generate.py).
 
 Paraphrase (Table 8): a person's first and middle names shortened to initials ("Cristiano Ronaldo" → "C. Ronaldo"),
 a date written relative to the reference date (the as-of day: "12 days ago"), numbers spelled out ("twelve days
-ago"). False premise (Table 9): a person's surname swapped for another ("C. Smith"), a relative date distorted
-("40 days ago" for a fact 12 days old); generate.py keeps one only when the graph confirms it false."""
+ago", and the keypoint's own numbers: "2,400 workers" → "two thousand four hundred workers"). False premise
+(Table 9): a person's surname swapped for another ("C. Smith"), a relative date distorted ("40 days ago" for a
+fact 12 days old); generate.py keeps one only when the graph confirms it false."""
 
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ NAMED_TYPES = frozenset({"person", "per", "organization", "organisation", "org",
 PERSON_TYPES = frozenset({"person", "per"})
 CONJUNCTIONS = re.compile(r"(\band\b|&|\bet al\b|\bund\b|\bet\b(?= ))", re.IGNORECASE)
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+WORD_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*(?!\w)")  # a number standing alone ("60", not "60fps")
+ARTICLES = frozenset({"The", "A", "An"})  # a capitalised word before a name that is not part of it
 OVERLAP_SCORE = 90.0  # rapidfuzz partial_ratio at or above which one node's text is "contained" in another's
 SURNAMES = (
     "Smith", "Johnson", "Brown", "Garcia", "Miller", "Davis", "Wilson", "Moore", "Taylor", "Anderson", "Thomas",
@@ -164,9 +168,39 @@ def spell_number(value: int) -> str:
     raise AssertionError("unreachable")
 
 
-def numbers_in(text: str) -> list[str]:
-    """The numbers a keypoint states, as written ("2,500", "3.5")."""
-    return NUMBER.findall(text)
+def spelled_number_text(number: str) -> str:
+    """One number as written ("2,500", "3.5", "12") in words; as written when it is no plain number ("1.2.3")."""
+    whole, _, fraction = number.replace(",", "").partition(".")
+    if not whole.isdigit() or (fraction and not fraction.isdigit()) or "." in fraction:
+        return number
+    words = spell_number(int(whole))
+    return words + (" point " + " ".join(_ONES[int(d)] for d in fraction) if fraction else "")
+
+
+def spelled_numbers(text: str) -> str:
+    """Every number of the text spelled out (Table 8's quantity rule): "cut 2,400 jobs" → "cut two thousand four
+    hundred jobs"."""
+    return WORD_NUMBER.sub(lambda m: spelled_number_text(m.group(0)), text)
+
+
+def embedded_in_longer_name(name: str, text: str) -> bool:
+    """Non-overlapping against the keypoint's arguments: the name is written inside a longer capitalised name
+    ("Apple" in "Apple Music subscribers"), so masking it would leave the rest of that name in the question."""
+    for found in re.finditer(re.escape(name), text, re.IGNORECASE):
+        before, after = text[: found.start()].split(), text[found.end() :].split()
+        if found.end() < len(text) and text[found.end()].isalnum():
+            return True  # part of a longer word
+        if after and after[0][:1].isupper() and after[0][:1].isalpha():
+            return True
+        if before and before[-1][:1].isupper() and before[-1].isalpha() and before[-1] not in ARTICLES:
+            return True
+    return False
+
+
+def numbers_in(text: str, standalone: bool = False) -> list[str]:
+    """The numbers a keypoint states, as written ("2,500", "3.5"); `standalone`: only those that are a word of
+    their own (the ones spelled out)."""
+    return (WORD_NUMBER if standalone else NUMBER).findall(text)
 
 
 def passage_rejection(names: Sequence[str], keypoint: str, passage: str) -> str | None:

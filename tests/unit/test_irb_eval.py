@@ -188,6 +188,11 @@ def test_normalise_drops_case_punctuation_and_articles():
         ("the answer looks correct to me", None),  # lower-case prose is not a verdict
         ("", None),
         ("\x00\x01 ~~~ C\nZ", None),
+        ("CORRECT. Final grade: CORRECT", "CORRECT"),  # the same word twice agrees with itself
+        # Different grade words are ambiguous, hence unparsed (the NEON judge's rule), never the last one read:
+        ("Reply with exactly one word: CORRECT, INCORRECT or NOT_ATTEMPTED.", None),  # the rubric echoed
+        ("CORRECT because it is not NOT_ATTEMPTED", None),
+        ("INCORRECT? No: CORRECT", None),
     ],
 )
 def test_grade_verdict_from_text(reply, grade):

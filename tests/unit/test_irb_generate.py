@@ -35,12 +35,20 @@ BOB = Entity("e_bob", "Bob Stone", "person")
 class StubChecker(Checker):
     """The graph's answers for the rule logic (the Cypher behind them is tested on FalkorDB)."""
 
-    def __init__(self, partners: dict[tuple[str, int], list[Entity]], busy_names=(), busy_days=()) -> None:
+    def __init__(self, partners: dict[tuple[str, int], list[Entity]], busy_names=(), busy_days=(), clauses=()) -> None:
         self._given = partners
         self.busy_names, self.busy_days = set(busy_names), set(busy_days)
+        self.clauses: list[tuple[Entity, int, str]] = list(clauses)  # (subject, day, text) of clauses without object
 
     def partners(self, entity_id, event_day):
         return [PartnerRow(e.id, e.name) for e in self._given.get((entity_id, event_day), [])]
+
+    def clause_subjects(self, prefix, suffix, event_day):
+        return [
+            PartnerRow(e.id, e.name)
+            for e, day, text in self.clauses
+            if day == event_day and text.startswith(prefix) and text.endswith(suffix)
+        ]
 
     def name_on_day(self, fake_name, event_day):
         return int(fake_name in self.busy_names)
@@ -64,6 +72,12 @@ def keypoint(subject: Entity, obj: Entity, day: int, text: str) -> Keypoint:
 def claim(subject: Entity, obj: Entity, day: int, text: str | None = None) -> Claim:
     text = text or f"{subject.name} signed a deal with {obj.name}."
     return Claim(subject, obj, day, [keypoint(subject, obj, day, text)], [text])
+
+
+def clause(subject: Entity, day: int, text: str) -> Claim:
+    """A clause of the subject's without an object (M0's subject-centric facts)."""
+    kp = keypoint(subject, subject, day, text).model_copy(update={"object_id": None})
+    return Claim(subject, None, day, [kp], [text])
 
 
 # --- Masking rules (Appendix A.1): each one rejects its counter-example -----------------------------------------
@@ -92,13 +106,37 @@ def test_a_node_contained_in_another_node_is_not_masked():
     assert rules.mask_rejection(psg, [paris], ["Paris Saint-Germain met Paris."]) is None
 
 
+def test_a_node_written_inside_a_longer_name_is_not_masked():
+    """Non-overlapping against the keypoint's arguments: masking "Apple" in "Apple Music" would leave "Music"."""
+    day = 20310301
+    apple = Entity("e_apple", "Apple", "organization")
+    checker = StubChecker({(ADA.id, day): [apple], (apple.id, day): [ADA]})
+    rejected: Counter[str] = Counter()
+    embedded = claim(ADA, apple, day, "Ada Lovelace praised Apple Music subscribers and Apple.")
+    assert [m.masked.id for m in masked_claims([embedded], checker, rejected)] == [ADA.id]  # Ada can be asked
+    assert rejected == Counter({"mask_overlaps_other_node": 1})
+    assert rules.embedded_in_longer_name("Apple", "Ada Lovelace praised Apple Music subscribers.")
+    assert not rules.embedded_in_longer_name("Apple", "Ada Lovelace praised Apple's music and The Apple.")
+    plain = claim(ADA, apple, day, "Ada Lovelace praised Apple.")
+    assert [m.masked.id for m in masked_claims([plain], checker, Counter())] == [apple.id, ADA.id]
+
+
+def test_a_keypoint_that_does_not_name_the_known_entity_is_not_asked():
+    day = 20310301
+    checker = StubChecker({(ADA.id, day): [ACME], (ACME.id, day): [ADA]})
+    rejected: Counter[str] = Counter()
+    vague = claim(ADA, ACME, day, "Lovelace signed a deal with Acme Corp.")  # "which organization" alone: too broad
+    assert masked_claims([vague], checker, rejected) == []
+    assert rejected == Counter({"mask_known_not_in_keypoint": 1, "mask_not_in_every_keypoint": 1})
+
+
 def test_a_node_that_is_not_the_unique_partner_is_not_masked():
     day = 20310301
     shared = StubChecker({(ADA.id, day): [ACME, BOB], (ACME.id, day): [ADA], (BOB.id, day): [ADA]})
     rejected: Counter[str] = Counter()
     found = masked_claims([claim(ADA, ACME, day)], shared, rejected)
     # Ada met both Acme and Bob that day: "who met Ada?" has two answers; "who met Acme?" has one (Ada).
-    assert [(m.known.id, m.masked.id) for m in found] == [(ACME.id, ADA.id)]
+    assert [(m.known and m.known.id, m.masked.id) for m in found] == [(ACME.id, ADA.id)]
     assert rejected == Counter({"mask_not_unique": 1})
 
 
@@ -132,6 +170,9 @@ def test_paraphrase_rules():
     assert rules.relative_date(19, spelled=True) == "nineteen days ago"
     assert rules.spell_number(1234) == "one thousand two hundred thirty-four"
     assert rules.spell_number(2_000_015) == "two million fifteen"
+    assert rules.spelled_numbers("cut 2,400 jobs, 3.5% of staff, at 60fps in Q3") == (
+        "cut two thousand four hundred jobs, three point five% of staff, at 60fps in Q3"
+    )
 
 
 def test_false_premise_rules_change_the_node():
@@ -166,6 +207,59 @@ def test_variants_record_their_attributes():
     dated = writer.write(Base(m), "false_date")
     assert not isinstance(dated, str) and dated.false_day and dated.false_day != day
     assert dated.answer == "March 1, 2031"
+
+
+def test_a_single_hop_question_is_a_cloze_of_its_keypoint_numbers_included():
+    """The keypoint's predicate and arguments stay in the question, the masked entity becomes "which <kind>", and
+    the spelled-number paraphrase spells the keypoint's own numbers as well as the day count."""
+    day = 20310301
+    sold = claim(ADA, ACME, day, "Ada Lovelace sold 2,500 shares to Acme Corp on March 1, 2031.")
+    writer = _writer(StubChecker({}))
+    asked = {}
+    for m in (Masked(sold, ADA, ACME, "object"), Masked(sold, ACME, ADA, "subject")):
+        for variant in ("none", "spelled_number", "relative_date"):
+            made = writer.write(Base(m), variant)
+            assert not isinstance(made, str)
+            asked[m.role, variant] = made
+    lead = "As of March 20, 2031, "
+    assert (
+        asked["object", "none"].question
+        == lead + "Ada Lovelace sold 2,500 shares to which organization on March 1, 2031?"
+    )
+    assert asked["subject", "none"].question == lead + "which person sold 2,500 shares to Acme Corp on March 1, 2031?"
+    spelled = asked["object", "spelled_number"]
+    assert spelled.question == (
+        lead + "Ada Lovelace sold two thousand five hundred shares to which organization nineteen days ago?"
+    )
+    assert spelled.paraphrase == "spelled_number" and "two thousand five hundred" in spelled.keep
+    assert asked["subject", "relative_date"].question.endswith("to Acme Corp 19 days ago?")
+    assert "2,500" in asked["subject", "relative_date"].keep
+    again = Masked(claim(ADA, ACME, day, "Acme Corp said Ada Lovelace left Acme Corp."), ADA, ACME, "subject")
+    made = writer.write(Base(again), "none")
+    assert not isinstance(made, str)
+    assert made.question == lead + "which organization said Ada Lovelace left the same organization on March 1, 2031?"
+
+
+def test_a_clause_without_an_object_asks_for_its_subject_when_no_other_clause_reads_the_same():
+    day = 20310301
+    cut = clause(ACME, day, "Acme Corp laid off 2,400 workers.")
+    alone = StubChecker({}, clauses=[(ACME, day, "Acme Corp laid off 2,400 workers.")])
+    rejected: Counter[str] = Counter()
+    [m] = masked_claims([cut], alone, rejected)
+    assert (m.known, m.masked, m.role, rejected) == (None, ACME, "subject", Counter())
+    made = _writer(alone).write(Base(m), "spelled_number")
+    assert not isinstance(made, str) and made.answer == "Acme Corp" and made.keypoints[0].object_id is None
+    assert (
+        made.question
+        == "As of March 20, 2031, which organization laid off two thousand four hundred workers nineteen days ago?"
+    )
+    for variant in ("short_name", "false_name", "false_date"):  # no known entity to paraphrase or perturb
+        assert _writer(alone).write(Base(m), variant) == "variant_not_applicable"
+    assert two_hop_chains([m]) == []
+    # Another firm's clause that day reads the same around its name: "which organization ..." has two answers.
+    bob_co = Entity("e_bob_co", "Bob Holdings", "organization")
+    crowded = StubChecker({}, clauses=[*alone.clauses, (bob_co, day, "Bob Holdings laid off 2,400 workers.")])
+    assert masked_claims([cut], crowded, rejected) == [] and rejected == Counter({"mask_not_unique": 1})
 
 
 def test_a_false_premise_the_graph_makes_true_is_dropped():
@@ -209,6 +303,19 @@ def test_same_seed_same_bytes(tmp_path):
             "false",
         }
     )
+
+
+def test_each_kind_keeps_its_turn_when_variants_do_not_apply():
+    """Clauses without an object have no false-premise variant; the false-premise turn goes to the next candidate
+    it applies to instead of being lost, so a mostly-clause graph still yields false-premise questions."""
+    d1 = 20310301
+    firms = [Entity(f"e_firm{i}", f"Firm{i} Holdings", "organization") for i in range(60)]
+    masks = [
+        Masked(clause(f, d1, f"{f.name} laid off {i + 2} workers."), None, f, "subject") for i, f in enumerate(firms)
+    ]
+    masks.append(Masked(claim(ADA, ACME, d1), ADA, ACME, "object"))
+    questions = select(_writer(StubChecker({}), 0), masks, [], 3, random.Random(0), Counter())
+    assert len(questions) == 3 and {q.premise for q in questions} == {"valid", "false"}
 
 
 # --- LLM rewording ----------------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """The answer grader (paper §3.4 and its appendix, after SimpleQA; the rubric in our own words): a predicted
 answer is CORRECT, INCORRECT or NOT_ATTEMPTED against the gold answer. The model replies with the grade word
-alone; an output holding no grade word is no grade at all (`from_text` returns None, the client retries once,
-then the grader reports it unparsed)."""
+alone; an output holding no grade word, or naming different grade words (an echoed rubric, "CORRECT because it
+is not NOT_ATTEMPTED"), is no grade at all: `from_text` returns None, the client retries once, then the grader
+reports it unparsed. That is the NEON judge's rule (evaluation/neon/judges/prompts/base.py `Verdict.from_text`):
+every verdict in the reply must agree, else the reply is ambiguous."""
 
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ NOT_ATTEMPTED: it gives no answer ("I don't know", "the passages do not say", a 
 without contradicting the gold answer. Saying you don't know is never CORRECT.
 Reply with exactly one word: CORRECT, INCORRECT or NOT_ATTEMPTED."""
 
-# The grade word on its own (decorated or after "Grade:"), the last one in the reply; "NOT ATTEMPTED" as well.
+# A grade word on its own (decorated or after "Grade:"); "NOT ATTEMPTED" as well.
 _GRADE = re.compile(r"\b(NOT[_ ]ATTEMPTED|INCORRECT|CORRECT)\b")
 
 
@@ -47,13 +49,12 @@ class GradeVerdict(BaseModel):
 
     @classmethod
     def from_text(cls, text: str) -> GradeVerdict | None:
-        """The last upper-case grade word; None when there is none (lower-case prose that mentions "correct" is
-        not a verdict)."""
-        found = _GRADE.findall(text or "")
-        if not found:
+        """The upper-case grade word of the reply, repeated or not; None when there is none (lower-case prose that
+        mentions "correct" is not a verdict) or when the reply names different grade words (ambiguous)."""
+        words = {str(found).replace(" ", "_") for found in _GRADE.findall(text or "")}
+        if len(words) != 1:
             return None
-        word = str(found[-1]).replace(" ", "_")
-        return cls.model_validate({"grade": word})
+        return cls.model_validate({"grade": words.pop()})
 
 
 def gold_text(answer: str, aliases: list[str], false_premise: str | None) -> str:
