@@ -109,9 +109,10 @@ DEFAULT_ON_A_CLUSTER = {
     "mirror_enabled": "on: the API's hybrid retrieval needs the mirror the extract replicas write",
     "embedding_model": "read only with NEWSKG_EMBEDDING_BACKEND=openai; the manifests use minilm",
     "qa_backoff_days": "7 days of temporal back-off, the design's default",
-    "neon_spike_window": "NEON evaluation only (`newskg eval neon`), which no pod runs",
-    "neon_spike_sigma": "NEON evaluation only (`newskg eval neon`), which no pod runs",
-    "neon_min_users": "NEON evaluation only (`newskg eval neon`), which no pod runs",
+    "explore_spikes_file": "the explorer falls back to the rolling-sum rule; a NEON spike file is an analyst's local run",
+    "neon_spike_window": "NEON evaluation only (`newskg eval spikes`, `eval replay`), which no pod runs",
+    "neon_spike_sigma": "NEON evaluation only (`newskg eval spikes`, `eval replay`), which no pod runs",
+    "neon_min_users": "NEON evaluation only (`newskg eval spikes`, `eval replay`), which no pod runs",
     "api_max_query_chars": "300 characters bound a query, as the API documents",
     "api_threads": "4 threads per API pod for graph/LLM calls; the HPA adds pods for more",
 }
