@@ -5,9 +5,19 @@ query text we write. The client has no type information: `typings/falkordb` decl
 
 from __future__ import annotations
 
+import time
+from typing import Protocol, cast
+
+import redis
 from falkordb import Edge, FalkorDB, Node, Path, QueryResult
 
 from graph.connection.base import ConsoleRefused, ConsoleResult, GraphConnection, Params, Row
+
+
+class RedisCommands(Protocol):
+    """A redis-py client or the falkordb client's connection (which is one)."""
+
+    def execute_command(self, *args: str) -> object: ...
 
 
 class FalkorConnection(GraphConnection):
@@ -55,7 +65,7 @@ class FalkorConnection(GraphConnection):
         return bool(self._db.connection.ping())
 
     def execute_command(self, *args: str) -> object:
-        """Raw server command, for the dialect's DDL (GRAPH.CONSTRAINT) only."""
+        """Raw server command, for the dialect's DDL (GRAPH.CONSTRAINT) and the AOF's upkeep only."""
         return self._db.connection.execute_command(*args)
 
     def drop(self) -> None:
@@ -68,6 +78,48 @@ class FalkorConnection(GraphConnection):
 
     def close(self) -> None:
         self._db.connection.close()
+
+    def compact_aof(self, timeout_s: float = 120.0) -> bool:
+        """`compact_aof` on this connection's server."""
+        return compact_aof(self._db.connection, timeout_s)
+
+
+def compact_aof(client: RedisCommands, timeout_s: float = 120.0) -> bool:
+    """Rewrite the server's AOF into an RDB base (BGREWRITEAOF) and wait for it: a restart then loads the graph and
+    its indexes from the base instead of replaying every write. True once done; False when the AOF is off, the
+    server refuses or does not answer (ACLs, a busy server) or the rewrite outlasts `timeout_s` (it goes on in the
+    background). Applies to the whole server, every graph on it."""
+    deadline = time.monotonic() + timeout_s
+    try:
+        if _persistence(client).get("aof_enabled") != 1:
+            return False
+        while True:
+            try:
+                client.execute_command("BGREWRITEAOF")
+                break
+            except redis.ResponseError as exc:
+                # One already running may have forked before our last write: let it end, then ask for ours.
+                if "already in progress" not in str(exc).lower() or not _aof_rewrite_done(client, deadline):
+                    raise
+        return _aof_rewrite_done(client, deadline)
+    except (redis.RedisError, OSError):
+        return False
+
+
+def _aof_rewrite_done(client: RedisCommands, deadline: float) -> bool:
+    """True once no AOF rewrite runs or waits to run; False at the deadline."""
+    while time.monotonic() < deadline:
+        info = _persistence(client)
+        if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _persistence(client: RedisCommands) -> dict[str, object]:
+    info = client.execute_command("INFO", "persistence")
+    # redis-py parses INFO into a dict of its own making (untyped)
+    return {str(k): v for k, v in cast("dict[object, object]", info).items()} if isinstance(info, dict) else {}
 
 
 def _column_name(column: list[object]) -> str:

@@ -5,6 +5,7 @@ A server whose `NEWSKG_*` setting points elsewhere is external: it is health-che
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from newskg.services.servers import (
     kafka_healthy,
 )
 from newskg.services.state import ServiceRecord, ServiceState
+
+log = logging.getLogger(__name__)
 
 
 class ServiceError(NewskgError, RuntimeError):
@@ -90,6 +93,8 @@ class ServiceManager:
                 if only and name not in only:
                     continue
                 rec = records.pop(name)
+                if self._running(rec) and (spec := _spec_of(rec)) is not None:
+                    _before_stop(spec, rec)
                 process.terminate(rec.pid, rec.marker)
             self.state.save(records)
         return self.status()
@@ -200,6 +205,18 @@ class ServiceManager:
             healthy = http_ok(self.settings.llm_base_url.rstrip("/") + "/models", headers)
             return ServiceStatus("llm", "external", self.settings.llm_base_url, False, healthy, healthy)
         return self._managed_status("llm", records, lambda r: LlamaCppServer().healthy(r.host, r.port))
+
+
+def _before_stop(spec: ServerSpec, rec: ServiceRecord) -> None:
+    try:
+        spec.before_stop(rec.host, rec.port)
+    except Exception as exc:  # the stop itself must happen whatever the courtesy before it did
+        log.warning("%s (%s): before stopping: %s", rec.name, rec.engine, exc)
+
+
+def _spec_of(rec: ServiceRecord) -> ServerSpec | None:
+    specs: list[ServerSpec] = [NoidaBroker(), TansuBroker(), FalkorDBServer(), LlamaCppServer()]
+    return next((spec for spec in specs if spec.name == rec.name and spec.engine == rec.engine), None)
 
 
 def _plaintext(settings: Settings) -> bool:
