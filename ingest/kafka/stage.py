@@ -193,10 +193,8 @@ class StageRunner(Generic[AckT]):
                 output = self.stage.handle(records)
             self._deliver(records, output)
         except Exception as exc:
-            if not self.outage(exc):
+            if not self.absorbed(exc, generation):
                 raise
-            if producer_state_lost(exc):
-                self._rebuild_producer(generation)
             self._hold(records, output, exc)
             return 0
         if held is not None:
@@ -211,17 +209,29 @@ class StageRunner(Generic[AckT]):
 
     def _deliver(self, records: list[ConsumerRecord], output: StageOutput[AckT]) -> None:
         """Send the writes and dead letters, wait for every acknowledgement, then commit."""
-        items = [*output.messages, *(Outgoing(self.dlq_topic, dl.key, dl) for dl in output.dead)]
-        futures = [self.producer.send(topic, key, rec) for topic, key, rec in items]
-        self.producer.flush()
-        for future in futures:
-            future.get(timeout=30)  # raises: nothing is committed unless every write was acknowledged
-        self.stage.acknowledged(output)
+        self.write([*output.messages, *(Outgoing(self.dlq_topic, dl.key, dl) for dl in output.dead)])
+        self.stage.acknowledged(output)  # nothing is committed unless every write was acknowledged
         self.consumer.commit(records)
         self.stats.consumed += len(records)
         self.stats.produced += len(output.messages)
         self.stats.dead += len(output.dead)
         self.stats.batches += 1
+
+    def write(self, items: Sequence[Outgoing]) -> None:
+        """Send, then wait for every acknowledgement; raises the first failure."""
+        futures = [self.producer.send(topic, key, rec) for topic, key, rec in items]
+        self.producer.flush()
+        for future in futures:
+            future.get(timeout=30)
+
+    def absorbed(self, exc: BaseException, generation: int) -> bool:
+        """Is `exc` an outage to wait out (rather than raise)? If the broker lost the state of the producer the
+        writes went out on (its `generation`), the producer is rebuilt for the retry."""
+        if not self.outage(exc):
+            return False
+        if producer_state_lost(exc):
+            self._rebuild_producer(generation)
+        return True
 
     def _rebuild_producer(self, generation: int) -> None:
         """A fresh producer id for the retry. Should the broker be gone again meanwhile, the old producer stays and

@@ -2,11 +2,14 @@
 acknowledged and before the offsets are committed; nothing is handed over through the stage in between. Stand-in
 consumer and producer (the real broker paths are in tests/integration/test_ingest_pipeline.py)."""
 
+from types import SimpleNamespace
+
 import pytest
 
-from core.records import DedupSighting, RawArticle
+from core.records import DeadLetter, DedupSighting, RawArticle
 from core.settings import Settings
 from extract.failures import outage as extract_outage
+from extract.stage import ExtractRunner
 from ingest.kafka.client import ConsumerRecord, OutOfOrderSequenceNumberError
 from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, kafka_outage
 from ingest.process.dedup import DedupIndex
@@ -225,3 +228,38 @@ def test_a_broker_that_lost_the_producer_state_gets_the_batch_again_from_a_rebui
     assert runner.step() == 1  # the same output, sent again on the new producer, then committed
     assert stage.handled == 1 and runner.held is None and io.rebuilt_from == [0]
     assert io.events == [("send", "out"), "flush", "acked", ("acknowledged", "batch@7"), ("commit", [7])]
+
+
+class M2StandIn:
+    """The M2 scheduler's give-up hand-over: one batch given up, kept until its dead letter is acknowledged."""
+
+    def __init__(self):
+        letter = DeadLetter(
+            reason="m2_batch_failed",
+            detail="3 tries",
+            stage="extract",
+            topic="news.chunks",
+            partition=0,
+            offset=4,
+            at="t",
+        )
+        self.pending = [SimpleNamespace(letter=letter)]
+        self.noted: list = []
+
+    def given_up(self) -> tuple:
+        return tuple(self.pending)
+
+    def dead_lettered(self, sent) -> None:
+        self.noted += list(sent)
+        self.pending = [g for g in self.pending if g not in sent]
+
+
+def test_m2_give_ups_whose_dead_letters_met_a_broker_without_the_producer_state_are_sent_again_not_raised():
+    io = StateLosingProducer([])
+    m2 = M2StandIn()
+    stage = SimpleNamespace(name="extract", m2=m2, tick=lambda: False)
+    runner = ExtractRunner(stage, io, io, "dlq", extract_outage)
+    assert runner.step() == 0  # the letter's write failed: not raised, the give-up kept, the producer rebuilt
+    assert m2.noted == [] and len(m2.pending) == 1 and io.rebuilt_from == [0]
+    assert runner.step() == 0
+    assert len(m2.noted) == 1 and m2.pending == [] and runner.stats.dead == 1
