@@ -16,6 +16,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException
 
 from core.llm.client import BudgetExceeded
 from ingest.kafka.client import KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError
+from ingest.kafka.producer import PRODUCER_STATE_LOST
 
 INFRASTRUCTURE: tuple[type[BaseException], ...] = (
     ConnectionError,
@@ -28,6 +29,7 @@ INFRASTRUCTURE: tuple[type[BaseException], ...] = (
     KafkaConnectionError,
     KafkaTimeoutError,
     NodeNotReadyError,
+    *PRODUCER_STATE_LOST,  # the broker restarted without the producer's state: the runner rebuilds the producer
     ResponseHandlingException,
     httpx.TransportError,  # a Qdrant server out of reach
     openai.APIConnectionError,

@@ -26,7 +26,7 @@ from graph.mirror.sync import mirror_from_graph
 from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
 from ingest.kafka.client import ConsumerRecord
-from ingest.kafka.stage import Stage, StageOutput, StageRunner, dead_letter
+from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, dead_letter
 
 log = logging.getLogger(__name__)
 
@@ -261,10 +261,15 @@ class ExtractRunner(StageRunner[tuple[GiveUp, ...]]):
         moved = super().step(timeout_ms)
         self.stage.tick()
         if self.stage.m2 and (given_up := self.stage.m2.given_up()):
-            futures = [self.producer.send(self.dlq_topic, g.letter.key, g.letter) for g in given_up]
-            self.producer.flush()
-            for future in futures:
-                future.get(timeout=30)
+            generation = self.producer.generation
+            try:
+                self.write([Outgoing(self.dlq_topic, g.letter.key, g.letter) for g in given_up])
+            except Exception as exc:
+                if not self.absorbed(exc, generation):
+                    raise
+                # The give-ups stay in the scheduler until acknowledged: sent again on a later step.
+                log.warning("%s: %d give-ups not dead-lettered yet (%s)", self.stage.name, len(given_up), exc)
+                return moved
             self.stage.m2.dead_lettered(given_up)
             self.stats.dead += len(given_up)
         return moved

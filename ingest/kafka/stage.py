@@ -19,10 +19,15 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from core.errors import NewskgError
 from core.records import DeadLetter, Record
 from core.timeaxes import iso, utc_now
-from ingest.kafka.client import ConsumerRecord, KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError
+from ingest.kafka.client import (
+    ConsumerRecord,
+    KafkaConnectionError,
+    KafkaTimeoutError,
+    NodeNotReadyError,
+)
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.membership import GroupMembershipError
-from ingest.kafka.producer import RecordProducer
+from ingest.kafka.producer import RecordProducer, producer_state_lost
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +122,11 @@ def offset_spans(records: Sequence[ConsumerRecord]) -> str:
 
 
 def kafka_outage(exc: BaseException) -> bool:
-    """The broker out of reach (after the client's own retries): a reason to hold the batch and try again."""
-    return isinstance(exc, (ConnectionError, TimeoutError, KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError))
+    """The broker out of reach (after the client's own retries), or back but without the producer's state (lost in
+    its crash): a reason to hold the batch and try again."""
+    return producer_state_lost(exc) or isinstance(
+        exc, (ConnectionError, TimeoutError, KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError)
+    )
 
 
 @dataclass
@@ -137,7 +145,9 @@ class StageRunner(Generic[AckT]):
     """One stage's poll-handle-write-commit loop. An outage (`outage(exc)`: the graph, the broker, the mirror or
     the LLM endpoint out of reach) does not stop it: the batch in hand is held, uncommitted, and tried again with
     exponential backoff (RETRY_FIRST_S doubling to RETRY_MAX_S) until the service is back; nothing new is polled
-    meanwhile. Any other exception propagates."""
+    meanwhile. A broker that came back without the producer's state (`producer_state_lost`) is such an outage too:
+    the producer is rebuilt before the batch is sent again (the writes are idempotent upserts by content id, so
+    a write that did land is not doubled). Any other exception propagates."""
 
     def __init__(
         self,
@@ -175,6 +185,7 @@ class StageRunner(Generic[AckT]):
                 return 0
             if not records:
                 return 0
+        generation = self.producer.generation  # which producer these writes go out on, should it lose its state
         try:
             if output is None:
                 # Which offsets each batch holds, in order: tests read a replica's batch boundaries from this line.
@@ -182,7 +193,7 @@ class StageRunner(Generic[AckT]):
                 output = self.stage.handle(records)
             self._deliver(records, output)
         except Exception as exc:
-            if not self.outage(exc):
+            if not self.absorbed(exc, generation):
                 raise
             self._hold(records, output, exc)
             return 0
@@ -198,17 +209,39 @@ class StageRunner(Generic[AckT]):
 
     def _deliver(self, records: list[ConsumerRecord], output: StageOutput[AckT]) -> None:
         """Send the writes and dead letters, wait for every acknowledgement, then commit."""
-        items = [*output.messages, *(Outgoing(self.dlq_topic, dl.key, dl) for dl in output.dead)]
-        futures = [self.producer.send(topic, key, rec) for topic, key, rec in items]
-        self.producer.flush()
-        for future in futures:
-            future.get(timeout=30)  # raises: nothing is committed unless every write was acknowledged
-        self.stage.acknowledged(output)
+        self.write([*output.messages, *(Outgoing(self.dlq_topic, dl.key, dl) for dl in output.dead)])
+        self.stage.acknowledged(output)  # nothing is committed unless every write was acknowledged
         self.consumer.commit(records)
         self.stats.consumed += len(records)
         self.stats.produced += len(output.messages)
         self.stats.dead += len(output.dead)
         self.stats.batches += 1
+
+    def write(self, items: Sequence[Outgoing]) -> None:
+        """Send, then wait for every acknowledgement; raises the first failure."""
+        futures = [self.producer.send(topic, key, rec) for topic, key, rec in items]
+        self.producer.flush()
+        for future in futures:
+            future.get(timeout=30)
+
+    def absorbed(self, exc: BaseException, generation: int) -> bool:
+        """Is `exc` an outage to wait out (rather than raise)? If the broker lost the state of the producer the
+        writes went out on (its `generation`), the producer is rebuilt for the retry."""
+        if not self.outage(exc):
+            return False
+        if producer_state_lost(exc):
+            self._rebuild_producer(generation)
+        return True
+
+    def _rebuild_producer(self, generation: int) -> None:
+        """A fresh producer id for the retry. Should the broker be gone again meanwhile, the old producer stays and
+        the next retry, failing the same way, rebuilds it then."""
+        try:
+            self.producer.rebuild(generation)
+        except Exception as exc:
+            if not self.outage(exc):  # kafka-python 3 reports a failed bootstrap as a connection error or timeout
+                raise
+            log.warning("%s: could not rebuild the producer yet (%s: %s)", self.stage.name, type(exc).__name__, exc)
 
     def _hold(self, records: list[ConsumerRecord], output: StageOutput[AckT] | None, exc: BaseException) -> None:
         now = time.monotonic()

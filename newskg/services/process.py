@@ -54,16 +54,38 @@ def spawn(cmd: list[str], log_path: Path, env: dict[str, str] | None = None, cwd
     return proc.pid
 
 
+# How long an empty command line may last: a process in the middle of exec (just spawned) or of exiting (just
+# killed) shows none for a moment, longer on a loaded machine.
+EMPTY_CMDLINE_WAIT_S = 2.0
+
+
 def is_alive(pid: int | None, marker: str) -> bool:
-    """True when pid runs and its command line still contains marker (a reused pid does not count)."""
+    """True when pid runs and its command line still contains marker (a reused pid does not count).
+
+    An empty command line is read again until it shows (or the process is gone): read as "not ours", a server
+    spawned a moment ago was taken for one that died at start (`services up` failed in 0.02 s, and left it
+    running, unrecorded, holding its data dir; seen with noida-db under a reconnecting client's load, #18)."""
     if not pid:
         return False
+    deadline = time.monotonic() + EMPTY_CMDLINE_WAIT_S
+    while (seen := read_process(pid)) is not None:
+        cmdline, state = seen
+        if state == "Z":
+            return False
+        if cmdline or time.monotonic() >= deadline:
+            return marker in cmdline
+        time.sleep(0.02)
+    return False
+
+
+def read_process(pid: int) -> tuple[str, str] | None:
+    """(command line, state letter) of pid from /proc, or None when there is no such process."""
     try:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
-        return False
-    return state != "Z" and marker in cmdline
+        return None
+    return cmdline.strip(), state
 
 
 def terminate(pid: int, marker: str, grace_s: float = 15.0) -> None:

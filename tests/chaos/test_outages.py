@@ -25,6 +25,9 @@ from tests.support.isolation import Isolated, Isolation
 from tests.support.processes import StageProcess
 
 OUTAGE_S = 30
+NOIDA_PERSIST_S = (
+    3.0  # noida-db 0.2.3 kept 100 of 100 acknowledged messages over a kill -9 1 s after the write, 0 at once
+)
 pytestmark = pytest.mark.timeout(2400)  # an outage of 30 s, the stages' restarts, a run of a small stream
 
 
@@ -166,6 +169,12 @@ def test_the_broker_down_is_reported_by_the_cli_and_the_api_and_recovered_withou
         manager = ServiceManager(own_stack.settings)
         try:
             wait_for(lambda: httpx.get(base + "/readyz", timeout=5).status_code == 200, 600, server)
+            # The first stream written and committed, and on noida's disk, before the broker is killed: noida-db
+            # 0.2.3 loses what it acknowledged less than about a second before a kill -9 (seen in
+            # tests/integration/test_producer_restart.py), and a batch of chunks lost after its articles' offsets
+            # were committed never comes back. This test is about reporting the outage and recovering from it.
+            wait_for(lambda: _articles(world) == sent, 600, server)
+            time.sleep(NOIDA_PERSIST_S)
             manager.kill("broker")  # kill -9: the broker is out, its address still the configured one
             wait_for(lambda: httpx.get(base + "/readyz", timeout=10).status_code == 503, 60, server)
             ready = httpx.get(base + "/readyz", timeout=10).json()

@@ -2,12 +2,16 @@
 acknowledged and before the offsets are committed; nothing is handed over through the stage in between. Stand-in
 consumer and producer (the real broker paths are in tests/integration/test_ingest_pipeline.py)."""
 
+from types import SimpleNamespace
+
 import pytest
 
-from core.records import DedupSighting, RawArticle
+from core.records import DeadLetter, DedupSighting, RawArticle
 from core.settings import Settings
-from ingest.kafka.client import ConsumerRecord
-from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner
+from extract.failures import outage as extract_outage
+from extract.stage import ExtractRunner
+from ingest.kafka.client import ConsumerRecord, OutOfOrderSequenceNumberError
+from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, kafka_outage
 from ingest.process.dedup import DedupIndex
 from ingest.process.signature_log import Kept
 from ingest.process.stage import DedupLogEntries, ProcessStage
@@ -36,6 +40,8 @@ class Future:
 
 class StandIns:
     """A consumer with one batch to hand out and a producer whose acknowledgements may fail, logging in order."""
+
+    generation = 0  # the RecordProducer's: never rebuilt here
 
     def __init__(self, records: list[ConsumerRecord], writes_fail: bool = False):
         self.events: list = []
@@ -180,3 +186,80 @@ def test_the_dedup_log_gets_the_acknowledged_batch_s_entries_even_when_another_b
     assert dedup_log.appended == [(first_chunks, [])]
     stage.acknowledged(second)
     assert dedup_log.appended[1][0] == [m.record.id for m in second.messages] != first_chunks
+
+
+class StateLosingProducer(StandIns):
+    """A broker restarted without this producer's state (noida-db after kill -9): every write fails with kafka-python's
+    OutOfOrderSequenceNumberError until the producer is rebuilt with a fresh producer id."""
+
+    def __init__(self, records: list[ConsumerRecord]):
+        super().__init__(records)
+        self.rebuilt_from: list[int] = []
+
+    def send(self, topic: str, key: str | None, value: object) -> Future:
+        self.events.append(("send", topic))
+        return LostStateFuture(self.events) if not self.rebuilt_from else Future(self.events, fails=False)
+
+    def rebuild(self, seen: int) -> bool:
+        self.rebuilt_from.append(seen)
+        self.generation += 1
+        return True
+
+
+class LostStateFuture(Future):
+    def __init__(self, events: list):
+        super().__init__(events, fails=True)
+
+    def get(self, timeout: float | None = None) -> None:
+        raise OutOfOrderSequenceNumberError("the broker received an out of order sequence number")
+
+
+@pytest.mark.parametrize("outage", [kafka_outage, extract_outage], ids=["kafka_outage", "extract_outage"])
+def test_a_broker_that_lost_the_producer_state_gets_the_batch_again_from_a_rebuilt_producer(monkeypatch, outage):
+    monkeypatch.setattr("ingest.kafka.stage.RETRY_FIRST_S", 0.0)
+    io = StateLosingProducer([message(article(1, "x" * 50), 7)])
+    stage = CountingStage(io.events)
+    runner = StageRunner(stage, io, io, "dlq", outage)
+    assert runner.step() == 0  # held like an outage, not raised: the pipeline goes on
+    assert io.events == [("send", "out"), "flush"] and runner.held is not None  # nothing acknowledged or committed
+    assert io.rebuilt_from == [0]  # the producer the writes went out on was replaced
+
+    io.events.clear()
+    assert runner.step() == 1  # the same output, sent again on the new producer, then committed
+    assert stage.handled == 1 and runner.held is None and io.rebuilt_from == [0]
+    assert io.events == [("send", "out"), "flush", "acked", ("acknowledged", "batch@7"), ("commit", [7])]
+
+
+class M2StandIn:
+    """The M2 scheduler's give-up hand-over: one batch given up, kept until its dead letter is acknowledged."""
+
+    def __init__(self):
+        letter = DeadLetter(
+            reason="m2_batch_failed",
+            detail="3 tries",
+            stage="extract",
+            topic="news.chunks",
+            partition=0,
+            offset=4,
+            at="t",
+        )
+        self.pending = [SimpleNamespace(letter=letter)]
+        self.noted: list = []
+
+    def given_up(self) -> tuple:
+        return tuple(self.pending)
+
+    def dead_lettered(self, sent) -> None:
+        self.noted += list(sent)
+        self.pending = [g for g in self.pending if g not in sent]
+
+
+def test_m2_give_ups_whose_dead_letters_met_a_broker_without_the_producer_state_are_sent_again_not_raised():
+    io = StateLosingProducer([])
+    m2 = M2StandIn()
+    stage = SimpleNamespace(name="extract", m2=m2, tick=lambda: False)
+    runner = ExtractRunner(stage, io, io, "dlq", extract_outage)
+    assert runner.step() == 0  # the letter's write failed: not raised, the give-up kept, the producer rebuilt
+    assert m2.noted == [] and len(m2.pending) == 1 and io.rebuilt_from == [0]
+    assert runner.step() == 0
+    assert len(m2.noted) == 1 and m2.pending == [] and runner.stats.dead == 1
