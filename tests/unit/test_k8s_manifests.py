@@ -109,7 +109,7 @@ DEFAULT_ON_A_CLUSTER = {
     "mirror_enabled": "on: the API's hybrid retrieval needs the mirror the extract replicas write",
     "embedding_model": "read only with NEWSKG_EMBEDDING_BACKEND=openai; the manifests use minilm",
     "qa_backoff_days": "7 days of temporal back-off, the design's default",
-    "explore_spikes_file": "the explorer falls back to the rolling-sum rule; a NEON spike file is an analyst's local run",
+    "explore_spikes_file": "the explorer falls back to the rolling-sum rule; a NEON spike file is a local run",
     "neon_spike_window": "NEON evaluation only (`newskg eval spikes`, `eval replay`), which no pod runs",
     "neon_spike_sigma": "NEON evaluation only (`newskg eval spikes`, `eval replay`), which no pod runs",
     "neon_min_users": "NEON evaluation only (`newskg eval spikes`, `eval replay`), which no pod runs",
