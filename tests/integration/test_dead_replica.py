@@ -36,7 +36,7 @@ from newskg.services.servers import TansuBroker, kafka_healthy
 from newskg.wiring import kafka_options
 from tests.support.cli import newskg, newskg_json
 from tests.support.groups import held_partitions
-from tests.support.processes import StageProcess
+from tests.support.processes import StageProcess, wait_while_stages_run
 
 pytestmark = [pytest.mark.integration, pytest.mark.chaos]
 
@@ -114,17 +114,6 @@ def _committed(broker: Broker) -> dict[int, int]:
         admin.close()
 
 
-def _wait(predicate, timeout_s: float, what: str, watched: list[StageProcess]) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        for stage in watched:
-            assert stage.proc.poll() is None, f"a stage exited before {what}:\n{stage.output()[-3000:]}"
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}:\n" + "\n---\n".join(s.output()[-2000:] for s in watched))
-
-
 @pytest.mark.timeout(240)
 def test_a_dead_replica_s_partitions_wait_until_it_is_forgotten_then_the_survivor_takes_them(broker: Broker):
     ids = [f"k{uuid.uuid4().hex[:8]}-r{i}" for i in range(2)]
@@ -133,18 +122,22 @@ def test_a_dead_replica_s_partitions_wait_until_it_is_forgotten_then_the_survivo
     survivor, victim = replicas
     everything = set(range(PARTITIONS))
     try:
-        _wait(
+        wait_while_stages_run(
             lambda: all(len(held_partitions(r.output(), broker.topic)) == PARTITIONS // 2 for r in replicas),
             120, "two replicas holding two partitions each", replicas,
         )  # fmt: skip
         own, orphaned = held_partitions(survivor.output(), broker.topic), held_partitions(victim.output(), broker.topic)
         _send_one_by_one(broker, everything, 1, "before")  # mid-stream: both replicas have work
-        _wait(lambda: all(_committed(broker).get(p, 0) >= 1 for p in everything), 60, "the first articles", replicas)
+        wait_while_stages_run(
+            lambda: all(_committed(broker).get(p, 0) >= 1 for p in everything), 60, "the first articles", replicas
+        )
         victim.kill()
         _send_one_by_one(broker, everything, 2, "after")  # on the survivor's partitions and on the orphaned ones
 
         # The hole: the survivor drains its own partitions, the dead member's wait, past the session timeout.
-        _wait(lambda: all(_committed(broker).get(p, 0) >= 3 for p in own), 60, "the survivor's own", [survivor])
+        wait_while_stages_run(
+            lambda: all(_committed(broker).get(p, 0) >= 3 for p in own), 60, "the survivor's own", [survivor]
+        )
         time.sleep(HOLE_WATCHED_S)
         assert held_partitions(survivor.output(), broker.topic) == own, survivor.output()[-2000:]
         assert all(_committed(broker).get(p, 0) == 1 for p in orphaned), _committed(broker)
@@ -161,12 +154,14 @@ def test_a_dead_replica_s_partitions_wait_until_it_is_forgotten_then_the_survivo
             replicas.append(holder)
             started = time.monotonic()
         expected = everything if holder is survivor else orphaned
-        _wait(
+        wait_while_stages_run(
             lambda: held_partitions(holder.output(), broker.topic) == expected,
             TAKEOVER_BOUND_S + (0 if holder is survivor else 60), "the orphaned partitions taken", [survivor, holder],
         )  # fmt: skip
         healed_s = time.monotonic() - started
-        _wait(lambda: all(_committed(broker).get(p, 0) >= 3 for p in orphaned), 60, "the orphaned", [survivor, holder])
+        wait_while_stages_run(
+            lambda: all(_committed(broker).get(p, 0) >= 3 for p in orphaned), 60, "the orphaned", [survivor, holder]
+        )
         assert all(r.stop() == 0 for r in {survivor, holder}), [r.output()[-2000:] for r in replicas]
         print({"broker": broker.name, "healed s": round(healed_s, 1), "committed": _committed(broker)})
     finally:

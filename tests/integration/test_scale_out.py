@@ -31,7 +31,7 @@ from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import newskg, newskg_json
 from tests.support.groups import held_partitions, lag_by_partition
 from tests.support.isolation import Isolated
-from tests.support.processes import StageProcess
+from tests.support.processes import StageProcess, wait_while_stages_run
 
 pytestmark = [pytest.mark.integration, pytest.mark.chaos]
 
@@ -87,20 +87,6 @@ def _chunk_records(settings) -> tuple[set[str], int]:
     return {r.id for r in records if isinstance(r, Chunk)}, sum(isinstance(r, ChunkSighting) for r in records)
 
 
-def _wait(predicate, timeout_s: float, what: str, watched: list[StageProcess]) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        for stage in watched:
-            if stage.proc.poll() is not None:
-                raise AssertionError(
-                    f"a stage exited ({stage.proc.returncode}) before {what}:\n{stage.output()[-3000:]}"
-                )
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def _logged_at(line: str) -> datetime:
     return datetime.strptime(" ".join(line.split()[:2]), "%Y-%m-%d %H:%M:%S,%f")
 
@@ -134,12 +120,12 @@ def test_three_extract_replicas_on_six_partitions_write_everything_once_across_a
     producer: StageProcess | None = None
     try:
         # Every replica holds its share before the stream starts (a member joining later is a rebalance, too).
-        _wait(
+        wait_while_stages_run(
             lambda: all(len(held_partitions(r.output(), settings.topic_chunks)) == 2 for r in replicas),
             120, "three replicas holding two partitions each", replicas,
         )  # fmt: skip
         producer = StageProcess(["run", "process", "--until-idle", "--json"], world.env)
-        _wait(lambda: _chunks_in_graph(settings) > 0, 120, "the first chunks in the graph", replicas)
+        wait_while_stages_run(lambda: _chunks_in_graph(settings) > 0, 120, "the first chunks in the graph", replicas)
         victim = replicas[1]
         victim_partitions = held_partitions(victim.output(), settings.topic_chunks)
         victim.kill()  # mid-stream: the process stage is still producing into every partition
@@ -148,7 +134,7 @@ def test_three_extract_replicas_on_six_partitions_write_everything_once_across_a
 
         # On noida the dead static member keeps its partitions: the survivors drain theirs, its share waits.
         survivors = [p for p in range(PARTITIONS) if p not in victim_partitions]
-        _wait(
+        wait_while_stages_run(
             lambda: all(lag_by_partition(settings, group, settings.topic_chunks)[p] == 0 for p in survivors),
             120, "the survivors' partitions drained", [replicas[0], replicas[2]],
         )  # fmt: skip
@@ -160,11 +146,11 @@ def test_three_extract_replicas_on_six_partitions_write_everything_once_across_a
         # The StatefulSet pattern: the replica comes back under the same instance id and takes its share at once.
         restarted = StageProcess(["run", "extract", "--json"], {**env, "NEWSKG_INSTANCE_ID": ids[1]})
         replicas[1] = restarted
-        _wait(lambda: restarted.saw(" holds "), 120, "the restarted replica's assignment", replicas)
+        wait_while_stages_run(lambda: restarted.saw(" holds "), 120, "the restarted replica's assignment", replicas)
         assert held_partitions(restarted.output(), settings.topic_chunks) == victim_partitions
         rejoin_s = _seconds_between(restarted.output(), "joining ", " holds ")
         assert rejoin_s < 10, f"the same id took {rejoin_s:.1f} s to get its partitions back"
-        _wait(
+        wait_while_stages_run(
             lambda: sum(lag_by_partition(settings, group, settings.topic_chunks).values()) == 0,
             180, "every partition drained", replicas,
         )  # fmt: skip
@@ -348,20 +334,20 @@ def test_two_process_replicas_sharing_the_dedup_log_keep_both_copies_only_of_con
     pairs = _pairs(PAIRS_SEEDED, "2026-11-02")
     producer = RecordProducer(kafka_options(settings))
     try:
-        _wait(
+        wait_while_stages_run(
             lambda: all(len(held_partitions(r.output(), settings.topic_articles)) == 1 for r in replicas.values()),
             120, "two replicas holding one partition each", list(replicas.values()),
         )  # fmt: skip
         # The same moment: every story and its copy at once, the story on partition 0, the copy on partition 1.
         producer.send_all(settings.topic_articles, [(a.url, a) for pair in pairs for a in pair])
-        _wait(
+        wait_while_stages_run(
             lambda: sum(lag_by_partition(settings, world.group("process"), settings.topic_articles).values()) == 0,
             60, "both partitions committed", list(replicas.values()),
         )  # fmt: skip
         # Later copies of the same stories, on both partitions: their stories' signatures are on the log by now.
         late = [_late_copy(story, partition, n) for n, (story, _) in enumerate(pairs[:LATE]) for partition in (0, 1)]
         producer.send_all(settings.topic_articles, [(a.url, a) for a in late])
-        _wait(
+        wait_while_stages_run(
             lambda: sum(lag_by_partition(settings, world.group("process"), settings.topic_articles).values()) == 0,
             60, "the late copies handled", list(replicas.values()),
         )  # fmt: skip

@@ -92,6 +92,21 @@ def wait_for(predicate: Callable[[], object], timeout_s: float, server: subproce
     raise AssertionError("timed out waiting")
 
 
+def wait_while_stages_run(predicate: Callable[[], object], timeout_s: float, what: str, watched: list[StageProcess]):
+    """Poll `predicate` until true; fail at once, with its output, if a watched stage exits first."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        for stage in watched:
+            if stage.proc.poll() is not None:
+                raise AssertionError(
+                    f"a stage exited ({stage.proc.returncode}) before {what}:\n{stage.output()[-3000:]}"
+                )
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}:\n" + "\n---\n".join(s.output()[-2000:] for s in watched))
+
+
 def evidence(base: str, date: str) -> list[dict[str, Any]]:
     """The evidence `/v1/ask` returns for Doja Cat as of `date` (hybrid), or none while the server is not ready."""
     response = httpx.get(base + "/v1/ask", params={"q": "Doja Cat", "date": date, "strategy": "hybrid"}, timeout=30)
