@@ -31,6 +31,13 @@ AMBIGUITY_MARGIN = 0.08  # runner-up within 8% of the winner's score: report, do
 FUZZY_CUTOFF, FUZZY_LIMIT = 75.0, 5  # a fuzzy name match scores at least this; at most this many are weighed
 FUZZY_BATCH = 25  # fuzzy hits checked against the day per query
 PARTIAL_WEIGHT = 0.85  # a partial match ("doja" in "Doja Cat") counts at this discount
+# A name or query this short (characters, after rapidfuzz's default processing) is matched exactly or not at all:
+# one or two letters are found inside almost any text ("e" in "tng50 universe simulation" scored 85).
+MIN_FUZZY_CHARS = 3
+# A multi-word name found in the query ("Google Stadia") yields to the entity named by its last word(s) ("Stadia")
+# when that one, of the same type, is at least this many times as present as of the day (chunks + facts): the
+# extractor kept a maker-qualified variant of a name apart, and the well-known entity is what the query means.
+SUFFIX_DOMINANCE = 5
 
 
 @dataclass
@@ -166,8 +173,9 @@ class EntityResolver:
 
     def find(self, query: str, as_of: AsOf | int | str | None = None) -> tuple[str, str, Resolution]:
         """(mention, the query's other words, resolution): the leftmost, then longest, run of the query's words
-        that is an entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"); when none is, the
-        whole cleaned query resolved as one mention (fuzzy matching included) with no other words."""
+        that is an entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"), or the entity its
+        last word(s) name when that one dominates the day (_dominant_suffix); when none is, the whole cleaned query
+        resolved as one mention (fuzzy matching included) with no other words."""
         as_of = AsOf.of(as_of)
         tokens = clean(query).split()
         keys = self._index()[0]
@@ -175,11 +183,29 @@ class EntityResolver:
             mention = " ".join(tokens[start:end])
             if name_key(mention) not in keys:
                 continue
-            resolution = self.resolve(mention, as_of)
-            if resolution[0] is not None:
+            best, close = self.resolve(mention, as_of)
+            if best is not None:
+                resolution = self._dominant_suffix(tokens[start:end], best, close, as_of)
                 return mention, " ".join(tokens[:start] + tokens[end:]), resolution
         mention = mention_of(query)
         return mention, "", self.resolve(mention, as_of)
+
+    def _dominant_suffix(
+        self, words: list[str], best: EntityChoice, close: list[EntityChoice], as_of: AsOf
+    ) -> Resolution:
+        """The entity named by the last word(s) of a multi-word name when it dominates as of the day: same type
+        and at least SUFFIX_DOMINANCE times the found entity's chunks + facts ("Google Stadia", one chunk, yields
+        to "Stadia", fifteen). The longest such suffix wins; the found entity stays as a close runner-up, so the
+        answer reports the ambiguity. Suffixes shorter than MIN_FUZZY_CHARS are not names worth the switch."""
+        keys = self._index()[0]
+        for cut in range(1, len(words)):
+            suffix = " ".join(words[cut:])
+            if len(suffix) < MIN_FUZZY_CHARS or name_key(suffix) not in keys:
+                continue
+            other = self.resolve(suffix, as_of)[0]
+            if other is not None and other.id != best.id and _dominates(other, best):
+                return other, [best, *(c for c in close if c.id != other.id)]
+        return best, close
 
     def _candidates(self, mention: str, key: str, as_of: AsOf) -> list[EntityChoice]:
         rows: list[EntityCounts] = self._visible(self._known(key), as_of)
@@ -252,7 +278,7 @@ class EntityResolver:
 
 def _fuzzy_hits(mention: str, names: list[str]) -> dict[str, float]:
     """Every name whose _name_score with the mention reaches FUZZY_CUTOFF. That score is at least the cutoff
-    exactly when token_sort_ratio is, or partial_ratio reaches cutoff / 0.85: two passes of rapidfuzz's compiled
+    only when token_sort_ratio is, or partial_ratio reaches cutoff / 0.85: two passes of rapidfuzz's compiled
     scorers find those names among all of them, and only they are scored in Python."""
     found: set[str] = set()
     passes = ((fuzz.token_sort_ratio, FUZZY_CUTOFF), (fuzz.partial_ratio, FUZZY_CUTOFF / PARTIAL_WEIGHT - 1e-6))
@@ -291,14 +317,43 @@ class _Recent:
                 self._items.popitem(last=False)
 
 
+def _presence(choice: EntityChoice) -> int:
+    return choice.mentions + choice.interactions
+
+
+def _dominates(other: EntityChoice, found: EntityChoice) -> bool:
+    return other.type == found.type and _presence(other) >= SUFFIX_DOMINANCE * max(_presence(found), 1)
+
+
 def _choice(row: EntityCounts, score: float) -> EntityChoice:
     return EntityChoice(row.id, row.name, row.type, score, row.interactions, row.mentions)
 
 
 def _name_score(a: str, b: str, **_: object) -> float:
     """Whole-name agreement first ("john ford" → "John M. Ford" over "Ford"); a partial match ("doja" in
-    "Doja Cat") counts at a discount."""
-    return max(fuzz.token_sort_ratio(a, b), PARTIAL_WEIGHT * fuzz.partial_ratio(a, b))
+    "Doja Cat") counts at a discount, and only as far as the shorter side agrees with the whole words it falls in
+    (_whole_word_partial): a letter or syllable inside a word is no match. Names or queries shorter than
+    MIN_FUZZY_CHARS match only exactly."""
+    if min(len(a), len(b)) < MIN_FUZZY_CHARS:
+        return 100.0 if a == b else 0.0
+    return max(fuzz.token_sort_ratio(a, b), PARTIAL_WEIGHT * _whole_word_partial(a, b))
+
+
+def _whole_word_partial(a: str, b: str) -> float:
+    """rapidfuzz's partial_ratio, capped by how well the shorter string agrees with the whole words of the longer
+    that its best-aligned window touches: "doja" in "doja cat" stays 100, "taylr swift" in "taylor swift tour" ~91,
+    but "e" aligned inside "universe" agrees with "universe" only 22. Never above partial_ratio, so partial_ratio's
+    compiled pass still finds every name this can accept (_fuzzy_hits)."""
+    shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
+    aligned = fuzz.partial_ratio_alignment(shorter, longer)
+    if aligned is None:  # only below a score_cutoff, which is not given: typed Optional for that case
+        return 0.0
+    start, end = aligned.dest_start, aligned.dest_end
+    while start > 0 and not longer[start - 1].isspace():
+        start -= 1
+    while end < len(longer) and not longer[end].isspace():
+        end += 1
+    return min(aligned.score, fuzz.ratio(shorter, longer[start:end].strip()))
 
 
 def parse_query(query: str, date: str, resolver: EntityResolver, knowledge: Knowledge = "ingested") -> ParsedQuery:

@@ -18,7 +18,9 @@ LINK_CACHE = 200_000  # (day, mention) pairs remembered: a busy log asks the sam
 # A log query is counted, not answered: a wrong link invents a spike, a missing one only drops a query. So a log
 # query links only to a name that agrees at least this much (qa/query._name_score, 0-100): an exact name or alias
 # (100), a whole-name typo ("taylor swfit" 92), a name's full part ("doja" in "Doja Cat" 85) — not a merely
-# similar name ("ormian holdings" → "Varnaan Holdings" 77, which the answering resolver accepts from 75).
+# similar name ("ormian holdings" → "Varnaan Holdings" 77, which the answering resolver accepts from 75). A partial
+# match scores 85 at most, and only for whole words: a one- or two-letter name ("E", found inside "universe") or a
+# word's fragment never reaches it (qa/query._name_score; tests/unit/test_entity_resolver.py).
 LOG_MIN_SCORE = 85.0
 
 

@@ -1,0 +1,86 @@
+"""The QA resolver (qa/query.EntityResolver) on a constructed name index, no servers: a one- or two-letter name is
+never a fuzzy match (nor a log link), and a maker-qualified name ("Google Stadia") yields to the entity its last
+word(s) name when that one dominates the day."""
+
+from __future__ import annotations
+
+from core.timeaxes import end_of_day_ms
+from evaluation.neon.linking import LinkedEntity, ResolverLinker
+from graph.store.asof import AsOf
+from graph.store.rows import EntityCounts, EntityName, EntityProfileRow
+from qa.query import EntityResolver, _name_score
+
+DAY = 20191119
+Entity = tuple[str, str, str, int] | tuple[str, str, str, int, int]
+
+
+class IndexStore:
+    """What the resolver reads of the graph (names, per-entity profiles, the exact-name lookup), from a list of
+    (id, name, type, chunks published and ingested the day before DAY, or on the day given)."""
+
+    def __init__(self, entities: list[Entity]):
+        self.entities = entities
+
+    def entity_names(self) -> list[EntityName]:
+        return [EntityName(entity[0], entity[1], None) for entity in self.entities]
+
+    def entity_profiles(self, ids: list[str]) -> list[EntityProfileRow]:
+        rows: list[EntityProfileRow] = []
+        for id, name, type, chunks, *on in self.entities:
+            day = on[0] if on else DAY - 1
+            if id in ids:
+                rows.append(EntityProfileRow(id, name, type, [(day, end_of_day_ms(day), chunks)], []))
+        return rows
+
+    def find_entities(self, query: str, limit: int = 10, as_of: object = None) -> list[EntityCounts]:
+        return []
+
+
+def resolver(*entities: Entity) -> EntityResolver:
+    return EntityResolver(IndexStore(list(entities)))  # pyright: ignore[reportArgumentType]  # the reads it uses
+
+
+def found(index: EntityResolver, query: str) -> str | None:
+    """The name of the entity `find` resolves the query to as of DAY."""
+    best = index.find(query, AsOf(DAY))[2][0]
+    return best.name if best else None
+
+
+def test_a_one_or_two_letter_name_is_never_a_fuzzy_match():
+    """h08: no TNG50 entity; the whole-query fallback found "e" inside "universe" (partial_ratio 100, scored 85)."""
+    index = resolver(("e1", "E", "ORG", 3), ("e2", "AB", "ORG", 3), ("e3", "Doja Cat", "PERSON", 2))
+    mention, topic, (best, close) = index.find("tng50 universe simulation", AsOf(DAY))
+    assert (mention, topic, best, close) == ("tng50 universe simulation", "", None, [])
+    assert index.resolve("abc", AsOf(DAY))[0] is None  # token_sort_ratio("ab", "abc") is 80: still no match
+    assert found(index, "e") == "E"  # an exact name still resolves
+    assert found(index, "doja") == "Doja Cat"  # a name's whole word still matches partially
+
+
+def test_a_partial_match_must_agree_with_the_whole_words_it_falls_in():
+    assert _name_score("tng50 universe simulation", "ers") < 75  # "ers" lies inside "universe", no whole word
+    assert _name_score("doja", "doja cat") == 85.0
+    assert _name_score("taylr swift tour", "taylor swift") >= 75  # a typo of whole words still matches
+    assert _name_score("universal", "univ") < 75  # a word's first letters are not the word
+
+
+def test_the_query_log_linker_does_not_count_a_query_for_a_one_letter_entity():
+    linker = ResolverLinker(resolver(("e1", "E", "ORG", 3), ("e3", "Doja Cat", "PERSON", 2)))
+    assert linker.link("tng50 universe simulation", DAY) is None
+    assert linker.link("doja", DAY) == LinkedEntity("e3", "Doja Cat")
+
+
+def test_a_maker_qualified_name_yields_to_the_dominant_entity_its_last_words_name():
+    index = resolver(("g", "Google Stadia", "PRODUCT", 1), ("s", "Stadia", "PRODUCT", 15), ("o", "Google", "ORG", 40))
+    mention, topic, (best, close) = index.find("google stadia launch", AsOf(DAY))
+    assert (mention, topic) == ("google stadia", "launch")
+    assert best is not None and best.name == "Stadia"
+    assert [c.name for c in close] == ["Google Stadia"]  # reported, not dropped
+
+
+def test_the_suffix_rule_needs_dominance_and_the_same_type():
+    near = resolver(("g", "Google Stadia", "PRODUCT", 4), ("s", "Stadia", "PRODUCT", 15))
+    assert found(near, "google stadia launch") == "Google Stadia"  # 15 < 5 x 4
+    other_kind = resolver(("t", "Taylor Swift", "PERSON", 1), ("s", "Swift", "PRODUCT", 50))
+    assert found(other_kind, "taylor swift tour") == "Taylor Swift"
+    later = resolver(("g", "Google Stadia", "PRODUCT", 1), ("s", "Stadia", "PRODUCT", 15, DAY + 1))
+    assert found(later, "google stadia launch") == "Google Stadia"  # Stadia's chunks: later
