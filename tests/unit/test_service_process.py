@@ -5,7 +5,7 @@ noida-db under load (#18: `services up` declared a live noida dead in 0.02 s and
 from newskg.services import process
 
 MARKER = "noida-db"
-NOIDA = b"/work/main/.venv/bin/python\0/work/.venv/bin/noida-db\0start\0--only\0kafka\0"
+NOIDA = b"/srv/newskg/.venv/bin/python\0/srv/newskg/.venv/bin/noida-db\0start\0--only\0kafka\0"
 
 
 class ScriptedProc:
