@@ -97,6 +97,10 @@ def init_schema(conn: GraphConnection) -> list[str]:
     return created
 
 
+# FalkorDB's catalogue of constraints (Neo4j 5 has SHOW CONSTRAINTS instead): the dialect layer's, never sent to Neo4j
+FALKORDB_CONSTRAINTS = "CALL db.constraints() YIELD type, label, properties, entitytype RETURN *"
+
+
 def _falkordb_unique(conn: FalkorConnection) -> list[str]:
     # Only the missing ones: FalkorDB appends even a refused GRAPH.CONSTRAINT CREATE to its AOF, so asking again
     # for an existing constraint made every restart replay (and log as CRITICAL) one failing command per init.
@@ -117,7 +121,7 @@ def _falkordb_unique(conn: FalkorConnection) -> list[str]:
 
 def _falkordb_unique_keys(conn: FalkorConnection) -> set[tuple[str, str]]:
     """(label, property) of the graph's single-property unique node constraints, pending or operational."""
-    rows = conn.read("CALL db.constraints() YIELD type, label, properties, entitytype RETURN *")
+    rows = conn.read(FALKORDB_CONSTRAINTS)
     keys: set[tuple[str, str]] = set()
     for row in rows:
         properties = cast("list[object]", row["properties"]) if isinstance(row["properties"], list) else []

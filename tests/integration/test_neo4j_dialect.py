@@ -155,6 +155,8 @@ def evaluation_reads(store: GraphStore) -> None:
     checker.prefetch_partners([(DOJA, 20230501), (CHOUPETTE, 20230502)])
     checker.name_on_day("D. Cat", 20230501)
     checker.entity_on_day(DOJA, 20230501)
+    checker.clause_subjects("", " wore a dress", 20230501)
+    checker.interaction_text(sorted(store.ids("Interaction"))[0])
     irb_generate(store, AS_OF, n=4)
     generation = fanout_generate(store, AsOf(AS_OF), window_days=60, min_neighbours=1)
     if generation.questions:

@@ -106,12 +106,13 @@ def _built() -> Iterator[Statement]:
 
 
 def _ddl() -> Iterator[Statement]:
-    from graph.store.schema import falkordb_ddl, neo4j_ddl
+    from graph.store.schema import FALKORDB_CONSTRAINTS, falkordb_ddl, neo4j_ddl
 
     for i, query in enumerate(neo4j_ddl()):
         yield Statement(f"graph.store.schema.neo4j_ddl()[{i}]", query, "neo4j")
     for i, query in enumerate(falkordb_ddl()):
         yield Statement(f"graph.store.schema.falkordb_ddl()[{i}]", query, "falkordb")
+    yield Statement("graph.store.schema.FALKORDB_CONSTRAINTS", FALKORDB_CONSTRAINTS, "falkordb")
 
 
 def _browser() -> Iterator[Statement]:
