@@ -32,6 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -136,15 +137,13 @@ class Masked:
     masked: Entity
     role: Role
 
-    @property
+    @cached_property  # read by the masking checks and again by the writer: found once per candidate
     def text(self) -> str | None:
         """The keypoint the question is a cloze of: the claim's first that names the masked and the known entity
         and does not write the masked name inside a longer one (None: no keypoint can be asked this way)."""
+        names = [self.masked.name.lower()] + ([self.known.name.lower()] if self.known else [])
         for text in self.claim.texts:
-            names = [self.masked.name] + ([self.known.name] if self.known else [])
-            if all(n.lower() in text.lower() for n in names) and not rules.embedded_in_longer_name(
-                self.masked.name, text
-            ):
+            if all(n in text.lower() for n in names) and not rules.embedded_in_longer_name(self.masked.name, text):
                 return text
         return None
 

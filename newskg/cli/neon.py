@@ -181,8 +181,9 @@ def eval_spikes(
     # The explorer's timeline shows these days (NEWSKG_EXPLORE_SPIKES_FILE; by default the default folder's file).
     spikes_file = folder / "spikes.json"
     folder.mkdir(parents=True, exist_ok=True)
-    spikes_file.write_text(json.dumps(result | {"file": str(spikes_file)}, indent=1), encoding="utf-8")
-    emit(result | {"file": str(spikes_file)}, as_json, _render_spikes)
+    result["file"] = str(spikes_file)
+    spikes_file.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    emit(result, as_json, _render_spikes)
 
 
 def _render_spikes(r: dict) -> None:
