@@ -81,6 +81,7 @@ def linker(settings: Settings, store: GraphStore) -> Linker:
     from extract.entities.alias_index import ALWAYS, AliasIndex
     from extract.entities.journal import replay_all
     from extract.entities.kb import load_kb
+    from extract.entities.linker import Linker
     from graph.store.mentions import entities_first_seen
 
     index = AliasIndex()

@@ -15,25 +15,8 @@ from extract.entities.alias_index import ALWAYS, AliasIndex
 from extract.entities.journal import LinkJournal, journal_id
 from extract.entities.linker import Linker
 from extract.result import ChunkExtraction
-from tests.support.records import linking_chunk
-
-# Three articles, the first in three chunks: its later chunks name people by surname and first name only, and a
-# name's type is voted by its mentions, so what the earlier chunks taught decides how they link.
-STREAM = [
-    ("a1", "Doja Cat dressed as Choupette at the Met Gala in New York on Monday. Jared Leto also arrived."),
-    ("a1", "Leto posed with Anna Wintour before the dinner, and Karl Lagerfeld's estate sent flowers."),
-    ("a1", "Karl's cat Choupette was there too. Wintour praised the theme and Leto thanked the designers."),
-    ("a2", "Leto said on Tuesday that Choupette had stolen the show at the gala."),
-    ("a3", "Anna Wintour and Doja Cat met Jared Leto in Paris, where Wintour opened an exhibition on Lagerfeld."),
-    ("a2", "Choupette Inc., the company behind the costume, said Leto had paid for it."),
-]
-
-
-def stream() -> list[Chunk]:
-    return [
-        linking_chunk(text, day=20230501 + n, article=article, cid=f"c{n}", ingested_ms=1000 * (n + 1))
-        for n, (article, text) in enumerate(STREAM)
-    ]
+from tests.support.records import LINKING_STREAM
+from tests.support.records import linking_stream as stream
 
 
 def linked(extractor: ChunkExtractor, chunks: list[Chunk]) -> list[ChunkExtraction]:
@@ -48,7 +31,7 @@ def index_state(index: AliasIndex) -> dict[str, object]:
     return {eid: asdict(entity) for eid, entity in sorted(index.entities.items())}
 
 
-@pytest.mark.parametrize("cut", range(1, len(STREAM)))
+@pytest.mark.parametrize("cut", range(1, len(LINKING_STREAM)))
 def test_a_linker_resumed_from_the_journals_links_the_rest_as_the_undisturbed_one(cut: int):
     chunks = stream()
     undisturbed = ChunkExtractor(Linker(AliasIndex()))
