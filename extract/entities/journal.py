@@ -8,8 +8,8 @@ written in the same batch write, after everything else of the chunk):
 
 - the index operations linking made (add, alias, merge, vote), with the chunk's as-of time and context words,
   replayed in the order they were first made;
-- the memory of the chunk's article after it (short forms, names, votes seen so far in that article), so the
-  article's next chunk links as it would have without the restart.
+- what the chunk added to its article's memory (short forms, names, votes seen in that article: linking only
+  adds to it), so the article's next chunk links as it would have without the restart.
 
 A redelivered chunk whose journal is in the graph was written whole: the stage does not link it again (that
 would apply its operations twice), it re-mirrors what the graph holds for it."""
@@ -45,7 +45,7 @@ class IndexOp(BaseModel):
 
 
 class ArticleMemory(BaseModel):
-    """extract/entities/linker.py `_ArticleMemory`, as plain data."""
+    """extract/entities/linker.py `_ArticleMemory` as plain data: in a journal, what its chunk added to it."""
 
     fulls: list[tuple[str, str, str]] = []  # (name, type, explanation)
     person_tokens: list[str] = []

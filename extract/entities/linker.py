@@ -79,10 +79,9 @@ class Linker:
         self.journal: LinkJournal | None = None  # what the last `link` taught (extract/entities/journal.py)
         self._ops: list[IndexOp] = []
 
-    def _memory(self, article_id: str, memory: _ArticleMemory | None = None) -> _ArticleMemory:
-        """The article's memory, now the most recently used (`memory` given: it replaces the one kept)."""
-        memory = memory or self._articles.pop(article_id, None) or _ArticleMemory()
-        self._articles.pop(article_id, None)
+    def _memory(self, article_id: str) -> _ArticleMemory:
+        """The article's memory, now the most recently used."""
+        memory = self._articles.pop(article_id, None) or _ArticleMemory()
         self._articles[article_id] = memory
         while len(self._articles) > self._limit:
             self._articles.popitem(last=False)
@@ -93,21 +92,22 @@ class Linker:
         teaches the index is remembered as first seen then (and in `journal`)."""
         self._ops = []
         context = context_words(doc)
+        before = _dump(self._articles[article_id]) if article_id in self._articles else ArticleMemory()
         linked = self._link(doc, article_id, context, as_of)
-        memory = self._articles[article_id]
+        added = _added(before, _dump(self._articles[article_id]))
         self.journal = LinkJournal(
-            article_id=article_id, seen=as_of or ALWAYS, context=sorted(context), ops=self._ops, memory=_dump(memory)
+            article_id=article_id, seen=as_of or ALWAYS, context=sorted(context), ops=self._ops, memory=added
         )
         return linked
 
     def replay(self, journal: LinkJournal) -> None:
-        """Teach the index what linking a chunk taught it, and take its article's memory after that chunk: the
-        state a restarted stage resumes from (journals replayed in the order they were first made)."""
+        """Teach the index and the chunk's article memory what linking the chunk taught them: the state a
+        restarted stage resumes from (journals replayed in the order they were first made)."""
         seen: Seen = journal.seen
         context = set(journal.context)
         for op in journal.ops:
             self._apply(op, seen, context)
-        self._memory(journal.article_id, _load(journal.memory))
+        _add_to(self._memory(journal.article_id), journal.memory)
 
     def _apply(self, op: IndexOp, seen: Seen, context: set[str]) -> KnownEntity | bool | None:
         """One index operation, the same whether linking makes it now or a journal replays it: an add returns
@@ -294,14 +294,29 @@ def _dump(memory: _ArticleMemory) -> ArticleMemory:
     )
 
 
-def _load(data: ArticleMemory) -> _ArticleMemory:
-    memory = _ArticleMemory(
-        fulls=[Canonical(name, kind, why) for name, kind, why in data.fulls],
-        person_tokens=set(data.person_tokens),
-        linked=dict(data.linked),
+def _added(before: ArticleMemory, after: ArticleMemory) -> ArticleMemory:
+    """What a chunk added to its article's memory (linking only ever adds to it: names, votes, short forms)."""
+    known_votes = {(eid, kind, day, ms): weight for eid, kind, day, ms, weight in before.votes}
+    return ArticleMemory(
+        fulls=after.fulls[len(before.fulls) :],  # appended in order
+        person_tokens=sorted(set(after.person_tokens) - set(before.person_tokens)),
+        linked={key: eid for key, eid in after.linked.items() if key not in before.linked},
+        names=[name for name in after.names if name not in before.names],
+        votes=[
+            (eid, kind, day, ms, weight - known_votes.get((eid, kind, day, ms), 0))
+            for eid, kind, day, ms, weight in after.votes
+            if weight != known_votes.get((eid, kind, day, ms), 0)
+        ],
     )
-    for words, kind in data.names:
+
+
+def _add_to(memory: _ArticleMemory, added: ArticleMemory) -> None:
+    memory.fulls += [Canonical(name, kind, why) for name, kind, why in added.fulls]
+    memory.person_tokens.update(added.person_tokens)
+    for key, eid in added.linked.items():
+        memory.linked.setdefault(key, eid)
+    for words, kind in added.names:
         memory.names.setdefault(words[0], set()).add((tuple(words), kind))
-    for eid, kind, day, ms, weight in data.votes:
-        memory.votes.setdefault(eid, {})[(kind, (day, ms))] = weight
-    return memory
+    for eid, kind, day, ms, weight in added.votes:
+        votes = memory.votes.setdefault(eid, {})
+        votes[(kind, (day, ms))] = votes.get((kind, (day, ms)), 0) + weight
