@@ -39,7 +39,8 @@ class ChunkExtractor:
 
     def link_one(self, chunk: Chunk, doc) -> ChunkExtraction:
         mentions = self.linker.link(doc, chunk.article_id, first_seen(chunk.day, chunk.ingested_ms))
-        return ChunkExtraction(chunk, mentions, self.linker.entities(mentions), mark_up(chunk.text, mentions))
+        entities = self.linker.entities(mentions)
+        return ChunkExtraction(chunk, mentions, entities, mark_up(chunk.text, mentions), journal=self.linker.journal)
 
     def add_offline(self, extraction: ChunkExtraction, doc, subjects: set[str] | None = None) -> None:
         """M0: the rule-based interactions of a linked chunk (entity-to-entity paths, then subject-centric clauses),

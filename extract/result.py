@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from core.ids import interaction_id
 from core.records import Chunk, Entity, Interaction, Variant
+from extract.entities.journal import LinkJournal
 from extract.entities.linker import LinkedMention
 
 
@@ -16,6 +17,7 @@ class ChunkExtraction:
     entities: list[Entity]
     marked_text: str
     interactions: list[Interaction] = field(default_factory=list)
+    journal: LinkJournal | None = None  # what linking it taught the linker (kept with the chunk: journal.py)
 
     def as_dict(self, explain: bool = False) -> dict:
         mentions = [

@@ -9,6 +9,7 @@ extract/m2_scheduler.py."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ from core.errors import NewskgError
 from core.llm.client import LLMClient
 from core.records import Chunk, ChunkSighting, DeadLetter, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
+from extract.entities.journal import journal_id
 from extract.failures import EXTRACTION_ERROR, describe, must_stop
 from extract.m2_scheduler import GiveUp, M2Scheduler
 from extract.openie.llm_variants import run_m1
@@ -23,6 +25,8 @@ from extract.openie.targets import GraphMentionStats
 from extract.result import ChunkExtraction
 from graph.mirror.qdrant import VectorMirror
 from graph.mirror.sync import mirror_from_graph
+from graph.store import journals
+from graph.store.journals import JournalRow
 from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
 from ingest.kafka.client import ConsumerRecord
@@ -74,6 +78,10 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
         self.llm = llm
         self.mirror = mirror
         self.mention_stats = GraphMentionStats(store.conn)  # the graph's daily counts: replicas agree
+        # journal id → (order, extraction) of the chunks linked but not written yet; M1's done among them
+        self._linked: dict[str, tuple[int, ChunkExtraction]] = {}
+        self._m1_done: set[str] = set()
+        self._order = 0
         self.m2: M2Scheduler | None = None
         if options.variant == "m2" and llm is not None:  # (never None here: refused above)
             index = extractor.linker.index.entities
@@ -109,18 +117,39 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
             else:
                 misplaced = NewskgError(f"{item.KIND} on the chunks topic", reason="wrong_kind")
                 dead.append(dead_letter(record, self.name, misplaced))
+        chunks, whole = self._split_written(chunks)
         extractions, failures = self.extract_each(chunks)
         failed = [(origin[chunk.id], exc, reason) for chunk, exc, reason in failures]
         written, write_failures = self._persist(extractions, sightings, origin)
         for messages, exc, reason in failed + write_failures:
             log.warning("dead-lettered %d message(s) (%s): %s", len(messages), reason, describe(exc))
             dead += [dead_letter(r, self.name, NewskgError(describe(exc), reason=reason)) for r in messages]
+        touched = [(x.chunk, {m.entity_id for m in x.mentions}) for x in written] + self._remirror(whole)
         given_up: tuple[GiveUp, ...] = ()
-        if self.m2 and written:
+        if self.m2 and touched:
             # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
-            self.m2.after_write(self._touched_pairs(written))
+            self.m2.after_write(self._touched_pairs(touched))
             given_up = self.m2.given_up()
         return StageOutput((), tuple(dead) + tuple(g.letter for g in given_up), given_up)
+
+    def _split_written(self, chunks: list[Chunk]) -> tuple[list[Chunk], list[Chunk]]:
+        """(to extract, written whole already): a chunk record whose linking journal is in the graph was written
+        before a restart (redelivered, or re-emitted by a restarted process stage). Linking it again would teach
+        the index twice what the restored journal already taught it."""
+        done = journals.written(self.store.conn, (journal_id(c) for c in chunks))
+        return [c for c in chunks if journal_id(c) not in done], [c for c in chunks if journal_id(c) in done]
+
+    def _remirror(self, chunks: list[Chunk]) -> list[tuple[Chunk, set[str]]]:
+        """The mirror of chunks written whole before a restart (the stage may have died between the graph and
+        the mirror write), from the graph; returns each with its mentioned entities, for M2."""
+        if not chunks:
+            return []
+        parts = {p.id: p for p in journals.chunk_parts(self.store.conn, (c.id for c in chunks))}
+        if self.mirror:
+            interactions = (i for p in parts.values() for i in p.interaction_ids)
+            mirror_from_graph(self.store, self.mirror, interactions, list(parts))
+        log.info("%d chunk(s) were written before a restart: re-mirrored, not linked again", len(chunks))
+        return [(c, set(parts[c.id].entity_ids)) for c in chunks if c.id in parts]
 
     def _persist(
         self,
@@ -158,7 +187,10 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
             entities=[e for x in extractions for e in x.entities],
             mentions=[(x.chunk.id, m.entity_id) for x in extractions for m in x.mentions],
             interactions=[i for x in extractions for i in x.interactions],
+            journals=self._journal_rows(extractions),
         )
+        for x in extractions:
+            self._forget(x.chunk)
         if self.mirror and extractions:  # right after the graph write, same step: a failure means no commit
             mirror_from_graph(
                 self.store,
@@ -166,6 +198,15 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
                 (i.id for x in extractions for i in x.interactions),
                 (x.chunk.id for x in extractions),
             )
+
+    def _journal_rows(self, extractions: list[ChunkExtraction]) -> list[JournalRow]:
+        """The journals of the batch, ordered as they were linked (the order a restarted stage replays them in)."""
+        rows = []
+        for x in extractions:
+            linked = self._linked.get(journal_id(x.chunk))
+            if x.journal is not None and linked is not None:
+                rows.append(JournalRow.of(journal_id(x.chunk), x.chunk.id, linked[0], x.journal.model_dump_json()))
+        return rows
 
     def acknowledged(self, output: StageOutput[tuple[GiveUp, ...]]) -> None:
         if self.m2:
@@ -183,38 +224,68 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
         self,
         chunks: list[Chunk],
     ) -> tuple[list[ChunkExtraction], list[tuple[Chunk, BaseException, str]]]:
-        """(extractions, failures): every chunk in its own guard; infrastructure failures propagate."""
+        """(extractions, failures): every chunk in its own guard; infrastructure failures propagate. A chunk this
+        process linked already (its batch is being retried after an outage) is not linked again: the index
+        learned from it once, as in a run without the outage."""
+        fresh = [c for c in chunks if journal_id(c) not in self._linked]
+        failures = self._link_each(fresh)
+        extractions = [self._linked[journal_id(c)][1] for c in chunks if journal_id(c) in self._linked]
+        if self.options.variant == "m1" and self.llm is not None:  # (never None for m1)
+            extractions = self._add_m1(extractions, failures)
+        return extractions, failures
+
+    def _link_each(self, chunks: list[Chunk]) -> list[tuple[Chunk, BaseException, str]]:
+        """Parse, link and (M0) extract each chunk, remembering each as linked, in order, until it is written."""
+        failures: list[tuple[Chunk, BaseException, str]] = []
         if not chunks:
-            return [], []
-        extractions, failures = [], []
+            return failures
         for chunk, doc in zip(chunks, self.extractor.parse(chunks), strict=True):
             try:
                 if isinstance(doc, BaseException):
                     raise doc
                 extraction = self.extractor.link_one(chunk, doc)
+                self._linked[journal_id(chunk)] = (self._next_order(), extraction)
                 if self.options.variant == "m0":
                     self.extractor.add_offline(extraction, doc)
-                extractions.append(extraction)
             except Exception as exc:
                 if must_stop(exc):
                     raise
+                self._forget(chunk)
                 failures.append((chunk, exc, EXTRACTION_ERROR))
-        if self.options.variant == "m1" and extractions and self.llm is not None:  # (never None for m1)
-            # The targets as of each chunk, this batch's own mentions counted (not written yet).
-            pending = [(*as_of_key(x.chunk), {m.entity_id for m in x.mentions}) for x in extractions]
-            keys = sorted({as_of_key(x.chunk) for x in extractions})
-            subjects = {key: self.subject_ids(*key, pending) for key in keys}
-            kept = []
-            for x in extractions:
-                try:
-                    x.interactions.extend(run_m1(self.llm, x, subjects[as_of_key(x.chunk)]))
-                    kept.append(x)
-                except Exception as exc:
-                    if must_stop(exc):
-                        raise
-                    failures.append((x.chunk, exc, EXTRACTION_ERROR))
-            extractions = kept
-        return extractions, failures
+        return failures
+
+    def _add_m1(
+        self, extractions: list[ChunkExtraction], failures: list[tuple[Chunk, BaseException, str]]
+    ) -> list[ChunkExtraction]:
+        """M1's interactions for the extractions that have none yet; the targets as of each chunk, this batch's
+        own mentions counted (not written yet)."""
+        assert self.llm is not None
+        todo = [x for x in extractions if journal_id(x.chunk) not in self._m1_done]
+        pending = [(*as_of_key(x.chunk), {m.entity_id for m in x.mentions}) for x in extractions]
+        keys = sorted({as_of_key(x.chunk) for x in todo})
+        subjects = {key: self.subject_ids(*key, pending) for key in keys}
+        kept = [x for x in extractions if journal_id(x.chunk) in self._m1_done]
+        for x in todo:
+            try:
+                x.interactions.extend(run_m1(self.llm, x, subjects[as_of_key(x.chunk)]))
+                self._m1_done.add(journal_id(x.chunk))
+                kept.append(x)
+            except Exception as exc:
+                if must_stop(exc):
+                    raise
+                self._forget(x.chunk)
+                failures.append((x.chunk, exc, EXTRACTION_ERROR))
+        order = {id(x): n for n, x in enumerate(extractions)}
+        return sorted(kept, key=lambda x: order[id(x)])
+
+    def _next_order(self) -> int:
+        """Increasing within the process, and across restarts by the clock: the order journals replay in."""
+        self._order = max(int(time.time() * 1000) * journals.PER_BATCH, self._order + 1)
+        return self._order
+
+    def _forget(self, chunk: Chunk) -> None:
+        self._linked.pop(journal_id(chunk), None)
+        self._m1_done.discard(journal_id(chunk))
 
     def subject_ids(
         self, end_day: int, ingested_by: int, pending: Iterable[tuple[int, int, set[str]]] = ()
@@ -228,16 +299,17 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
             self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days, ingested_by, pending)
         )
 
-    def _touched_pairs(self, extractions: list[ChunkExtraction]) -> list[tuple[str, str]]:
-        """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks mention, ranked as of
-        each chunk (grouped by its day and ingestion day, so batch boundaries change nothing)."""
+    def _touched_pairs(self, chunks: list[tuple[Chunk, set[str]]]) -> list[tuple[str, str]]:
+        """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks (with the entities each
+        mentions) mention, ranked as of each chunk (grouped by its day and ingestion day, so batch boundaries
+        change nothing)."""
         pairs: dict[tuple[str, str], None] = {}
-        for key in sorted({as_of_key(x.chunk) for x in extractions}):
+        for key in sorted({as_of_key(chunk) for chunk, _ in chunks}):
             subjects = self.subject_ids(*key)
             ranked = self.mention_stats.top_pairs(
                 subjects, self.options.top_n * 4, key[0], self.options.window_days, key[1]
             )
-            present = [{m.entity_id for m in x.mentions} for x in extractions if as_of_key(x.chunk) == key]
+            present = [ids for chunk, ids in chunks if as_of_key(chunk) == key]
             pairs.update((p, None) for p in ranked if any(set(p) <= ids for ids in present))
         return list(pairs)
 

@@ -17,7 +17,7 @@ from newskg.wiring import NotConfigured, Wiring, kafka_options
 # The stages' own stacks (spaCy, which imports torch through thinc; trafilatura; MinHash) load only where a stage is
 # built: the QA API and `newskg ask` never parse text, so they do not pay their import time or memory (issue 20).
 if TYPE_CHECKING:
-    from extract.entities.alias_index import AliasIndex
+    from extract.entities.linker import Linker
     from extract.stage import ExtractOptions, ExtractStage
     from graph.store.store import GraphStore
     from qa.service import QAService
@@ -73,17 +73,25 @@ def process_runner(wiring: Wiring) -> StageRunner:
     return StageRunner(stage, consumer, producer, settings.topic_dlq, outage)
 
 
-def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
-    """The linking target: a configured KB first, then every entity already in the graph, each with when it was
-    first seen (its first mentioning chunk's day and ingestion), so linking stays as of the chunk."""
+def linker(settings: Settings, store: GraphStore) -> Linker:
+    """The linker a stage starts with: a configured KB first, then the linking journals of every chunk written
+    (extract/entities/journal.py: what the linker knew when it stopped, whole), then any entity of the graph no
+    journal taught (a graph written before journals existed), each with when it was first seen, so linking stays
+    as of the chunk."""
     from extract.entities.alias_index import ALWAYS, AliasIndex
+    from extract.entities.journal import replay_all
     from extract.entities.kb import load_kb
+    from extract.entities.linker import Linker
     from graph.store.mentions import entities_first_seen
 
     index = AliasIndex()
     if settings.extract_kb_path:
         load_kb(settings.extract_kb_path, index)
+    linked = Linker(index)
+    replayed = replay_all(linked, store.conn)
     for row in entities_first_seen(store.conn):
+        if replayed and row.id in index.entities:
+            continue
         seen = (
             ALWAYS if row.first_day is None or row.first_ingested_ms is None else (row.first_day, row.first_ingested_ms)
         )
@@ -96,7 +104,7 @@ def alias_index(settings: Settings, store: GraphStore) -> AliasIndex:
             description=row.description,
             seen=seen,
         )
-    return index
+    return linked
 
 
 def extract_options(settings: Settings, variant: str | None = None) -> ExtractOptions:
@@ -120,7 +128,6 @@ def extract_stage(
     """The extract stage over the bundle's clients; the mirror is the bundle's one (serve --pipeline shares it
     with the QA service: local Qdrant admits one client)."""
     from extract.chunk_extractor import ChunkExtractor
-    from extract.entities.linker import Linker
     from extract.stage import ExtractStage
 
     settings = wiring.settings
@@ -128,7 +135,7 @@ def extract_stage(
     options = extract_options(settings, variant)
     llm = wiring.llm(max_calls) if options.variant != "m0" else None
     mirror = wiring.mirror() if with_mirror and settings.mirror_enabled else None
-    return wiring.own(ExtractStage(store, ChunkExtractor(Linker(alias_index(settings, store))), options, llm, mirror))
+    return wiring.own(ExtractStage(store, ChunkExtractor(linker(settings, store)), options, llm, mirror))
 
 
 def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | None = None) -> StageRunner:

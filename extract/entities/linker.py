@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 
 from core.ids import named_entity_id
 from core.records import Entity
-from extract.entities.alias_index import ALWAYS, AliasIndex, Seen
+from extract.entities.alias_index import ALWAYS, AliasIndex, KnownEntity, Seen
 from extract.entities.coref import (
     Antecedent,
     Canonical,
@@ -22,6 +22,7 @@ from extract.entities.coref import (
     resolve_pronouns,
 )
 from extract.entities.evidence import DESCRIPTION_NOUNS, gender_of
+from extract.entities.journal import ArticleMemory, IndexOp, LinkJournal
 from extract.entities.mentions import KnownName, RawMention, find_mentions
 from extract.entities.names import name_key, tokens_of
 from extract.entities.rules import EntityRules
@@ -75,8 +76,11 @@ class Linker:
         self.rules = rules
         self._articles: OrderedDict[str, _ArticleMemory] = OrderedDict()
         self._limit = articles_remembered
+        self.journal: LinkJournal | None = None  # what the last `link` taught (extract/entities/journal.py)
+        self._ops: list[IndexOp] = []
 
     def _memory(self, article_id: str) -> _ArticleMemory:
+        """The article's memory, now the most recently used."""
         memory = self._articles.pop(article_id, None) or _ArticleMemory()
         self._articles[article_id] = memory
         while len(self._articles) > self._limit:
@@ -85,7 +89,44 @@ class Linker:
 
     def link(self, doc: Doc, article_id: str, as_of: Seen | None = None) -> list[LinkedMention]:
         """`as_of`: the chunk's (publication day, ingestion ms): the index answers as of it, and what this chunk
-        teaches the index is remembered as first seen then."""
+        teaches the index is remembered as first seen then (and in `journal`)."""
+        self._ops = []
+        context = context_words(doc)
+        before = _dump(self._articles[article_id]) if article_id in self._articles else ArticleMemory()
+        linked = self._link(doc, article_id, context, as_of)
+        added = _added(before, _dump(self._articles[article_id]))
+        self.journal = LinkJournal(
+            article_id=article_id, seen=as_of or ALWAYS, context=sorted(context), ops=self._ops, memory=added
+        )
+        return linked
+
+    def replay(self, journal: LinkJournal) -> None:
+        """Teach the index and the chunk's article memory what linking the chunk taught them: the state a
+        restarted stage resumes from (journals replayed in the order they were first made)."""
+        seen: Seen = journal.seen
+        context = set(journal.context)
+        for op in journal.ops:
+            self._apply(op, seen, context)
+        _add_to(self._memory(journal.article_id), journal.memory)
+
+    def _apply(self, op: IndexOp, seen: Seen, context: set[str]) -> KnownEntity | bool | None:
+        """One index operation, the same whether linking makes it now or a journal replays it: an add returns
+        its entity, a merge whether the edge now leads to the target."""
+        if op.op == "add":
+            return self.index.add(op.entity_id, op.text, op.kind, context=context, seen=seen)
+        if op.op == "merge":
+            return self.index.merge(op.entity_id, op.text, seen)
+        if op.op == "alias":
+            self.index.add_alias(op.entity_id, op.text, seen)
+        else:
+            self.index.vote(op.entity_id, op.text, op.weight, seen)
+        return None
+
+    def _do(self, op: IndexOp, seen: Seen, context: set[str]) -> KnownEntity | bool | None:
+        self._ops.append(op)
+        return self._apply(op, seen, context)
+
+    def _link(self, doc: Doc, article_id: str, context: set[str], as_of: Seen | None) -> list[LinkedMention]:
         memory = self._memory(article_id)
 
         def known(first_word: str) -> list[KnownName]:
@@ -93,7 +134,6 @@ class Linker:
 
         mentions = find_mentions(doc, memory.person_tokens | self.index.person_name_parts(as_of), self.rules, known)
         fulls = memory.fulls + [f for f in full_forms([(m.name, m.type) for m in mentions]) if f not in memory.fulls]
-        context = context_words(doc)
         canons = [self._canonical(m, fulls) for m in mentions]
         chunk_types = _chunk_types(mentions, canons) if self.rules.type_vote else {}
         linked = [
@@ -138,15 +178,16 @@ class Linker:
             eid, method = named_entity_id(canon.name), "new"
             why = f"no known entity matches {canon.name!r} ({kind}): new entity"
         seen = as_of or ALWAYS
-        known = self.index.add(eid, canon.name, kind, context=context, seen=seen)
+        known = self._do(IndexOp(op="add", entity_id=eid, text=canon.name, kind=kind), seen, context)
+        assert isinstance(known, KnownEntity)  # (an add returns its entity)
         memory.linked.setdefault(key, eid)
-        merged = self._merge_short_form(mention.name, eid, as_of) if canon.explanation else ""
+        merged = self._merge_short_form(mention.name, eid, as_of, context) if canon.explanation else ""
         if mention.name and mention.name != known.name:
-            self.index.add_alias(eid, mention.name, seen)
+            self._do(IndexOp(op="alias", entity_id=eid, text=mention.name), seen, context)
         explanation = "; ".join(p for p in (mention.evidence, canon.explanation, why, merged) if p)
         return LinkedMention(mention.start, mention.end, mention.text, known.type, eid, known.name, method, explanation)
 
-    def _merge_short_form(self, short: str, full_id: str, as_of: Seen | None) -> str:
+    def _merge_short_form(self, short: str, full_id: str, as_of: Seen | None, context: set[str]) -> str:
         """A short form the article proves to abbreviate a full name ("Leto" → "Jared Leto"): an entity created
         earlier from the short form alone joins the full entity through an alias edge (its id keeps resolving)."""
         if not self.rules.short_form_coref:
@@ -157,7 +198,9 @@ class Linker:
             for i in self.index.lookup_ids(key, as_of)
             if i != full_id and name_key(self.index.entities[i].name) == key
         ]
-        if len(alone) != 1 or not self.index.merge(alone[0], full_id, as_of or ALWAYS):
+        if len(alone) != 1 or not self._do(
+            IndexOp(op="merge", entity_id=alone[0], text=full_id), as_of or ALWAYS, context
+        ):
             return ""
         return f"the earlier entity {alone[0]} of {short!r} alone is now an alias of it"
 
@@ -167,7 +210,8 @@ class Linker:
         """Each mention votes its type; every mention then carries its entity's majority type as of the chunk."""
         seen = as_of or ALWAYS
         for raw, m in zip(mentions, linked, strict=True):
-            self.index.vote(m.entity_id, raw.type, raw.vote, seen)
+            if raw.vote:  # (a zero vote changes nothing: not journaled)
+                self._do(IndexOp(op="vote", entity_id=m.entity_id, text=raw.type, weight=raw.vote), seen, set())
             article = memory.votes.setdefault(m.entity_id, {})
             article[(raw.type, seen)] = article.get((raw.type, seen), 0) + raw.vote
         out = []
@@ -234,3 +278,45 @@ def _chunk_types(mentions: list[RawMention], canons: list[Canonical]) -> dict[st
         kind = raw.type if raw.vote else canon.type
         votes[kind] = votes.get(kind, 0) + raw.vote
     return {key: max(votes, key=lambda k: (votes[k], -list(votes).index(k))) for key, votes in tally.items()}
+
+
+def _dump(memory: _ArticleMemory) -> ArticleMemory:
+    return ArticleMemory(
+        fulls=[(f.name, f.type, f.explanation) for f in memory.fulls],
+        person_tokens=sorted(memory.person_tokens),
+        linked=dict(memory.linked),
+        names=sorted((list(words), kind) for known in memory.names.values() for words, kind in known),
+        votes=sorted(
+            (eid, kind, seen[0], seen[1], weight)
+            for eid, votes in memory.votes.items()
+            for (kind, seen), weight in votes.items()
+        ),
+    )
+
+
+def _added(before: ArticleMemory, after: ArticleMemory) -> ArticleMemory:
+    """What a chunk added to its article's memory (linking only ever adds to it: names, votes, short forms)."""
+    known_votes = {(eid, kind, day, ms): weight for eid, kind, day, ms, weight in before.votes}
+    return ArticleMemory(
+        fulls=after.fulls[len(before.fulls) :],  # appended in order
+        person_tokens=sorted(set(after.person_tokens) - set(before.person_tokens)),
+        linked={key: eid for key, eid in after.linked.items() if key not in before.linked},
+        names=[name for name in after.names if name not in before.names],
+        votes=[
+            (eid, kind, day, ms, weight - known_votes.get((eid, kind, day, ms), 0))
+            for eid, kind, day, ms, weight in after.votes
+            if weight != known_votes.get((eid, kind, day, ms), 0)
+        ],
+    )
+
+
+def _add_to(memory: _ArticleMemory, added: ArticleMemory) -> None:
+    memory.fulls += [Canonical(name, kind, why) for name, kind, why in added.fulls]
+    memory.person_tokens.update(added.person_tokens)
+    for key, eid in added.linked.items():
+        memory.linked.setdefault(key, eid)
+    for words, kind in added.names:
+        memory.names.setdefault(words[0], set()).add((tuple(words), kind))
+    for eid, kind, day, ms, weight in added.votes:
+        votes = memory.votes.setdefault(eid, {})
+        votes[(kind, (day, ms))] = votes.get((kind, (day, ms)), 0) + weight

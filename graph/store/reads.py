@@ -250,6 +250,29 @@ RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, n.descr
 ORDER BY id
 """
 
+# --- The linker's journals (graph/store/journals.py): which of these records were written whole, and all of
+# them in the order they were made, paged by (order, id) (two replicas can make one order value).
+JOURNALS_WRITTEN = """
+MATCH (l:Linking) WHERE l.id IN $ids
+RETURN l.id AS id
+"""
+
+# A chunk written whole before a restart: what the stage re-mirrors and hands M2 instead of linking it again.
+WRITTEN_CHUNK_PARTS = """
+MATCH (c:Chunk) WHERE c.id IN $ids
+OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity)
+WITH c, collect(DISTINCT e.id) AS entity_ids
+OPTIONAL MATCH (x:Interaction)-[:EVIDENCE]->(c)
+RETURN c.id AS id, entity_ids, collect(DISTINCT x.id) AS interaction_ids
+"""
+
+JOURNALS_PAGE = """
+MATCH (l:Linking)
+WHERE l.order > $after OR (l.order = $after AND l.id > $after_id)
+RETURN l.id AS id, l.order AS order, l.body AS body
+ORDER BY order, id LIMIT $limit
+"""
+
 
 # --- The daily mention counts (graph/store/mentions.py keeps and recounts them): each read is bounded by an
 # ingestion day of its own.

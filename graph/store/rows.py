@@ -133,6 +133,24 @@ class LateCounts:
 
 
 @dataclass(frozen=True)
+class StoredJournal:
+    """reads.JOURNALS_PAGE: one chunk record's linking journal, as written (graph/store/journals.py)."""
+
+    id: str
+    order: int
+    body: str
+
+
+@dataclass(frozen=True)
+class WrittenChunkParts:
+    """reads.WRITTEN_CHUNK_PARTS: a chunk's mentioned entities and the interactions it states."""
+
+    id: str
+    entity_ids: list[str]
+    interaction_ids: list[str]
+
+
+@dataclass(frozen=True)
 class EntityFirstSeen:
     """reads.ENTITIES_FIRST_SEEN: the linker's alias index at start."""
 

@@ -18,7 +18,17 @@ from graph.connection.base import Dialect
 log = logging.getLogger(__name__)
 
 # Every label the store MERGEs on `id`, and the other MERGE keys: each is unique in the graph.
-KEYED_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction", "EntityDay", "M2Batch", "M2Failed")
+KEYED_LABELS = (
+    "Source",
+    "Article",
+    "Chunk",
+    "Entity",
+    "Interaction",
+    "EntityDay",
+    "M2Batch",
+    "M2Failed",
+    "Linking",
+)
 MERGE_KEYS = (*((label, "id") for label in KEYED_LABELS), ("M2Pair", "pair"))
 RANGE_INDEXES = (
     ("Interaction", "event_day"),
@@ -29,6 +39,7 @@ RANGE_INDEXES = (
     ("Article", "published_day"),
     ("EntityDay", "entity_id"),
     ("EntityDay", "day"),
+    ("Linking", "order"),
 )
 # Neo4j only: name → (label, properties).
 FULLTEXT_INDEXES = {

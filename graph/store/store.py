@@ -4,6 +4,7 @@ upserts. Rows are plain dicts built from the shared records, so the store knows 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import asdict
 from typing import Any
 
 from core.ids import digest
@@ -12,6 +13,7 @@ from core.timeaxes import day_iso
 from graph.connection import GraphConnection
 from graph.store import m2, reads, writes
 from graph.store.asof import AsOf
+from graph.store.journals import JournalRow
 from graph.store.mentions import ingested_day, recount_statements
 from graph.store.rows import (
     Count,
@@ -204,9 +206,12 @@ class GraphStore:
         interactions: Iterable[Interaction] = (),
         marked: dict[str, str] | None = None,
         m2_batches: Iterable[tuple[str, list[str]]] = (),
+        journals: Iterable[JournalRow] = (),
     ) -> None:
         """Everything one consumer batch produced, as one unit; safe to repeat (all MERGE).
-        `marked`: chunk id → `<e>` marked text; `m2_batches`: (pair key, chunk ids) an M2 call has covered."""
+        `marked`: chunk id → `<e>` marked text; `m2_batches`: (pair key, chunk ids) an M2 call has covered;
+        `journals`: the linker's journals of the chunks, written after everything else (graph/store/journals.py),
+        so a journal in the graph means its chunk was written whole (FalkorDB runs the statements in order)."""
         chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
         articles = fold_chunk_rows([_article_row(item) for item in [*chunks, *sightings]])
         chunk_rows = [_chunk_row(c, (marked or {}).get(c.id)) for c in chunks]
@@ -232,6 +237,7 @@ class GraphStore:
             ),
             (writes.M2_BATCHES, batch_rows),
         ]
+        journal_rows = [asdict(j) for j in journals]
         self.conn.run_many(
             [
                 (query, {"rows": rows, **({"alias_cap": ALIAS_CAP} if query is writes.ENTITIES else {})})
@@ -240,6 +246,7 @@ class GraphStore:
             ]
             # the daily mention counts of what this batch mentions, recounted from the graph
             + recount_statements([row["chunk_id"] for row in mention_rows])
+            + ([(writes.LINKING_JOURNALS, {"rows": journal_rows})] if journal_rows else [])
         )
 
     def m2_pending(self, subject_id: str, object_id: str, pair: str) -> list[tuple[Chunk, str, list[str]]]:

@@ -109,3 +109,11 @@ UNWIND b.chunk_ids AS cid
 MATCH (c:Chunk {id: cid})
 MERGE (m)-[:COVERS]->(c)
 """
+
+# The linker's journal of a chunk record (extract/entities/journal.py), written last in its batch: present means
+# the chunk was written whole. Internal state of the extract stage: not exported, not read by any as-of path.
+LINKING_JOURNALS = """
+UNWIND $rows AS j
+MERGE (l:Linking {id: j.id})
+ON CREATE SET l.chunk_id = j.chunk_id, l.order = j.order, l.body = j.body
+"""

@@ -33,7 +33,7 @@ from evaluation.irb.generate import Checker
 from evaluation.irb.generate import generate as irb_generate
 from graph.browser import saved_queries
 from graph.connection.base import DELETE_ALL
-from graph.store import explore, mentions, reads
+from graph.store import explore, journals, mentions, reads
 from graph.store.asof import AsOf
 from graph.store.export import export_jsonl
 from graph.store.schema import neo4j_ddl
@@ -99,7 +99,7 @@ def test_every_statement_run_many_sends_passes_with_the_parameters_it_passes():
     store.m2_give_up(PAIR, [DRESSED.id], "schema", 3, "2023-05-04T00:00:00Z")
     store.m2_set_open([(DOJA, CHOUPETTE)], True)
     sent = [statement for tx in driver.committed for statement in tx]
-    assert len(sent) == 13
+    assert len(sent) == 14
     registered = {s.query: s.name for s in statements()}
     assert all(query in registered for query, _ in sent), "run_many sends registered statements only"
     results = lint([ToLint(f"{i} {registered[q]}", q, p) for i, (q, p) in enumerate(sent)])
@@ -139,6 +139,9 @@ def workload(store: GraphStore) -> None:
     mentions.daily_counts(store.conn, DOJA, 20230501, AS_OF, AS_OF)
     mentions.day_range(store.conn, AS_OF)
     mentions.entities_first_seen(store.conn)
+    assert journals.written(store.conn, [r.id for r in FullBatch().journals]) == {r.id for r in FullBatch().journals}
+    assert len(list(journals.all_in_order(store.conn))) == 2
+    assert {p.id for p in journals.chunk_parts(store.conn, chunk_ids)} == set(chunk_ids)
     lines: list[object] = []
     export_jsonl(store, lines.append)
     assert export_jsonl(store, lines.append, AS_OF) > 0

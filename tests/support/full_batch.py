@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 from core.ids import source_id
 from core.records import Chunk, ChunkSighting, Entity, Interaction
+from extract.entities.journal import ArticleMemory, IndexOp, LinkJournal, journal_id
+from graph.store.journals import JournalRow
 from tests.support.records import CHOUPETTE, DOJA, ENTITIES, dated_chunk, doja_and_choupette
 
 ADOPTED = dated_chunk("Doja Cat adopted Choupette on May 1.", 20230501)
@@ -51,6 +53,7 @@ class FullBatch:
         default_factory=lambda: {ADOPTED.id: "<e>Doja Cat</e> adopted <e>Choupette</e> on May 1."}
     )
     m2_batches: list[tuple[str, list[str]]] = field(default_factory=lambda: [(PAIR, [ADOPTED.id, DRESSED.id])])
+    journals: list[JournalRow] = field(default_factory=lambda: [journal_row(ADOPTED, 1), journal_row(DRESSED, 2)])
 
     def write_kwargs(self) -> dict[str, object]:
         return {
@@ -61,4 +64,17 @@ class FullBatch:
             "interactions": self.interactions,
             "marked": self.marked,
             "m2_batches": self.m2_batches,
+            "journals": self.journals,
         }
+
+
+def journal_row(chunk: Chunk, order: int) -> JournalRow:
+    """The linker's journal of a chunk that linked Doja Cat (extract/entities/journal.py)."""
+    journal = LinkJournal(
+        article_id=chunk.article_id,
+        seen=(chunk.day, chunk.ingested_ms),
+        context=["gala"],
+        ops=[IndexOp(op="add", entity_id=DOJA, text="Doja Cat", kind="PERSON")],
+        memory=ArticleMemory(linked={"doja cat": DOJA}),
+    )
+    return JournalRow.of(journal_id(chunk), chunk.id, order, journal.model_dump_json())

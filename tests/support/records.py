@@ -108,3 +108,23 @@ def stated_by(chunk: Chunk, subject: Entity, obj: Entity, text: str, event_day: 
 def doja_and_choupette(chunk: Chunk, text: str, event_day: int) -> Interaction:
     """An M0 interaction Doja Cat → Choupette stated by `chunk`."""
     return stated_by(chunk, ENTITIES[0], ENTITIES[1], text, event_day)
+
+
+# Three articles, the first in three chunks: its later chunks name people by surname and first name only, and a
+# name's type is voted by its mentions, so what the earlier chunks taught decides how they link (the linking
+# journal's tests: unit/test_link_journal.py, integration/test_link_journal_restart.py).
+LINKING_STREAM = [
+    ("a1", "Doja Cat dressed as Choupette at the Met Gala in New York on Monday. Jared Leto also arrived."),
+    ("a1", "Leto posed with Anna Wintour before the dinner, and Karl Lagerfeld's estate sent flowers."),
+    ("a1", "Karl's cat Choupette was there too. Wintour praised the theme and Leto thanked the designers."),
+    ("a2", "Leto said on Tuesday that Choupette had stolen the show at the gala."),
+    ("a3", "Anna Wintour and Doja Cat met Jared Leto in Paris, where Wintour opened an exhibition on Lagerfeld."),
+    ("a2", "Choupette Inc., the company behind the costume, said Leto had paid for it."),
+]
+
+
+def linking_stream() -> list[Chunk]:
+    return [
+        linking_chunk(text, day=20230501 + n, article=article, cid=f"c{n}", ingested_ms=1000 * (n + 1))
+        for n, (article, text) in enumerate(LINKING_STREAM)
+    ]

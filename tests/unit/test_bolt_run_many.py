@@ -60,6 +60,7 @@ def test_a_consumer_batch_is_one_transaction_of_its_statements_in_dependency_ord
         writes.M2_BATCHES,
         RECOUNT_ENTITY_DAYS,
         MARK_COUNTED,
+        writes.LINKING_JOURNALS,  # last: a chunk's journal in the graph means the chunk was written whole
     ]
 
 

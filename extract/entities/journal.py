@@ -1,0 +1,83 @@
+"""What linking one chunk taught the linker, kept so a restarted extract stage knows exactly what it knew.
+
+The alias index and the article memories live in the process. Before this journal, a restarted stage rebuilt the
+index from the graph's entities: their names, aliases and mention counts, but not the context words, type votes,
+the alias times or the memories of half-linked articles. So a chunk linked after a restart could link differently
+from the same chunk in an undisturbed run. Now every written chunk carries its journal (graph node `Linking`,
+written in the same batch write, after everything else of the chunk):
+
+- the index operations linking made (add, alias, merge, vote), with the chunk's as-of time and context words,
+  replayed in the order they were first made;
+- what the chunk added to its article's memory (short forms, names, votes seen in that article: linking only
+  adds to it), so the article's next chunk links as it would have without the restart.
+
+A redelivered chunk whose journal is in the graph was written whole: the stage does not link it again (that
+would apply its operations twice), it re-mirrors what the graph holds for it."""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from core.ids import digest
+from core.records import Chunk
+from graph.connection import GraphConnection
+from graph.store import journals
+
+log = logging.getLogger(__name__)
+
+OpKind = Literal["add", "alias", "merge", "vote"]
+
+
+class IndexOp(BaseModel):
+    """One call on the alias index: add(entity, name, type), add_alias(entity, alias), merge(entity → target),
+    vote(entity, type, weight). Time and context are the journal's."""
+
+    model_config = ConfigDict(frozen=True)
+
+    op: OpKind
+    entity_id: str
+    text: str = ""  # add: the name; alias: the alias; merge: the target id; vote: the type
+    kind: str = ""  # add: the type
+    weight: int = 0  # vote
+
+
+class ArticleMemory(BaseModel):
+    """extract/entities/linker.py `_ArticleMemory` as plain data: in a journal, what its chunk added to it."""
+
+    fulls: list[tuple[str, str, str]] = []  # (name, type, explanation)
+    person_tokens: list[str] = []
+    linked: dict[str, str] = {}
+    names: list[tuple[list[str], str]] = []  # (key words, type)
+    votes: list[tuple[str, str, int, int, int]] = []  # (entity id, type, seen day, seen ms, weight)
+
+
+class LinkJournal(BaseModel):
+    article_id: str
+    seen: tuple[int, int]
+    context: list[str]
+    ops: list[IndexOp]
+    memory: ArticleMemory
+
+
+def journal_id(chunk: Chunk) -> str:
+    """One journal per record of a chunk: a redelivered or re-emitted record has the same one; the same text
+    ingested again later (another record) is linked again, as it would be without a restart."""
+    return "lj_" + digest(chunk.id, str(chunk.day), str(chunk.ingested_ms))
+
+
+class Replayable(Protocol):
+    def replay(self, journal: LinkJournal) -> None: ...
+
+
+def replay_all(linker: Replayable, conn: GraphConnection) -> int:
+    """Teach the linker every journal in the graph, in the order they were made; returns how many."""
+    replayed = 0
+    for text in journals.all_in_order(conn):
+        linker.replay(LinkJournal.model_validate_json(text))
+        replayed += 1
+    if replayed:
+        log.info("the linker resumed from %d chunk journals", replayed)
+    return replayed
