@@ -161,6 +161,10 @@ class DedupSignature(Record):
     num_perm: int = Field(ge=1)
     minhash: NonEmpty = Field(description="base64 of little-endian uint32 hash values")
     day: DayKey | None = Field(default=None, description="the chunk's publication day: the dedup window's clock")
+    ingested_ms: int | None = Field(
+        default=None,
+        description="the ingestion instant of the article record that emitted it (its redelivery re-emits)",
+    )
 
 
 class DedupSighting(Record):
@@ -172,6 +176,11 @@ class DedupSighting(Record):
     article_id: NonEmpty
     kept_chunk_id: NonEmpty
     day: DayKey
+    ingested_ms: int | None = Field(
+        default=None,
+        description="the ingestion instant of the article record that emitted it (its redelivery re-emits)",
+    )
+    similarity: float | None = Field(default=None, description="the similarity the sighting stated")
 
 
 class Mention(Record):

@@ -72,11 +72,16 @@ class Signer:
 
 @dataclass(frozen=True)
 class Decision:
-    # again: this article's own chunk, or its sighting of a kept chunk, already emitted and acknowledged (both are
-    # only logged after the acknowledgement), so a re-ingested article or a re-delivered message emits nothing.
-    kind: Literal["new", "again", "duplicate"]
-    chunk_id: str  # the chunk to emit (new/again) or the kept chunk it duplicates
+    # again: this article's own chunk, or its sighting of a kept chunk, already emitted by another record of the
+    # article (a re-ingest: another ingestion instant), so it emits nothing. resend: emitted by this very record (a
+    # redelivery: same article, same ingestion instant), so it is emitted again as it was (`sighting_of`: the kept
+    # chunk a sighting named). A broker that lost acknowledged writes (noida after a kill -9) together with the
+    # commit redelivers the record; emitting nothing then would lose its chunks for good. Downstream the copy is
+    # absorbed: the extract stage skips a chunk record it wrote whole (extract/entities/journal.py).
+    kind: Literal["new", "again", "duplicate", "resend"]
+    chunk_id: str  # the chunk to emit (new/again/resend) or the kept chunk it duplicates
     similarity: float = 1.0
+    sighting_of: str | None = None  # resend of a sighting: the kept chunk it named
 
 
 class DedupWindow:
@@ -203,13 +208,15 @@ class DedupIndex:
         self._bands = BandTable(params.b, params.r)
         self._sigs = np.empty((1024, num_perm), dtype=np.uint32)
         self._days = np.empty(1024, dtype=np.int32)  # ordinal publication day; -1: none (held for good)
+        self._emitted_ms = np.empty(1024, dtype=np.int64)  # ingestion ms of the record that emitted it; -1: unknown
         self._alive = np.zeros(1024, dtype=bool)
         self._ids: list[str] = []
         self._owners: list[str] = []
         self._slot_of: dict[str, int] = {}
         self._unbanded: list[int] = []  # loaded slots whose band keys are not in the table yet
-        # hash of (article id, its own chunk id) of the sightings already emitted, and their days (eviction)
-        self._sighted: set[int] = set()
+        # hash of (article id, its own chunk id) of the sightings already emitted → (ingestion ms of the record
+        # that emitted it, -1: unknown; the kept chunk it named; the similarity it stated), and their days (eviction)
+        self._sighted: dict[int, tuple[int, str, float]] = {}
         self._sighted_on: dict[int, list[int]] = defaultdict(list)
         self.evicted = 0
 
@@ -223,26 +230,38 @@ class DedupIndex:
     def sightings(self) -> int:
         return len(self._sighted)
 
-    def add(self, chunk_id: str, article_id: str, mh: LeanMinHash, day: int | None = None) -> bool:
-        """Keep a chunk, searchable at once; False when its day is already outside the window (not kept)."""
+    def add(
+        self, chunk_id: str, article_id: str, mh: LeanMinHash, day: int | None = None, ingested_ms: int | None = None
+    ) -> bool:
+        """Keep a chunk, searchable at once; False when its day is already outside the window (not kept).
+        `ingested_ms`: of the article record that emitted it (tells its redelivery from a re-ingest)."""
         values = mh.hashvalues.astype(np.uint32)
-        slot = self._hold(chunk_id, article_id, values, day)
+        slot = self._hold(chunk_id, article_id, values, day, ingested_ms)
         if slot is None:
             return False
         self.settle()
         self._bands.insert(slot, self._bands.keys_of(values[None, :])[0])
         return True
 
-    def load(self, chunk_id: str, article_id: str, values: np.ndarray, day: int | None = None) -> bool:
+    def load(
+        self,
+        chunk_id: str,
+        article_id: str,
+        values: np.ndarray,
+        day: int | None = None,
+        ingested_ms: int | None = None,
+    ) -> bool:
         """Keep a chunk read from the log (uint32 values); its bands are computed in bulk before the next
         decision, so a replay pays one vectorised hash and one sort instead of a dict update per band."""
-        slot = self._hold(chunk_id, article_id, values, day)
+        slot = self._hold(chunk_id, article_id, values, day, ingested_ms)
         if slot is None:
             return False
         self._unbanded.append(slot)
         return True
 
-    def _hold(self, chunk_id: str, article_id: str, values: np.ndarray, day: int | None) -> int | None:
+    def _hold(
+        self, chunk_id: str, article_id: str, values: np.ndarray, day: int | None, ingested_ms: int | None
+    ) -> int | None:
         self._move_window(day)
         if chunk_id in self._slot_of or not self.window.holds(day):
             return None
@@ -251,6 +270,7 @@ class DedupIndex:
             self._grow()
         self._sigs[slot] = values
         self._days[slot] = day_from_key(day).toordinal() if day is not None else -1
+        self._emitted_ms[slot] = -1 if ingested_ms is None else ingested_ms
         self._alive[slot] = True
         self._ids.append(chunk_id)
         self._owners.append(sys.intern(article_id))
@@ -270,17 +290,27 @@ class DedupIndex:
         size = max(1024, len(self._alive) * 2)
         self._sigs = np.resize(self._sigs, (size, self._sigs.shape[1]))
         self._days = np.resize(self._days, size)
+        self._emitted_ms = np.resize(self._emitted_ms, size)
         alive = np.zeros(size, dtype=bool)
         alive[: len(self._alive)] = self._alive
         self._alive = alive
 
-    def add_sighting(self, article_id: str, chunk_id: str, kept_chunk_id: str, day: int) -> bool:
-        """Remember that article's chunk `chunk_id` was emitted as a sighting of `kept_chunk_id`."""
+    def add_sighting(
+        self,
+        article_id: str,
+        chunk_id: str,
+        kept_chunk_id: str,
+        day: int,
+        ingested_ms: int | None = None,
+        similarity: float | None = None,
+    ) -> bool:
+        """Remember that article's chunk `chunk_id` was emitted as a sighting of `kept_chunk_id` (by the record
+        ingested at `ingested_ms`, with that similarity)."""
         self._move_window(day)
         key = hash((article_id, chunk_id))  # in memory only; rebuilt from the log by every process
         if key in self._sighted or not self.window.holds(day):
             return False
-        self._sighted.add(key)
+        self._sighted[key] = (-1 if ingested_ms is None else ingested_ms, kept_chunk_id, similarity or 1.0)
         self._sighted_on[day_from_key(day).toordinal()].append(key)
         return True
 
@@ -295,7 +325,8 @@ class DedupIndex:
         self._alive[:used] &= ~out
         self.evicted += int(out.sum())
         for ordinal in [o for o in self._sighted_on if o <= cutoff]:
-            self._sighted.difference_update(self._sighted_on.pop(ordinal))
+            for key in self._sighted_on.pop(ordinal):
+                self._sighted.pop(key, None)
         if used > 4096 and len(self._slot_of) < used * 0.75:
             self._compact()
 
@@ -304,6 +335,7 @@ class DedupIndex:
         keep = np.flatnonzero(self._alive[: len(self._ids)])
         self._sigs = self._sigs[keep].copy()
         self._days = self._days[keep].copy()
+        self._emitted_ms = self._emitted_ms[keep].copy()
         self._alive = np.ones(len(keep), dtype=bool)
         self._ids = [self._ids[i] for i in keep.tolist()]
         self._owners = [self._owners[i] for i in keep.tolist()]
@@ -311,14 +343,22 @@ class DedupIndex:
         self._bands.rebuild(self._bands.keys_of(self._sigs), np.arange(len(keep)))
         self._unbanded = []
 
-    def decide(self, chunk_id: str, article_id: str, mh: LeanMinHash) -> Decision:
+    def decide(self, chunk_id: str, article_id: str, mh: LeanMinHash, ingested_ms: int | None = None) -> Decision:
         """Only chunks kept for *other* articles make a duplicate: overlap inside one article is expected.
-        Among several near-duplicates, the most similar wins, then the smallest chunk id (no arrival order)."""
-        if hash((article_id, chunk_id)) in self._sighted:
+        Among several near-duplicates, the most similar wins, then the smallest chunk id (no arrival order).
+        `ingested_ms`: the article record's; the record that emitted a chunk or sighting gets `resend` for it."""
+        sighted = self._sighted.get(hash((article_id, chunk_id)))
+        if sighted is not None:
+            emitted_ms, kept_chunk_id, similarity = sighted
+            if ingested_ms is not None and emitted_ms == ingested_ms:
+                return Decision("resend", chunk_id, similarity, sighting_of=kept_chunk_id)
             return Decision("again", chunk_id, 1.0)
         slot = self._slot_of.get(chunk_id)
+        if slot is not None and self._owners[slot] == article_id:
+            by_this_record = ingested_ms is not None and int(self._emitted_ms[slot]) == ingested_ms
+            return Decision("resend" if by_this_record else "again", chunk_id, 1.0)
         if slot is not None:
-            return Decision("again" if self._owners[slot] == article_id else "duplicate", chunk_id, 1.0)
+            return Decision("duplicate", chunk_id, 1.0)
         self.settle()
         values = mh.hashvalues.astype(np.uint32)
         slots = [
@@ -340,4 +380,4 @@ class DedupIndex:
     def memory_bytes(self) -> int:
         """Bytes of the numpy arrays (signatures, band keys, days): the bulk of the index; Python objects (ids,
         maps) come on top and are measured in bench/ingest.py."""
-        return self._sigs.nbytes + self._days.nbytes + self._alive.nbytes + self._bands.nbytes
+        return self._sigs.nbytes + self._days.nbytes + self._emitted_ms.nbytes + self._alive.nbytes + self._bands.nbytes

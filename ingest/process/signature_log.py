@@ -48,6 +48,7 @@ class Kept:
     article_id: str
     minhash: LeanMinHash
     day: int | None
+    ingested_ms: int | None = None
 
 
 def sighting_key(article_id: str, chunk_id: str) -> str:
@@ -139,10 +140,13 @@ class SignatureLog:
             log.warning("skipping a bad dedup log entry: %s", exc)
             return False
         if isinstance(entry, DedupSighting):
-            return index.add_sighting(entry.article_id, entry.chunk_id, entry.kept_chunk_id, entry.day)
+            return index.add_sighting(
+                entry.article_id, entry.chunk_id, entry.kept_chunk_id, entry.day, entry.ingested_ms, entry.similarity
+            )
         if not isinstance(entry, DedupSignature) or entry.num_perm != index.signer.num_perm:
             return False  # another kind, or written with other settings: not comparable
-        return index.load(entry.chunk_id, entry.article_id, index.signer.decode_values(entry.minhash), entry.day)
+        values = index.signer.decode_values(entry.minhash)
+        return index.load(entry.chunk_id, entry.article_id, values, entry.day, entry.ingested_ms)
 
     def append(self, index: DedupIndex, kept: Sequence[Kept], sighted: Sequence[DedupSighting]) -> None:
         """Write kept signatures and emitted sightings and wait for the acknowledgement."""
@@ -155,6 +159,7 @@ class SignatureLog:
                     num_perm=index.signer.num_perm,
                     minhash=index.signer.encode(k.minhash),
                     day=k.day,
+                    ingested_ms=k.ingested_ms,
                 ),
             )
             for k in kept

@@ -95,22 +95,41 @@ class ProcessStage(Stage[DedupLogEntries]):
         for window in windows(sentences, self.settings.chunk_sentences, self.settings.chunk_stride):
             cid = chunk_id(window.text)
             mh = self.index.signer.sign(window.text)
-            decision = self.index.decide(cid, article.id, mh)
+            decision = self.index.decide(cid, article.id, mh, article.ingested_ms)
             # Keyed by article: an article's chunks stay in order on one partition, so the extract stage sees a
             # full name before the short forms of later chunks.
             if decision.kind == "duplicate":
-                batch.messages.append(Outgoing(topic, article.id, _sighting(article, decision)))
-                day = article.published_day
-                if self.index.add_sighting(article.id, cid, decision.chunk_id, day):
-                    batch.sighted.append(
-                        DedupSighting(chunk_id=cid, article_id=article.id, kept_chunk_id=decision.chunk_id, day=day)
-                    )
+                batch.messages.append(
+                    Outgoing(topic, article.id, _sighting(article, decision.chunk_id, decision.similarity))
+                )
+                self._note_sighting(article, cid, decision, batch)
             elif decision.kind == "new":
                 # Not held (published before the window): not logged either; a re-ingest re-emits the same
                 # content-keyed chunk, which the graph's upsert absorbs.
-                if self.index.add(cid, article.id, mh, article.published_day):
-                    batch.kept.append(Kept(cid, article.id, mh, article.published_day))
+                if self.index.add(cid, article.id, mh, article.published_day, article.ingested_ms):
+                    batch.kept.append(Kept(cid, article.id, mh, article.published_day, article.ingested_ms))
                 batch.messages.append(Outgoing(topic, article.id, _chunk(article, cid, window)))
+            elif decision.kind == "resend":  # this record again (dedup.Decision): what it emitted, not logged again
+                message = (
+                    _sighting(article, decision.sighting_of, decision.similarity)
+                    if decision.sighting_of
+                    else _chunk(article, cid, window)
+                )
+                batch.messages.append(Outgoing(topic, article.id, message))
+
+    def _note_sighting(self, article: Article, cid: str, decision: Decision, batch: _Batch) -> None:
+        """The sighting in the index now and, once the batch is acknowledged, in the log."""
+        day, emitted = article.published_day, (article.ingested_ms, decision.similarity)
+        if self.index.add_sighting(article.id, cid, decision.chunk_id, day, *emitted):
+            sighting = DedupSighting(
+                chunk_id=cid,
+                article_id=article.id,
+                kept_chunk_id=decision.chunk_id,
+                day=day,
+                ingested_ms=article.ingested_ms,
+                similarity=decision.similarity,
+            )
+            batch.sighted.append(sighting)
 
     def acknowledged(self, output: StageOutput[DedupLogEntries]) -> None:
         if self.signature_log:
@@ -137,9 +156,9 @@ def _chunk(article: Article, cid: str, window: Window) -> Chunk:
     )
 
 
-def _sighting(article: Article, decision: Decision) -> ChunkSighting:
+def _sighting(article: Article, kept_chunk_id: str, similarity: float) -> ChunkSighting:
     return ChunkSighting(
-        chunk_id=decision.chunk_id,
+        chunk_id=kept_chunk_id,
         article_id=article.id,
         source=article.source,
         source_id=article.source_id,
@@ -149,5 +168,5 @@ def _sighting(article: Article, decision: Decision) -> ChunkSighting:
         published=article.published,
         ingested_at=article.ingested_at,
         ingested_ms=article.ingested_ms,
-        similarity=decision.similarity,
+        similarity=similarity,
     )
