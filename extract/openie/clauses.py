@@ -55,6 +55,7 @@ NESTED_DEPS = {
 ATTRIBUTIONS = {"according"}  # "according to a report in X": who said it, not what happened (and it ate the words)
 MODIFIER_DEPS = {"compound", "poss", "nmod", "amod"}  # a mention naming a noun: "the Gannett-Gatehouse merger"
 CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
+COORDINATED_POS = {"NOUN", "PROPN", "NUM"}  # a noun's conjuncts are the same argument ("president and CEO")
 MAX_DEPTH = 3  # how deep an argument's own arguments are kept ("a campaign against meth in South Dakota")
 # Verbs that report a clause: the reported clause is the story, the speaker its source (no lemmatizer: word forms).
 SPEECH_VERBS = {"say", "says", "said", "tell", "tells", "told", "add", "adds", "added", "state", "states", "stated"}
@@ -73,10 +74,11 @@ def _phrase(token: Token, depth: int) -> set[int]:
     qualifiers = [c for c in token.children if c.dep_ in QUALIFIER_DEPS]
     keep = {token.i} | {c.i for c in qualifiers}
     keep |= {g.i for c in qualifiers if c.dep_ == "poss" for g in c.children if g.dep_ == "case"}  # "Karl's"
-    if depth > 0:
-        for child in token.children:
-            if child.dep_ in NESTED_DEPS or (child.dep_ == "ccomp" and depth > 1):
-                keep |= _phrase(child, depth - 1)
+    for child in token.children:
+        if child.dep_ in ("conj", "cc") and token.pos_ in COORDINATED_POS:
+            keep |= _phrase(child, depth)  # "president and CEO": one argument, a sibling is no level deeper
+        elif depth > 0 and (child.dep_ in NESTED_DEPS or (child.dep_ == "ccomp" and depth > 1)):
+            keep |= _phrase(child, depth - 1)
     return keep
 
 

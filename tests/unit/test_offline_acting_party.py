@@ -64,3 +64,11 @@ def test_a_hyphenated_word_stays_whole_in_a_clause():
     assert any("new all-time high" in text for text in texts)
     texts = [text for _, text, _, _ in facts("Doja Cat signed a long-term deal with a Los Angeles-based label.")]
     assert "Doja Cat signed long-term deal with Los Angeles-based label" in texts
+
+
+def test_a_kept_noun_keeps_its_conjuncts_at_any_depth():
+    """Coordination is one argument: the deepest kept noun keeps the nouns conjoined with it ("as its new president
+    and CEO"), where the depth limit used to cut the second."""
+    found = facts("The board is pleased to welcome Dana Cole as its new president and CEO.")
+    texts = [text for name, text, _, _ in found if name == "Dana Cole"]
+    assert texts and all("president and CEO" in text for text in texts)
