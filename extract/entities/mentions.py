@@ -52,16 +52,17 @@ NAME_PARTICLES = frozenset(
 
 def _widen(span: Span) -> Span:
     """Over a trailing proper noun the model split off ("Anna" + "Wintour") and over lower-case name particles
-    followed by a capitalised proper noun ("Oscar" + "de la Renta")."""
+    followed by a capitalised proper noun ("Oscar" + "de la Renta"). A split-off word is taken with the rest of the
+    run up to the name's head ("the Dayton Police Department" + "Intelligence Led Policing Unit"), or not at all:
+    a span cut inside a longer proper-noun run ("… Department Intelligence") is a name no one uses."""
     doc, end = span.doc, span.end
-    while (
-        end < len(doc)
-        and doc[end - 1].dep_ == "compound"
-        and doc[end - 1].head.i == end
-        and doc[end].pos_ == "PROPN"
-        and not _title_word(doc[end])  # "US" + "President" is no name
-    ):
-        end += 1
+    while end < len(doc) and doc[end - 1].dep_ == "compound" and doc[end - 1].head.i >= end:
+        run = doc[end : doc[end - 1].head.i + 1]
+        if not all(t.pos_ == "PROPN" and not _title_word(t) for t in run):
+            break  # "US" + "President" is no name
+        if len(run) > 1 and any(t.ent_type_ for t in run):
+            break  # "Lt Col" + "Alexander Vindman": the model's own next name
+        end = run.end
     particles = end
     while particles < len(doc) and doc[particles].lower_ in NAME_PARTICLES and doc[particles].text.islower():
         particles += 1

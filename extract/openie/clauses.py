@@ -12,6 +12,12 @@ NEON's subject-centric M1.
   sentence says the mention is stays in either way: the noun the mention names ("Gannett-Gatehouse merger") and
   its appositive ("a man convicted of threatening my life").
 - An attribution ("according to a report in X") is no argument: it says who reported, not what happened.
+- The acting party: an organisation in a prepositional modifier of a common-noun subject ("Officers from X
+  arrested …") is the clause's subject, its fact keeping the words it acts through ("Officers from X …").
+- Each verb conjoined with the subject's verb ("stopped a van … and later arrested the driver after finding
+  heroin") is a clause of its own, with the same subject: the first verb's arguments never held the second's.
+- Reported speech: the clause a speech verb reports ("…, said Capt. Y") is a main clause of its own for the
+  entities in it, and the speaker's fact reads "<speaker> said <the reported clause>" in that order.
 
 A sentence without a verb gives nothing; a clause that is only its verb gives nothing; texts are deduplicated and
 capped per chunk (subject clauses first, in sentence order) so a long chunk cannot flood the graph."""
@@ -23,7 +29,7 @@ from dataclasses import dataclass
 from spacy.tokens import Doc, Token
 
 from extract.entities.linker import LinkedMention
-from extract.openie.offline import SUBJECT_DEPS, VERB_KEEP_DEPS, mention_root, mention_tokens, subject_verb
+from extract.openie.offline import SUBJECT_DEPS, VERB_KEEP_DEPS, acting, mention_root, mention_tokens
 
 MAX_CLAUSES_PER_CHUNK = 8
 MAX_WORDS = 16
@@ -49,7 +55,11 @@ NESTED_DEPS = {
 ATTRIBUTIONS = {"according"}  # "according to a report in X": who said it, not what happened (and it ate the words)
 MODIFIER_DEPS = {"compound", "poss", "nmod", "amod"}  # a mention naming a noun: "the Gannett-Gatehouse merger"
 CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
+COORDINATED_POS = {"NOUN", "PROPN", "NUM"}  # a noun's conjuncts are the same argument ("president and CEO")
 MAX_DEPTH = 3  # how deep an argument's own arguments are kept ("a campaign against meth in South Dakota")
+# Verbs that report a clause: the reported clause is the story, the speaker its source (no lemmatizer: word forms).
+SPEECH_VERBS = {"say", "says", "said", "tell", "tells", "told", "add", "adds", "added", "state", "states", "stated"}
+SPEECH_VERBS |= {"explain", "explains", "explained", "note", "notes", "noted", "write", "writes", "wrote"}
 
 
 @dataclass(frozen=True)
@@ -64,10 +74,11 @@ def _phrase(token: Token, depth: int) -> set[int]:
     qualifiers = [c for c in token.children if c.dep_ in QUALIFIER_DEPS]
     keep = {token.i} | {c.i for c in qualifiers}
     keep |= {g.i for c in qualifiers if c.dep_ == "poss" for g in c.children if g.dep_ == "case"}  # "Karl's"
-    if depth > 0:
-        for child in token.children:
-            if child.dep_ in NESTED_DEPS or (child.dep_ == "ccomp" and depth > 1):
-                keep |= _phrase(child, depth - 1)
+    for child in token.children:
+        if child.dep_ in ("conj", "cc") and token.pos_ in COORDINATED_POS:
+            keep |= _phrase(child, depth)  # "president and CEO": one argument, a sibling is no level deeper
+        elif depth > 0 and (child.dep_ in NESTED_DEPS or (child.dep_ == "ccomp" and depth > 1)):
+            keep |= _phrase(child, depth - 1)
     return keep
 
 
@@ -92,8 +103,36 @@ def _mention_phrase(mention: list[Token]) -> set[int]:
     return keep
 
 
-def _render(doc: Doc, keep: set[int], mentions: list[LinkedMention], tokens: dict[int, list[Token]]) -> str:
-    """The kept words in sentence order, each mention's words replaced by its canonical name (once)."""
+def _conjoined_verbs(verb: Token) -> list[Token]:
+    """Verbs conjoined with `verb` that share its subject (none of their own): "stopped … and later arrested …"."""
+    return [
+        c
+        for c in verb.children
+        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and not any(g.dep_ in SUBJECT_DEPS for g in c.children)
+    ]
+
+
+def _reported(verb: Token) -> list[Token]:
+    """The clauses a speech verb reports, each with a subject of its own ("Officers … arrested …, said Y")."""
+    if verb.lower_ not in SPEECH_VERBS:
+        return []
+    return [c for c in verb.children if c.dep_ == "ccomp" and any(g.dep_ in SUBJECT_DEPS for g in c.children)]
+
+
+def _subtree(token: Token) -> set[int]:
+    return {t.i for t in token.subtree}
+
+
+def _render(
+    doc: Doc,
+    keep: set[int],
+    mentions: list[LinkedMention],
+    tokens: dict[int, list[Token]],
+    limit: int = MAX_WORDS,
+) -> str:
+    """The kept words in sentence order, each mention's words replaced by its canonical name (once); a hyphenated
+    word stays whole ("all-time high", "front-runner": the parse keeps only "time", "runner")."""
+    keep = _whole_hyphenated(doc, keep)
     name_at: dict[int, tuple[int, str]] = {}
     possessive: dict[int, bool] = {}
     for m in mentions:
@@ -112,13 +151,35 @@ def _render(doc: Doc, keep: set[int], mentions: list[LinkedMention], tokens: dic
                 words.append(name + ("'s" if possessive[first] else ""))
             continue
         token = doc[i]
-        if token.is_punct and token.text not in ("%", "$"):
+        glued = i > 0 and i - 1 in keep and _hyphenated(doc, i - 1, i)
+        if token.is_punct and token.text not in ("%", "$") and not glued and not _hyphenated(doc, i, i + 1):
             continue
-        if words and token.text in ("'s", "’s", "'", "%"):
+        if words and (glued or token.text in ("'s", "’s", "'", "%")):
             words[-1] += token.text
         else:
             words.append(token.text)
-    return " ".join(words[:MAX_WORDS])
+    return " ".join(words[:limit])
+
+
+def _hyphenated(doc: Doc, left: int, right: int) -> bool:
+    """Two adjacent tokens of one hyphenated word: no space between them, one of them a hyphen."""
+    if left < 0 or right >= len(doc) or doc[left].whitespace_:
+        return False
+    return doc[left].tag_ == "HYPH" or doc[right].tag_ == "HYPH"
+
+
+def _whole_hyphenated(doc: Doc, keep: set[int]) -> set[int]:
+    whole = set(keep)
+    for i in keep:
+        j = i
+        while _hyphenated(doc, j - 1, j):
+            j -= 1
+            whole.add(j)
+        j = i
+        while _hyphenated(doc, j, j + 1):
+            j += 1
+            whole.add(j)
+    return whole
 
 
 def _has_content(doc: Doc, keep: set[int], verb: Token, mention_ids: set[int]) -> bool:
@@ -128,51 +189,90 @@ def _has_content(doc: Doc, keep: set[int], verb: Token, mention_ids: set[int]) -
 def _subject_clauses(
     doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list[Token]]
 ) -> list[tuple[int, Clause]]:
+    """Per subject, the clause of its verb, then one per verb conjoined with it."""
     out: list[tuple[int, Clause]] = []
     for subject in mentions:
         if not tokens[id(subject)]:
             continue
-        verb = subject_verb(mention_root(tokens[id(subject)]))
-        if verb is None:
+        act = acting(subject, tokens[id(subject)])
+        if act is None:
             continue
         own = {t.i for t in tokens[id(subject)]}
-        keep = _clause_tokens(verb, own)
-        if not _has_content(doc, keep, verb, own):
-            continue  # "Doja Cat smiled": only the verb
-        others = [m for m in mentions if m is not subject]
-        text = f"{subject.name} {_render(doc, keep - own, others, tokens)}"
-        out.append((verb.i, Clause(subject, text, -1)))
+        for verb in [act.verb, *_conjoined_verbs(act.verb)]:
+            keep = _clause_tokens(verb, own)
+            if not _has_content(doc, keep, verb, own):
+                continue  # "Doja Cat smiled": only the verb
+            text = _subject_text(doc, subject, act.lead, verb, keep - own, mentions, tokens)
+            out.append((verb.i, Clause(subject, text, -1)))
     return out
+
+
+def _subject_text(
+    doc: Doc,
+    subject: LinkedMention,
+    lead: tuple[Token, ...],
+    verb: Token,
+    keep: set[int],
+    mentions: list[LinkedMention],
+    tokens: dict[int, list[Token]],
+) -> str:
+    """The subject's name (after the words it acts through: "Officers from X"), then the clause; a clause the verb
+    reports before it ("…, said Y") comes after the verb, so the fact reads "Y said …"."""
+    others = [m for m in mentions if m is not subject]
+    head = " ".join([*(t.text for t in lead), subject.name])
+    before = set().union(*(_subtree(c) for c in _reported(verb) if c.i < verb.i)) & keep
+    if not before:
+        return f"{head} {_render(doc, keep, others, tokens)}"
+    said = _render(doc, keep - before, others, tokens)
+    reported = _render(doc, before, others, tokens, MAX_WORDS - len(said.split()))
+    return f"{head} {said} {reported}".strip()
 
 
 def _salient_clauses(
     doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list[Token]], subjects: set[int]
 ) -> list[tuple[int, Clause]]:
-    """Mentions in a sentence whose main verb's subject is no entity: the main clause, about each of them."""
+    """Mentions in a main clause whose subject is no entity: that clause, about each of them. The main clauses of a
+    sentence are its root's and those its root reports ("Officers … arrested …, said Y"); each mention belongs to
+    the innermost one. A verb conjoined with a main clause's verb gives a clause of its own, about the mentions in
+    it."""
     out: list[tuple[int, Clause]] = []
     for sent in doc.sents:
         root = sent.root
         if root.pos_ not in ("VERB", "AUX"):
             continue  # no verb: a caption, a dateline, a list
-        here = [m for m in mentions if tokens[id(m)] and sent.start <= tokens[id(m)][0].i < sent.end]
-        if not here or any(tokens[id(m)][0].i in subjects for m in here):
-            continue
-        keep = _clause_tokens(root, set())
-        keep |= {i for c in root.children if c.dep_ in SUBJECT_DEPS for i in _phrase(c, 2)}
+        in_sentence = [m for m in mentions if tokens[id(m)] and sent.start <= tokens[id(m)][0].i < sent.end]
+        reported = _reported(root)
+        inner = set().union(*(_subtree(c) for c in reported))
+        units = [(root, [m for m in in_sentence if tokens[id(m)][0].i not in inner])]
+        units += [(c, [m for m in in_sentence if tokens[id(m)][0].i in _subtree(c)]) for c in reported]
+        for head, here in units:
+            if here and not any(tokens[id(m)][0].i in subjects for m in here):
+                out += _main_clause(doc, head, here, tokens)
+    return out
+
+
+def _main_clause(
+    doc: Doc, head: Token, here: list[LinkedMention], tokens: dict[int, list[Token]]
+) -> list[tuple[int, Clause]]:
+    subject = {i for c in head.children if c.dep_ in SUBJECT_DEPS for i in _phrase(c, 2)}
+    out: list[tuple[int, Clause]] = []
+    for n, verb in enumerate([head, *_conjoined_verbs(head)]):
+        keep = _clause_tokens(verb, set()) | subject
         mention_ids = {t.i for m in here for t in tokens[id(m)]}
-        if not _has_content(doc, keep, root, mention_ids):
+        if not _has_content(doc, keep, verb, mention_ids):
             continue
         seen: set[str] = set()
         for m in here:
-            if m.entity_id in seen:
-                continue
+            inside = any(t.i in keep for t in tokens[id(m)])
+            if m.entity_id in seen or (n > 0 and not inside):
+                continue  # a conjoined verb's clause is about the mentions it holds
             seen.add(m.entity_id)
             own = _mention_phrase(tokens[id(m)])
-            if any(t.i in keep for t in tokens[id(m)]):
+            if inside:
                 body = _render(doc, keep | own, here, tokens)
             else:
                 body = f"{_render(doc, own, here, tokens)}: {_render(doc, keep, here, tokens)}"
-            out.append((root.i, Clause(m, body, -1)))
+            out.append((verb.i, Clause(m, body, -1)))
     return out
 
 
@@ -183,9 +283,7 @@ def extract_clauses(
     entity-to-entity facts) and capped at MAX_CLAUSES_PER_CHUNK. `subjects`: entity ids allowed as subjects."""
     tokens = {id(m): mention_tokens(doc, m) for m in mentions}
     sentence_of = {t.i: n for n, sent in enumerate(doc.sents) for t in sent}
-    subject_roots = {
-        tokens[id(m)][0].i for m in mentions if tokens[id(m)] and subject_verb(mention_root(tokens[id(m)])) is not None
-    }
+    subject_roots = {tokens[id(m)][0].i for m in mentions if tokens[id(m)] and acting(m, tokens[id(m)]) is not None}
     found = _subject_clauses(doc, mentions, tokens) + _salient_clauses(doc, mentions, tokens, subject_roots)
     seen = {t.lower() for t in known or set()}
     clauses: list[Clause] = []

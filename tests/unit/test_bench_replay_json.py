@@ -4,11 +4,12 @@ recall on the dev and the held-out questions apart, queries/s with the mean evid
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from bench.figures import emit
-from bench.replay import named_figures
+from bench.replay import heldout_sets, named_figures
 
 
 def test_replay_figures_compare_each_m0_strategy_with_the_chunk_baseline_of_the_same_run(
@@ -76,3 +77,17 @@ def test_replay_figures_compare_each_m0_strategy_with_the_chunk_baseline_of_the_
     }
     assert figures["mean evidence newsrag/generic k=10, 100,000 interactions"]["baseline"] is None
     assert len(figures) == 16
+
+
+def test_each_heldout_file_is_its_own_set_with_its_own_figures():
+    """--heldout takes several files: the first keeps the names it always had, the second is "held-out-2", each
+    against its own chunk baseline."""
+    sets = heldout_sets([Path("a.jsonl"), Path("b.jsonl")])
+    assert sets == [("recall_heldout", "held-out", Path("a.jsonl")), ("recall_heldout2", "held-out-2", Path("b.jsonl"))]
+    assert heldout_sets([]) == []
+    table = {"newsrag/temporal": {"recall@10": 1.0}, "newsrag/generic": {"recall@10": 0.5}}
+    table |= {"m0/temporal": {"recall@10": 0.5}, "m0/generic": {"recall@10": 0.5}}
+    figures = named_figures({"recall": {"table": table}, "recall_heldout2": {"table": table}})
+    assert figures["recall@10 m0/temporal, held-out-2"]["ratio"] == 0.5
+    assert figures["recall@10 m0/generic, held-out-2"]["ratio"] == 1.0
+    assert not any(name.endswith(", held-out") for name in figures)
