@@ -176,6 +176,8 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
             except Exception as exc:
                 if must_stop(exc):
                     raise
+                for x in xs:  # dead-lettered: not retried, so no longer held as linked
+                    self._forget(x.chunk)
                 failures.append((messages, exc, WRITE_ERROR))
         return written, failures
 
