@@ -93,7 +93,7 @@ BENCHES = (
     Bench("irb", ("--interactions", "10000", "--n", "50"), ("--interactions", "100000", "--n", "200"), "IRB"),
     Bench(
         "soak",
-        ("--minutes", "1", "--tail-minutes", "0.5"),
+        ("--short",),
         ("--minutes", "10"),
         "API under load while the pipeline ingests",
     ),

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import datetime as dt
 import hashlib
 import json
@@ -96,6 +97,24 @@ class SoakConfig:
     rss_tail_slope_floor_mb_per_min: float = 5.0
     p95_ratio_bound: float = 2.0
     probe_s: float = 2.0  # how often the machine's speed is probed (see cpu_probe_ms)
+
+
+# The 90-s soak of `make test` (tests/integration/test_soak.py) and `make bench`'s quick run (`--short`): 60 s
+# ingesting, a 30 s tail, 30 s windows, 2 s samples. A 30 s window holds ~450 requests and ~15 CPU probes: it allows
+# 3x between the windows' load-adjusted p95 (the 10-minute soak, 60 s windows, 2x). RSS grows in steps while articles
+# stream in (the allocator grows its arenas 5-20 MB at a time): over the 30 s of ingesting after the first window
+# (~15 articles) one 15 MB step reads as ~1 MB an article, so the bound is 4 MB an article (the 10-minute soak's
+# 1 MB); over the ~30 s tail one step reads as ~45 MB/min (CI once read a step over a 22-s span as > 40), so the leak
+# floor is 60 MB/min (60 KB per request at ~16 requests/s; the 10-minute soak's 5).
+SHORT = SoakConfig(
+    minutes=1.0,
+    tail_minutes=0.5,
+    window_s=30,
+    sample_s=2,
+    p95_ratio_bound=3.0,
+    rss_per_article_bound_kb=4096.0,
+    rss_tail_slope_floor_mb_per_min=60.0,
+)
 
 
 @dataclass
@@ -514,30 +533,29 @@ def private_stack(folder: Path) -> tuple[ServiceManager, Settings, dict[str, str
     return manager, settings, env
 
 
-def main() -> None:
+def parse(argv: list[str] | None = None) -> tuple[SoakConfig, argparse.Namespace]:
+    """The run's config (SoakConfig's defaults, or SHORT's with --short, and the flags given) and the flags."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    defaults = SoakConfig()
-    parser.add_argument("--minutes", type=float, default=defaults.minutes, help="load while the pipeline ingests")
-    parser.add_argument(
-        "--tail-minutes", type=float, default=defaults.tail_minutes, help="then load only (the leak check)"
-    )
-    parser.add_argument("--clients", type=int, default=defaults.clients)
-    parser.add_argument("--pace", type=float, default=defaults.pace_s, help="seconds between a client's requests")
-    parser.add_argument("--articles-per-minute", type=int, default=defaults.articles_per_minute)
-    parser.add_argument("--sample-s", type=float, default=defaults.sample_s)
-    parser.add_argument("--rss-bound-mb", type=float, default=defaults.rss_bound_mb)
+    parser.add_argument("--short", action="store_true", help="the 90-s soak of `make test` (its windows and bounds)")
+    parser.add_argument("--minutes", type=float, help="load while the pipeline ingests (default 10)")
+    parser.add_argument("--tail-minutes", type=float, help="then load only, the leak check (default 3)")
+    parser.add_argument("--clients", type=int, help="concurrent clients (default 8)")
+    parser.add_argument("--pace", type=float, dest="pace_s", help="seconds between a client's requests (default 0.5)")
+    parser.add_argument("--articles-per-minute", type=int, help="the feeder's rate (default 30)")
+    parser.add_argument("--sample-s", type=float, help="seconds between RSS samples (default 10)")
+    parser.add_argument("--rss-bound-mb", type=float, help="default 1024")
     parser.add_argument("--out", type=Path, default=None, help="also write the report here (JSON)")
     parser.add_argument("--json", action="store_true", help="only the figures object of bench/figures.py")
-    args = parser.parse_args()
-    config = SoakConfig(
-        minutes=args.minutes,
-        tail_minutes=args.tail_minutes,
-        clients=args.clients,
-        pace_s=args.pace,
-        articles_per_minute=args.articles_per_minute,
-        sample_s=args.sample_s,
-        rss_bound_mb=args.rss_bound_mb,
+    args = parser.parse_args(argv)
+    given = {name: value for name, value in vars(args).items() if name in SoakConfig.__dataclass_fields__}
+    config = dataclasses.replace(
+        SHORT if args.short else SoakConfig(), **{k: v for k, v in given.items() if v is not None}
     )
+    return config, args
+
+
+def main() -> None:
+    config, args = parse()
     folder = Path(tempfile.mkdtemp(prefix="bench-soak-"))
     manager, settings, env = private_stack(folder)
     try:

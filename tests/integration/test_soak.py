@@ -7,26 +7,10 @@ The full run is 10 minutes ingesting and a 3-minute tail (`make soak`); this one
 
 import pytest
 
-from bench.soak import SoakConfig, run_soak
+from bench.soak import SHORT, run_soak  # its windows and bounds, and why they are wider than `make soak`'s
 from tests.support.isolation import Isolated
 
 pytestmark = pytest.mark.integration
-
-# A 30 s window holds ~450 requests and ~15 CPU probes: the short run allows 3x between the windows' load-adjusted
-# p95, the 10-minute soak (60 s windows) 2x. RSS grows in steps while articles stream in (the embedded Qdrant keeps
-# every point in memory; the allocator grows its arenas 5-20 MB at a time). Over the short run's 30 s of ingesting
-# after the first window (~15 articles) one 15 MB step reads as ~1 MB an article, so its bound is 4 MB an article (the
-# 10-minute soak's 1 MB); over its ~30 s tail (2 s samples) one step reads as ~45 MB/min (CI once read a step over a
-# 22-s span as > 40), so its leak floor is 60 MB/min (60 KB per request at ~16 requests/s), the 10-minute soak's 5.
-SHORT = SoakConfig(
-    minutes=1.0,
-    tail_minutes=0.5,
-    window_s=30,
-    sample_s=2,
-    p95_ratio_bound=3.0,
-    rss_per_article_bound_kb=4096.0,
-    rss_tail_slope_floor_mb_per_min=60.0,
-)
 
 
 @pytest.mark.timeout(900)

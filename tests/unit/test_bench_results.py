@@ -144,6 +144,15 @@ def test_the_soak_exits_1_on_a_broken_bound_except_with_json_where_the_failed_ch
     assert exit_code(steady, as_json=False) == 0
 
 
+def test_the_soaks_flags_start_from_the_full_or_the_short_run_and_override_its_fields():
+    from bench.soak import SHORT, parse
+
+    assert parse([])[0] == SoakConfig()
+    assert parse(["--short"])[0] == SHORT
+    config, args = parse(["--short", "--tail-minutes", "0", "--pace", "1", "--json"])
+    assert (config.tail_minutes, config.pace_s, config.minutes, config.window_s, args.json) == (0, 1, 1.0, 30, True)
+
+
 def test_make_bench_leaves_the_optional_fresh_clone_demo_out_unless_it_is_named():
     from bench.results import chosen
 
