@@ -21,7 +21,7 @@ The bounds checked, chosen so that a leak and data growth are told apart (the in
 mode and the dedup index, keep every article's data in memory, so RSS grows while ingesting and cannot level off):
 0 errors; RSS at most `--rss-bound-mb` (default 1024 MB, issue 20's bound for the API with embeddings); RSS growth
 per article ingested (least-squares slope of RSS against the articles sent, from the end of the first window to the
-end of the ingesting phase) at most `rss_per_article_bound_kb` (1 MB; an article's data is ~90 KB, see SoakConfig);
+end of the ingesting phase) at most `rss_per_article_bound_kb` (1 MB; an article's data is ~70 KB, see SoakConfig);
 RSS flat in the load-only tail (least-squares slope from the moment the graph holds every article to the end at most
 5 MB/min: a leak per request keeps its rate there, data growth has stopped); p95 of the last window of the ingesting
 phase at most 2.0x the first window's once each is divided by the median of a fixed CPU probe (SHA-256 of 16 MiB,
@@ -87,13 +87,15 @@ class SoakConfig:
     window_s: float = 60.0  # p95 compared between the first and the last window of the ingesting phase
     timeout_s: float = 30.0
     rss_bound_mb: float = 1024.0
-    # RSS growth per article ingested, from the end of the first window to the end of the ingesting phase. An
-    # article here costs ~90 KB in the stores that keep data in memory (6 mirrored points at 13.6 KB in
-    # qdrant-client local mode, a chunk at 5 KB in the dedup index), measured in a process of their own; the serving
-    # process under load showed ~400 KB (the allocator's steps come with the data). Bound: 1 MB, 2.5x that.
+    # RSS growth per article ingested, from the end of the first window to the end of the ingesting phase. What an
+    # article (1 chunk, ~6.5 interactions: 7.5 mirrored points) costs, measured: 67 KB of the serving process's RSS
+    # when it only ingests (`--clients 0 --minutes 5`, 150 articles); its parts in a process of their own ~105 KB
+    # (13.6 KB a point in qdrant-client local mode, 5 KB a chunk in the dedup index). Under the 8 clients the
+    # requests' working set grows with the data too (~400 KB an article in the README's 9-minute investigation).
+    # Bound: 1 MB, 2.5x that; a leak per request is the load-only tail's to catch.
     rss_per_article_bound_kb: float = 1024.0
     # least-squares RSS slope of the load-only tail (after the stages drained): no data arrives, so a request that
-    # leaks shows here. 5 MB/min over 3 min is 10 KB per request at ~16 requests/s.
+    # leaks shows here. 5 MB/min is ~5 KB per request at ~16 requests/s.
     rss_tail_slope_floor_mb_per_min: float = 5.0
     p95_ratio_bound: float = 2.0
     probe_s: float = 2.0  # how often the machine's speed is probed (see cpu_probe_ms)
