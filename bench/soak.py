@@ -125,6 +125,8 @@ class Tally:
 
     started: float = field(default_factory=time.monotonic)
     latencies: list[tuple[float, float]] = field(default_factory=list[tuple[float, float]])  # (t since start, ms)
+    # the same latencies by kind of request ("ask temporal", "ask hybrid", "/v1/entities", "/healthz")
+    by_kind: dict[str, list[tuple[float, float]]] = field(default_factory=dict[str, list[tuple[float, float]]])
     errors: list[str] = field(default_factory=list[str])
     rss: list[tuple[float, float]] = field(default_factory=list[tuple[float, float]])  # (t since start, MB)
     probes: list[tuple[float, float]] = field(default_factory=list[tuple[float, float]])  # (t since start, ms)
@@ -259,7 +261,9 @@ async def client(http: httpx.AsyncClient, tally: Tally, config: SoakConfig, dead
         except (httpx.HTTPError, ValueError) as exc:
             tally.error(f"{path} {type(exc).__name__}: {exc}")
         else:
-            tally.latencies.append((tally.since(), (time.perf_counter() - start) * 1000))
+            sample = (tally.since(), (time.perf_counter() - start) * 1000)
+            tally.latencies.append(sample)
+            tally.by_kind.setdefault(f"ask {params['strategy']}" if path == "/v1/ask" else path, []).append(sample)
         await asyncio.sleep(max(0.0, config.pace_s - (time.monotonic() - began)))
 
 
@@ -514,6 +518,14 @@ def report(config: SoakConfig, tally: Tally, dead_letters: int, graph: dict[str,
         "graph": graph,
         "server_exit_code": exit_code,
         "rss_samples_mb": [(round(t, 1), round(mb, 1), articles_at(tally.sent, t)) for t, mb in tally.rss],
+        # which requests slowed: p95 of each kind in the first and the last window of the ingesting phase and the tail
+        "p95_by_kind_ms": {
+            kind: [
+                round(window_p95(samples, lo, hi), 1)
+                for lo, hi in ((0, w), (at.ingest_end - w, at.ingest_end), (at.ingest_end, end + 1))
+            ]
+            for kind, samples in sorted(tally.by_kind.items())
+        },
         "p95_by_minute_ms": [round(window_p95(tally.latencies, m * 60, (m + 1) * 60), 1) for m in range(minutes)],
         "cpu_probe_by_minute_ms": [round(window_median(tally.probes, m * 60, (m + 1) * 60), 2) for m in range(minutes)],
     }

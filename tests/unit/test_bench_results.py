@@ -100,6 +100,9 @@ def test_the_soak_compares_p95_within_the_ingesting_phase_not_against_the_idle_s
     slower_while_ingesting = report(CONFIG, tally, 0, {}, 0)
     assert slower_while_ingesting["checks"]["p95_stable"] is False  # the fast tail does not hide it
     assert slower_while_ingesting["figures"]["soak_p95_tail_ms"]["value"] == 100
+    # and which kind of request it was: p95 in the first window, the last window of ingesting, the tail
+    tally.by_kind = {"ask hybrid": tally.latencies, "/healthz": [(t, 5.0) for t, _ in tally.latencies]}
+    assert report(CONFIG, tally, 0, {}, 0)["p95_by_kind_ms"] == {"/healthz": [5, 5, 5], "ask hybrid": [100, 300, 100]}
 
 
 def test_the_soaks_rss_checks_pass_growth_with_the_data_ingested_and_flag_a_leak_in_the_load_only_tail():
