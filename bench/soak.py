@@ -91,8 +91,9 @@ class SoakConfig:
     # article (1 chunk, ~6.5 interactions: 7.5 mirrored points) costs, measured: 67 KB of the serving process's RSS
     # when it only ingests (`--clients 0 --minutes 5`, 150 articles); its parts in a process of their own ~105 KB
     # (13.6 KB a point in qdrant-client local mode, 5 KB a chunk in the dedup index). Under the 8 clients the
-    # requests' working set grows with the data too (~400 KB an article in the README's 9-minute investigation).
-    # Bound: 1 MB, 2.5x that; a leak per request is the load-only tail's to catch.
+    # requests' working set grows with the data too: 128 KB an article in the 10-minute soak of 2026-11-23 (load 6-10),
+    # ~400 KB in the README's earlier 9-minute investigation (load 30+). Bound: 1 MB, 2.5x the most seen; a leak per
+    # request is the load-only tail's to catch.
     rss_per_article_bound_kb: float = 1024.0
     # least-squares RSS slope of the load-only tail (after the stages drained): no data arrives, so a request that
     # leaks shows here. 5 MB/min is ~5 KB per request at ~16 requests/s.
