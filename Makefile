@@ -95,11 +95,14 @@ BENCH_FLAGS ?=
 bench: setup-demo
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.results $(BENCH_FLAGS)
 
-# The API under steady load while the pipeline ingests (bench/soak.py); exits 1 if a bound is broken.
+# The API under steady load while the pipeline ingests, then under load alone (the leak check) (bench/soak.py);
+# exits 1 if a bound is broken.
 SOAK_MINUTES ?= 10
+SOAK_TAIL_MINUTES ?= 3
 soak: setup-demo
 	mkdir -p .newskg
-	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.soak --minutes $(SOAK_MINUTES) --out .newskg/soak.json
+	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.soak --minutes $(SOAK_MINUTES) --tail-minutes $(SOAK_TAIL_MINUTES) \
+		--out .newskg/soak.json
 
 lint: setup-dev
 	$(BIN)/ruff check .

@@ -91,7 +91,12 @@ BENCHES = (
         "NEON replay throughput (recall needs the 91 pages: full run)",
     ),
     Bench("irb", ("--interactions", "10000", "--n", "50"), ("--interactions", "100000", "--n", "200"), "IRB"),
-    Bench("soak", ("--minutes", "1"), ("--minutes", "10"), "API under load while the pipeline ingests"),
+    Bench(
+        "soak",
+        ("--short",),
+        ("--minutes", "10"),
+        "API under load while the pipeline ingests",
+    ),
     Bench(
         "startup",
         ("--articles", "20", "--queries", "100", "--ask-runs", "1"),

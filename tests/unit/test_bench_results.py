@@ -3,6 +3,8 @@ the soak's checks computed from what it sampled."""
 
 import json
 
+import pytest
+
 from bench.figures import figure
 from bench.results import BENCHES, Outcome, last_json_object, markdown
 from bench.soak import SoakConfig, Tally, exit_code, report
@@ -36,62 +38,122 @@ def test_results_md_lists_every_figure_with_its_baseline_and_ratio_and_says_whic
     assert "python -m bench.qa --rows 1000000 --clients 50 --seconds 60" in text  # the full-size flags
 
 
-def _tally(first_ms: float, last_ms: float, rss: list[float], probe_first: float = 10, probe_last: float = 10) -> Tally:
+# A soak of 2 minutes ingesting (30 articles a minute: 3 every 6 s) and a 1-minute load-only tail; the stages
+# drain 5 s after the feeder stops. RSS is sampled every 10 s (19 samples, t = 0..180 s).
+CONFIG = SoakConfig(minutes=2, tail_minutes=1, window_s=60, rss_bound_mb=1000)
+INGEST_S, END_S = 120, 180
+
+
+def _tally(
+    first_ms: float,
+    last_ms: float,
+    rss: list[float],
+    probe_first: float = 10,
+    probe_last: float = 10,
+    drained_at: float | None = INGEST_S + 5,
+) -> Tally:
+    """`first_ms` latencies in the first minute, `last_ms` after; `rss` one sample every 10 s."""
     tally = Tally()
-    tally.latencies = [(t / 10, first_ms if t < 600 else last_ms) for t in range(1200)]  # 120 s, 10 a second
+    tally.latencies = [(t / 10, first_ms if t < 600 else last_ms) for t in range(END_S * 10)]  # 10 a second
     tally.rss = [(10.0 * i, mb) for i, mb in enumerate(rss)]
-    tally.probes = [(float(t), probe_first if t < 60 else probe_last) for t in range(0, 120, 2)]  # every 2 s
+    tally.probes = [(float(t), probe_first if t < 60 else probe_last) for t in range(0, END_S, 2)]  # every 2 s
+    tally.sent = [(6.0 * k, 3 * (k + 1)) for k in range(INGEST_S // 6)]
+    tally.articles_sent = 3 * (INGEST_S // 6)
+    tally.drained_at = drained_at
     return tally
 
 
-def test_the_soak_passes_steady_latency_and_memory_and_flags_a_slowdown_a_leak_and_an_error():
-    config = SoakConfig(minutes=2, window_s=60, rss_bound_mb=1000)
-    steady = report(config, _tally(100, 150, [700] * 13), 0, {}, 0)
+def _rss(ingest_mb_per_sample: float, tail_mb_per_sample: float, start: float = 700) -> list[float]:
+    """19 samples: a steady rise while ingesting (t ≤ 120 s), then another in the tail."""
+    ingest = [start + ingest_mb_per_sample * i for i in range(INGEST_S // 10 + 1)]
+    return ingest + [ingest[-1] + tail_mb_per_sample * i for i in range(1, (END_S - INGEST_S) // 10 + 1)]
+
+
+def test_the_soak_passes_steady_latency_and_memory_and_flags_a_slowdown_and_an_error():
+    steady = report(CONFIG, _tally(100, 150, _rss(0, 0)), 0, {}, 0)
     assert steady["passed"] and steady["figures"]["soak_p95_last_window_ms"]["ratio"] == 1.5
 
-    slower = report(config, _tally(100, 250, [700] * 13), 0, {}, 0)
+    slower = report(CONFIG, _tally(100, 250, _rss(0, 0)), 0, {}, 0)
     assert slower["checks"]["p95_stable"] is False
 
-    leaking = report(
-        config, _tally(100, 100, [700, 710, 720, 730, 740, 750, 800, 850, 900, 950, 990, 995, 999]), 0, {}, 0
-    )
-    assert leaking["checks"]["rss_growth_within_bound"] is False and leaking["checks"]["rss_within_bound"] is True
+    over = report(CONFIG, _tally(100, 100, _rss(0, 0, start=1001)), 0, {}, 0)
+    assert over["checks"]["rss_within_bound"] is False
 
-    failed = _tally(100, 100, [700] * 13)
+    failed = _tally(100, 100, _rss(0, 0))
     failed.error("/v1/ask 500: boom")
-    assert report(config, failed, 0, {}, 0)["checks"]["no_errors"] is False
+    assert report(CONFIG, failed, 0, {}, 0)["checks"]["no_errors"] is False
 
 
 def test_the_soaks_p95_check_allows_the_machines_own_slowdown_and_flags_the_servers():
-    config = SoakConfig(minutes=2, window_s=60, rss_bound_mb=1000)
-    machine_slower = report(config, _tally(100, 300, [700] * 13, probe_first=10, probe_last=30), 0, {}, 0)
+    machine_slower = report(CONFIG, _tally(100, 300, _rss(0, 0), probe_first=10, probe_last=30), 0, {}, 0)
     assert machine_slower["checks"]["p95_stable"] is True, machine_slower["figures"]
     assert machine_slower["figures"]["soak_cpu_probe_last_window_ms"]["ratio"] == 3.0
     assert machine_slower["figures"]["soak_p95_per_probe_last_window"]["ratio"] == 1.0
 
-    server_slower = report(config, _tally(100, 300, [700] * 13, probe_first=10, probe_last=12), 0, {}, 0)
+    server_slower = report(CONFIG, _tally(100, 300, _rss(0, 0), probe_first=10, probe_last=12), 0, {}, 0)
     assert server_slower["checks"]["p95_stable"] is False, server_slower["figures"]
 
 
-def test_the_soaks_rss_check_tells_a_steady_leak_from_growth_that_levels_off():
-    config = SoakConfig(minutes=2, window_s=60, rss_bound_mb=2000, rss_growth_bound=2.0)
-    # 20 MB a sample (120 MB/min) from start to end: a leak, though within the total bounds
-    leak = report(config, _tally(100, 100, [700 + 20.0 * i for i in range(13)]), 0, {}, 0)
-    assert leak["checks"]["rss_levels_off"] is False and leak["checks"]["rss_growth_within_bound"] is True
-    assert leak["figures"]["soak_rss_slope_second_half_mb_per_min"]["value"] == 120.0
-    # the same growth in the first half, then flat: warm-up
-    levels_off = report(config, _tally(100, 100, [700 + 20.0 * min(i, 6) for i in range(13)]), 0, {}, 0)
-    assert levels_off["checks"]["rss_levels_off"] is True, levels_off["figures"]
-    assert levels_off["passed"]
+def test_the_soak_compares_p95_within_the_ingesting_phase_not_against_the_idle_stages_of_the_tail():
+    tally = _tally(100, 100, _rss(0, 0))
+    tally.latencies = [(t / 10, 300 if 60 <= t / 10 < INGEST_S else 100) for t in range(END_S * 10)]
+    slower_while_ingesting = report(CONFIG, tally, 0, {}, 0)
+    assert slower_while_ingesting["checks"]["p95_stable"] is False  # the fast tail does not hide it
+    assert slower_while_ingesting["figures"]["soak_p95_tail_ms"]["value"] == 100
+    # and which kind of request it was: p95 in the first window, the last window of ingesting, the tail
+    tally.by_kind = {"ask hybrid": tally.latencies, "/healthz": [(t, 5.0) for t, _ in tally.latencies]}
+    assert report(CONFIG, tally, 0, {}, 0)["p95_by_kind_ms"] == {"/healthz": [5, 5, 5], "ask hybrid": [100, 300, 100]}
+
+
+def test_the_soaks_rss_checks_pass_growth_with_the_data_ingested_and_flag_a_leak_in_the_load_only_tail():
+    # 1.5 MB a sample while 5 articles arrive (300 KB an article, 9 MB/min), level once the feeder stops: data
+    # growth. The old check (second half's slope at most half the first's, or 5 MB/min) failed it: it never levels
+    # off while ingesting.
+    data = report(CONFIG, _tally(100, 100, _rss(1.5, 0)), 0, {}, 0)
+    assert data["checks"]["rss_per_article_within_bound"] and data["checks"]["rss_flat_in_load_only_tail"], data
+    assert data["passed"]
+    # 1.5 MB per 5 articles is 307 KB; the 6-s feeder ticks fall unevenly between the 10-s samples
+    assert data["figures"]["soak_rss_per_article_kb"]["value"] == pytest.approx(307.2, rel=0.1)
+    assert data["figures"]["soak_rss_tail_slope_mb_per_min"]["value"] == 0.0
+
+    # the same data growth, and RSS still rising as fast after the stages drained: the requests leak
+    leak = report(CONFIG, _tally(100, 100, _rss(1.5, 1.5)), 0, {}, 0)
+    assert leak["checks"]["rss_per_article_within_bound"] is True  # while ingesting it looks like data...
+    assert leak["checks"]["rss_flat_in_load_only_tail"] is False  # ...the load-only tail shows it
+    assert leak["figures"]["soak_rss_tail_slope_mb_per_min"]["value"] == 9.0
+
+    # a fast steady leak fails both: far more than an article's data while ingesting, and in the tail
+    fast = report(CONFIG, _tally(100, 100, _rss(20, 20), drained_at=INGEST_S), 0, {}, 0)
+    assert not fast["checks"]["rss_per_article_within_bound"] and not fast["checks"]["rss_flat_in_load_only_tail"]
+
+    # growth per article beyond the bound (2 MB an article) fails even when the tail is flat
+    heavy = report(CONFIG, _tally(100, 100, _rss(10, 0)), 0, {}, 0)
+    assert heavy["checks"]["rss_per_article_within_bound"] is False and heavy["checks"]["rss_flat_in_load_only_tail"]
+
+
+def test_the_soaks_leak_check_fails_when_the_stages_never_drained_or_left_too_little_tail_to_read():
+    never = report(CONFIG, _tally(100, 100, _rss(0, 0), drained_at=None), 0, {}, 0)
+    assert never["checks"]["rss_flat_in_load_only_tail"] is False
+    late = report(CONFIG, _tally(100, 100, _rss(0, 0), drained_at=INGEST_S + 40), 0, {}, 0)  # 20 s of a 60 s tail
+    assert late["checks"]["rss_flat_in_load_only_tail"] is False
+    assert late["figures"]["soak_drain_s"]["value"] == 40
 
 
 def test_the_soak_exits_1_on_a_broken_bound_except_with_json_where_the_failed_check_is_a_figure():
-    config = SoakConfig(minutes=2, window_s=60, rss_bound_mb=1000)
-    slower = report(config, _tally(100, 250, [700] * 13), 0, {}, 0)
+    slower = report(CONFIG, _tally(100, 250, _rss(0, 0)), 0, {}, 0)
     assert (exit_code(slower, as_json=False), exit_code(slower, as_json=True)) == (1, 0)
     assert slower["figures"]["soak_checks_passed"]["value"] == 4
-    steady = report(config, _tally(100, 100, [700] * 13), 0, {}, 0)
+    steady = report(CONFIG, _tally(100, 100, _rss(0, 0)), 0, {}, 0)
     assert exit_code(steady, as_json=False) == 0
+
+
+def test_the_soaks_flags_start_from_the_full_or_the_short_run_and_override_its_fields():
+    from bench.soak import SHORT, parse
+
+    assert parse([])[0] == SoakConfig()
+    assert parse(["--short"])[0] == SHORT
+    config, args = parse(["--short", "--tail-minutes", "0", "--pace", "1", "--json"])
+    assert (config.tail_minutes, config.pace_s, config.minutes, config.window_s, args.json) == (0, 1, 1.0, 30, True)
 
 
 def test_make_bench_leaves_the_optional_fresh_clone_demo_out_unless_it_is_named():
@@ -104,8 +166,6 @@ def test_make_bench_leaves_the_optional_fresh_clone_demo_out_unless_it_is_named(
 
 
 def test_an_unknown_bench_name_stops_the_run_instead_of_running_nothing():
-    import pytest
-
     from bench.results import chosen
 
     with pytest.raises(SystemExit, match="unknown bench: demos"):
