@@ -154,6 +154,15 @@ def test_the_soaks_flags_start_from_the_full_or_the_short_run_and_override_its_f
     assert parse(["--short"])[0] == SHORT
     config, args = parse(["--short", "--tail-minutes", "0", "--pace", "1", "--json"])
     assert (config.tail_minutes, config.pace_s, config.minutes, config.window_s, args.json) == (0, 1, 1.0, 30, True)
+    # the full run reads a store pre-filled with its own feed (300 articles); the short one keeps `make test` at 90 s
+    assert (SoakConfig().prefill, SHORT.prefill, parse(["--prefill", "150"])[0].prefill) == (300, 0, 150)
+
+
+def test_the_soak_reports_its_pre_fill_articles_and_seconds():
+    tally = _tally(100, 100, _rss(0, 0))
+    tally.prefilled, tally.prefill_s = 300, 95.04
+    figures = report(CONFIG, tally, 0, {}, 0)["figures"]
+    assert (figures["soak_prefill_articles"]["value"], figures["soak_prefill_s"]["value"]) == (300, 95.0)
 
 
 def test_make_bench_leaves_the_optional_fresh_clone_demo_out_unless_it_is_named():
