@@ -80,8 +80,8 @@ test: setup
 	$(BIN)/python -m pytest
 
 # Crash/restart chaos and server outages alone: tests/chaos (servers of its own, which it kills and stops) and the
-# stage SIGKILL tests of tests/integration, all marked `chaos`, on the issue's ≥ 300-article stream (`make test`
-# runs them on 56 articles). NEWSKG_CHAOS_SEED replays a printed seed.
+# stage SIGKILL tests of tests/integration, all marked `chaos`, on the issue's ≥ 300-article stream (as `make test`
+# does). NEWSKG_CHAOS_SEED replays a printed seed; NEWSKG_CHAOS_EVENTS=4 makes it a 56-article stream.
 test-chaos: setup
 	NEWSKG_CHAOS_EVENTS=$${NEWSKG_CHAOS_EVENTS:-25} $(BIN)/python -m pytest -m chaos tests/chaos tests/integration
 

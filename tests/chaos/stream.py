@@ -17,10 +17,10 @@ from tests.support.cli import newskg, newskg_json
 from tests.support.isolation import Isolated
 
 SYNTHETIC_SEED = 18
-# One timeline, 12 articles an event: 25 events and the 8 real pages make the issue's ≥ 300 (`make test-chaos`).
-# `make test` (and so CI, which has 90 minutes for everything) runs 4 events, 56 articles, with the same
-# assertions: the full stream takes well over half an hour on a 2-core machine.
-SYNTHETIC_EVENTS = int(os.environ.get("NEWSKG_CHAOS_EVENTS", "4"))
+# One timeline, 12 articles an event: 25 events and the 8 real pages make the issue's ≥ 300, in `make test` too
+# (308 articles: 632 s for the undisturbed and the disturbed run together on 2 loaded cores, 2026-11-23, since a
+# restarted extract stage resumes from its linking journals). NEWSKG_CHAOS_EVENTS=4 (56 articles) for a quick run.
+SYNTHETIC_EVENTS = int(os.environ.get("NEWSKG_CHAOS_EVENTS", "25"))
 
 
 def produce_stream(isolated: Isolated, folder: Path) -> int:
