@@ -137,7 +137,11 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
         before a restart (redelivered, or re-emitted by a restarted process stage). Linking it again would teach
         the index twice what the restored journal already taught it."""
         done = journals.written(self.store.conn, (journal_id(c) for c in chunks))
-        return [c for c in chunks if journal_id(c) not in done], [c for c in chunks if journal_id(c) in done]
+        fresh: list[Chunk] = []
+        whole: list[Chunk] = []
+        for chunk in chunks:
+            (whole if journal_id(chunk) in done else fresh).append(chunk)
+        return fresh, whole
 
     def _remirror(self, chunks: list[Chunk]) -> list[tuple[Chunk, set[str]]]:
         """The mirror of chunks written whole before a restart (the stage may have died between the graph and
@@ -262,23 +266,23 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
         """M1's interactions for the extractions that have none yet; the targets as of each chunk, this batch's
         own mentions counted (not written yet)."""
         assert self.llm is not None
-        todo = [x for x in extractions if journal_id(x.chunk) not in self._m1_done]
         pending = [(*as_of_key(x.chunk), {m.entity_id for m in x.mentions}) for x in extractions]
-        keys = sorted({as_of_key(x.chunk) for x in todo})
+        keys = sorted({as_of_key(x.chunk) for x in extractions if journal_id(x.chunk) not in self._m1_done})
         subjects = {key: self.subject_ids(*key, pending) for key in keys}
-        kept = [x for x in extractions if journal_id(x.chunk) in self._m1_done]
-        for x in todo:
-            try:
-                x.interactions.extend(run_m1(self.llm, x, subjects[as_of_key(x.chunk)]))
-                self._m1_done.add(journal_id(x.chunk))
-                kept.append(x)
-            except Exception as exc:
-                if must_stop(exc):
-                    raise
-                self._forget(x.chunk)
-                failures.append((x.chunk, exc, EXTRACTION_ERROR))
-        order = {id(x): n for n, x in enumerate(extractions)}
-        return sorted(kept, key=lambda x: order[id(x)])
+        kept = []
+        for x in extractions:  # in the batch's order
+            if journal_id(x.chunk) not in self._m1_done:
+                try:
+                    x.interactions.extend(run_m1(self.llm, x, subjects[as_of_key(x.chunk)]))
+                    self._m1_done.add(journal_id(x.chunk))
+                except Exception as exc:
+                    if must_stop(exc):
+                        raise
+                    self._forget(x.chunk)
+                    failures.append((x.chunk, exc, EXTRACTION_ERROR))
+                    continue
+            kept.append(x)
+        return kept
 
     def _next_order(self) -> int:
         """Increasing within the process, and across restarts by the clock: the order journals replay in."""

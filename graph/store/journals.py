@@ -1,8 +1,8 @@
 """The extract stage's linking journals in the graph (extract/entities/journal.py says what they hold and why).
 
 A journal is stored as compressed text on a `Linking` node keyed by its chunk record, with the order it was made
-in (the batch's wall-clock ms × 10,000 + its place in the batch): a restarted stage reads them all back in that
-order. The graph does not look inside the body."""
+in (wall-clock ms × PER_BATCH, kept increasing within the stage: extract/stage.py `_next_order`): a restarted stage
+reads them all back in that order. The graph does not look inside the body."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from graph.store import reads
 from graph.store.rows import StoredJournal, WrittenChunkParts, rows_of
 
 PAGE = 2000
-PER_BATCH = 10_000  # order = batch ms × PER_BATCH + the journal's place in its batch
+PER_BATCH = 10_000  # order = ms × PER_BATCH, + 1 for each further journal made within that ms
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,6 @@ def pack(text: str) -> str:
 
 def unpack(body: str) -> str:
     return zlib.decompress(base64.b64decode(body)).decode("utf-8")
-
-
-def batch_orders(batch_ms: int, n: int) -> list[int]:
-    return [batch_ms * PER_BATCH + i for i in range(n)]
 
 
 def written(conn: GraphConnection, journal_ids: Iterable[str]) -> set[str]:

@@ -119,8 +119,8 @@ class ProcessStage(Stage[DedupLogEntries]):
 
     def _note_sighting(self, article: Article, cid: str, decision: Decision, batch: _Batch) -> None:
         """The sighting in the index now and, once the batch is acknowledged, in the log."""
-        day, emitted = article.published_day, (article.ingested_ms, decision.similarity)
-        if self.index.add_sighting(article.id, cid, decision.chunk_id, day, *emitted):
+        day = article.published_day
+        if self.index.add_sighting(article.id, cid, decision.chunk_id, day, article.ingested_ms, decision.similarity):
             sighting = DedupSighting(
                 chunk_id=cid,
                 article_id=article.id,
