@@ -15,6 +15,7 @@ from typing import Any
 from rapidfuzz import fuzz, process, utils
 
 from core.timeaxes import day_from_key, day_key, day_words
+from extract.entities.evidence import EVENT_DESIGNATORS, LEGAL_FORMS, ORG_DESIGNATORS, PLACE_DESIGNATORS
 from extract.entities.names import name_key
 from graph.store.asof import AsOf, Knowledge
 from graph.store.rows import EntityCounts, EntityProfileRow
@@ -41,6 +42,7 @@ SUFFIX_DOMINANCE = 5
 # The leading words of a longer name stand for it from this many words on: "columbus police" is the department,
 # but one word ("columbus") is a name of its own or nothing.
 MIN_PREFIX_WORDS = 2
+GENERIC_NAME_WORDS = ORG_DESIGNATORS | PLACE_DESIGNATORS | EVENT_DESIGNATORS | LEGAL_FORMS
 
 
 @dataclass
@@ -130,10 +132,12 @@ def mention_of(query: str) -> str:
 
 
 def leading_words(key: str) -> list[str]:
-    """The runs of MIN_PREFIX_WORDS or more leading words of a name key, the whole name excluded:
-    "columbus police department" → ["columbus police"]."""
+    """The runs of MIN_PREFIX_WORDS or more leading words of a name key that leave off only generic words (a
+    designator: "columbus police department" → ["columbus police"]). What is left off a name must not tell it
+    apart: "samsung galaxy" is no name of "Samsung Galaxy Note", nor "hang seng" of "Hang Seng Index"."""
     words = key.split()
-    return [" ".join(words[:n]) for n in range(MIN_PREFIX_WORDS, len(words))]
+    cuts = range(MIN_PREFIX_WORDS, len(words))
+    return [" ".join(words[:n]) for n in cuts if all(w in GENERIC_NAME_WORDS for w in words[n:])]
 
 
 def spans(words: list[str]) -> list[tuple[int, int]]:
@@ -185,10 +189,11 @@ class EntityResolver:
     def find(self, query: str, as_of: AsOf | int | str | None = None) -> tuple[str, str, Resolution]:
         """(mention, the query's other words, resolution): the leftmost, then longest, run of the query's words
         that is an entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"), or the leading
-        words (two or more) of one ("columbus police" of "Columbus Police Department": a user shortens a long name
-        from its end, and the longer run says more than "Columbus" alone); a whole name found is replaced by the
-        entity its last word(s) name when that one dominates the day (_dominant_suffix). When no run is either, the
-        whole cleaned query resolved as one mention (fuzzy matching included) with no other words."""
+        words (two or more) of one that leave off only designators ("columbus police" of "Columbus Police
+        Department": a user drops a long name's generic end, and the longer run says more than "Columbus" alone);
+        a whole name found is replaced by the entity its last word(s) name when that one dominates the day
+        (_dominant_suffix). When no run is either, the whole cleaned query resolved as one mention (fuzzy matching
+        included) with no other words."""
         as_of = AsOf.of(as_of)
         tokens = clean(query).split()
         keys, _, prefixes = self._index()

@@ -101,3 +101,11 @@ def test_an_exact_name_wins_over_the_leading_words_of_a_longer_one():
     assert found(index, "taylor swift lawsuit") == "Taylor Swift"
     later = resolver(("c", "Columbus", "PLACE", 3), ("p", "Columbus Police Department", "ORG", 2, DAY + 1))
     assert found(later, "columbus police drug arrests") == "Columbus"  # the department's chunks: later
+
+
+def test_leading_words_stand_for_a_longer_name_only_when_they_leave_off_generic_words():
+    """s01 ("samsung galaxy fold …"): "samsung galaxy" must not become "Samsung Galaxy Note"; "Note" tells it apart."""
+    index = resolver(("s", "Samsung", "ORG", 20), ("n", "Samsung Galaxy Note", "PRODUCT", 2))
+    assert found(index, "samsung galaxy fold year in gadgets") == "Samsung"
+    index = resolver(("h", "Hang", "PERSON", 1), ("i", "Hang Seng Index", "ORG", 3))
+    assert found(index, "hang seng us-china trade talks") == "Hang"
