@@ -107,8 +107,9 @@ def _clause_tokens(verb: Token, skip: set[int]) -> set[int]:
 
 
 def _mention_phrase(mention: list[Token]) -> set[int]:
-    """What the sentence says the mention is: the noun it names ("the Gannett-Gatehouse merger") and its appositive
-    ("Patrick W. Carlineo, a man convicted of threatening my life"), kept in a salient clause about the mention."""
+    """What the sentence says the mention is: the noun it names ("the Gannett-Gatehouse merger"), its appositive
+    ("Patrick W. Carlineo, a man convicted of threatening my life") and what it is listed with ("App Store gift
+    cards and another HomePod"), kept in a salient clause about the mention."""
     keep = {t.i for t in mention}
     root = mention_root(mention)
     if root.dep_ in MODIFIER_DEPS and root.head.pos_ in ("NOUN", "PROPN"):
@@ -116,6 +117,8 @@ def _mention_phrase(mention: list[Token]) -> set[int]:
     for child in root.children:
         if child.dep_ == "appos":
             keep |= _phrase(child, MAX_DEPTH)
+    if root.dep_ == "conj" and root.head.pos_ in COORDINATED_POS:  # "gift cards and another HomePod"
+        keep |= _qualified(root.head) | {c.i for c in root.head.children if c.dep_ == "cc"}
     return keep
 
 

@@ -92,7 +92,15 @@ def test_the_story_words_deep_in_a_sentence_reach_the_fact():
     assert any("native advertising platform" in t for t in qualified), qualified
     leading = texts_about(
         "Jane Holloway",
-        "Armed with some ice packs and a portable cooler bag, Jane Holloway stayed nice and cold while being easy for a "
-        "teenager to carry on a mountain hike.",
+        "Armed with some ice packs and a portable cooler bag, Jane Holloway stayed nice and cold while being easy "
+        "for a teenager to carry on a mountain hike.",
     )
     assert any(t.startswith("Jane Holloway stayed") and t.endswith("mountain hike") for t in leading), leading
+
+
+def test_a_salient_mention_keeps_what_it_is_listed_with():
+    """s09: "… like App Store gift cards and another HomePod …": the fact about HomePod lost the list it is in."""
+    about = texts_about(
+        "HomePod", "There are some Apple products that I never have enough of, like gift cards and another HomePod."
+    )
+    assert any("gift cards and HomePod" in t for t in about), about
