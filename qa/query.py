@@ -15,6 +15,7 @@ from typing import Any
 from rapidfuzz import fuzz, process, utils
 
 from core.timeaxes import day_from_key, day_key, day_words
+from extract.entities.evidence import EVENT_DESIGNATORS, LEGAL_FORMS, ORG_DESIGNATORS, PLACE_DESIGNATORS
 from extract.entities.names import name_key
 from graph.store.asof import AsOf, Knowledge
 from graph.store.rows import EntityCounts, EntityProfileRow
@@ -38,6 +39,10 @@ MIN_FUZZY_CHARS = 3
 # when that one, of the same type, is at least this many times as present as of the day (chunks + facts): the
 # extractor kept a maker-qualified variant of a name apart, and the well-known entity is what the query means.
 SUFFIX_DOMINANCE = 5
+# The leading words of a longer name stand for it from this many words on: "columbus police" is the department,
+# but one word ("columbus") is a name of its own or nothing.
+MIN_PREFIX_WORDS = 2
+GENERIC_NAME_WORDS = ORG_DESIGNATORS | PLACE_DESIGNATORS | EVENT_DESIGNATORS | LEGAL_FORMS
 
 
 @dataclass
@@ -126,6 +131,15 @@ def mention_of(query: str) -> str:
     return clean(query) or query.strip()
 
 
+def leading_words(key: str) -> list[str]:
+    """The runs of MIN_PREFIX_WORDS or more leading words of a name key that leave off only generic words (a
+    designator: "columbus police department" → ["columbus police"]). What is left off a name must not tell it
+    apart: "samsung galaxy" is no name of "Samsung Galaxy Note", nor "hang seng" of "Hang Seng Index"."""
+    words = key.split()
+    cuts = range(MIN_PREFIX_WORDS, len(words))
+    return [" ".join(words[:n]) for n in cuts if all(w in GENERIC_NAME_WORDS for w in words[n:])]
+
+
 def spans(words: list[str]) -> list[tuple[int, int]]:
     """Every contiguous run of words as (start, end), leftmost first, then longest: a telegraphic query leads
     with its entity, and what follows may name another ("taylor swift american music awards" is about Taylor
@@ -156,6 +170,7 @@ class EntityResolver:
         self.refresh_s = refresh_s
         self._keys: dict[str, list[str]] = {}  # name_key of every name and alias → entity ids
         self._names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
+        self._prefixes: dict[str, list[str]] = {}  # the leading words of a longer name or alias → entity ids
         self._loaded_at = float("-inf")
         self._resolved = _Recent(refresh_s, cache_size)  # (day, view, name key) → Resolution
         self._profiles = _Recent(refresh_s, profile_cache_size)  # entity id → EntityProfile
@@ -173,22 +188,39 @@ class EntityResolver:
 
     def find(self, query: str, as_of: AsOf | int | str | None = None) -> tuple[str, str, Resolution]:
         """(mention, the query's other words, resolution): the leftmost, then longest, run of the query's words
-        that is an entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"), or the entity its
-        last word(s) name when that one dominates the day (_dominant_suffix); when none is, the whole cleaned query
-        resolved as one mention (fuzzy matching included) with no other words."""
+        that is an entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"), or the leading
+        words (two or more) of one that leave off only designators ("columbus police" of "Columbus Police
+        Department": a user drops a long name's generic end, and the longer run says more than "Columbus" alone);
+        a whole name found is replaced by the entity its last word(s) name when that one dominates the day
+        (_dominant_suffix). When no run is either, the whole cleaned query resolved as one mention (fuzzy matching
+        included) with no other words."""
         as_of = AsOf.of(as_of)
         tokens = clean(query).split()
-        keys = self._index()[0]
+        keys, _, prefixes = self._index()
         for start, end in spans(tokens):
             mention = " ".join(tokens[start:end])
-            if name_key(mention) not in keys:
-                continue
-            best, close = self.resolve(mention, as_of)
-            if best is not None:
-                resolution = self._dominant_suffix(tokens[start:end], best, close, as_of)
-                return mention, " ".join(tokens[:start] + tokens[end:]), resolution
+            key = name_key(mention)
+            if key in keys:
+                best, close = self.resolve(mention, as_of)
+                if best is not None:
+                    resolution = self._dominant_suffix(tokens[start:end], best, close, as_of)
+                    return mention, " ".join(tokens[:start] + tokens[end:]), resolution
+            if end - start >= MIN_PREFIX_WORDS and key in prefixes:
+                best, close = self._resolve_leading_words(key, as_of)
+                if best is not None:
+                    return mention, " ".join(tokens[:start] + tokens[end:]), (best, close)
         mention = mention_of(query)
         return mention, "", self.resolve(mention, as_of)
+
+    def _resolve_leading_words(self, key: str, as_of: AsOf) -> Resolution:
+        """The entities of the day whose name or alias begins with the words of `key`, ranked like exact names."""
+        cache_key = (as_of.day, as_of.knowledge, f"leading:{key}")
+        resolution = self._resolved.get(cache_key)
+        if resolution is None:
+            ids = self._index()[2].get(key, [])
+            resolution = self._rank([_choice(row, 100.0) for row in self._visible(ids, as_of)])
+            self._resolved.put(cache_key, resolution)
+        return resolution
 
     def _dominant_suffix(
         self, words: list[str], best: EntityChoice, close: list[EntityChoice], as_of: AsOf
@@ -232,16 +264,22 @@ class EntityResolver:
     def _known(self, key: str) -> list[str]:
         return self._index()[0].get(key, [])
 
-    def _index(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    def _index(self) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
+        """(name key → ids, name → ids, leading words → ids), refreshed every `refresh_s`."""
         with self._lock:
             if time.monotonic() - self._loaded_at > self.refresh_s:
-                self._keys, self._names = {}, {}
+                self._keys, self._names, self._prefixes = {}, {}, {}
                 for row in self.store.entity_names():
                     self._names.setdefault(row.name, []).append(row.id)
                     for form in {row.name, *(row.aliases or [])}:
-                        self._keys.setdefault(name_key(form), []).append(row.id)
+                        key = name_key(form)
+                        self._keys.setdefault(key, []).append(row.id)
+                        for prefix in leading_words(key):
+                            ids = self._prefixes.setdefault(prefix, [])
+                            if row.id not in ids:
+                                ids.append(row.id)
                 self._loaded_at = time.monotonic()
-            return self._keys, self._names
+            return self._keys, self._names, self._prefixes
 
     def _visible(self, ids: list[str], as_of: AsOf) -> list[EntityCounts]:
         """Those of `ids` that exist as of the day, with their popularity then, most mentioned first (what

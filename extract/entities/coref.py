@@ -2,12 +2,14 @@
 
 "Leto" → "Jared Leto", "Karl's" → "Karl Lagerfeld" (any token of a fuller person name, possessive and titles
 off), "NASA" → "National Aeronautics and Space Administration" (initials), "Microsoft" → "Microsoft Corp"
-(an organisation's leading words). A short form that fits two different full names stays on its own."""
+(an organisation's leading words, when the full name ends in a legal form: "ESA" is not "ESA Topical Team", nor
+"Amazon" "Amazon Web Services"). A short form that fits two different full names stays on its own."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from extract.entities.evidence import LEGAL_FORMS
 from extract.entities.names import clean_name, initials, name_key, tokens_of
 from extract.entities.types import PERSON_CONFUSIONS
 
@@ -24,10 +26,11 @@ def _person_match(short: list[str], full: Canonical) -> bool:
 
 
 def _org_match(name: str, short: list[str], full: Canonical) -> bool:
-    if full.type != "ORG" or len(tokens_of(full.name)) <= len(short):
+    words = tokens_of(full.name)
+    if full.type != "ORG" or len(words) <= len(short):
         return False
     acronym = name.isupper() and len(name) >= 2 and initials(full.name) == name.lower()
-    return acronym or tokens_of(full.name)[: len(short)] == short
+    return acronym or (words[: len(short)] == short and words[-1] in LEGAL_FORMS)
 
 
 def resolve(name: str, kind: str, fulls: list[Canonical]) -> Canonical:

@@ -29,6 +29,11 @@ ORG_DESIGNATORS = frozenset(
         """
     )
 )
+# The last word of a company's full legal name: what its short form leaves off ("Ford" of "Ford Motor Company").
+# A longer name ending otherwise is a part, product or team of the shorter one's organisation ("ESA Topical Team").
+LEGAL_FORMS = frozenset(
+    _words("inc incorporated corp corporation co company ltd limited llc plc gmbh ag sa nv bv se spa group holdings")
+)
 # The last word of a place's name: never a PERSON either (the first-name rule keeps off these).
 PLACE_DESIGNATORS = frozenset(
     _words(

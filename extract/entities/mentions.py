@@ -23,6 +23,8 @@ from extract.entities.types import LABEL_TO_TYPE
 # a label the small model often gets wrong.
 MODEL_VOTE, COPY_VOTE, EVIDENCE_VOTE = 1, 0, 4
 PERSONAL_PRONOUNS = frozenset({"she", "her", "hers", "herself", "he", "him", "his", "himself"})
+# A brand-spelt lower-case word ("my6sense") is a known name only from this length: "mp3", "h1", "4g" are not.
+MIN_SHAPED_CHARS = 4
 
 KnownName = tuple[tuple[str, ...], str]  # a known name's key words, its entity's type
 KnownNames = Callable[[str], Sequence[KnownName]]  # first key word → the known names starting with it
@@ -131,6 +133,19 @@ def _capitalised(token: Token) -> bool:
     return token.text[:1].isupper()
 
 
+def _name_shaped(token: Token) -> bool:
+    """A lower-case-first word spelt like a brand, not a dictionary word: a digit or a capital inside it
+    ("my6sense", "iPhone", "eBay"). Such a word names what it named before wherever it stands, the start of a
+    sentence included, and whatever part of speech the model gives it ("my6sense offers …" is its NOUN)."""
+    text = token.text
+    return (
+        len(text) >= MIN_SHAPED_CHARS
+        and text[:1].islower()
+        and any(c.isalpha() for c in text)
+        and any(c.isdigit() or c.isupper() for c in text[1:])
+    )
+
+
 def _with_possessive(doc: Doc, end: int) -> int:
     return end + 1 if end < len(doc) and doc[end].lower_ in {"'s", "’s"} else end
 
@@ -186,15 +201,16 @@ def _known_names(doc: Doc, found: list[RawMention], known: KnownNames, taken: se
     matches = []
     for token in doc:
         i = token.i
-        if i in taken or not _capitalised(token) or keys[i] in CALENDAR_WORDS:
+        shaped = _name_shaped(token)
+        if i in taken or not (_capitalised(token) or shaped) or keys[i] in CALENDAR_WORDS:
             continue
         candidates = sorted({*local.get(keys[i], ()), *known(keys[i])}, key=lambda c: (-len(c[0]), c))
         for words, kind in candidates:
             end = i + len(words)
             if tuple(keys[i:end]) != words or taken & set(range(i, end)):
                 continue
-            if len(words) == 1 and (token.pos_ != "PROPN" or _in_name_run(token)):
-                continue  # a lone known word counts only as a proper noun standing on its own
+            if len(words) == 1 and not shaped and (token.pos_ != "PROPN" or _in_name_run(token)):
+                continue  # a lone known word counts only as a proper noun standing on its own (or brand-spelt)
             end = _with_possessive(doc, end)
             taken.update(range(i, end))
             why = f"{doc[i:end].text!r} is a name recognised earlier ({kind})"

@@ -34,6 +34,7 @@ from extract.openie.offline import SUBJECT_DEPS, VERB_KEEP_DEPS, acting, mention
 MAX_CLAUSES_PER_CHUNK = 8
 MAX_WORDS = 16
 ARGUMENT_DEPS = {"dobj", "attr", "acomp", "oprd", "dative", "agent", "prep", "xcomp", "ccomp", "advcl", "npadvmod"}
+NOUN_QUALIFIER_DEPS = {"compound", "amod", "nmod", "poss"}  # qualifiers qualified in turn ("native advertising")
 QUALIFIER_DEPS = {"compound", "amod", "nummod", "poss", "case", "neg", "quantmod", "nmod", "prt", "aux", "auxpass"}
 # A noun's clausal modifier ("acl") is what the noun is about: "an effort to address the meth crisis", "a man
 # convicted of threatening her" (without it the fact ends at "effort" / "man").
@@ -51,11 +52,13 @@ NESTED_DEPS = {
     "conj",
     "cc",
     "acl",
+    "advcl",
 }
 ATTRIBUTIONS = {"according"}  # "according to a report in X": who said it, not what happened (and it ate the words)
 MODIFIER_DEPS = {"compound", "poss", "nmod", "amod"}  # a mention naming a noun: "the Gannett-Gatehouse merger"
 CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
 COORDINATED_POS = {"NOUN", "PROPN", "NUM"}  # a noun's conjuncts are the same argument ("president and CEO")
+LEADING_DEPS = {"advcl", "prep", "npadvmod"}  # a verb's modifiers that may lead the sentence, before its subject
 MAX_DEPTH = 3  # how deep an argument's own arguments are kept ("a campaign against meth in South Dakota")
 # Verbs that report a clause: the reported clause is the story, the speaker its source (no lemmatizer: word forms).
 SPEECH_VERBS = {"say", "says", "said", "tell", "tells", "told", "add", "adds", "added", "state", "states", "stated"}
@@ -70,15 +73,28 @@ class Clause:
 
 
 def _phrase(token: Token, depth: int) -> set[int]:
-    """The argument's head word with the words that qualify it and, `depth` levels down, its own arguments."""
-    qualifiers = [c for c in token.children if c.dep_ in QUALIFIER_DEPS]
-    keep = {token.i} | {c.i for c in qualifiers}
-    keep |= {g.i for c in qualifiers if c.dep_ == "poss" for g in c.children if g.dep_ == "case"}  # "Karl's"
+    """The argument's head word with the words that qualify it and, `depth` levels down, its own arguments. A
+    preposition and its object are one level ("about game day"), as is a verb chain ("want to help you enjoy")."""
+    keep = _qualified(token)
     for child in token.children:
-        if child.dep_ in ("conj", "cc") and token.pos_ in COORDINATED_POS:
+        if child.dep_ in ("pobj", "pcomp") and (token.pos_ == "ADP" or token.dep_ == "prep"):
+            keep |= _phrase(child, depth)  # a preposition without its object says nothing
+        elif child.dep_ == "xcomp" and child.pos_ in ("VERB", "AUX"):
+            keep |= _phrase(child, depth)  # "wants to help you enjoy X": X no deeper than in "enjoys X"
+        elif child.dep_ in ("conj", "cc") and token.pos_ in COORDINATED_POS:
             keep |= _phrase(child, depth)  # "president and CEO": one argument, a sibling is no level deeper
         elif depth > 0 and (child.dep_ in NESTED_DEPS or (child.dep_ == "ccomp" and depth > 1)):
             keep |= _phrase(child, depth - 1)
+    return keep
+
+
+def _qualified(token: Token) -> set[int]:
+    """A word with the words that qualify it, and theirs: "native" of "native advertising platform" qualifies
+    "advertising", which qualifies "platform"."""
+    keep = {token.i}
+    for child in token.children:
+        if child.dep_ in QUALIFIER_DEPS:
+            keep |= _qualified(child) if child.dep_ in NOUN_QUALIFIER_DEPS else {child.i}  # "Karl" + "'s"
     return keep
 
 
@@ -91,8 +107,9 @@ def _clause_tokens(verb: Token, skip: set[int]) -> set[int]:
 
 
 def _mention_phrase(mention: list[Token]) -> set[int]:
-    """What the sentence says the mention is: the noun it names ("the Gannett-Gatehouse merger") and its appositive
-    ("Patrick W. Carlineo, a man convicted of threatening my life"), kept in a salient clause about the mention."""
+    """What the sentence says the mention is: the noun it names ("the Gannett-Gatehouse merger"), its appositive
+    ("Patrick W. Carlineo, a man convicted of threatening my life") and what it is listed with ("App Store gift
+    cards and another HomePod"), kept in a salient clause about the mention."""
     keep = {t.i for t in mention}
     root = mention_root(mention)
     if root.dep_ in MODIFIER_DEPS and root.head.pos_ in ("NOUN", "PROPN"):
@@ -100,6 +117,8 @@ def _mention_phrase(mention: list[Token]) -> set[int]:
     for child in root.children:
         if child.dep_ == "appos":
             keep |= _phrase(child, MAX_DEPTH)
+    if root.dep_ == "conj" and root.head.pos_ in COORDINATED_POS:  # "gift cards and another HomePod"
+        keep |= _qualified(root.head) | {c.i for c in root.head.children if c.dep_ == "cc"}
     return keep
 
 
@@ -129,9 +148,20 @@ def _render(
     mentions: list[LinkedMention],
     tokens: dict[int, list[Token]],
     limit: int = MAX_WORDS,
+    fringe: set[int] | None = None,
 ) -> str:
     """The kept words in sentence order, each mention's words replaced by its canonical name (once); a hyphenated
-    word stays whole ("all-time high", "front-runner": the parse keeps only "time", "runner")."""
+    word stays whole ("all-time high", "front-runner": the parse keeps only "time", "runner"). Past `limit` words
+    the `fringe` goes first (a modifier leading the sentence: "Armed with some ice packs …, X stayed cold while
+    being easy … to carry on a mountain hike"), since the cut falls at the end, where the verb's own objects are."""
+    words = _words(doc, keep, mentions, tokens)
+    if len(words) > limit and fringe:
+        mention_ids = {t.i for m in mentions for t in tokens[id(m)]}
+        words = _words(doc, keep - (fringe - mention_ids), mentions, tokens)
+    return " ".join(words[:limit])
+
+
+def _words(doc: Doc, keep: set[int], mentions: list[LinkedMention], tokens: dict[int, list[Token]]) -> list[str]:
     keep = _whole_hyphenated(doc, keep)
     name_at: dict[int, tuple[int, str]] = {}
     possessive: dict[int, bool] = {}
@@ -158,7 +188,12 @@ def _render(
             words[-1] += token.text
         else:
             words.append(token.text)
-    return " ".join(words[:limit])
+    return words
+
+
+def _leading(verb: Token, keep: set[int]) -> set[int]:
+    """The kept words of the verb's modifiers that come before it ("Armed with …, X stayed …")."""
+    return {i for c in verb.children if c.dep_ in LEADING_DEPS and c.i < verb.i for i in _subtree(c)} & keep
 
 
 def _hyphenated(doc: Doc, left: int, right: int) -> bool:
@@ -221,9 +256,10 @@ def _subject_text(
     others = [m for m in mentions if m is not subject]
     head = " ".join([*(t.text for t in lead), subject.name])
     before = set().union(*(_subtree(c) for c in _reported(verb) if c.i < verb.i)) & keep
+    fringe = _leading(verb, keep)
     if not before:
-        return f"{head} {_render(doc, keep, others, tokens)}"
-    said = _render(doc, keep - before, others, tokens)
+        return f"{head} {_render(doc, keep, others, tokens, fringe=fringe)}"
+    said = _render(doc, keep - before, others, tokens, fringe=fringe)
     reported = _render(doc, before, others, tokens, MAX_WORDS - len(said.split()))
     return f"{head} {said} {reported}".strip()
 
@@ -268,10 +304,11 @@ def _main_clause(
                 continue  # a conjoined verb's clause is about the mentions it holds
             seen.add(m.entity_id)
             own = _mention_phrase(tokens[id(m)])
+            fringe = _leading(verb, keep)
             if inside:
-                body = _render(doc, keep | own, here, tokens)
+                body = _render(doc, keep | own, here, tokens, fringe=fringe)
             else:
-                body = f"{_render(doc, own, here, tokens)}: {_render(doc, keep, here, tokens)}"
+                body = f"{_render(doc, own, here, tokens)}: {_render(doc, keep, here, tokens, fringe=fringe)}"
             out.append((verb.i, Clause(m, body, -1)))
     return out
 

@@ -292,3 +292,18 @@ def test_a_kb_id_takes_precedence_over_a_content_hash_id_seen_before(tmp_path):
     (after,) = extractor.offline([chunk("Jared Leto thanked the hosts.", article="a2", cid="c2", ingested_ms=2)])
     assert by_text(after.mentions)["Jared Leto"].entity_id == "Q11"
     assert index.canonical(hashed) == "Q11"
+
+
+def test_a_known_brand_spelt_in_lower_case_is_recognised_at_the_start_of_a_sentence():
+    """s11: "my6sense offers … native advertising …": the model makes the word a NOUN, no entity, so the story's
+    sentence had no fact about the company. A known name spelt with a digit or inner capital is recognised; a
+    known plain lower-case word is not."""
+    index = AliasIndex()
+    index.add("e_m6", "my6sense", "ORG")
+    index.add("e_pl", "Platform", "ORG")
+    found = by_text(link_one("my6sense offers a native advertising platform for ad networks.", KNOWN, index))
+    assert found["my6sense"].entity_id == "e_m6"
+    assert "platform" not in found
+    short = AliasIndex()
+    short.add("e_mp", "mp3", "PRODUCT")
+    assert "mp3" not in by_text(link_one("mp3 files sold well this year.", KNOWN, short))

@@ -84,3 +84,28 @@ def test_the_suffix_rule_needs_dominance_and_the_same_type():
     assert found(other_kind, "taylor swift tour") == "Taylor Swift"
     later = resolver(("g", "Google Stadia", "PRODUCT", 1), ("s", "Stadia", "PRODUCT", 15, DAY + 1))
     assert found(later, "google stadia launch") == "Google Stadia"  # Stadia's chunks: later
+
+
+def test_the_leading_words_of_a_longer_name_stand_for_it():
+    """h10 ("columbus police drug arrests"): "Columbus" was the leftmost name, though the query names the police."""
+    index = resolver(("c", "Columbus", "PLACE", 30), ("p", "Columbus Police Department", "ORG", 2))
+    mention, topic, (best, _close) = index.find("columbus police drug arrests", AsOf(DAY))
+    assert (mention, topic) == ("columbus police", "drug arrests")
+    assert best is not None and best.name == "Columbus Police Department"
+    assert found(index, "columbus weather") == "Columbus"  # one leading word is no name of the longer one
+    assert found(index, "columbus police department chief") == "Columbus Police Department"
+
+
+def test_an_exact_name_wins_over_the_leading_words_of_a_longer_one():
+    index = resolver(("t", "Taylor Swift", "PERSON", 5), ("e", "Taylor Swift Eras Tour", "EVENT", 9))
+    assert found(index, "taylor swift lawsuit") == "Taylor Swift"
+    later = resolver(("c", "Columbus", "PLACE", 3), ("p", "Columbus Police Department", "ORG", 2, DAY + 1))
+    assert found(later, "columbus police drug arrests") == "Columbus"  # the department's chunks: later
+
+
+def test_leading_words_stand_for_a_longer_name_only_when_they_leave_off_generic_words():
+    """s01 ("samsung galaxy fold …"): "samsung galaxy" must not become "Samsung Galaxy Note"; "Note" tells it apart."""
+    index = resolver(("s", "Samsung", "ORG", 20), ("n", "Samsung Galaxy Note", "PRODUCT", 2))
+    assert found(index, "samsung galaxy fold year in gadgets") == "Samsung"
+    index = resolver(("h", "Hang", "PERSON", 1), ("i", "Hang Seng Index", "ORG", 3))
+    assert found(index, "hang seng us-china trade talks") == "Hang"

@@ -2,6 +2,7 @@
 
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
+from extract.entities.coref import Canonical, resolve
 from extract.entities.linker import Linker
 from extract.entities.rules import EntityRules
 from extract.markup import mark_up
@@ -145,3 +146,17 @@ def test_short_forms_stay_apart_when_the_rules_are_off():
     names_full = {e.name for e in full.offline([chunk(text)])[0].entities}
     assert "Jared Leto" in names_full and "Leto" not in names_full
     assert names_plain != names_full
+
+
+def test_an_organisation_short_form_abbreviates_only_a_legal_name():
+    """t02: "ESA has investigated …" was linked to "ESA Topical Team", a team of the agency named earlier in the
+    article; a company's short form still joins its legal name ("Microsoft" → "Microsoft Corp")."""
+    team = [Canonical("ESA Topical Team", "ORG")]
+    assert resolve("ESA", "ORG", team) == Canonical("ESA", "ORG")
+    assert resolve("Amazon", "ORG", [Canonical("Amazon Web Services", "ORG")]).name == "Amazon"
+    legal = resolve("Microsoft", "ORG", [Canonical("Microsoft Corp", "ORG")])
+    assert legal.name == "Microsoft Corp" and "abbreviates" in legal.explanation
+    assert resolve("Ford", "ORG", [Canonical("Ford Motor Company", "ORG")]).name == "Ford Motor Company"
+    assert resolve("NASA", "ORG", [Canonical("National Aeronautics and Space Administration", "ORG")]).name.startswith(
+        "National"
+    )

@@ -63,7 +63,7 @@ def test_a_salient_mention_keeps_its_appositive_and_the_noun_it_names():
     )
     assert (
         "Patrick Carlineo",
-        "Sharing my full letter on sentencing of Patrick Carlineo man convicted of threatening",
+        "Sharing my full letter on sentencing of Patrick Carlineo man convicted of threatening my life",
         None,
         20230505,
     ) in found
@@ -74,3 +74,33 @@ def test_a_salient_mention_keeps_its_appositive_and_the_noun_it_names():
     assert any(
         name == "Gannett-Gatehouse" and text.startswith("Gannett-Gatehouse merger: ") for name, text, _, _ in merger
     )
+
+
+def texts_about(name: str, text: str) -> list[str]:
+    return [fact for subject, fact, obj, _ in facts(text) if subject == name and obj is None]
+
+
+def test_the_story_words_deep_in_a_sentence_reach_the_fact():
+    """Held-out misses (s12, t12, s11): a preposition's object and a verb chain's object are no deeper than a direct
+    object, a qualifier's qualifier stays ("native advertising platform"), and when the fact is too long the
+    modifier leading the sentence goes first, not the verb's objects at its end. Each clause lost these words."""
+    chain = texts_about(
+        "Jane Holloway", "Jane Holloway wants to help you enjoy everything about game day, including the snacks."
+    )
+    assert any("game day" in t and "snacks" in t for t in chain), chain
+    qualified = texts_about("Microsoft", "Microsoft offers an open programmatic native advertising platform.")
+    assert any("native advertising platform" in t for t in qualified), qualified
+    leading = texts_about(
+        "Jane Holloway",
+        "Armed with some ice packs and a portable cooler bag, Jane Holloway stayed nice and cold while being easy "
+        "for a teenager to carry on a mountain hike.",
+    )
+    assert any(t.startswith("Jane Holloway stayed") and t.endswith("mountain hike") for t in leading), leading
+
+
+def test_a_salient_mention_keeps_what_it_is_listed_with():
+    """s09: "… like App Store gift cards and another HomePod …": the fact about HomePod lost the list it is in."""
+    about = texts_about(
+        "HomePod", "There are some Apple products that I never have enough of, like gift cards and another HomePod."
+    )
+    assert any("gift cards and HomePod" in t for t in about), about
