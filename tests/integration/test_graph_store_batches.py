@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+import redis
 
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
@@ -73,4 +74,36 @@ def test_a_chunk_keeps_an_in_edge_per_article_and_an_interaction_without_object_
         "MATCH (c:Chunk {text: $text})-[m:MENTIONS]->(e:Entity) RETURN count(m) AS n", {"text": SHARED_TEXT}
     )
     assert mentions == [{"n": 2}], "duplicate mentions make one edge per chunk and entity"
+    store.conn.close()
+
+
+PROBES = "MATCH (p:Probe) RETURN p.id AS id ORDER BY id"
+
+
+@pytest.mark.parametrize(
+    "failing",
+    [
+        "UNWIND ['dup', 'dup'] AS id CREATE (:Entity {id: id})",  # a run-time error: the unique constraint
+        "MATCH (p:Probe) RETURN p.id AS id, $missing AS m",  # refused before it runs: a parameter is missing
+    ],
+)
+def test_falkordb_run_many_runs_in_order_and_nothing_after_a_failure(isolated: Isolated, failing: str):
+    """run_many pipelines (the next statement is encoded while the server runs the one before), yet a statement
+    still runs only once every one before it succeeded: the store's journals, written last, mean the rest was
+    written (graph/store/journals.py)."""
+    store = GraphStore(open_graph(isolated.settings))
+    store.init()
+    create = "CREATE (:Probe {id: $id})"
+
+    def statements():  # a generator: read once, lazily
+        yield create, {"id": "first"}
+        yield "MATCH (p:Probe {id: $id}) SET p.seen = true", {"id": "first"}
+        yield failing, {}
+        yield create, {"id": "after"}
+
+    with pytest.raises(redis.ResponseError):
+        store.conn.run_many(statements())
+    assert store.conn.read("MATCH (p:Probe) RETURN p.id AS id, p.seen AS seen") == [{"id": "first", "seen": True}]
+    store.conn.run_many([(create, {"id": "again"})])  # the connection is still usable
+    assert [r["id"] for r in store.conn.read(PROBES)] == ["again", "first"]
     store.conn.close()
