@@ -3,7 +3,9 @@
   1. interactions/s written with full provenance through GraphStore.write_batch, --batch rows a call (each row: its
      chunk, article and source, the two entities the chunk mentions, the interaction with its event, published and
      ingested times: what the extract stage writes), --runs times into a fresh graph (min/median/max), against the
-     same kind of rows written one write_batch per row (the baseline, same run, indexes on), goal >= 20x;
+     same kind of rows written one write_batch per row (the baseline, same run, indexes on), goal >= 20x; with
+     the CPU each batched row cost the graph server and this process (a figure a busy machine does not move much:
+     1e6 / server µs per row is the most the server could write here with a core of its own);
   2. mirror upserts/s: qdrant-client local mode with the MiniLM embedding included, and the upsert alone
      (precomputed vectors);
   3. the mirror's read-back: interactions/s read back from the graph by id (graph/mirror/sync.py: the stage
@@ -16,12 +18,13 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import random
 import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +121,17 @@ class GraphRates:
     batched: list[float]  # rows/s of each batched run, in run order
     per_row: float
     readback: float
+    server_cpu_us: list[float] = field(default_factory=list[float])  # graph server CPU µs per row, per batched run
+    client_cpu_us: list[float] = field(default_factory=list[float])  # this process's CPU µs per row, per batched run
+
+
+def process_cpu_s(pid: int | None) -> float | None:
+    """User + system CPU seconds a process has used so far (Linux /proc); None where it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def fresh_store(settings: Settings) -> GraphStore:
@@ -127,23 +141,35 @@ def fresh_store(settings: Settings) -> GraphStore:
     return store
 
 
-def batched_rate(store: GraphStore, rows: list[ProvenancedRow], batch: int) -> float:
-    start = time.perf_counter()
+@dataclass(frozen=True)
+class BatchedRun:
+    rows_per_s: float
+    server_cpu_us: float | None  # per row
+    client_cpu_us: float  # per row
+
+
+def batched_run(store: GraphStore, rows: list[ProvenancedRow], batch: int, server_pid: int | None) -> BatchedRun:
+    server_start, client_start, start = process_cpu_s(server_pid), time.process_time(), time.perf_counter()
     for i in range(0, len(rows), batch):
         store.write_batch(**provenance_batch(rows[i : i + batch]))
-    return len(rows) / (time.perf_counter() - start)
+    wall, client = time.perf_counter() - start, time.process_time() - client_start
+    server_end = process_cpu_s(server_pid)
+    server = None if server_start is None or server_end is None else server_end - server_start
+    return BatchedRun(len(rows) / wall, None if server is None else 1e6 * server / len(rows), 1e6 * client / len(rows))
 
 
-def graph_rates(settings: Settings, rows: int, batch: int, runs: int, per_row_rows: int) -> GraphRates:
+def graph_rates(
+    settings: Settings, rows: int, batch: int, runs: int, per_row_rows: int, server_pid: int | None = None
+) -> GraphRates:
     """Each batched run writes `rows` new rows into a fresh graph (the same rows each run); the per-row baseline
     then writes other rows, one write_batch per row, into the graph the last run left (as large or larger than the
     batched runs ever saw, so the baseline is not favoured by a small graph)."""
     data = synthetic(rows, random.Random(3))
-    batched: list[float] = []
+    batched: list[BatchedRun] = []
     store = fresh_store(settings)
     for _ in range(runs):
         store = fresh_store(settings)
-        batched.append(batched_rate(store, data, batch))
+        batched.append(batched_run(store, data, batch, server_pid))
     singles = synthetic(per_row_rows, random.Random(4), prefix="p")
     start = time.perf_counter()
     for row in singles:
@@ -155,7 +181,10 @@ def graph_rates(settings: Settings, rows: int, batch: int, runs: int, per_row_ro
         store.interactions(ids[i : i + 256])
     readback = len(ids) / (time.perf_counter() - start)
     store.conn.drop()
-    return GraphRates(batched, per_row, readback)
+    server_cpu = [r.server_cpu_us for r in batched if r.server_cpu_us is not None]
+    return GraphRates(
+        [r.rows_per_s for r in batched], per_row, readback, server_cpu, [r.client_cpu_us for r in batched]
+    )
 
 
 def mirror_rates(settings: Settings, rows: int) -> tuple[float, float]:
@@ -195,7 +224,23 @@ def graph_figures(graph: GraphRates, shape: str) -> dict[str, Figure]:
         "graph_batch_rows_per_s_min": figure(round(low), f"interactions/s, slowest run ({shape})"),
         "graph_batch_rows_per_s_max": figure(round(high), f"interactions/s, fastest run ({shape})"),
         "graph_readback_per_s": figure(round(graph.readback), "interactions/s read back for the mirror"),
-    }
+    } | cpu_figures(graph, shape)
+
+
+def cpu_figures(graph: GraphRates, shape: str) -> dict[str, Figure]:
+    """The CPU a batched row cost, median of the runs: the graph server's (its bound: 1e6 / µs rows/s on a core
+    of its own) and this process's (building rows, encoding parameters)."""
+    figures: dict[str, Figure] = {}
+    if graph.server_cpu_us:
+        server = statistics.median(graph.server_cpu_us)
+        figures["graph_server_cpu_us_per_row"] = figure(
+            round(server, 1), f"graph server CPU µs per interaction, median ({shape}); bound {1e6 / server:,.0f}/s"
+        )
+    if graph.client_cpu_us:
+        figures["graph_client_cpu_us_per_row"] = figure(
+            round(statistics.median(graph.client_cpu_us), 1), f"writer process CPU µs per interaction ({shape})"
+        )
+    return figures
 
 
 def main() -> None:
@@ -209,9 +254,10 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-graph-")), _env_file=None)
     manager = ServiceManager(settings)
-    manager.up(only={"graph"})
+    started = manager.up(only={"graph"})
+    server_pid = next((s.pid for s in started if s.name == "graph"), None)
     try:
-        graph = graph_rates(settings, args.rows, args.batch, args.runs, args.per_row_rows)
+        graph = graph_rates(settings, args.rows, args.batch, args.runs, args.per_row_rows, server_pid)
     finally:
         manager.down()
     mirror = mirror_rates(settings, args.mirror_rows) if args.mirror_rows else None
@@ -233,6 +279,8 @@ def main() -> None:
         f"{median:,.0f} (min {low:,.0f}, max {high:,.0f})",
         f"one write per row {graph.per_row:,.0f} ({median / graph.per_row:.1f}x; goal >= 20x)",
     )
+    for name, cpu in cpu_figures(graph, shape).items():
+        table.add_row(name, f"{cpu['value']:,}", cpu["unit"].split("; ")[-1] if "bound" in cpu["unit"] else "")
     table.add_row(
         "interactions/s read back from the graph for the mirror",
         f"{graph.readback:,.0f}",

@@ -56,8 +56,8 @@ ENTITIES, DAYS = 2000, 90
 BATCH = 5000  # rows per UNWIND statement and per mirror upsert
 DIM = 384  # the shipped MiniLM's dimension: the query vectors the API embeds must match the loaded ones
 STRATEGIES = ("temporal", "hybrid")
-# The pipeline's interaction write (graph/store/writes.py INTERACTIONS + INTERACTION_OBJECTS) for rows that are new:
-# the same properties and edges, in one CREATE per row instead of MERGE + FOREACH + a second statement (a fresh
+# The pipeline's interaction write (graph/store/writes.py INTERACTIONS, OBJECT edge included) for rows that are new:
+# the same properties and edges, in one CREATE per row instead of MERGE + FOREACH + OPTIONAL MATCH (a fresh
 # graph of unique ids; the unique constraint on Interaction.id still guards it).
 BULK_INTERACTIONS = """
 UNWIND $rows AS i

@@ -8,7 +8,7 @@ turns them into typed rows (graph/store/rows.py), so no caller reads an untyped 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Self
 
@@ -59,10 +59,12 @@ class GraphConnection(ABC):
         read-only on the server refuses every statement."""
         raise ConsoleRefused(f"the {self.dialect} connection has no read-only console", reason="invalid_query")
 
-    def run_many(self, statements: Sequence[Statement]) -> None:
+    def run_many(self, statements: Iterable[Statement]) -> None:
         """Several writes as one unit where the server has transactions (Neo4j); in order otherwise (FalkorDB
-        runs each query atomically). Every statement the store sends is an idempotent MERGE, so a retry of the
-        whole unit after a failure part-way is safe."""
+        runs each query atomically), a statement only once every one before it succeeded. Every statement the
+        store sends is an idempotent MERGE, so a retry of the whole unit after a failure part-way is safe.
+        `statements` may be a generator: it is read once, in order (FalkorDB builds the next statement while the
+        server runs the one before)."""
         for query, params in statements:
             self.run(query, params)
 

@@ -13,7 +13,7 @@ that take them carry a narrow ignore, here and nowhere else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import LiteralString, cast
 
 import neo4j
@@ -81,8 +81,9 @@ class BoltConnection(GraphConnection):
         except Neo4jError as exc:
             raise ConsoleRefused(str(exc), reason=_refusal(exc)) from exc
 
-    def run_many(self, statements: Sequence[Statement]) -> None:
+    def run_many(self, statements: Iterable[Statement]) -> None:
         """All statements in one transaction, in order (the driver retries the whole of it on transient errors)."""
+        statements = list(statements)  # a retry runs them again
 
         def work(tx: neo4j.ManagedTransaction) -> None:
             for query, params in statements:

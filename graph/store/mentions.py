@@ -30,7 +30,8 @@ from graph.store.rows import (
 # Recount the (entity, day, ingested day) cells the given chunks are counted in now or were counted in before.
 # Each touched entity's mentions are walked once (its chunks' cells, one per MENTIONS edge: MERGE keeps one edge per
 # chunk and entity) and counted for each touched cell (a cell no chunk is in any more counts 0); walking them once
-# per touched cell cost as many times as the entity had touched cells.
+# per touched cell cost as many times as the entity had touched cells. The count is set in the MERGE itself (a
+# separate filtered SET was a second pass over every cell, ~10% of the statement on FalkorDB).
 RECOUNT_ENTITY_DAYS = """
 UNWIND $chunk_ids AS cid
 MATCH (ch:Chunk {id: cid})-[r:MENTIONS]->(e:Entity)
@@ -44,10 +45,8 @@ UNWIND cells AS cell
 WITH e, cell[0] AS day, cell[1] AS ingested_day,
      size([m IN mentioned WHERE m[0] = cell[0] AND m[1] = cell[1]]) AS n
 MERGE (d:EntityDay {id: e.id + '|' + toString(day) + '|' + toString(ingested_day)})
-  ON CREATE SET d.entity_id = e.id, d.day = day, d.ingested_day = ingested_day
-WITH d, n
-WHERE d.chunks IS NULL OR d.chunks <> n
-SET d.chunks = n
+  ON CREATE SET d.entity_id = e.id, d.day = day, d.ingested_day = ingested_day, d.chunks = n
+  ON MATCH SET d.chunks = n
 """
 
 MARK_COUNTED = """

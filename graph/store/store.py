@@ -72,7 +72,6 @@ def _chunk_row(chunk: Chunk, marked: str | None) -> dict[str, Any]:
         "url": chunk.url,
         "title": chunk.title,
         "marked": marked,
-        "similarity": 1.0,
         "first_key": first_key(chunk.day, chunk.ingested_ms, chunk.published, chunk.article_id),
     }
 
@@ -158,6 +157,30 @@ def fold_interactions(interactions: Iterable[Interaction]) -> list[Interaction]:
     return list(folded.values())
 
 
+def _with_articles(chunk_rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """fold_chunk_rows, each kept row carrying the IN edge of every record of its id (writes.CHUNKS `articles`),
+    in batch order: one statement writes the node and its edges."""
+    articles: dict[str, list[dict[str, Any]]] = {}
+    for row in chunk_rows:
+        # similarity 1: a kept chunk is its article's own text (a sighting's is its measured similarity)
+        edge = {
+            "article_id": row["article_id"],
+            "day": row["day"],
+            "ingested_ms": row["ingested_ms"],
+            "similarity": 1.0,
+        }
+        articles.setdefault(row["id"], []).append(edge)
+    return [row | {"articles": articles[row["id"]]} for row in fold_chunk_rows(chunk_rows)]
+
+
+def _mention_rows(mentions: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
+    """One row per chunk with the ids of the entities it mentions (writes.MENTIONS), duplicates dropped, sorted."""
+    by_chunk: dict[str, list[str]] = {}
+    for chunk_id, entity_id in sorted(set(mentions)):
+        by_chunk.setdefault(chunk_id, []).append(entity_id)
+    return [{"chunk_id": c, "entity_ids": ids} for c, ids in by_chunk.items()]
+
+
 def _entity_rows(entities: Iterable[Entity]) -> list[dict[str, Any]]:
     """One row per entity id, its aliases united (the graph unites them again with what it has)."""
     rows: dict[str, dict[str, Any]] = {}
@@ -214,27 +237,19 @@ class GraphStore:
         so a journal in the graph means its chunk was written whole (FalkorDB runs the statements in order)."""
         chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
         articles = fold_chunk_rows([_article_row(item) for item in [*chunks, *sightings]])
-        chunk_rows = [_chunk_row(c, (marked or {}).get(c.id)) for c in chunks]
-        chunk_articles = [
-            {k: r[k] for k in ("id", "article_id", "day", "ingested_ms", "similarity")} for r in chunk_rows
-        ]
+        chunk_rows = _with_articles([_chunk_row(c, (marked or {}).get(c.id)) for c in chunks])
         batch_rows = [{"id": "m2_" + digest(pair, *ids), "pair": pair, "chunk_ids": ids} for pair, ids in m2_batches]
         sighting_rows = [_sighting_row(s) for s in sightings]
         entity_rows = _entity_rows(entities)
-        mention_rows = [{"chunk_id": c, "entity_id": e} for c, e in sorted(set(mentions))]
+        mention_rows = _mention_rows(mentions)
         interaction_rows = [_interaction_row(i) for i in fold_interactions(interactions)]
         statements = [
             (writes.ARTICLES, articles),
-            (writes.CHUNKS, fold_chunk_rows(chunk_rows)),
-            (writes.CHUNK_ARTICLES, chunk_articles),
+            (writes.CHUNKS, chunk_rows),
             (writes.SIGHTING_CHUNKS, sighting_rows),
             (writes.ENTITIES, entity_rows),
             (writes.MENTIONS, mention_rows),
             (writes.INTERACTIONS, interaction_rows),
-            (
-                writes.INTERACTION_OBJECTS,
-                [{"id": r["id"], "object_id": r["object_id"]} for r in interaction_rows if r["object_id"]],
-            ),
             (writes.M2_BATCHES, batch_rows),
         ]
         journal_rows = [asdict(j) for j in journals]

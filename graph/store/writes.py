@@ -25,24 +25,22 @@ SET ar.published = a.published, ar.published_day = a.day, ar.ingested_at = a.ing
 # are never mixed across records: a backfill's early publication day with a live record's early ingestion
 # would make the chunk visible on a day when neither record was (the as-of invariant). Rows of one
 # statement do not see each other's writes (FalkorDB), so the store folds duplicate ids of a batch first
-# (store.fold_chunk_rows).
+# (store.fold_chunk_rows). The IN edges are not folded: `c.articles` holds one entry per record of the id in the
+# batch (the article that carried it, with that record's day and ingestion), each MERGEd as before.
 CHUNKS = """
 UNWIND $rows AS c
 MERGE (ch:Chunk {id: c.id})
+WITH ch, c, (ch.first_key IS NULL OR c.first_key < ch.first_key) AS first
+FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
+  SET ch.text = c.text, ch.day = c.day, ch.published = c.published, ch.sentence_start = c.sentence_start,
+      ch.sentence_end = c.sentence_end, ch.article_id = c.article_id, ch.source = c.source,
+      ch.source_id = c.source_id, ch.url = c.url, ch.title = c.title, ch.marked = c.marked,
+      ch.ingested_ms = c.ingested_ms, ch.ingested_at = c.ingested_at, ch.ingested_day = c.ingested_day,
+      ch.first_key = c.first_key)
 WITH ch, c
-WHERE ch.first_key IS NULL OR c.first_key < ch.first_key
-SET ch.text = c.text, ch.day = c.day, ch.published = c.published, ch.sentence_start = c.sentence_start,
-    ch.sentence_end = c.sentence_end, ch.article_id = c.article_id, ch.source = c.source,
-    ch.source_id = c.source_id, ch.url = c.url, ch.title = c.title, ch.marked = c.marked,
-    ch.ingested_ms = c.ingested_ms, ch.ingested_at = c.ingested_at, ch.ingested_day = c.ingested_day,
-    ch.first_key = c.first_key
-"""
-
-CHUNK_ARTICLES = """
-UNWIND $rows AS c
-MATCH (ch:Chunk {id: c.id})
-MATCH (ar:Article {id: c.article_id})
-MERGE (ch)-[r:IN]->(ar) ON CREATE SET r.day = c.day, r.ingested_ms = c.ingested_ms, r.similarity = c.similarity
+UNWIND c.articles AS a
+MATCH (ar:Article {id: a.article_id})
+MERGE (ch)-[r:IN]->(ar) ON CREATE SET r.day = a.day, r.ingested_ms = a.ingested_ms, r.similarity = a.similarity
 """
 
 # Aliases merge as a set union, kept in code-point order and cut to the first $alias_cap: the same aliases
@@ -59,10 +57,12 @@ WITH n, collect(DISTINCT alias) AS aliases
 SET n.aliases = aliases[0..$alias_cap]
 """
 
+# One row per chunk with the entities it mentions: the chunk is looked up once, not once per mention.
 MENTIONS = """
 UNWIND $rows AS m
 MATCH (ch:Chunk {id: m.chunk_id})
-MATCH (n:Entity {id: m.entity_id})
+UNWIND m.entity_ids AS eid
+MATCH (n:Entity {id: eid})
 MERGE (ch)-[:MENTIONS]->(n)
 """
 
@@ -81,16 +81,12 @@ FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
       x.ingested_at = i.ingested_at, x.first_key = i.first_key)
 MERGE (s)-[:SUBJECT_OF]->(x)
 WITH x, i
+OPTIONAL MATCH (o:Entity {id: i.object_id})
+FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END | MERGE (x)-[:OBJECT]->(o))
+WITH x, i
 UNWIND i.chunk_ids AS cid
 MATCH (ch:Chunk {id: cid})
 MERGE (x)-[:EVIDENCE]->(ch)
-"""
-
-INTERACTION_OBJECTS = """
-UNWIND $rows AS i
-MATCH (x:Interaction {id: i.id})
-MATCH (o:Entity {id: i.object_id})
-MERGE (x)-[:OBJECT]->(o)
 """
 
 SIGHTING_CHUNKS = """

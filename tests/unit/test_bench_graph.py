@@ -3,9 +3,10 @@ is the median of the runs against the per-row baseline."""
 
 from __future__ import annotations
 
+import os
 import random
 
-from bench.graph import GraphRates, graph_figures, provenance_batch, synthetic
+from bench.graph import GraphRates, graph_figures, process_cpu_s, provenance_batch, synthetic
 from graph.store.mentions import ingested_day
 
 
@@ -41,3 +42,17 @@ def test_the_figure_is_the_median_run_against_the_per_row_baseline() -> None:
     assert "min 900" in main["unit"] and "max 1,500" in main["unit"]
     assert figures["graph_batch_rows_per_s_min"]["value"] == 900
     assert figures["graph_batch_rows_per_s_max"]["value"] == 1500
+
+
+def test_the_cpu_a_row_cost_is_the_median_run_and_gives_the_servers_bound() -> None:
+    rates = GraphRates(batched=[1.0, 2.0, 3.0], per_row=1.0, readback=1.0, server_cpu_us=[250.0, 200.0, 300.0])
+    figures = graph_figures(rates, "shape")
+    assert figures["graph_server_cpu_us_per_row"]["value"] == 250.0
+    assert "bound 4,000/s" in figures["graph_server_cpu_us_per_row"]["unit"]
+    assert "graph_client_cpu_us_per_row" not in figures, "no figure for what was not measured"
+
+
+def test_process_cpu_is_read_for_a_live_process_and_none_for_a_missing_one() -> None:
+    busy = sum(i * i for i in range(200_000))
+    assert busy and (process_cpu_s(os.getpid()) or 0.0) > 0.0
+    assert process_cpu_s(None) is None
