@@ -69,7 +69,7 @@ BUNDLED_PAGES = REPO / "tests" / "fixtures" / "news-html"
 PARTITIONS = 2
 WARM_UP_ARTICLES = 6
 FETCHED_AT = "2024-01-01T00:00:00Z"
-THREADS_NOTE = "OMP_NUM_THREADS = cores / processes in each"
+THREADS_NOTE = "OMP_NUM_THREADS and NEWSKG_EMBED_THREADS = cores / processes in each"
 WARM_UP_DAY = 20231231  # the warm-up stories' publication day: their interactions are left out of the figures
 console = Console(stderr=True, width=120)
 
@@ -160,9 +160,11 @@ class StageProc:
     lines: list[str] = field(default_factory=list[str])
 
     @classmethod
-    def start(cls, env: dict[str, str]) -> StageProc:
+    def start(cls, env: dict[str, str], profile: Path | None = None) -> StageProc:
+        """`profile`: run it under cProfile, its stats written there when it exits (after SIGTERM)."""
+        profiler = ["-m", "cProfile", "-o", str(profile)] if profile else []
         proc = subprocess.Popen(
-            [sys.executable, "-m", "newskg", "run", "all", "--json"],
+            [sys.executable, *profiler, "-m", "newskg", "run", "all", "--json"],
             env=env,
             cwd=REPO,
             text=True,
@@ -223,9 +225,18 @@ class StreamRun:
         return self.articles / self.seconds
 
 
-def stream(base: Settings, env: dict[str, str], folder: Path, name: str, processes: int, raws: list[RawArticle]):
+def stream(
+    base: Settings,
+    env: dict[str, str],
+    folder: Path,
+    name: str,
+    processes: int,
+    raws: list[RawArticle],
+    profile: Path | None = None,
+):
     """`raws` through `processes` warmed `newskg run all` processes of fresh topics, groups and graph; the seconds
-    from the first publish until both groups have committed everything."""
+    from the first publish until both groups have committed everything. `profile`: a folder for each process's
+    cProfile stats (`stage-N.prof`; the profiler slows the stream, so its figures are not comparable)."""
     prefix = f"{name}{os.getpid()}"
     topics = {f"topic_{k}": f"{prefix}.{k}" for k in ("articles", "chunks", "dlq", "dedup")}
     settings = base.model_copy(
@@ -236,6 +247,8 @@ def stream(base: Settings, env: dict[str, str], folder: Path, name: str, process
     with Wiring(settings) as wiring:
         articles_producer(wiring)  # the topics, with their partitions, before any member joins
     threads = str(max(1, (os.cpu_count() or 1) // processes))
+    if profile:
+        profile.mkdir(parents=True, exist_ok=True)
     stages = [
         StageProc.start(
             run_env
@@ -243,7 +256,10 @@ def stream(base: Settings, env: dict[str, str], folder: Path, name: str, process
                 "NEWSKG_INSTANCE_ID": f"{prefix}-{i}",
                 "NEWSKG_QDRANT_PATH": str(folder / f"qdrant-{prefix}-{i}"),
                 "OMP_NUM_THREADS": threads,  # the cores shared out between the processes, as CPU limits would
-            }
+                # ... and ONNX Runtime's, which OMP_NUM_THREADS does not set (unless the caller chose them)
+                "NEWSKG_EMBED_THREADS": run_env.get("NEWSKG_EMBED_THREADS", threads),
+            },
+            profile / f"{name}-stage-{i}.prof" if profile else None,
         )
         for i in range(processes)
     ]
@@ -370,6 +386,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="copies of the page set (see the docstring)")
     parser.add_argument("--skip-scaling", action="store_true", help="no two-process run")
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (tables on stderr)")
+    parser.add_argument(
+        "--profile", type=Path, help="write each stage process's cProfile stats into this folder (slows the stream)"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     logging.getLogger("kafka").setLevel(logging.ERROR)
@@ -380,7 +399,7 @@ def main() -> None:
     load_before = os.getloadavg()
     try:
         console.print(f"one process: {len(raws)} articles ({len(pages)} pages x {args.rounds})")
-        one, texts, interactions = stream(settings, env, folder, "one", 1, raws)
+        one, texts, interactions = stream(settings, env, folder, "one", 1, raws, args.profile)
         # Right after the stream it is compared with: the machine is shared, its load drifts over minutes.
         console.print(
             f"bound: {len(texts)} chunks; beyond it: {len(interactions)} interaction texts, the process stage"

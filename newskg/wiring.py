@@ -162,8 +162,12 @@ class Wiring:
         return store
 
     def embedder(self) -> Embedder:
+        """The bundle's one embedder, remembering the vectors of recent texts (NEWSKG_EMBED_CACHE_SIZE)."""
         if self._embedder is None:
-            self._embedder = open_embedder(self.settings)
+            from graph.mirror.embed_cache import CachingEmbedder
+
+            cached = CachingEmbedder(open_embedder(self.settings), self.settings.embed_cache_size)
+            self._embedder = self.own(cached)  # its prefetch thread stops when the bundle closes
         return self._embedder
 
     def mirror(self) -> VectorMirror:
