@@ -178,8 +178,8 @@ class Settings(BaseSettings):
     embed_cache_size: int = Field(
         default=8192,
         ge=0,
-        description="Distinct texts whose vectors a process remembers (overlapping chunks repeat their interaction "
-        "texts; ~3 KB each); the extract stage also embeds its chunks ahead, while it parses them. 0: neither.",
+        description="Distinct texts whose vectors a process remembers, each embedded once (overlapping chunks "
+        "repeat their interaction texts; ~3 KB each). 0: none.",
     )
     mirror_enabled: bool = Field(default=True, description="Mirror interactions and chunks into Qdrant from the stage.")
     embedding_model: str = Field(

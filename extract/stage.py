@@ -35,7 +35,6 @@ from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, dead_l
 log = logging.getLogger(__name__)
 
 WRITE_ERROR = "graph_write_error"
-PREFETCH_TEXTS = 32  # interaction texts handed to the embedder at a time while the batch is being linked
 
 
 def as_of_key(chunk: Chunk) -> tuple[int, int]:
@@ -119,8 +118,6 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
                 misplaced = NewskgError(f"{item.KIND} on the chunks topic", reason="wrong_kind")
                 dead.append(dead_letter(record, self.name, misplaced))
         chunks, whole = self._split_written(chunks)
-        if self.mirror:  # the chunks' vectors computed while they are parsed and linked, ready for the mirror
-            self.mirror.prefetch(c.text for c in chunks if journal_id(c) not in self._linked)
         extractions, failures = self.extract_each(chunks)
         failed = [(origin[chunk.id], exc, reason) for chunk, exc, reason in failures]
         written, write_failures = self._persist(extractions, sightings, origin)
@@ -248,7 +245,6 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
         failures: list[tuple[Chunk, BaseException, str]] = []
         if not chunks:
             return failures
-        ahead: list[str] = []  # interaction texts to embed while the next chunks are linked
         for chunk, doc in zip(chunks, self.extractor.parse(chunks), strict=True):
             try:
                 if isinstance(doc, BaseException):
@@ -257,22 +253,12 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
                 self._linked[journal_id(chunk)] = (self._next_order(), extraction)
                 if self.options.variant == "m0":
                     self.extractor.add_offline(extraction, doc)
-                    ahead += [i.text for i in extraction.interactions]
             except Exception as exc:
                 if must_stop(exc):
                     raise
                 self._forget(chunk)
                 failures.append((chunk, exc, EXTRACTION_ERROR))
-            if len(ahead) >= PREFETCH_TEXTS:
-                ahead = self._prefetch(ahead)
-        self._prefetch(ahead)
         return failures
-
-    def _prefetch(self, texts: list[str]) -> list[str]:
-        """Start embedding texts the mirror will upsert after the graph write; returns an empty list."""
-        if self.mirror and texts:
-            self.mirror.prefetch(texts)
-        return []
 
     def _add_m1(
         self, extractions: list[ChunkExtraction], failures: list[tuple[Chunk, BaseException, str]]

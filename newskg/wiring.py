@@ -166,8 +166,7 @@ class Wiring:
         if self._embedder is None:
             from graph.mirror.embed_cache import CachingEmbedder
 
-            cached = CachingEmbedder(open_embedder(self.settings), self.settings.embed_cache_size)
-            self._embedder = self.own(cached)  # its prefetch thread stops when the bundle closes
+            self._embedder = CachingEmbedder(open_embedder(self.settings), self.settings.embed_cache_size)
         return self._embedder
 
     def mirror(self) -> VectorMirror:

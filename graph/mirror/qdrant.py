@@ -16,7 +16,6 @@ from qdrant_client import QdrantClient, models
 from core.ids import point_uuid
 from core.records import Chunk, Interaction
 from graph.mirror.embed import Embedder
-from graph.mirror.embed_cache import CachingEmbedder
 
 INTERACTIONS = "interactions"
 CHUNKS = "chunks"
@@ -148,11 +147,6 @@ class VectorMirror:
             }
         )
         return written[INTERACTIONS], written[CHUNKS]
-
-    def prefetch(self, texts: Iterable[str]) -> None:
-        """Start embedding texts about to be upserted, when the embedder can (graph/mirror/embed_cache.py)."""
-        if isinstance(self.embedder, CachingEmbedder):
-            self.embedder.prefetch(texts)
 
     def count(self, collection: str) -> int:
         name = self.name(collection)

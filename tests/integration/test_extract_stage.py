@@ -164,10 +164,10 @@ def test_m2_pairs_batches_from_the_graph_over_the_real_llm_server(isolated, llm_
     assert calls["calls"] >= len({r["pair"] for r in covered})
 
 
-def test_the_mirror_holds_the_models_vectors_when_embedded_ahead_and_remembered(isolated, tmp_path):
-    """The stage embeds its chunks while it parses them and each distinct text once (graph/mirror/embed_cache.py):
-    every point the mirror holds carries the vector the bare model gives for its text, and a re-delivered batch
-    is re-mirrored without embedding anything again."""
+def test_the_mirror_holds_the_models_vectors_when_remembered(isolated, tmp_path):
+    """The stage embeds each distinct text once (graph/mirror/embed_cache.py): every point the mirror holds carries
+    the vector the bare model gives for its text, and a re-delivered batch is re-mirrored without embedding anything
+    again."""
     import numpy as np
 
     from graph.mirror.embed_cache import CachingEmbedder

@@ -1,4 +1,4 @@
-"""Embedding once per distinct text, and ahead of need (graph/mirror/embed_cache.py): the vectors handed out are
+"""Embedding once per distinct text (graph/mirror/embed_cache.py): the vectors handed out are
 the ones the wrapped embedder gave for the same texts, and the mirror written through it holds the same points."""
 
 from __future__ import annotations
@@ -56,16 +56,6 @@ def test_each_distinct_text_is_embedded_once_with_the_inner_vector():
     assert cached.embed([]) == [] and cached.name == "hash" and cached.dim == 8
 
 
-def test_prefetched_texts_are_waited_for_not_embedded_again():
-    inner = HashEmbedder()
-    cached = CachingEmbedder(inner, size=100)
-    cached.prefetch(TEXTS)
-    cached.prefetch(TEXTS)  # pending or known already: nothing new submitted
-    assert cached.embed(["Rain.", "New text."]) == [vector("Rain."), vector("New text.")]
-    assert sorted(inner.texts) == sorted(["Doja Cat met Choupette.", "Jared Leto arrived.", "Rain.", "New text."])
-    cached.close()
-
-
 def test_the_least_recently_used_texts_are_forgotten_beyond_the_size():
     inner = HashEmbedder()
     cached = CachingEmbedder(inner, size=2)
@@ -76,33 +66,30 @@ def test_the_least_recently_used_texts_are_forgotten_beyond_the_size():
     assert inner.calls == [["a", "b"], ["c"], ["b"]]
 
 
-def test_size_zero_remembers_nothing_and_never_embeds_ahead():
+def test_size_zero_remembers_nothing():
     inner = HashEmbedder()
     cached = CachingEmbedder(inner, size=0)
-    cached.prefetch(["a"])
     assert cached.embed(["a", "a"]) == [vector("a"), vector("a")]
     assert cached.embed(["a"]) == [vector("a")]
     assert inner.calls == [["a"], ["a"]]
 
 
-def test_a_failed_prefetch_is_embedded_when_needed_and_a_lasting_failure_raises():
+def test_a_failure_remembers_nothing_and_raises():
     inner = HashEmbedder(fail=True)
     cached = CachingEmbedder(inner, size=10)
-    cached.prefetch(["a"])
     with pytest.raises(RuntimeError, match="model unavailable"):
         cached.embed(["a"])
     inner.fail = False
     assert cached.embed(["a"]) == [vector("a")]
-    cached.close()
+    assert cached.embedded == 1
 
 
 def test_threads_sharing_it_get_the_inner_vectors():
-    cached = CachingEmbedder(HashEmbedder(), size=50)
+    cached = CachingEmbedder(HashEmbedder(), size=20)
     texts = [f"text {n % 30}" for n in range(200)]
     results: list[list[list[float]]] = []
 
     def work(offset: int) -> None:
-        cached.prefetch(texts[offset:])
         results.append(cached.embed(texts[offset:] + texts[:offset]))
 
     threads = [threading.Thread(target=work, args=(n * 7,)) for n in range(6)]
@@ -110,9 +97,9 @@ def test_threads_sharing_it_get_the_inner_vectors():
         thread.start()
     for thread in threads:
         thread.join()
-    for n, got in enumerate(sorted(results, key=len)):
+    assert len(results) == 6
+    for n, got in enumerate(results):
         assert sorted(map(tuple, got)) == sorted(tuple(vector(t)) for t in texts), n
-    cached.close()
 
 
 def mirror_points(mirror: VectorMirror, collection: str, ids: list[str]):
@@ -132,7 +119,7 @@ def test_one_upsert_of_both_collections_writes_the_points_of_separate_upserts():
     for mirror in (separate, together):
         mirror.ensure()
     assert separate.upsert_interactions(interactions) == 2 and separate.upsert_chunks(items) == 3
-    together.prefetch(c.text for c in chunks)
+    together.embedder.embed([interactions[0].text])  # remembered from an earlier batch
     assert together.upsert_both(interactions, items) == (2, 3)
     for collection, ids in ((INTERACTIONS, [i.id for i in interactions]), (CHUNKS, [c.id for c in chunks])):
         assert mirror_points(together, collection, ids) == mirror_points(separate, collection, ids)
