@@ -67,7 +67,7 @@ def test_while_records_flow_an_empty_poll_does_not_hold_up_the_next_stage():
     """`run all`: the process stage has read every article while the extract stage still has chunks to read; its
     empty poll must not cost a whole idle wait each round."""
     process, extract = ScriptedRunner([8, 0, 0, 0]), ScriptedRunner([0, 64, 28, 0])
-    run_stages([process, extract], until_idle=True, join_timeout_s=1.0)
+    run_stages([process, extract], until_idle=True, join_timeout_s=1.0)  # pyright: ignore[reportArgumentType]  # a stand-in
     assert process.timeouts[:4] == [IDLE_POLL_MS, FLOWING_POLL_MS, FLOWING_POLL_MS, FLOWING_POLL_MS]
     assert extract.timeouts[:4] == process.timeouts[:4]
     assert process.timeouts[4] == IDLE_POLL_MS  # a round that moved nothing: back to the idle wait
