@@ -175,6 +175,12 @@ class Settings(BaseSettings):
     embed_threads: int | None = Field(
         default=None, ge=1, description="ONNX Runtime intra-op threads for the local MiniLM. Empty: the CPU count."
     )
+    embed_cache_size: int = Field(
+        default=8192,
+        ge=0,
+        description="Distinct texts whose vectors a process remembers, each embedded once (overlapping chunks "
+        "repeat their interaction texts; ~3 KB each). 0: none.",
+    )
     mirror_enabled: bool = Field(default=True, description="Mirror interactions and chunks into Qdrant from the stage.")
     embedding_model: str = Field(
         default="text-embedding-3-small", description="Embedding model name when embedding_backend=openai."

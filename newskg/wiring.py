@@ -162,8 +162,11 @@ class Wiring:
         return store
 
     def embedder(self) -> Embedder:
+        """The bundle's one embedder, remembering the vectors of recent texts (NEWSKG_EMBED_CACHE_SIZE)."""
         if self._embedder is None:
-            self._embedder = open_embedder(self.settings)
+            from graph.mirror.embed_cache import CachingEmbedder
+
+            self._embedder = CachingEmbedder(open_embedder(self.settings), self.settings.embed_cache_size)
         return self._embedder
 
     def mirror(self) -> VectorMirror:

@@ -106,26 +106,47 @@ class VectorMirror:
                     self.client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
 
     def upsert(self, collection: str, payloads: list[dict[str, Any]]) -> int:
-        if not payloads:
-            return 0
-        vectors = self.embedder.embed([p["text"] for p in payloads])
+        return self.upsert_many({collection: payloads})[collection]
+
+    def upsert_many(self, batches: dict[str, list[Payload]]) -> dict[str, int]:
+        """collection → payloads, their texts embedded in one call (one length-sorted batching for all), then one
+        upsert per collection; returns collection → points upserted."""
+        texts = [p["text"] for payloads in batches.values() for p in payloads]
+        vectors = iter(self.embedder.embed(texts))
         mirrored_ms = int(time.time() * 1000)
-        points = [
-            models.PointStruct(id=point_uuid(p["graph_id"]), vector=v, payload=p | {"mirrored_ms": mirrored_ms})
-            for p, v in zip(payloads, vectors, strict=True)
-        ]
-        with self.lock:
-            self.client.upsert(self.name(collection), points, wait=True)
-        return len(points)
+        written: dict[str, int] = {}
+        for collection, payloads in batches.items():
+            points = [
+                models.PointStruct(
+                    id=point_uuid(p["graph_id"]), vector=next(vectors), payload=p | {"mirrored_ms": mirrored_ms}
+                )
+                for p in payloads
+            ]
+            if points:
+                with self.lock:
+                    self.client.upsert(self.name(collection), points, wait=True)
+            written[collection] = len(points)
+        return written
 
     def upsert_interactions(self, interactions: Iterable[Interaction]) -> int:
-        unique = {i.id: i for i in interactions}
-        return self.upsert(INTERACTIONS, [interaction_payload(i) for i in unique.values()])
+        return self.upsert_both(interactions, ())[0]
 
     def upsert_chunks(self, chunks: Iterable[ChunkItem]) -> int:
         """(chunk, entity ids[, source ids]) items."""
-        unique = {item[0].id: item for item in chunks}
-        return self.upsert(CHUNKS, [_chunk_item_payload(item) for item in unique.values()])
+        return self.upsert_both((), chunks)[1]
+
+    def upsert_both(self, interactions: Iterable[Interaction], chunks: Iterable[ChunkItem]) -> tuple[int, int]:
+        """Interactions and (chunk, entity ids[, source ids]) items with one embedding call; returns how many of
+        each were upserted."""
+        unique_interactions = {i.id: i for i in interactions}
+        unique_chunks = {item[0].id: item for item in chunks}
+        written = self.upsert_many(
+            {
+                INTERACTIONS: [interaction_payload(i) for i in unique_interactions.values()],
+                CHUNKS: [_chunk_item_payload(item) for item in unique_chunks.values()],
+            }
+        )
+        return written[INTERACTIONS], written[CHUNKS]
 
     def count(self, collection: str) -> int:
         name = self.name(collection)

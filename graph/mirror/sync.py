@@ -24,8 +24,13 @@ def mirror_from_graph(
     interactions = sorted(set(interaction_ids))
     chunks = sorted(set(chunk_ids))
     upserted = [0, 0]
-    for start in range(0, len(interactions), PAGE):
-        upserted[0] += mirror.upsert_interactions(store.interactions(interactions[start : start + PAGE]))
-    for start in range(0, len(chunks), PAGE):
-        upserted[1] += mirror.upsert_chunks(store.chunks(chunks[start : start + PAGE]))
+    for start in range(0, max(len(interactions), len(chunks)), PAGE):
+        # A page of each read back, then embedded in one call (a stage's batch is one page of each).
+        page_interactions, page_chunks = interactions[start : start + PAGE], chunks[start : start + PAGE]
+        added = mirror.upsert_both(
+            store.interactions(page_interactions) if page_interactions else [],
+            store.chunks(page_chunks) if page_chunks else [],
+        )
+        upserted[0] += added[0]
+        upserted[1] += added[1]
     return upserted[0], upserted[1]

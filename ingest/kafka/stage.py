@@ -269,6 +269,10 @@ class StageRunner(Generic[AckT]):
             return False
 
 
+IDLE_POLL_MS = 500  # a runner's poll when the last round moved nothing
+FLOWING_POLL_MS = 20  # ... and when it moved records: the others are stepped again soon anyway
+
+
 def run_stages(
     runners: Sequence[StageRunner[Any]],
     until_idle: bool,
@@ -287,8 +291,12 @@ def run_stages(
     looks at it."""
     stop = stop or threading.Event()
     waiting_since, quiet_rounds, warned = time.monotonic(), 0, False
+    moved = 0
     while not stop.is_set():
-        moved = sum(runner.step(timeout_ms=500) for runner in runners)
+        # While records flow, a runner with nothing to read must not hold up the next one for a whole idle wait
+        # (`run all`: the process stage's empty poll delayed every extract batch by it).
+        timeout_ms = FLOWING_POLL_MS if moved else IDLE_POLL_MS
+        moved = sum(runner.step(timeout_ms=timeout_ms) for runner in runners)
         if on_progress and moved:
             on_progress(runners)
         if moved:

@@ -162,3 +162,40 @@ def test_m2_pairs_batches_from_the_graph_over_the_real_llm_server(isolated, llm_
             assert in_batches + given_up == both
     calls = next(u for u in LLMCache(settings.data_dir / "llm" / "cache.sqlite").usage() if u["prompt"] == "m2_pair")
     assert calls["calls"] >= len({r["pair"] for r in covered})
+
+
+def test_the_mirror_holds_the_models_vectors_when_remembered(isolated, tmp_path):
+    """The stage embeds each distinct text once (graph/mirror/embed_cache.py): every point the mirror holds carries
+    the vector the bare model gives for its text, and a re-delivered batch is re-mirrored without embedding anything
+    again."""
+    import numpy as np
+
+    from graph.mirror.embed_cache import CachingEmbedder
+    from graph.mirror.qdrant import CHUNKS, INTERACTIONS
+
+    settings, names = isolated.settings, isolated.topics
+    feed = write_jsonl(
+        tmp_path / "c.jsonl",
+        [
+            {"url": "https://alpha.example/met", "text": PASSAGE, "published": "2023-05-05", "source": "alpha"},
+            {"url": "https://alpha.example/paris", "text": STORY, "published": "2023-08-31", "source": "alpha"},
+        ],
+    )
+    newskg_json("ingest", "files", feed, env=isolated.env)
+    newskg_json("run", "process", "--until-idle", env=isolated.env)
+    records = read_topic(kafka_options(settings), names["chunks"])
+    with Wiring(settings) as wiring:
+        stage = extract_stage(wiring)
+        embedder, mirror = wiring.embedder(), stage.mirror
+        assert isinstance(embedder, CachingEmbedder) and mirror is not None
+        stage.handle(records)
+        embedded = embedder.embedded
+        stage.handle(records)  # re-delivered: written whole already, re-mirrored from what the process remembers
+        assert embedder.embedded == embedded
+        for collection in (INTERACTIONS, CHUNKS):
+            ids = sorted(mirror.graph_ids(collection))
+            assert ids
+            texts = {str(p["graph_id"]): str(p["text"]) for p in mirror.payloads(collection, ids)}
+            held = np.asarray([mirror.vectors(collection, ids)[i] for i in ids])
+            model = np.asarray(embedder.inner.embed([texts[i] for i in ids]))
+            assert np.abs(held - model).max() < 1e-5, collection

@@ -129,3 +129,16 @@ def test_the_onnx_backend_is_the_default_and_torch_stays_selectable(tmp_path: Pa
     threaded = open_embedder(Settings(data_dir=tmp_path, embed_threads=3, _env_file=None))  # pyright: ignore[reportCallIssue]
     assert isinstance(threaded, OnnxMiniLMEmbedder)
     assert threaded.threads == 3
+
+
+def test_the_embedding_cache_hands_out_the_models_vectors(onnx_embedder: OnnxMiniLMEmbedder):
+    """What the stage's cache returns (remembered from another batch) is what the model gives for the same texts:
+    equal up to the float rounding a different batch composition brings."""
+    from graph.mirror.embed_cache import CachingEmbedder
+
+    cached = CachingEmbedder(onnx_embedder, size=100)
+    cached.embed(SENTENCES[:5])
+    got = np.asarray(cached.embed(SENTENCES + SENTENCES[:3]))
+    direct = np.asarray(onnx_embedder.embed(SENTENCES + SENTENCES[:3]))
+    assert got.shape == direct.shape
+    assert np.abs(got - direct).max() < 1e-5

@@ -73,6 +73,7 @@ DEFAULT_ON_A_CLUSTER = {
     "group_prefix": "one deployment per namespace: the groups newskg-process/-extract match the KafkaUser ACLs",
     "kafka_max_poll_interval_s": "180 s: a 64-chunk M1 batch makes ~15 LLM calls, 4 in flight, far under it",
     "kafka_join_timeout_s": "only `run --until-idle` exits on it; long-running pods log a warning and keep waiting",
+    "embed_cache_size": "8192 distinct texts, about 25 MB per process: well inside every pod's memory limit",
     "topic_articles": TOPICS_ARE_DEFAULTS,
     "topic_chunks": TOPICS_ARE_DEFAULTS,
     "topic_dlq": TOPICS_ARE_DEFAULTS,

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ingest.kafka.stage import AssignmentTimeout, run_stages
+from ingest.kafka.stage import FLOWING_POLL_MS, IDLE_POLL_MS, AssignmentTimeout, run_stages
 from newskg.pipeline import PipelineThread
 
 WHO = "consumer group newskg-process on broker 127.0.0.1:9092 (member vm-process)"
@@ -48,6 +48,30 @@ def test_a_long_running_stage_without_partitions_warns_once_and_keeps_running(ca
     with caplog.at_level(logging.WARNING, logger="ingest.kafka.stage"):
         run_stages([StandInRunner(assigned=False)], until_idle=False, stop=stop, join_timeout_s=0.1)
     assert [r.message for r in caplog.records if WHO in r.message] and len(caplog.records) == 1
+
+
+class ScriptedRunner(StandInRunner):
+    """Moves the scripted numbers of records, one per step, and notes each step's poll timeout."""
+
+    def __init__(self, moves: list[int]):
+        super().__init__()
+        self.moves = moves
+        self.timeouts: list[int] = []
+
+    def step(self, timeout_ms: int) -> int:
+        self.timeouts.append(timeout_ms)
+        return self.moves.pop(0) if self.moves else 0
+
+
+def test_while_records_flow_an_empty_poll_does_not_hold_up_the_next_stage():
+    """`run all`: the process stage has read every article while the extract stage still has chunks to read; its
+    empty poll must not cost a whole idle wait each round."""
+    process, extract = ScriptedRunner([8, 0, 0, 0]), ScriptedRunner([0, 64, 28, 0])
+    run_stages([process, extract], until_idle=True, join_timeout_s=1.0)  # pyright: ignore[reportArgumentType]  # a stand-in
+    assert process.timeouts[:4] == [IDLE_POLL_MS, FLOWING_POLL_MS, FLOWING_POLL_MS, FLOWING_POLL_MS]
+    assert extract.timeouts[:4] == process.timeouts[:4]
+    assert process.timeouts[4] == IDLE_POLL_MS  # a round that moved nothing: back to the idle wait
+    assert FLOWING_POLL_MS < IDLE_POLL_MS
 
 
 def test_the_pipeline_thread_reports_a_stage_that_stopped():

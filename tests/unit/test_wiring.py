@@ -51,11 +51,13 @@ def test_one_mirror_per_bundle_shared_by_every_user_and_closed_once(tmp_path, mo
         opened.append(embedder)
         return Resource("mirror", closed)
 
-    monkeypatch.setattr(wiring_module, "open_embedder", lambda _settings: "the embedder")
+    embedder = SimpleNamespace(name="the embedder")
+    monkeypatch.setattr(wiring_module, "open_embedder", lambda _settings: embedder)
     monkeypatch.setattr(wiring_module, "open_mirror", open_mirror)
     with Wiring(settings(tmp_path)) as wiring:
         assert wiring.mirror() is wiring.mirror()  # serve --pipeline: the QA service and the stage share it
-        assert opened == ["the embedder"] and closed == []
+        # the bundle's one embedder, remembering recent texts' vectors (graph/mirror/embed_cache.py)
+        assert [getattr(e, "inner", None) for e in opened] == [embedder] and closed == []
     assert closed == ["mirror"]
 
 
