@@ -15,7 +15,7 @@ from typing import Any
 from rapidfuzz import fuzz, process, utils
 
 from core.timeaxes import day_from_key, day_key, day_words
-from extract.entities.evidence import EVENT_DESIGNATORS, LEGAL_FORMS, ORG_DESIGNATORS, PLACE_DESIGNATORS
+from extract.entities.evidence import LEGAL_FORMS
 from extract.entities.names import name_key
 from graph.store.asof import AsOf, Knowledge
 from graph.store.rows import EntityCounts, EntityProfileRow
@@ -42,7 +42,12 @@ SUFFIX_DOMINANCE = 5
 # The leading words of a longer name stand for it from this many words on: "columbus police" is the department,
 # but one word ("columbus") is a name of its own or nothing.
 MIN_PREFIX_WORDS = 2
-GENERIC_NAME_WORDS = ORG_DESIGNATORS | PLACE_DESIGNATORS | EVENT_DESIGNATORS | LEGAL_FORMS
+# What a user leaves off the end of an organisation's name: its legal form or the kind of body it is.
+LEFT_OFF_WORDS = LEGAL_FORMS | frozenset(
+    {"department", "dept", "agency", "office", "council", "commission", "committee", "board", "authority", "bureau"}
+    | {"ministry", "service", "services"}
+)
+CONNECTORS = frozenset({"of", "the", "and", "for", "de", "la", "du", "der", "&"})
 
 
 @dataclass
@@ -132,12 +137,16 @@ def mention_of(query: str) -> str:
 
 
 def leading_words(key: str) -> list[str]:
-    """The runs of MIN_PREFIX_WORDS or more leading words of a name key that leave off only generic words (a
-    designator: "columbus police department" → ["columbus police"]). What is left off a name must not tell it
-    apart: "samsung galaxy" is no name of "Samsung Galaxy Note", nor "hang seng" of "Hang Seng Index"."""
+    """The runs of MIN_PREFIX_WORDS or more leading words of a name key that leave off only an organisation's
+    generic end ("columbus police department" → ["columbus police"]) and do not end on a connector. What is left
+    off must not tell the name apart, nor name a place or a title: "samsung galaxy" is no name of "Samsung Galaxy
+    Note", "washington state" none of "Washington State University", "new york" none of "New York Times"."""
     words = key.split()
-    cuts = range(MIN_PREFIX_WORDS, len(words))
-    return [" ".join(words[:n]) for n in cuts if all(w in GENERIC_NAME_WORDS for w in words[n:])]
+    return [
+        " ".join(words[:n])
+        for n in range(MIN_PREFIX_WORDS, len(words))
+        if words[n - 1] not in CONNECTORS and all(w in LEFT_OFF_WORDS for w in words[n:])
+    ]
 
 
 def spans(words: list[str]) -> list[tuple[int, int]]:
@@ -189,8 +198,8 @@ class EntityResolver:
     def find(self, query: str, as_of: AsOf | int | str | None = None) -> tuple[str, str, Resolution]:
         """(mention, the query's other words, resolution): the leftmost, then longest, run of the query's words
         that is an entity's name or alias visible as of the day ("Doja Cat" in "Doja Cat layoffs"), or the leading
-        words (two or more) of one that leave off only designators ("columbus police" of "Columbus Police
-        Department": a user drops a long name's generic end, and the longer run says more than "Columbus" alone);
+        words (two or more) of one that leave off only an organisation's generic end ("columbus police" of
+        "Columbus Police Department": a user drops it, and the longer run says more than "Columbus" alone);
         a whole name found is replaced by the entity its last word(s) name when that one dominates the day
         (_dominant_suffix). When no run is either, the whole cleaned query resolved as one mention (fuzzy matching
         included) with no other words."""

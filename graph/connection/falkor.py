@@ -45,7 +45,8 @@ class FalkorConnection(GraphConnection):
         )
         self.graph_name = graph
         self._graph = self._db.select_graph(graph)
-        self._writer: ThreadPoolExecutor | None = None  # run_many's pipeline, made at its first use
+        # run_many's pipeline: one writer thread, so the statements reach the server in order
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"falkordb-{graph}")
 
     def run(self, query: str, params: Params | None = None) -> list[Row]:
         return _rows(self._graph.query(query, params or None))
@@ -58,8 +59,7 @@ class FalkorConnection(GraphConnection):
         stops the rest, as GraphConnection.run_many), but pipelined: while the server runs one statement, this
         thread builds the next one's rows (the caller's generator) and encodes its parameters into the CYPHER
         header, which is client CPU of about a third of a batch's time; one writer thread sends them in turn."""
-        writer = self._writer or ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"falkordb-{self.graph_name}")
-        self._writer = writer
+        writer = self._writer
         pending: Future[None] | None = None
         try:
             for query, params in statements:
@@ -107,9 +107,7 @@ class FalkorConnection(GraphConnection):
                 raise
 
     def close(self) -> None:
-        if self._writer is not None:
-            self._writer.shutdown(wait=True)
-            self._writer = None
+        self._writer.shutdown(wait=True)
         self._db.connection.close()
 
     def compact_aof(self, timeout_s: float = 120.0) -> bool:

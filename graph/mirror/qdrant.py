@@ -112,7 +112,10 @@ class VectorMirror:
         """collection → payloads, their texts embedded in one call (one length-sorted batching for all), then one
         upsert per collection; returns collection → points upserted."""
         texts = [p["text"] for payloads in batches.values() for p in payloads]
-        vectors = iter(self.embedder.embed(texts))
+        embedded = list(self.embedder.embed(texts))
+        if len(embedded) != len(texts):
+            raise ValueError(f"the embedder returned {len(embedded)} vectors for {len(texts)} texts")
+        vectors = iter(embedded)
         mirrored_ms = int(time.time() * 1000)
         written: dict[str, int] = {}
         for collection, payloads in batches.items():

@@ -70,6 +70,10 @@ def test_a_chunk_keeps_an_in_edge_per_article_and_an_interaction_without_object_
         "OPTIONAL MATCH (x)-[:OBJECT]->(o) RETURN x.object_id AS object, count(o) AS objects"
     )
     assert lone == [{"object": None, "objects": 0}]
+    evidence = store.conn.read(
+        "MATCH (x:Interaction {text: 'Doja Cat toured the Louvre'})-[:EVIDENCE]->(c:Chunk) RETURN count(c) AS n"
+    )
+    assert evidence[0]["n"] >= 1, "the statement's OBJECT part must not cut the EVIDENCE edges after it"
     mentions = store.conn.read(
         "MATCH (c:Chunk {text: $text})-[m:MENTIONS]->(e:Entity) RETURN count(m) AS n", {"text": SHARED_TEXT}
     )

@@ -85,21 +85,25 @@ def test_a_failure_remembers_nothing_and_raises():
 
 
 def test_threads_sharing_it_get_the_inner_vectors():
+    """Each thread gets, text for text and in its own order, the vectors the inner embedder gives."""
     cached = CachingEmbedder(HashEmbedder(), size=20)
     texts = [f"text {n % 30}" for n in range(200)]
-    results: list[list[list[float]]] = []
+    results: dict[int, list[list[float]]] = {}
+
+    def rotated(offset: int) -> list[str]:
+        return texts[offset:] + texts[:offset]
 
     def work(offset: int) -> None:
-        results.append(cached.embed(texts[offset:] + texts[:offset]))
+        results[offset] = cached.embed(rotated(offset))
 
     threads = [threading.Thread(target=work, args=(n * 7,)) for n in range(6)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(results) == 6
-    for n, got in enumerate(results):
-        assert sorted(map(tuple, got)) == sorted(tuple(vector(t)) for t in texts), n
+    assert sorted(results) == [n * 7 for n in range(6)]
+    for offset, got in results.items():
+        assert got == [vector(t) for t in rotated(offset)], offset
 
 
 def mirror_points(mirror: VectorMirror, collection: str, ids: list[str]):

@@ -109,3 +109,12 @@ def test_leading_words_stand_for_a_longer_name_only_when_they_leave_off_generic_
     assert found(index, "samsung galaxy fold year in gadgets") == "Samsung"
     index = resolver(("h", "Hang", "PERSON", 1), ("i", "Hang Seng Index", "ORG", 3))
     assert found(index, "hang seng us-china trade talks") == "Hang"
+
+
+def test_leading_words_never_end_on_a_connector_nor_leave_off_a_place_or_a_title():
+    """Review cases: the shorter name the user meant stays found."""
+    index = resolver(("u", "United States", "PLACE", 50), ("d", "United States Department of State", "ORG", 2))
+    assert found(index, "united states department of defense budget") == "United States"
+    index = resolver(("w", "Washington", "PLACE", 80), ("u", "Washington State University", "ORG", 2))
+    assert found(index, "washington state minimum wage") == "Washington"
+    assert found(resolver(("t", "New York Times", "ORG", 9)), "new york rent prices") != "New York Times"
