@@ -81,6 +81,9 @@ CITIES = ["Paris", "Berlin", "Madrid", "Tokyo", "Nairobi", "Toronto", "Vienna", 
 VERBS = ["met", "praised", "criticised", "interviewed", "thanked", "visited"]
 
 
+KEEPALIVE_EXPIRY_S = 2.0  # below uvicorn's keep-alive timeout (5 s)
+
+
 @dataclass(frozen=True)
 class SoakConfig:
     minutes: float = 10.0  # the clients' load while the feeder streams articles (the ingesting phase)
@@ -339,7 +342,10 @@ async def prober(tally: Tally, config: SoakConfig, deadline: float) -> None:
 
 
 async def load(base: str, server: subprocess.Popen[str], tally: Tally, config: SoakConfig, day: str) -> None:
-    limits = httpx.Limits(max_connections=config.clients + 1)
+    # Idle pooled connections are dropped by the client before uvicorn's 5 s keep-alive timeout closes them: at equal
+    # timeouts a request can go out on a connection the server is closing, which httpx reports as "Server
+    # disconnected without sending a response" though the server did nothing wrong (seen once in CI).
+    limits = httpx.Limits(max_connections=config.clients + 1, keepalive_expiry=KEEPALIVE_EXPIRY_S)
     async with httpx.AsyncClient(base_url=base, timeout=config.timeout_s, limits=limits) as http:
         deadline = tally.started + (config.minutes + config.tail_minutes) * 60
         await asyncio.gather(
