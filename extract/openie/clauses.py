@@ -297,6 +297,7 @@ def _main_clause(
         mention_ids = {t.i for m in here for t in tokens[id(m)]}
         if not _has_content(doc, keep, verb, mention_ids):
             continue
+        fringe = _leading(verb, keep)
         seen: set[str] = set()
         for m in here:
             inside = any(t.i in keep for t in tokens[id(m)])
@@ -304,7 +305,6 @@ def _main_clause(
                 continue  # a conjoined verb's clause is about the mentions it holds
             seen.add(m.entity_id)
             own = _mention_phrase(tokens[id(m)])
-            fringe = _leading(verb, keep)
             if inside:
                 body = _render(doc, keep | own, here, tokens, fringe=fringe)
             else:
