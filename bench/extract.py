@@ -32,45 +32,15 @@ from extract.nlp import pipeline
 from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m1, run_m2
 from extract.openie.targets import MentionStats
 from ingest.process.article import build_article
-from ingest.process.chunking import windows
-from ingest.process.dedup import DedupIndex
-from ingest.process.sentences import split_many
+from ingest.process.chunk_articles import chunk_articles
 
 K = 5
 TOP_SUBJECTS = 10
 
 
 def dedup_chunks(pages, settings: Settings):
-    from core.ids import chunk_id
-    from core.records import Chunk
-
-    articles = [build_article(raw_of(html)) for _, html, _ in pages]
-    index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm)
-    chunks = []
-    for article, sentences in zip(articles, split_many([a.text for a in articles]), strict=True):
-        for w in windows(sentences, settings.chunk_sentences, settings.chunk_stride):
-            cid, mh = chunk_id(w.text), index.signer.sign(w.text)
-            if index.decide(cid, article.id, mh).kind != "new":
-                continue
-            index.add(cid, article.id, mh)
-            chunks.append(
-                Chunk(
-                    id=cid,
-                    text=w.text,
-                    sentences=w.sentences,
-                    article_id=article.id,
-                    article_ids=[article.id],
-                    source=article.source,
-                    source_id=article.source_id,
-                    day=article.published_day,
-                    published=article.published,
-                    ingested_at=article.ingested_at,
-                    ingested_ms=article.ingested_ms,
-                    sentence_start=w.start,
-                    sentence_end=w.end,
-                )
-            )
-    return chunks
+    """The process stage's chunks of the pages (its own chunk-and-dedup step, ingest/process/chunk_articles.py)."""
+    return chunk_articles([build_article(raw_of(html)) for _, html, _ in pages], settings)
 
 
 def instant_endpoint() -> httpx.Client:

@@ -219,6 +219,9 @@ class Interaction(Record):
     chunk_ids: list[str]
     article_ids: list[str] = []
     source_ids: list[str] = []
+    # Which rule of its variant made it (M0: extract/openie/clauses.py RULES; an LLM fact: its variant): measured
+    # per rule by `newskg eval facts`. Not part of the id, and not written to the graph.
+    rule: str | None = None
 
 
 class DeadLetter(Record):

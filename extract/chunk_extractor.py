@@ -51,13 +51,15 @@ class ChunkExtractor:
         for relation in relations:
             day, _ = sentence_day(sentences[relation.sentence], extraction.chunk.day)
             extraction.interactions.append(
-                make_interaction(extraction.chunk, relation.subject, relation.object, relation.text, day, "M0")
+                make_interaction(
+                    extraction.chunk, relation.subject, relation.object, relation.text, day, "M0", relation.rule
+                )
             )
         known = {r.text for r in relations}
         for clause in extract_clauses(doc, extraction.mentions, subjects, known):  # subject-centric facts
             day, _ = sentence_day(sentences[clause.sentence], extraction.chunk.day)
             extraction.interactions.append(
-                make_interaction(extraction.chunk, clause.subject, None, clause.text, day, "M0")
+                make_interaction(extraction.chunk, clause.subject, None, clause.text, day, "M0", clause.rule)
             )
 
     def link(self, chunks: list[Chunk]) -> list[tuple[ChunkExtraction, object]]:

@@ -44,10 +44,16 @@ class ChunkExtraction:
 
 
 def make_interaction(
-    chunk: Chunk, subject: LinkedMention, obj: LinkedMention | None, text: str, event_day: int, variant: Variant
+    chunk: Chunk,
+    subject: LinkedMention,
+    obj: LinkedMention | None,
+    text: str,
+    event_day: int,
+    variant: Variant,
+    rule: str | None = None,
 ) -> Interaction:
     """An interaction stated by one chunk, carrying that chunk's publication day and ingestion instant."""
-    return _interaction([chunk], subject, obj, text, event_day, variant, [chunk.id])
+    return _interaction([chunk], subject, obj, text, event_day, variant, [chunk.id], rule)
 
 
 def make_day_interaction(
@@ -63,7 +69,14 @@ def make_day_interaction(
 
 
 def _interaction(
-    evidence: list[Chunk], subject, obj, text: str, event_day: int, variant: Variant, chunk_ids: list[str]
+    evidence: list[Chunk],
+    subject,
+    obj,
+    text: str,
+    event_day: int,
+    variant: Variant,
+    chunk_ids: list[str],
+    rule: str | None = None,
 ) -> Interaction:
     first = min(evidence, key=lambda c: (c.ingested_ms, c.id))
     object_id = obj.entity_id if obj else None
@@ -82,6 +95,7 @@ def _interaction(
         chunk_ids=chunk_ids,
         article_ids=_union(a for c in evidence for a in c.article_ids),
         source_ids=_union(c.source_id for c in evidence),
+        rule=rule or variant,
     )
 
 

@@ -32,6 +32,11 @@ from extract.entities.linker import LinkedMention
 from extract.openie.offline import SUBJECT_DEPS, VERB_KEEP_DEPS, acting, mention_root, mention_tokens
 
 MAX_CLAUSES_PER_CHUNK = 8
+# The rules that make M0 facts (`Interaction.rule`): "pair" (entity-to-entity path, offline.py), "subject" (the
+# entity is the verb's subject), "acting" (an organisation acting through a common-noun subject: "Officers from X"),
+# "salient" (the entity named inside a main clause whose subject is no entity), "salient-label" (the same, the
+# entity outside the kept clause: "X <what it is>: <clause>").
+RULES = ("pair", "subject", "acting", "salient", "salient-label")
 MAX_WORDS = 16
 ARGUMENT_DEPS = {"dobj", "attr", "acomp", "oprd", "dative", "agent", "prep", "xcomp", "ccomp", "advcl", "npadvmod"}
 NOUN_QUALIFIER_DEPS = {"compound", "amod", "nmod", "poss"}  # qualifiers qualified in turn ("native advertising")
@@ -70,6 +75,7 @@ class Clause:
     subject: LinkedMention
     text: str
     sentence: int
+    rule: str = "subject"  # which rule made it (RULES): the fact-precision evaluation reports each one
 
 
 def _phrase(token: Token, depth: int) -> set[int]:
@@ -238,7 +244,7 @@ def _subject_clauses(
             if not _has_content(doc, keep, verb, own):
                 continue  # "Doja Cat smiled": only the verb
             text = _subject_text(doc, subject, act.lead, verb, keep - own, mentions, tokens)
-            out.append((verb.i, Clause(subject, text, -1)))
+            out.append((verb.i, Clause(subject, text, -1, "acting" if act.lead else "subject")))
     return out
 
 
@@ -309,7 +315,7 @@ def _main_clause(
                 body = _render(doc, keep | own, here, tokens, fringe=fringe)
             else:
                 body = f"{_render(doc, own, here, tokens)}: {_render(doc, keep, here, tokens, fringe=fringe)}"
-            out.append((verb.i, Clause(m, body, -1)))
+            out.append((verb.i, Clause(m, body, -1, "salient" if inside else "salient-label")))
     return out
 
 
@@ -331,7 +337,7 @@ def extract_clauses(
         if key in seen:
             continue
         seen.add(key)
-        clauses.append(Clause(clause.subject, clause.text, sentence_of[verb_i]))
+        clauses.append(Clause(clause.subject, clause.text, sentence_of[verb_i], clause.rule))
         if len(clauses) == MAX_CLAUSES_PER_CHUNK:
             break
     return clauses

@@ -52,6 +52,7 @@ class Relation:
     object: LinkedMention
     text: str
     sentence: int
+    rule: str = "pair"
 
 
 def mention_tokens(doc: Doc, mention: LinkedMention) -> list[Token]:

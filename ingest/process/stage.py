@@ -108,12 +108,12 @@ class ProcessStage(Stage[DedupLogEntries]):
                 # content-keyed chunk, which the graph's upsert absorbs.
                 if self.index.add(cid, article.id, mh, article.published_day, article.ingested_ms):
                     batch.kept.append(Kept(cid, article.id, mh, article.published_day, article.ingested_ms))
-                batch.messages.append(Outgoing(topic, article.id, _chunk(article, cid, window)))
+                batch.messages.append(Outgoing(topic, article.id, chunk_record(article, cid, window)))
             elif decision.kind == "resend":  # this record again (dedup.Decision): what it emitted, not logged again
                 message = (
                     _sighting(article, decision.sighting_of, decision.similarity)
                     if decision.sighting_of
-                    else _chunk(article, cid, window)
+                    else chunk_record(article, cid, window)
                 )
                 batch.messages.append(Outgoing(topic, article.id, message))
 
@@ -136,7 +136,8 @@ class ProcessStage(Stage[DedupLogEntries]):
             self.signature_log.append(self.index, output.after_ack.kept, output.after_ack.sighted)
 
 
-def _chunk(article: Article, cid: str, window: Window) -> Chunk:
+def chunk_record(article: Article, cid: str, window: Window) -> Chunk:
+    """The chunk message of a window of an article (the stage's, and `chunk_articles`' for benches)."""
     return Chunk(
         id=cid,
         text=window.text,

@@ -99,6 +99,7 @@ def _register() -> None:
     from newskg.cli import (  # noqa: F401
         entities,
         extract,
+        facts,
         fanoutqa,
         graph,
         ingest,

@@ -1,0 +1,129 @@
+"""The fact-precision report: `report.json` (every figure, the sample with its labels), `report.html` (the figures,
+the chart, the sample) and `facts.png` (precision with its 95% interval per page set and per rule)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, never a display
+import matplotlib.pyplot as plt
+
+from evaluation.facts.run import Figures, FactsReport
+
+SUMMARY_KEYS = (
+    "fact_precision",
+    "fact_precision_ci",
+    "facts_labelled",
+    "facts_sampled",
+    "entity_precision_person",
+    "entity_precision_org",
+)
+
+
+def summary(report: FactsReport) -> dict[str, object]:
+    """The one JSON object `newskg eval facts --json` prints: the headline figures, then the same per page set."""
+    by_corpus = {str(c): f.model_dump(exclude={"by_rule"}) for c, f in report.by_corpus.items()}
+    by_rule = {str(c): {r: g.model_dump() for r, g in f.by_rule.items()} for c, f in report.by_corpus.items()}
+    return {
+        **report.model_dump(exclude={"sample", "mentions", "by_corpus"}),
+        "by_corpus": by_corpus,
+        "by_rule": by_rule,
+        "todo": len(report.todo),
+    }
+
+
+def _bars(ax, names: list[str], figures: list[Figures], title: str) -> None:  # noqa: ANN001 - matplotlib Axes
+    values = [f.fact_precision or 0.0 for f in figures]
+    low = [v - (f.fact_precision_ci or (v, v))[0] for v, f in zip(values, figures, strict=True)]
+    high = [(f.fact_precision_ci or (v, v))[1] - v for v, f in zip(values, figures, strict=True)]
+    ax.bar(names, values, yerr=[low, high], capsize=4, color="#4c78a8")
+    for i, f in enumerate(figures):
+        ax.text(i, 0.02, f"n={f.facts_labelled}", ha="center", color="white", fontsize=8)
+    ax.axhline(0.85, color="#e45756", linestyle="--", linewidth=1)
+    ax.set_ylim(0, 1)
+    ax.set_title(title)
+    ax.tick_params(axis="x", rotation=20)
+
+
+def _chart(report: FactsReport, path: Path) -> None:
+    corpora = list(report.by_corpus)
+    rules = sorted({r for f in report.by_corpus.values() for r in f.by_rule})
+    fig, axes = plt.subplots(1, 1 + len(corpora), figsize=(4 + 4 * len(corpora), 4))
+    axes = list(axes) if len(corpora) else [axes]
+    _bars(axes[0], [str(c) for c in corpora], [report.by_corpus[c] for c in corpora], "fact precision by page set")
+    for ax, corpus in zip(axes[1:], corpora, strict=True):
+        present = [r for r in rules if r in report.by_corpus[corpus].by_rule]
+        _bars(ax, present, [report.by_corpus[corpus].by_rule[r] for r in present], f"{corpus}: by rule")
+    axes[0].set_ylabel("precision (95% interval); dashed: the 0.85 goal")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _f(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_f(v) for v in value) + "]"
+    return html.escape(str(value))
+
+
+def _row(cells: list[object], tag: str = "td") -> str:
+    return "<tr>" + "".join(f"<{tag}>{_f(c)}</{tag}>" for c in cells) + "</tr>"
+
+
+def _label_cells(label: object) -> list[object]:
+    if label is None:
+        return ["(not read)", "", "", ""]
+    data = label.model_dump()  # pyright: ignore[reportAttributeAccessIssue] - a FactLabel
+    return [data["readable"], data["true"], data["subject_ok"], data["note"]]
+
+
+def _html(report: FactsReport, png: Path) -> str:
+    columns = ["page set", "pages", "chunks", "facts", "precision", "95% CI", "labelled", "sampled", "PERSON", "ORG"]
+    rows = [
+        _row([str(c), f.pages, f.chunks, f.facts, f.fact_precision, f.fact_precision_ci, f.facts_labelled,
+              f.facts_sampled, f.entity_precision_person, f.entity_precision_org])
+        for c, f in report.by_corpus.items()
+    ]
+    sample = [
+        _row([x.corpus, x.rule, x.subject, x.text, x.chunk_text[:400], *_label_cells(x.label)]) for x in report.sample
+    ]
+    image = base64.b64encode(png.read_bytes()).decode()
+    return (
+        "<!doctype html><meta charset='utf-8'><title>fact precision</title>"
+        "<h1>Fact precision</h1>"
+        f"<p>All page sets: precision {_f(report.fact_precision)} {_f(report.fact_precision_ci)} over "
+        f"{report.facts_labelled} labelled of {report.facts_sampled} sampled facts (seed {report.seed}); entity "
+        f"precision PERSON {_f(report.entity_precision_person)}, ORG {_f(report.entity_precision_org)}. A fact is "
+        "precise when it is readable, true to its chunk and about its subject (evaluation/facts/README.md).</p>"
+        f"<table border='1' cellpadding='4'>{_row(columns, 'th')}{''.join(rows)}</table>"
+        f"<p><img src='data:image/png;base64,{image}' alt='precision per page set and rule'></p>"
+        "<h2>The sample</h2><table border='1' cellpadding='4'>"
+        + _row(["set", "rule", "subject", "fact", "chunk", "readable", "true", "subject", "note"], "th")
+        + "".join(sample)
+        + "</table>"
+    )
+
+
+def write_report(report: FactsReport, folder: Path) -> dict[str, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {"json": folder / "report.json", "html": folder / "report.html", "png": folder / "facts.png"}
+    paths["json"].write_text(json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False), "utf-8")
+    _chart(report, paths["png"])
+    paths["html"].write_text(_html(report, paths["png"]), encoding="utf-8")
+    return paths
+
+
+def write_todo(report: FactsReport, path: Path) -> int:
+    """The sampled items no label covers, one JSON object a line, for a person to read and label."""
+    lines = [x.model_dump_json(exclude={"label"}) for x in report.todo]
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return len(lines)
