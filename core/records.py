@@ -141,6 +141,7 @@ class Chunk(_Reported):
     sentence_start: int = Field(ge=0, description="index of the first sentence in the article")
     sentence_end: int = Field(ge=1, description="index after the last sentence")
     entity_ids: list[str] = []
+    lang: str | None = Field(default=None, description="its article's language (ISO 639-1), detected from the text")
 
 
 class ChunkSighting(_Reported):

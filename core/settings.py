@@ -159,6 +159,12 @@ class Settings(BaseSettings):
         ge=1,
         description="Tries of an M2 batch whose answer does not parse before it is dead-lettered (m2_batch_failed).",
     )
+    extract_m0_rules: Literal["wide", "strict"] = Field(
+        default="wide",
+        description="M0's rules: strict also drops clauses a reader cannot take on their own (a cut name as "
+        "subject, the writer's or reader's voice, a dangling end, a speech verb without what was said, an entity "
+        "only named in passing): more precise facts, fewer of them, lower replay recall (evaluation/facts).",
+    )
     extract_kb_path: Path | None = Field(
         default=None, description="Optional KB (JSONL: id, name, aliases, type, description)."
     )

@@ -7,7 +7,7 @@ from core.records import Chunk
 from extract.entities.linker import Linker, first_seen
 from extract.failures import must_stop
 from extract.markup import mark_up
-from extract.nlp import pipeline
+from extract.nlp import parse, pipeline, reads, with_sentences
 from extract.openie.clauses import extract_clauses
 from extract.openie.dates import sentence_day
 from extract.openie.offline import extract_relations
@@ -15,22 +15,22 @@ from extract.result import ChunkExtraction, make_interaction
 
 
 class ChunkExtractor:
-    def __init__(self, linker: Linker):
+    def __init__(self, linker: Linker, strict_m0: bool = False):
         self.linker = linker
+        self.strict_m0 = strict_m0  # M0's strict rules (NEWSKG_EXTRACT_M0_RULES, extract/openie/checks.py)
 
     def parse(self, chunks: list[Chunk]) -> list:
         """One spaCy pass over the batch. If it fails, one text at a time, so one bad text doesn't lose the
         others: its place holds the exception instead of a doc."""
-        texts = [c.text for c in chunks]
         try:
-            return list(pipeline().pipe(texts, batch_size=32))
+            return list(parse([c.text for c in chunks], [c.sentences for c in chunks]))
         except Exception as exc:
             if must_stop(exc):
                 raise
         docs = []
-        for text in texts:
+        for chunk in chunks:
             try:
-                docs.append(pipeline()(text))
+                docs.append(pipeline()(with_sentences(chunk.text, chunk.sentences)))
             except Exception as exc:
                 if must_stop(exc):
                     raise
@@ -38,6 +38,8 @@ class ChunkExtractor:
         return docs
 
     def link_one(self, chunk: Chunk, doc) -> ChunkExtraction:
+        if not reads(chunk.lang):  # no entities in a language the model was not trained on (extract/nlp.py)
+            return ChunkExtraction(chunk, [], [], chunk.text)
         mentions = self.linker.link(doc, chunk.article_id, first_seen(chunk.day, chunk.ingested_ms))
         entities = self.linker.entities(mentions)
         return ChunkExtraction(chunk, mentions, entities, mark_up(chunk.text, mentions), journal=self.linker.journal)
@@ -47,7 +49,7 @@ class ChunkExtractor:
         dated by the day a sentence states, else the
         chunk's publication day."""
         sentences = list(doc.sents)
-        relations = extract_relations(doc, extraction.mentions, subjects)
+        relations = extract_relations(doc, extraction.mentions, subjects, self.strict_m0)
         for relation in relations:
             day, _ = sentence_day(sentences[relation.sentence], extraction.chunk.day)
             extraction.interactions.append(
@@ -55,8 +57,8 @@ class ChunkExtractor:
                     extraction.chunk, relation.subject, relation.object, relation.text, day, "M0", relation.rule
                 )
             )
-        known = {r.text for r in relations}
-        for clause in extract_clauses(doc, extraction.mentions, subjects, known):  # subject-centric facts
+        known = {(r.subject.entity_id, r.text) for r in relations}
+        for clause in extract_clauses(doc, extraction.mentions, subjects, known, self.strict_m0):  # subject-centric
             day, _ = sentence_day(sentences[clause.sentence], extraction.chunk.day)
             extraction.interactions.append(
                 make_interaction(extraction.chunk, clause.subject, None, clause.text, day, "M0", clause.rule)
@@ -64,7 +66,7 @@ class ChunkExtractor:
 
     def link(self, chunks: list[Chunk]) -> list[tuple[ChunkExtraction, object]]:
         """Parse and link a batch (one spaCy pass); returns each extraction with its parsed doc."""
-        docs = list(pipeline().pipe([c.text for c in chunks], batch_size=32))
+        docs = list(parse([c.text for c in chunks], [c.sentences for c in chunks]))
         return [(self.link_one(chunk, doc), doc) for chunk, doc in zip(chunks, docs, strict=True)]
 
     def offline(self, chunks: list[Chunk], subjects: set[str] | None = None) -> list[ChunkExtraction]:

@@ -135,7 +135,11 @@ def extract_stage(
     options = extract_options(settings, variant)
     llm = wiring.llm(max_calls) if options.variant != "m0" else None
     mirror = wiring.mirror() if with_mirror and settings.mirror_enabled else None
-    return wiring.own(ExtractStage(store, ChunkExtractor(linker(settings, store)), options, llm, mirror))
+    return wiring.own(
+        ExtractStage(
+            store, ChunkExtractor(linker(settings, store), settings.extract_m0_rules == "strict"), options, llm, mirror
+        )
+    )
 
 
 def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | None = None) -> StageRunner:

@@ -10,7 +10,7 @@ import logging
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import openai
 from openai import Omit, OpenAI, omit
@@ -20,7 +20,8 @@ from openai.types.chat import (
     ChatCompletionSystemMessageParam,
     ChatCompletionUserMessageParam,
 )
-from openai.types.shared_params import ResponseFormatJSONObject
+from openai.types.shared_params import ResponseFormatJSONObject, ResponseFormatJSONSchema
+from openai.types.shared_params.response_format_json_schema import JSONSchema
 from pydantic import BaseModel, ValidationError
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
 
@@ -32,7 +33,14 @@ if TYPE_CHECKING:
     import httpx2  # the HTTP client type the openai SDK declares (httpx's API: tests pass an httpx.Client)
 
 log = logging.getLogger(__name__)
+ResponseFormat = ResponseFormatJSONObject | ResponseFormatJSONSchema
 RETRYABLE = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
+# How a JSON answer is asked for, most constrained first: OpenAI's structured outputs (the response model's JSON
+# schema; vLLM honours it too), llama-cpp-python's server form of the same (`json_object` with a `schema`, compiled
+# to a grammar), then plain JSON mode (parsed and repaired here). An endpoint that refuses one form (400/422) is
+# asked in the next for the rest of the session.
+RESPONSE_FORMATS = ("json_schema", "json_object_schema", "json_object")
+REFUSED = (openai.BadRequestError, openai.UnprocessableEntityError)
 _JSON_BLOCK = re.compile(r"\{.*\}", re.S)
 
 
@@ -79,6 +87,7 @@ class LLMClient:
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._lock = threading.Lock()
         self._retries = max_retries
+        self.response_format = RESPONSE_FORMATS[0]  # the form this endpoint accepts (steps down when refused)
         # Retries are ours (tenacity, counted against the budget once per logical call), not the SDK's.
         self._client = OpenAI(
             base_url=base_url,
@@ -99,7 +108,7 @@ class LLMClient:
                 return parsed
         messages = list(prompt.messages)
         for attempt in range(2):
-            content = self._call(prompt, messages)
+            content = self._call(prompt, messages, model_cls)
             parsed = _parse(content, model_cls)
             if parsed is not None:
                 if self.cache:
@@ -126,14 +135,45 @@ class LLMClient:
         if self.cache:
             self.cache.count(self.model, prompt_name, name, n)
 
-    def _call(self, prompt: Prompt[M], messages: list[dict[str, str]]) -> str:
+    def _call(self, prompt: Prompt[M], messages: list[dict[str, str]], model_cls: type[M]) -> str:
         with self._lock:
             if self.max_calls is not None and self.usage.calls >= self.max_calls:
                 raise BudgetExceeded(f"LLM call budget of {self.max_calls} spent")
             self.usage.calls += 1
-        response_format: ResponseFormatJSONObject | Omit = (
-            ResponseFormatJSONObject(type="json_object") if self.json_mode and prompt.json_answer else omit
-        )
+        while True:
+            wanted = self.response_format
+            try:
+                return self._send(prompt, messages, self._format_for(prompt, model_cls))
+            except REFUSED as exc:
+                if not (self.json_mode and prompt.json_answer) or not self._step_down(wanted):
+                    raise
+                log.warning(
+                    "the endpoint refused response_format %s (%s): asking with %s", wanted, exc, self.response_format
+                )
+
+    def _step_down(self, refused: str) -> bool:
+        """The next, less constrained form after `refused`; False when there is none left."""
+        with self._lock:
+            if self.response_format != refused:
+                return True  # another thread stepped down already
+            at = RESPONSE_FORMATS.index(refused)
+            if at + 1 == len(RESPONSE_FORMATS):
+                return False
+            self.response_format = RESPONSE_FORMATS[at + 1]
+            return True
+
+    def _format_for(self, prompt: Prompt[M], model_cls: type[M]) -> ResponseFormat | Omit:
+        if not (self.json_mode and prompt.json_answer):
+            return omit
+        if self.response_format == "json_object":
+            return ResponseFormatJSONObject(type="json_object")
+        schema = model_cls.model_json_schema()
+        if self.response_format == "json_object_schema":
+            return cast("ResponseFormat", {"type": "json_object", "schema": schema})
+        name = re.sub(r"[^A-Za-z0-9_-]", "_", prompt.name)[:64]
+        return ResponseFormatJSONSchema(type="json_schema", json_schema=JSONSchema(name=name, schema=schema))
+
+    def _send(self, prompt: Prompt[M], messages: list[dict[str, str]], response_format: ResponseFormat | Omit) -> str:
         retrying = Retrying(
             retry=retry_if_exception_type(RETRYABLE),
             stop=stop_after_attempt(self._retries + 1),

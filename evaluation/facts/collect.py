@@ -81,10 +81,11 @@ def _articles(pages: Sequence[Page]) -> tuple[list[tuple[Page, Article]], list[s
 def extract(
     pages: Sequence[Page], settings: Settings, on_chunks: Callable[[int, int], None] | None = None
 ) -> Extracted:
+    """With the M0 rules `settings.extract_m0_rules` names, as the extract stage would run them."""
     built, skipped = _articles(pages)
     page_of = {article.id: page for page, article in built}
     chunks: list[Chunk] = chunk_articles([a for _, a in built], settings)
-    extractor = ChunkExtractor(Linker(AliasIndex()))
+    extractor = ChunkExtractor(Linker(AliasIndex()), settings.extract_m0_rules == "strict")
     facts: list[Fact] = []
     mentions: list[Mention] = []
     for start in range(0, len(chunks), 32):

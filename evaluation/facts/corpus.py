@@ -18,8 +18,8 @@ FALLBACK_DATE = "2020-01-01"  # a page without a date of its own
 
 
 class Corpus(StrEnum):
-    NEWS = "news"  # ../shared/data/news-html: 91 real pages with gold bodies (development data)
-    FRESH = "fresh"  # ../shared/data/news-html-fresh: 15 real pages, the untouched sample
+    NEWS = "news"  # the shared news-html folder: 91 real pages with gold bodies (development data)
+    FRESH = "fresh"  # the shared news-html-fresh folder: 15 real pages, the untouched sample
     SYNTHETIC = "synthetic"  # the NeoQA fictional-timeline stream (evaluation/neoqa), seeded
 
 

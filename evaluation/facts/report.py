@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -13,7 +14,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, never a display
 import matplotlib.pyplot as plt
 
-from evaluation.facts.run import Figures, FactsReport
+from evaluation.facts.run import FactsReport, Figures
 
 SUMMARY_KEYS = (
     "fact_precision",
@@ -37,7 +38,7 @@ def summary(report: FactsReport) -> dict[str, object]:
     }
 
 
-def _bars(ax, names: list[str], figures: list[Figures], title: str) -> None:  # noqa: ANN001 - matplotlib Axes
+def _bars(ax, names: list[str], figures: list[Figures], title: str) -> None:
     values = [f.fact_precision or 0.0 for f in figures]
     low = [v - (f.fact_precision_ci or (v, v))[0] for v, f in zip(values, figures, strict=True)]
     high = [(f.fact_precision_ci or (v, v))[1] - v for v, f in zip(values, figures, strict=True)]
@@ -75,7 +76,7 @@ def _f(value: object) -> str:
     return html.escape(str(value))
 
 
-def _row(cells: list[object], tag: str = "td") -> str:
+def _row(cells: Sequence[object], tag: str = "td") -> str:
     return "<tr>" + "".join(f"<{tag}>{_f(c)}</{tag}>" for c in cells) + "</tr>"
 
 
@@ -89,8 +90,20 @@ def _label_cells(label: object) -> list[object]:
 def _html(report: FactsReport, png: Path) -> str:
     columns = ["page set", "pages", "chunks", "facts", "precision", "95% CI", "labelled", "sampled", "PERSON", "ORG"]
     rows = [
-        _row([str(c), f.pages, f.chunks, f.facts, f.fact_precision, f.fact_precision_ci, f.facts_labelled,
-              f.facts_sampled, f.entity_precision_person, f.entity_precision_org])
+        _row(
+            [
+                str(c),
+                f.pages,
+                f.chunks,
+                f.facts,
+                f.fact_precision,
+                f.fact_precision_ci,
+                f.facts_labelled,
+                f.facts_sampled,
+                f.entity_precision_person,
+                f.entity_precision_org,
+            ]
+        )
         for c, f in report.by_corpus.items()
     ]
     sample = [

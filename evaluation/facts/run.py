@@ -83,6 +83,7 @@ class CorpusFigures(Figures):
 
 
 class FactsReport(Figures):
+    m0_rules: str = "strict"
     seed: int
     labels: str
     by_corpus: dict[Corpus, CorpusFigures]
@@ -112,9 +113,7 @@ def _labelled_facts(facts: Sequence[Fact], size: int, seed: int, store: LabelSto
     ]
 
 
-def _labelled_mentions(
-    mentions: Sequence[Mention], size: int, seed: int, store: LabelStore
-) -> list[LabelledMention]:
+def _labelled_mentions(mentions: Sequence[Mention], size: int, seed: int, store: LabelStore) -> list[LabelledMention]:
     out: list[LabelledMention] = []
     for entity_type in ENTITY_TYPES:
         of_type = [m for m in mentions if m.type == entity_type]
@@ -196,6 +195,7 @@ def run(
         mentions += names
     return FactsReport(
         **figures(sample, mentions),  # pyright: ignore[reportArgumentType]
+        m0_rules=settings.extract_m0_rules,
         seed=config.seed,
         labels=str(config.labels),
         by_corpus=by_corpus,

@@ -1,26 +1,21 @@
-"""M0's subject-centric facts: one compact clause per sentence about a linked entity, so the story's own words
-("laid off 2,400 workers", "launched a campaign against meth") reach a fact even when no second entity is in the
-sentence (the entity-to-entity paths of extract/openie/offline.py never hold them). The offline analogue of
-NEON's subject-centric M1.
+"""M0's subject-centric facts: one clause per verb a linked entity is the subject of, in the sentence's own words
+(spans.py), so the story ("laid off 2,400 workers", "launched a campaign against meth") reaches a fact even when no
+second entity is in the sentence. The offline analogue of NEON's subject-centric M1.
 
-- Subject clause: the entity is the (passive) subject of a verb (or conjoined with one): the entity's name, the
-  verb with its auxiliaries, negation and particles, and its arguments (objects, attributes, complements,
-  prepositional objects, a reported clause), each trimmed to its head word and the words that qualify it.
-- Salient mention: the entity is named in a sentence whose main-clause subject is no entity ("Layoffs at WeWork
-  hit 2,400 staff"): that main clause, rendered the same way, with the entity's canonical name for its mention,
-  or after "<name> <what the sentence says it is>:" when the trimmed clause leaves the mention out. What the
-  sentence says the mention is stays in either way: the noun the mention names ("Gannett-Gatehouse merger") and
-  its appositive ("a man convicted of threatening my life").
-- An attribution ("according to a report in X") is no argument: it says who reported, not what happened.
-- The acting party: an organisation in a prepositional modifier of a common-noun subject ("Officers from X
-  arrested …") is the clause's subject, its fact keeping the words it acts through ("Officers from X …").
-- Each verb conjoined with the subject's verb ("stopped a van … and later arrested the driver after finding
-  heroin") is a clause of its own, with the same subject: the first verb's arguments never held the second's.
-- Reported speech: the clause a speech verb reports ("…, said Capt. Y") is a main clause of its own for the
-  entities in it, and the speaker's fact reads "<speaker> said <the reported clause>" in that order.
+- Subject clause ("subject"): the entity is the (passive) subject of a verb, or conjoined with one: its canonical
+  name, then the verb's clause. Each verb conjoined with that verb and sharing its subject ("stopped a van … and
+  later arrested the driver") is a clause of its own.
+- The acting party ("acting"): an organisation in a prepositional modifier of a common-noun subject ("Officers from
+  X arrested …") is the clause's subject, its fact keeping the words it acts through ("Officers from X …").
+- Reported speech: the speaker of a clause reported before the speech verb ("…, said Capt. Y") reads
+  "Capt. Y said <the reported clause>".
+- Salient mention ("salient"): an entity named inside a main clause whose subject is a noun phrase but no entity
+  ("Layoffs at WeWork hit 2,400 staff"): that whole clause, subject included, about each entity in it. Not when the
+  subject is a pronoun ("I", "you", "it", "this": the writer, the reader, or something only the text before names)
+  and not for an entity outside the clause: a clause is about what it names.
 
-A sentence without a verb gives nothing; a clause that is only its verb gives nothing; texts are deduplicated and
-capped per chunk (subject clauses first, in sentence order) so a long chunk cannot flood the graph."""
+A clause that is only its verb gives nothing; texts are deduplicated and capped per chunk (subject clauses first, in
+sentence order) so a long chunk cannot flood the graph."""
 
 from __future__ import annotations
 
@@ -29,45 +24,28 @@ from dataclasses import dataclass
 from spacy.tokens import Doc, Token
 
 from extract.entities.linker import LinkedMention
-from extract.openie.offline import SUBJECT_DEPS, VERB_KEEP_DEPS, acting, mention_root, mention_tokens
+from extract.openie.checks import cut_name, dangles, speech_without_content, writer_voice
+from extract.openie.parse import Acting, acting, conjoined_verbs, mention_root, mention_tokens
+from extract.openie.spans import (
+    CLAUSAL_SUBJECT_DEPS,
+    QUOTES,
+    SUBJECT_DEPS,
+    arguments,
+    fit,
+    has_address,
+    is_condition,
+    is_question,
+    render,
+    subtree_ids,
+    verb_group,
+)
+from extract.openie.speech import SPEECH_VERBS
 
-MAX_CLAUSES_PER_CHUNK = 8
-# The rules that make M0 facts (`Interaction.rule`): "pair" (entity-to-entity path, offline.py), "subject" (the
-# entity is the verb's subject), "acting" (an organisation acting through a common-noun subject: "Officers from X"),
-# "salient" (the entity named inside a main clause whose subject is no entity), "salient-label" (the same, the
-# entity outside the kept clause: "X <what it is>: <clause>").
-RULES = ("pair", "subject", "acting", "salient", "salient-label")
-MAX_WORDS = 16
-ARGUMENT_DEPS = {"dobj", "attr", "acomp", "oprd", "dative", "agent", "prep", "xcomp", "ccomp", "advcl", "npadvmod"}
-NOUN_QUALIFIER_DEPS = {"compound", "amod", "nmod", "poss"}  # qualifiers qualified in turn ("native advertising")
-QUALIFIER_DEPS = {"compound", "amod", "nummod", "poss", "case", "neg", "quantmod", "nmod", "prt", "aux", "auxpass"}
-# A noun's clausal modifier ("acl") is what the noun is about: "an effort to address the meth crisis", "a man
-# convicted of threatening her" (without it the fact ends at "effort" / "man").
-NESTED_DEPS = {
-    "prep",
-    "pobj",
-    "dobj",
-    "attr",
-    "acomp",
-    "xcomp",
-    "nsubj",
-    "nsubjpass",
-    "agent",
-    "pcomp",
-    "conj",
-    "cc",
-    "acl",
-    "advcl",
-}
-ATTRIBUTIONS = {"according"}  # "according to a report in X": who said it, not what happened (and it ate the words)
-MODIFIER_DEPS = {"compound", "poss", "nmod", "amod"}  # a mention naming a noun: "the Gannett-Gatehouse merger"
-CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB"}
-COORDINATED_POS = {"NOUN", "PROPN", "NUM"}  # a noun's conjuncts are the same argument ("president and CEO")
-LEADING_DEPS = {"advcl", "prep", "npadvmod"}  # a verb's modifiers that may lead the sentence, before its subject
-MAX_DEPTH = 3  # how deep an argument's own arguments are kept ("a campaign against meth in South Dakota")
-# Verbs that report a clause: the reported clause is the story, the speaker its source (no lemmatizer: word forms).
-SPEECH_VERBS = {"say", "says", "said", "tell", "tells", "told", "add", "adds", "added", "state", "states", "stated"}
-SPEECH_VERBS |= {"explain", "explains", "explained", "note", "notes", "noted", "write", "writes", "wrote"}
+MAX_CLAUSES_PER_CHUNK = 12
+# The rules that make M0 facts (`Interaction.rule`): "pair" (a subject clause naming a second entity, offline.py),
+# "subject", "acting", "reported" (a clause inside someone's words, credited to them) and "salient" (above).
+RULES = ("pair", "subject", "acting", "reported", "salient")
+CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB", "ADV"}
 
 
 @dataclass(frozen=True)
@@ -76,268 +54,237 @@ class Clause:
     text: str
     sentence: int
     rule: str = "subject"  # which rule made it (RULES): the fact-precision evaluation reports each one
+    ids: frozenset[int] = frozenset()  # the clause's tokens (a second entity among them makes a pair fact)
+    verb: int = -1
 
 
-def _phrase(token: Token, depth: int) -> set[int]:
-    """The argument's head word with the words that qualify it and, `depth` levels down, its own arguments. A
-    preposition and its object are one level ("about game day"), as is a verb chain ("want to help you enjoy")."""
-    keep = _qualified(token)
-    for child in token.children:
-        if child.dep_ in ("pobj", "pcomp") and (token.pos_ == "ADP" or token.dep_ == "prep"):
-            keep |= _phrase(child, depth)  # a preposition without its object says nothing
-        elif child.dep_ == "xcomp" and child.pos_ in ("VERB", "AUX"):
-            keep |= _phrase(child, depth)  # "wants to help you enjoy X": X no deeper than in "enjoys X"
-        elif child.dep_ in ("conj", "cc") and token.pos_ in COORDINATED_POS:
-            keep |= _phrase(child, depth)  # "president and CEO": one argument, a sibling is no level deeper
-        elif depth > 0 and (child.dep_ in NESTED_DEPS or (child.dep_ == "ccomp" and depth > 1)):
-            keep |= _phrase(child, depth - 1)
-    return keep
-
-
-def _qualified(token: Token) -> set[int]:
-    """A word with the words that qualify it, and theirs: "native" of "native advertising platform" qualifies
-    "advertising", which qualifies "platform"."""
-    keep = {token.i}
-    for child in token.children:
-        if child.dep_ in QUALIFIER_DEPS:
-            keep |= _qualified(child) if child.dep_ in NOUN_QUALIFIER_DEPS else {child.i}  # "Karl" + "'s"
-    return keep
-
-
-def _clause_tokens(verb: Token, skip: set[int]) -> set[int]:
-    keep = {verb.i} | {c.i for c in verb.children if c.dep_ in VERB_KEEP_DEPS}
-    for child in verb.children:
-        if child.dep_ in ARGUMENT_DEPS and child.i not in skip and child.lower_ not in ATTRIBUTIONS:
-            keep |= _phrase(child, MAX_DEPTH)
-    return keep
-
-
-def _mention_phrase(mention: list[Token]) -> set[int]:
-    """What the sentence says the mention is: the noun it names ("the Gannett-Gatehouse merger"), its appositive
-    ("Patrick W. Carlineo, a man convicted of threatening my life") and what it is listed with ("App Store gift
-    cards and another HomePod"), kept in a salient clause about the mention."""
-    keep = {t.i for t in mention}
-    root = mention_root(mention)
-    if root.dep_ in MODIFIER_DEPS and root.head.pos_ in ("NOUN", "PROPN"):
-        keep.add(root.head.i)
-    for child in root.children:
-        if child.dep_ == "appos":
-            keep |= _phrase(child, MAX_DEPTH)
-    if root.dep_ == "conj" and root.head.pos_ in COORDINATED_POS:  # "gift cards and another HomePod"
-        keep |= _qualified(root.head) | {c.i for c in root.head.children if c.dep_ == "cc"}
-    return keep
-
-
-def _conjoined_verbs(verb: Token) -> list[Token]:
-    """Verbs conjoined with `verb` that share its subject (none of their own): "stopped … and later arrested …"."""
-    return [
-        c
-        for c in verb.children
-        if c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") and not any(g.dep_ in SUBJECT_DEPS for g in c.children)
-    ]
-
-
-def _reported(verb: Token) -> list[Token]:
-    """The clauses a speech verb reports, each with a subject of its own ("Officers … arrested …, said Y")."""
+def reported_before(verb: Token) -> list[Token]:
+    """The clauses a speech verb reports before itself, each with a subject of its own ("Officers … arrested …,
+    said Y")."""
     if verb.lower_ not in SPEECH_VERBS:
         return []
-    return [c for c in verb.children if c.dep_ == "ccomp" and any(g.dep_ in SUBJECT_DEPS for g in c.children)]
+    return [c for c in verb.children if c.dep_ == "ccomp" and c.i < verb.i and _has_subject(c)]
 
 
-def _subtree(token: Token) -> set[int]:
-    return {t.i for t in token.subtree}
+def reporter(verb: Token) -> tuple[Token, Token] | None:
+    """(the speech verb, its reported clause) when `verb` stands in what someone said or thinks ("Richardson said
+    Rudolph should be disciplined": said, be disciplined). Not through a conjoined clause: "X said A, and B
+    happened" may be the writer's B."""
+    node = verb
+    while node.head.i != node.i and node.dep_ in ("xcomp", "ccomp"):
+        if node.dep_ == "ccomp" and node.head.lower_ in SPEECH_VERBS:
+            return node.head, node
+        node = node.head
+    return None
 
 
-def _render(
-    doc: Doc,
-    keep: set[int],
-    mentions: list[LinkedMention],
-    tokens: dict[int, list[Token]],
-    limit: int = MAX_WORDS,
-    fringe: set[int] | None = None,
-) -> str:
-    """The kept words in sentence order, each mention's words replaced by its canonical name (once); a hyphenated
-    word stays whole ("all-time high", "front-runner": the parse keeps only "time", "runner"). Past `limit` words
-    the `fringe` goes first (a modifier leading the sentence: "Armed with some ice packs …, X stayed cold while
-    being easy … to carry on a mountain hike"), since the cut falls at the end, where the verb's own objects are."""
-    words = _words(doc, keep, mentions, tokens)
-    if len(words) > limit and fringe:
-        mention_ids = {t.i for m in mentions for t in tokens[id(m)]}
-        words = _words(doc, keep - (fringe - mention_ids), mentions, tokens)
-    return " ".join(words[:limit])
+def _has_subject(verb: Token) -> bool:
+    return any(c.dep_ in SUBJECT_DEPS for c in verb.children)
 
 
-def _words(doc: Doc, keep: set[int], mentions: list[LinkedMention], tokens: dict[int, list[Token]]) -> list[str]:
-    keep = _whole_hyphenated(doc, keep)
-    name_at: dict[int, tuple[int, str]] = {}
-    possessive: dict[int, bool] = {}
-    for m in mentions:
-        ids = [t.i for t in tokens[id(m)]]
-        for i in ids:
-            name_at[i] = (ids[0], m.name)
-        if ids:  # "Karl Lagerfeld's estate" keeps its "'s" (the mention's span holds it)
-            possessive[ids[0]] = m.text.rstrip().endswith(("'s", "’s")) and not m.name.endswith(("'s", "’s"))
-    words: list[str] = []
-    placed: set[int] = set()
-    for i in sorted(keep)[: MAX_WORDS * 2]:
-        if i in name_at:
-            first, name = name_at[i]
-            if first not in placed:
-                placed.add(first)
-                words.append(name + ("'s" if possessive[first] else ""))
-            continue
-        token = doc[i]
-        glued = i > 0 and i - 1 in keep and _hyphenated(doc, i - 1, i)
-        if token.is_punct and token.text not in ("%", "$") and not glued and not _hyphenated(doc, i, i + 1):
-            continue
-        if words and (glued or token.text in ("'s", "’s", "'", "%")):
-            words[-1] += token.text
-        else:
-            words.append(token.text)
-    return words
+def _has_content(doc: Doc, ids: set[int], verb: Token) -> bool:
+    group = verb_group(verb, verb.i)
+    return any(doc[i].pos_ in CONTENT_POS for i in ids - group)
 
 
-def _leading(verb: Token, keep: set[int]) -> set[int]:
-    """The kept words of the verb's modifiers that come before it ("Armed with …, X stayed …")."""
-    return {i for c in verb.children if c.dep_ in LEADING_DEPS and c.i < verb.i for i in _subtree(c)} & keep
+def states_a_fact(verb: Token) -> bool:
+    return not is_condition(verb) and not is_question(verb)
 
 
-def _hyphenated(doc: Doc, left: int, right: int) -> bool:
-    """Two adjacent tokens of one hyphenated word: no space between them, one of them a hyphen."""
-    if left < 0 or right >= len(doc) or doc[left].whitespace_:
-        return False
-    return doc[left].tag_ == "HYPH" or doc[right].tag_ == "HYPH"
+def _no_fact(doc: Doc, ids: set[int], verb: Token, quoted: bool = False, strict: bool = False) -> bool:
+    """A clause with nothing but its verb, or an embedded post; with `strict` rules also one a reader cannot take
+    on its own (checks.py). `quoted`: the words are someone's, credited in the fact, so "I" and "we" are theirs."""
+    if not _has_content(doc, ids, verb) or has_address(doc, ids):
+        return True
+    return strict and (
+        (not quoted and writer_voice(doc, ids)) or dangles(doc, ids) or speech_without_content(verb, ids, SPEECH_VERBS)
+    )
 
 
-def _whole_hyphenated(doc: Doc, keep: set[int]) -> set[int]:
-    whole = set(keep)
-    for i in keep:
-        j = i
-        while _hyphenated(doc, j - 1, j):
-            j -= 1
-            whole.add(j)
-        j = i
-        while _hyphenated(doc, j, j + 1):
-            j += 1
-            whole.add(j)
-    return whole
+class Names:
+    """The canonical name of each linked token: a pronoun the linker resolved names its speaker ("he said")."""
+
+    def __init__(self, mentions: list[LinkedMention], tokens: dict[int, list[Token]]):
+        self.at = {t.i: m.name for m in mentions for t in tokens[id(m)]}
+
+    def of(self, doc: Doc, subject: Token) -> str | None:
+        if subject.i in self.at:
+            return self.at[subject.i]
+        if subject.pos_ == "PRON":
+            return None  # "he said", unresolved: whose words these are is lost
+        return render(doc, subtree_ids(subject))
 
 
-def _has_content(doc: Doc, keep: set[int], verb: Token, mention_ids: set[int]) -> bool:
-    return any(doc[i].pos_ in CONTENT_POS for i in keep - {verb.i} - mention_ids)
+def _attributed(doc: Doc, speech: Token, content: Token, names: Names, strict: bool) -> tuple[str, set[int]] | None:
+    """ "<speaker> <speech verb> <what was said>" for a clause someone reports; None when the speaker is unknown."""
+    speaker = next((c for c in speech.children if c.dep_ in SUBJECT_DEPS), None)
+    name = names.of(doc, speaker) if speaker is not None else None
+    said = fit(doc, set(), [content])
+    if name is None or said is None or _no_fact(doc, said, content, quoted=True, strict=strict):
+        return None
+    group = verb_group(speech, max(subtree_ids(speaker)) if speaker is not None else speech.i)
+    return f"{name} {render(doc, group - said)} {_inner(doc, said)}", said
 
 
-def _subject_clauses(
-    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list[Token]]
-) -> list[tuple[int, Clause]]:
-    """Per subject, the clause of its verb, then one per verb conjoined with it."""
-    out: list[tuple[int, Clause]] = []
+def _subject_clause(
+    doc: Doc, subject: LinkedMention, own: list[Token], act: Acting, verb: Token, after: int, names: Names, strict: bool
+) -> Clause | None:
+    """The clause of one verb the subject acts in; `after`: the index the subject (or the verb before) ends at. A
+    clause inside what someone said keeps who said it (rule "reported"), when the text names them."""
+    report = reporter(verb)
+    found = _attributed(doc, *report, names, strict) if report is not None else None
+    if found is not None:
+        return Clause(subject, found[0], -1, "reported", frozenset(found[1]), verb.i)
+    reported = reported_before(verb) if verb.i == act.verb.i else []
+    ids = fit(doc, verb_group(verb, after), [*reported, *arguments(verb, after)])
+    if ids is None or _no_fact(doc, ids, verb, quoted=verb.lower_ in SPEECH_VERBS, strict=strict):
+        return None
+    head = _subject_words(doc, subject, act, own)
+    said = set().union(*(subtree_ids(c) for c in reported)) & ids
+    text = f"{head} {render(doc, ids - said)} {_inner(doc, said)}".strip()
+    return Clause(subject, text, -1, "acting" if act.lead else "subject", frozenset(ids), verb.i)
+
+
+def _inner(doc: Doc, ids: set[int]) -> str:
+    """A reported clause placed after its speech verb: "Y said the company …", not "Y said The company …"."""
+    text = render(doc, ids)
+    first = next((doc[i] for i in sorted(ids) if doc[i].text not in QUOTES), None)
+    if first is None or first.pos_ == "PROPN" or first.text in ("I", "I'm", "I’m") or not text:
+        return text
+    return text[0].lower() + text[1:]
+
+
+def _subject_words(doc: Doc, subject: LinkedMention, act: Acting, own: list[Token]) -> str:
+    """How the fact names its subject: the entity's name, after the words it acts through ("Officers from X"); or,
+    when the verb's subject is a coordination the entity is one part of ("Deval Patrick and Michael Bloomberg are
+    moving …"), that whole subject as the text says it, so the verb agrees and no one takes another's part."""
+    subject_root = next((c for c in act.verb.children if c.dep_ in SUBJECT_DEPS), None)
+    inside = {t.i for t in own}
+    root = next(t for t in own if t.head.i not in inside or t.head.i == t.i)
+    coordinated = subject_root is not None and any(c.dep_ == "conj" for c in subject_root.children)
+    if coordinated and not act.lead and subject_root is not None and root.i in subtree_ids(subject_root):
+        return render(doc, subtree_ids(subject_root))
+    return " ".join([*(t.text for t in act.lead), subject.name])
+
+
+def subject_clauses(
+    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list], strict: bool = False
+) -> list[Clause]:
+    """Per subject mention, the clause of its verb, then one per verb conjoined with it. With `strict` rules, none
+    for a subject whose name the recogniser cut (checks.cut_name)."""
+    names = Names(mentions, tokens)
+    out: list[Clause] = []
     for subject in mentions:
-        if not tokens[id(subject)]:
+        own = tokens[id(subject)]
+        act = acting(subject, own) if own else None
+        if act is None or (strict and cut_name(own)):
             continue
-        act = acting(subject, tokens[id(subject)])
-        if act is None:
-            continue
-        own = {t.i for t in tokens[id(subject)]}
-        for verb in [act.verb, *_conjoined_verbs(act.verb)]:
-            keep = _clause_tokens(verb, own)
-            if not _has_content(doc, keep, verb, own):
-                continue  # "Doja Cat smiled": only the verb
-            text = _subject_text(doc, subject, act.lead, verb, keep - own, mentions, tokens)
-            out.append((verb.i, Clause(subject, text, -1, "acting" if act.lead else "subject")))
+        after = max(t.i for t in [*own, *act.lead])
+        previous = None
+        for verb in [act.verb, *conjoined_verbs(act.verb)]:
+            start = after if previous is None else previous.i
+            previous = verb
+            if not states_a_fact(verb):
+                continue
+            clause = _subject_clause(doc, subject, own, act, verb, start, names, strict)
+            if clause is not None:
+                out.append(clause)
     return out
 
 
-def _subject_text(
-    doc: Doc,
-    subject: LinkedMention,
-    lead: tuple[Token, ...],
-    verb: Token,
-    keep: set[int],
-    mentions: list[LinkedMention],
-    tokens: dict[int, list[Token]],
-) -> str:
-    """The subject's name (after the words it acts through: "Officers from X"), then the clause; a clause the verb
-    reports before it ("…, said Y") comes after the verb, so the fact reads "Y said …"."""
-    others = [m for m in mentions if m is not subject]
-    head = " ".join([*(t.text for t in lead), subject.name])
-    before = set().union(*(_subtree(c) for c in _reported(verb) if c.i < verb.i)) & keep
-    fringe = _leading(verb, keep)
-    if not before:
-        return f"{head} {_render(doc, keep, others, tokens, fringe=fringe)}"
-    said = _render(doc, keep - before, others, tokens, fringe=fringe)
-    reported = _render(doc, before, others, tokens, MAX_WORDS - len(said.split()))
-    return f"{head} {said} {reported}".strip()
+def _noun_subject(verb: Token) -> Token | None:
+    """The verb's subject when it is a noun phrase that names something here (not a pronoun), else None."""
+    subject = next((c for c in verb.children if c.dep_ in CLAUSAL_SUBJECT_DEPS), None)
+    if subject is None or (subject.pos_ == "PRON" and subject.dep_ != "expl"):
+        return None
+    return subject
 
 
-def _salient_clauses(
-    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list[Token]], subjects: set[int]
-) -> list[tuple[int, Clause]]:
-    """Mentions in a main clause whose subject is no entity: that clause, about each of them. The main clauses of a
-    sentence are its root's and those its root reports ("Officers … arrested …, said Y"); each mention belongs to
-    the innermost one. A verb conjoined with a main clause's verb gives a clause of its own, about the mentions in
-    it."""
-    out: list[tuple[int, Clause]] = []
-    for sent in doc.sents:
-        root = sent.root
-        if root.pos_ not in ("VERB", "AUX"):
-            continue  # no verb: a caption, a dateline, a list
-        in_sentence = [m for m in mentions if tokens[id(m)] and sent.start <= tokens[id(m)][0].i < sent.end]
-        reported = _reported(root)
-        inner = set().union(*(_subtree(c) for c in reported))
-        units = [(root, [m for m in in_sentence if tokens[id(m)][0].i not in inner])]
-        units += [(c, [m for m in in_sentence if tokens[id(m)][0].i in _subtree(c)]) for c in reported]
-        for head, here in units:
-            if here and not any(tokens[id(m)][0].i in subjects for m in here):
-                out += _main_clause(doc, head, here, tokens)
-    return out
+def _salient_ids(doc: Doc, subject: Token, verb: Token, after: int) -> set[int] | None:
+    core = verb_group(verb, after) | ({subject.i} if subject.dep_ == "expl" else set())
+    parts = [*([] if subject.dep_ == "expl" else [subject]), *arguments(verb, after)]
+    return fit(doc, core, parts)
 
 
-def _main_clause(
-    doc: Doc, head: Token, here: list[LinkedMention], tokens: dict[int, list[Token]]
-) -> list[tuple[int, Clause]]:
-    subject = {i for c in head.children if c.dep_ in SUBJECT_DEPS for i in _phrase(c, 2)}
-    out: list[tuple[int, Clause]] = []
-    for n, verb in enumerate([head, *_conjoined_verbs(head)]):
-        keep = _clause_tokens(verb, set()) | subject
-        mention_ids = {t.i for m in here for t in tokens[id(m)]}
-        if not _has_content(doc, keep, verb, mention_ids):
+TOPIC_DEPS = {"dobj", "attr", "nsubjpass", "dative", "oprd"}
+QUALIFIER_PATH = {"compound", "poss", "nmod", "pobj", "prep", "amod", "appos", "case"}
+
+
+def topical(root: Token, subject: Token, verb: Token) -> bool:
+    """The mention is what the clause is about: its subject's head or a word qualifying it within two steps
+    ("WeWork's layoffs", "Layoffs at WeWork"), or the verb's object likewise ("teased the Doobie Brothers tour");
+    not a name in passing deep inside an argument ("… games like Temple Run")."""
+    node = root
+    for _ in range(3):
+        if node.i == subject.i or (node.head.i == verb.i and node.dep_ in TOPIC_DEPS):
+            return True
+        if node.dep_ not in QUALIFIER_PATH or node.head.i == node.i:
+            return False
+        node = node.head
+    return False
+
+
+def _reports(verb: Token) -> bool:
+    """A speech verb reporting a clause ("X said Y …"): those are someone's words, credited in subject clauses."""
+    return verb.lower_ in SPEECH_VERBS and any(c.dep_ == "ccomp" for c in verb.children)
+
+
+def salient_clauses(
+    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list], subject_roots: set[int], strict: bool = False
+) -> list[Clause]:
+    """Each main clause (not a speech verb's: those are someone's words) with a noun-phrase subject that is no
+    entity: the clause, about each entity inside it (with `strict` rules: each entity it is about, `topical`)."""
+    out: list[Clause] = []
+    for n, sentence in enumerate(doc.sents):
+        head = sentence.root
+        subject = _noun_subject(head) if head.pos_ in ("VERB", "AUX") and not _reports(head) else None
+        if subject is None:
             continue
-        fringe = _leading(verb, keep)
-        seen: set[str] = set()
-        for m in here:
-            inside = any(t.i in keep for t in tokens[id(m)])
-            if m.entity_id in seen or (n > 0 and not inside):
-                continue  # a conjoined verb's clause is about the mentions it holds
-            seen.add(m.entity_id)
-            own = _mention_phrase(tokens[id(m)])
-            if inside:
-                body = _render(doc, keep | own, here, tokens, fringe=fringe)
-            else:
-                body = f"{_render(doc, own, here, tokens)}: {_render(doc, keep, here, tokens, fringe=fringe)}"
-            out.append((verb.i, Clause(m, body, -1, "salient" if inside else "salient-label")))
+        previous = None
+        for verb in [head, *conjoined_verbs(head)]:
+            after = max(subtree_ids(subject)) if previous is None else previous.i
+            previous = verb
+            ids = _salient_ids(doc, subject, verb, after) if states_a_fact(verb) else None
+            if ids is None or _no_fact(doc, ids, verb, strict=strict):
+                continue
+            inside = [m for m in mentions if tokens[id(m)] and {t.i for t in tokens[id(m)]} <= ids]
+            if any(tokens[id(m)][0].i in subject_roots for m in inside):
+                continue  # an entity is the clause's subject: its subject clause says it
+            text = render(doc, ids)
+            out += [
+                Clause(m, text, n, "salient", frozenset(ids), verb.i)
+                for m in inside
+                if not strict or (topical(mention_root(tokens[id(m)]), subject, verb) and not cut_name(tokens[id(m)]))
+            ]
     return out
 
 
 def extract_clauses(
-    doc: Doc, mentions: list[LinkedMention], subjects: set[str] | None = None, known: set[str] | None = None
+    doc: Doc,
+    mentions: list[LinkedMention],
+    subjects: set[str] | None = None,
+    known: set[tuple[str, str]] | None = None,
+    strict: bool = False,
 ) -> list[Clause]:
-    """Subject clauses, then salient-mention clauses, deduplicated (also against `known` texts, the chunk's
-    entity-to-entity facts) and capped at MAX_CLAUSES_PER_CHUNK. `subjects`: entity ids allowed as subjects."""
+    """Subject clauses, then salient-mention clauses, deduplicated per entity (also against `known`, the chunk's
+    (subject id, text) pair facts) and capped at MAX_CLAUSES_PER_CHUNK. `subjects`: entity ids allowed as
+    subjects."""
     tokens = {id(m): mention_tokens(doc, m) for m in mentions}
     sentence_of = {t.i: n for n, sent in enumerate(doc.sents) for t in sent}
     subject_roots = {tokens[id(m)][0].i for m in mentions if tokens[id(m)] and acting(m, tokens[id(m)]) is not None}
-    found = _subject_clauses(doc, mentions, tokens) + _salient_clauses(doc, mentions, tokens, subject_roots)
-    seen = {t.lower() for t in known or set()}
+    found = subject_clauses(doc, mentions, tokens, strict) + salient_clauses(
+        doc, mentions, tokens, subject_roots, strict
+    )
+    seen = {(entity, text.lower()) for entity, text in known or set()}
     clauses: list[Clause] = []
-    for verb_i, clause in found:
+    for clause in found:
         if subjects is not None and clause.subject.entity_id not in subjects:
             continue
-        key = clause.text.lower()
+        key = (clause.subject.entity_id, clause.text.lower())
         if key in seen:
             continue
         seen.add(key)
-        clauses.append(Clause(clause.subject, clause.text, sentence_of[verb_i], clause.rule))
+        clauses.append(Clause(clause.subject, clause.text, sentence_of[clause.verb], clause.rule, clause.ids))
         if len(clauses) == MAX_CLAUSES_PER_CHUNK:
             break
     return clauses

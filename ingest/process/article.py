@@ -8,6 +8,7 @@ from core.ids import article_id, source_id
 from core.records import Article, RawArticle
 from core.timeaxes import epoch_ms, iso
 from ingest.process.dates import choose_date
+from ingest.process.language import detect_language
 from ingest.process.text import extract_page
 
 
@@ -42,7 +43,7 @@ def build_article(raw: RawArticle) -> Article:
         date_origin=date.origin,
         source=source,
         source_id=source_id(source),
-        lang=page.lang,
+        lang=detect_language(page.text, page.lang),
         ingested_at=iso(ingested),
         ingested_ms=epoch_ms(ingested),
     )

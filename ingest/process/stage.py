@@ -154,6 +154,7 @@ def chunk_record(article: Article, cid: str, window: Window) -> Chunk:
         ingested_ms=article.ingested_ms,
         sentence_start=window.start,
         sentence_end=window.end,
+        lang=article.lang,
     )
 
 

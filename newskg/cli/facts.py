@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import Progress
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from core.errors import NewskgError
@@ -27,8 +27,13 @@ def eval_facts(
     seed: int = typer.Option(27, "--seed", help="The sample's seed: the same seed draws the same facts."),
     labels: Path | None = typer.Option(None, "--labels", dir_okay=False, help="Label file (bench/data/...)."),
     data: Path | None = typer.Option(None, "--data", file_okay=False, help="Folder holding news-html[-fresh]/."),
-    out: Path | None = typer.Option(None, "--out", file_okay=False, help="Report folder (default: <data dir>/eval/facts)."),
+    out: Path | None = typer.Option(
+        None, "--out", file_okay=False, help="Report folder (default: <data dir>/eval/facts)."
+    ),
     todo: Path | None = typer.Option(None, "--todo", dir_okay=False, help="Write the sampled, unlabelled items here."),
+    m0_rules: str | None = typer.Option(
+        None, "--m0-rules", help="strict | wide (default: NEWSKG_EXTRACT_M0_RULES): the rules the facts are made by."
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """Precision (readable, true to the chunk, right subject) of a seeded sample of facts, with its 95% interval,
@@ -43,18 +48,23 @@ def eval_facts(
         fail(f"--corpus takes news, fresh or synthetic, not {', '.join(corpus)}")
     config = FactsConfig(corpora=corpora, seed=seed)
     config = config.model_copy(update={k: v for k, v in {"labels": labels, "data": data}.items() if v is not None})
+    settings = get_settings()
+    if m0_rules is not None:
+        if m0_rules not in ("strict", "wide"):
+            fail(f"--m0-rules takes strict or wide, not {m0_rules!r}")
+        settings = settings.model_copy(update={"extract_m0_rules": m0_rules})
     try:
         with Progress(console=console, transient=True, disable=as_json) as progress:
-            tasks: dict[Corpus, int] = {}
+            tasks: dict[Corpus, TaskID] = {}
 
             def advance(c: Corpus, done: int, total: int) -> None:
                 tasks.setdefault(c, progress.add_task(f"{c}: chunks", total=total))
                 progress.update(tasks[c], completed=done)
 
-            report = run(config, get_settings(), advance)
+            report = run(config, settings, advance)
     except (NewskgError, FileNotFoundError) as exc:
         fail(str(exc))
-    paths = write_report(report, out or get_settings().data_dir / "eval" / "facts")
+    paths = write_report(report, out or settings.data_dir / "eval" / "facts")
     unread = write_todo(report, todo) if todo else len(report.todo)
     data_out = {**summary(report), "files": {k: str(v) for k, v in paths.items()}}
     emit(data_out, as_json, lambda _: _render(report, paths, unread))

@@ -74,6 +74,8 @@ DEFAULT_ON_A_CLUSTER = {
     "kafka_max_poll_interval_s": "180 s: a 64-chunk M1 batch makes ~15 LLM calls, 4 in flight, far under it",
     "kafka_join_timeout_s": "only `run --until-idle` exits on it; long-running pods log a warning and keep waiting",
     "embed_cache_size": "8192 distinct texts, about 25 MB per process: well inside every pod's memory limit",
+    "extract_m0_rules": "wide: the rules whose replay recall and fact precision the README states; strict is a "
+    "deployment's choice of fewer, more precise facts",
     "topic_articles": TOPICS_ARE_DEFAULTS,
     "topic_chunks": TOPICS_ARE_DEFAULTS,
     "topic_dlq": TOPICS_ARE_DEFAULTS,

@@ -80,7 +80,9 @@ def test_m1_parses_lines_matches_objects_and_tolerates_garbage(tmp_path):
         ("Doja Cat dressed as Choupette", "Choupette", 20230501, "M1"),
         ("Doja Cat posed with Leto", "Jared Leto", 20230501, "M1"),
     ]  # "smiled" names no entity: dropped
-    assert script.requests[0]["response_format"] == {"type": "json_object"}
+    asked = script.requests[0]["response_format"]  # structured outputs: the response model's JSON schema
+    assert asked["type"] == "json_schema" and asked["json_schema"]["name"] == "m1_subject"
+    assert asked["json_schema"]["schema"] == m1_subject.build("x", "x", "x").response_model.model_json_schema()
     garbage = Script((200, "\x00\x01 not json {{{"), (200, "still not json"))
     assert run_m1(client(garbage), ext, {doja}) == []  # garbage never raises; one corrective retry was made
     assert len(garbage.requests) == 2
@@ -237,3 +239,19 @@ def test_match_object_prefers_the_longest_name():
 
 def test_prompt_modules_have_versions():
     assert m1_subject.VERSION >= 1 and m2_pair.VERSION >= 2 and m1_subject.NAME != m2_pair.NAME
+
+
+def test_an_endpoint_that_refuses_the_schema_is_asked_in_json_mode_and_the_answer_still_parses(tmp_path):
+    """Structured outputs first; an endpoint that answers 400/422 to `json_schema` is asked with llama-cpp-python's
+    `json_object` + `schema`, then plain JSON mode, for the rest of the session (no call is lost or counted twice)."""
+    ((ext, _),) = extraction([chunk("c1", TEXT, 20230501)])
+    doja = next(m.entity_id for m in ext.mentions if m.name == "Doja Cat")
+    answer = '{"interactions": ["Doja Cat dressed as Choupette"]}'
+    script = Script((400, '{"error": "json_schema"}'), (422, '{"error": "schema"}'), (200, answer), (200, answer))
+    llm = client(script, tmp_path)
+    assert len(run_m1(llm, ext, {doja})) == 1
+    kinds = [r["response_format"]["type"] for r in script.requests]
+    assert kinds == ["json_schema", "json_object", "json_object"]
+    assert "schema" in script.requests[1]["response_format"] and "schema" not in script.requests[2]["response_format"]
+    assert llm.response_format == "json_object" and llm.usage.calls == 1
+    run_m1(client(Script((200, answer)), None), ext, {doja})  # a new client starts from the schema again

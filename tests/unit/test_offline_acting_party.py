@@ -14,7 +14,7 @@ def test_an_organisation_in_a_modifier_of_the_subject_acts_on_the_object():
     relations = [(name, text, obj) for name, text, obj, _ in found if obj is not None]
     assert (
         "Dayton Fire Department",
-        "Officers from Dayton Fire Department rescued Maria Lopez",
+        "Officers from Dayton Fire Department rescued Maria Lopez from the river on Tuesday",
         "Maria Lopez",
     ) in relations  # the entity-to-entity fact the old code never made (the department was no subject)
 
@@ -25,17 +25,19 @@ def test_each_conjoined_verb_of_the_acting_party_is_its_own_clause():
         "after finding heroin in the trunk."
     )
     texts = [text for name, text, obj, _ in found if name == "Dayton Police Department" and obj is None]
-    assert "Officers from Dayton Police Department stopped van near bridge" in texts
-    assert "Officers from Dayton Police Department arrested driver after finding heroin in trunk" in texts
+    assert "Officers from Dayton Police Department stopped a van near the bridge" in texts
+    assert "Officers from Dayton Police Department later arrested the driver after finding heroin in the trunk" in texts
 
 
 def test_a_trailing_attribution_makes_the_speaker_the_source_not_the_subject():
+    """The reported clause's fact keeps who said it (rule "reported"): it is the spokeswoman's statement."""
     found = facts(
         "Investigators with the Tulsa Fire Department found gasoline in the garage, said Capt. Dana Reyes, a "
         "department spokeswoman."
     )
     about = {name: [text for n, text, obj, _ in found if n == name and obj is None] for name, _, _, _ in found}
-    assert "Investigators with Tulsa Fire Department found gasoline in garage" in about["Tulsa Fire Department"]
+    said = "Dana Reyes said investigators with the Tulsa Fire Department found gasoline in the garage"
+    assert said in about["Tulsa Fire Department"]
     # the speaker's fact says who said it, the reported clause after the verb (it read "Dana Reyes Investigators
     # with Tulsa Fire Department found gasoline in garage said")
     assert all(text.startswith("Dana Reyes said ") for text in about.get("Dana Reyes", []))
@@ -63,7 +65,7 @@ def test_a_hyphenated_word_stays_whole_in_a_clause():
     texts = [text for _, text, _, _ in facts("The benchmark Nasdaq index hit a new all-time high on Monday.")]
     assert any("new all-time high" in text for text in texts)
     texts = [text for _, text, _, _ in facts("Doja Cat signed a long-term deal with a Los Angeles-based label.")]
-    assert "Doja Cat signed long-term deal with Los Angeles-based label" in texts
+    assert "Doja Cat signed a long-term deal with a Los Angeles-based label" in texts
 
 
 def test_a_kept_noun_keeps_its_conjuncts_at_any_depth():
