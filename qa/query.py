@@ -15,7 +15,7 @@ from typing import Any
 from rapidfuzz import fuzz, process, utils
 
 from core.timeaxes import day_from_key, day_key, day_words
-from extract.entities.evidence import LEGAL_FORMS
+from extract.entities.evidence import LEGAL_FORMS, first_names
 from extract.entities.names import name_key
 from graph.store.asof import AsOf, Knowledge
 from graph.store.rows import EntityCounts, EntityProfileRow
@@ -201,7 +201,10 @@ class EntityResolver:
         words (two or more) of one that leave off only an organisation's generic end ("columbus police" of
         "Columbus Police Department": a user drops it, and the longer run says more than "Columbus" alone);
         a whole name found is replaced by the entity its last word(s) name when that one dominates the day
-        (_dominant_suffix). When no run is either, the whole cleaned query resolved as one mention (fuzzy matching
+        (_dominant_suffix). A person's full name the query gives is never answered with someone else sharing one
+        of its words: a known name not visible yet, or a first name and a word around a one-word match the found
+        person's name does not carry ("taylor swift" is not Nicole Taylor), resolves to nothing. When no run is
+        either, the whole cleaned query resolved as one mention (fuzzy matching
         included) with no other words."""
         as_of = AsOf.of(as_of)
         tokens = clean(query).split()
@@ -211,6 +214,14 @@ class EntityResolver:
             key = name_key(mention)
             if key in keys:
                 best, close = self.resolve(mention, as_of)
+                if best is None and end - start > 1:
+                    return mention, " ".join(tokens[:start] + tokens[end:]), (None, [])  # known only later
+                if best is not None and (full := _full_name_around(tokens, start, end, best)) is not None:
+                    return (
+                        " ".join(tokens[full[0] : full[1]]),
+                        " ".join(tokens[: full[0]] + tokens[full[1] :]),
+                        (None, []),
+                    )
                 if best is not None:
                     resolution = self._dominant_suffix(tokens[start:end], best, close, as_of)
                     return mention, " ".join(tokens[:start] + tokens[end:]), resolution
@@ -321,6 +332,19 @@ class EntityResolver:
             choices += [_choice(r, scores[r.id]) for r in self._visible(list(scores), as_of)]
             choices.sort(key=lambda c: (-c.score, c.id))
         return choices[:FUZZY_LIMIT]
+
+
+def _full_name_around(tokens: list[str], start: int, end: int, found: EntityChoice) -> tuple[int, int] | None:
+    """The span of a person's full name the query gives around one word that resolved to someone else ("taylor
+    swift" around "taylor", a known Nicole Taylor's surname): a first name and the word after it, the found word
+    one of the two, that the found person's name does not carry both of. None when there is no such name."""
+    if end - start != 1 or found.type != "PERSON":
+        return None
+    names = first_names()
+    pairs = [(start - 1, end)] if start > 0 and tokens[start - 1] in names else []
+    pairs += [(start, end + 1)] if end < len(tokens) and tokens[start] in names else []
+    carried = set(name_key(found.name).split())
+    return next((pair for pair in pairs if not set(tokens[pair[0] : pair[1]]) <= carried), None)
 
 
 def _fuzzy_hits(mention: str, names: list[str]) -> dict[str, float]:

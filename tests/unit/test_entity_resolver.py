@@ -118,3 +118,28 @@ def test_leading_words_never_end_on_a_connector_nor_leave_off_a_place_or_a_title
     index = resolver(("w", "Washington", "PLACE", 80), ("u", "Washington State University", "ORG", 2))
     assert found(index, "washington state minimum wage") == "Washington"
     assert found(resolver(("t", "New York Times", "ORG", 9)), "new york rent prices") != "New York Times"
+
+
+class AliasStore(IndexStore):
+    """IndexStore whose entities carry aliases: (id, name, type, chunks, first day, aliases)."""
+
+    def __init__(self, entities: list[tuple[str, str, str, int, int, list[str]]]):
+        super().__init__([e[:5] for e in entities])  # pyright: ignore[reportArgumentType]
+        self.aliases = {e[0]: e[5] for e in entities}
+
+    def entity_names(self) -> list[EntityName]:
+        return [EntityName(e[0], e[1], self.aliases[e[0]]) for e in self.entities]
+
+
+def test_a_full_name_is_never_answered_with_someone_sharing_one_of_its_words():
+    """ "taylor swift" asked the day before any page names her resolved to Nicole Taylor (her surname alias) and
+    answered about a screenwriter; a full name nobody known carries is likewise nothing known yet."""
+    nicole = ("p1", "Nicole Taylor", "PERSON", 3, DAY - 5, ["Taylor"])
+    later = ("p2", "Taylor Swift", "PERSON", 9, DAY + 1, ["Swift"])
+    index = EntityResolver(AliasStore([nicole, later]))  # pyright: ignore[reportArgumentType]
+    mention, _, (best, close) = index.find("taylor swift", AsOf(DAY))
+    assert (mention, best, close) == ("taylor swift", None, [])
+    assert index.find("taylor swift", AsOf(DAY + 1))[2][0].name == "Taylor Swift"  # pyright: ignore[reportOptionalMemberAccess]
+    unknown = EntityResolver(AliasStore([nicole]))  # pyright: ignore[reportArgumentType]
+    assert unknown.find("taylor swift grammys", AsOf(DAY))[2][0] is None
+    assert found(unknown, "taylor") == "Nicole Taylor" and found(unknown, "nicole taylor") == "Nicole Taylor"
