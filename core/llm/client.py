@@ -23,7 +23,7 @@ from openai.types.chat import (
 from openai.types.shared_params import ResponseFormatJSONObject, ResponseFormatJSONSchema
 from openai.types.shared_params.response_format_json_schema import JSONSchema
 from pydantic import BaseModel, ValidationError
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_exponential
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from core.errors import NewskgError
 from core.llm.cache import LLMCache
@@ -37,10 +37,23 @@ ResponseFormat = ResponseFormatJSONObject | ResponseFormatJSONSchema
 RETRYABLE = (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError, openai.InternalServerError)
 # How a JSON answer is asked for, most constrained first: OpenAI's structured outputs (the response model's JSON
 # schema; vLLM honours it too), llama-cpp-python's server form of the same (`json_object` with a `schema`, compiled
-# to a grammar), then plain JSON mode (parsed and repaired here). An endpoint that refuses one form (400/422) is
-# asked in the next for the rest of the session.
+# to a grammar), then plain JSON mode (parsed and repaired here). An endpoint that refuses one form (refused_format)
+# is asked in the next for the rest of the session.
 RESPONSE_FORMATS = ("json_schema", "json_object_schema", "json_object")
-REFUSED = (openai.BadRequestError, openai.UnprocessableEntityError)
+
+
+def refused_format(exc: BaseException) -> bool:
+    """The endpoint rejected the response format it was asked for: a 400 or 422, or an error naming the field
+    (llama-cpp-python's server answers its own validation error about `response_format` with a 500)."""
+    if not isinstance(exc, openai.APIStatusError):
+        return False
+    return exc.status_code in (400, 422) or "response_format" in str(exc)
+
+
+def _transient(exc: BaseException) -> bool:
+    return isinstance(exc, RETRYABLE) and not refused_format(exc)
+
+
 _JSON_BLOCK = re.compile(r"\{.*\}", re.S)
 
 
@@ -144,8 +157,12 @@ class LLMClient:
             wanted = self.response_format
             try:
                 return self._send(prompt, messages, self._format_for(prompt, model_cls))
-            except REFUSED as exc:
-                if not (self.json_mode and prompt.json_answer) or not self._step_down(wanted):
+            except openai.APIStatusError as exc:
+                if (
+                    not refused_format(exc)
+                    or not (self.json_mode and prompt.json_answer)
+                    or not self._step_down(wanted)
+                ):
                     raise
                 log.warning(
                     "the endpoint refused response_format %s (%s): asking with %s", wanted, exc, self.response_format
@@ -175,7 +192,7 @@ class LLMClient:
 
     def _send(self, prompt: Prompt[M], messages: list[dict[str, str]], response_format: ResponseFormat | Omit) -> str:
         retrying = Retrying(
-            retry=retry_if_exception_type(RETRYABLE),
+            retry=retry_if_exception(_transient),
             stop=stop_after_attempt(self._retries + 1),
             wait=wait_exponential(multiplier=0.5, max=20),
             reraise=True,

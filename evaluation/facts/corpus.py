@@ -64,20 +64,10 @@ def fresh_pages(folder: Path) -> Iterator[Page]:
 
 
 def synthetic_pages(timelines: int, seed: int) -> Iterator[Page]:
-    from evaluation.neoqa.generate import article_url, generate
-    from evaluation.neoqa.records import plain
+    from evaluation.neoqa.generate import generate, raw_article
 
     for article in generate(timelines, seed).articles:
-        raw = RawArticle(
-            text=article.body(),
-            title=plain(article.headline),
-            url=article_url(article),
-            source=article.news_profile,
-            published=article.date,
-            fetched_at=FETCHED_AT,
-            backfill=True,
-        )
-        yield Page(Corpus.SYNTHETIC, article.article_id, raw, "en")
+        yield Page(Corpus.SYNTHETIC, article.article_id, raw_article(article, FETCHED_AT), "en")
 
 
 def load(corpus: Corpus, data: Path = SHARED_DATA, timelines: int = 3, seed: int = 0) -> list[Page]:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from core.records import RawArticle
 from evaluation.neoqa.articles import write_articles
 from evaluation.neoqa.dataset import Dataset
 from evaluation.neoqa.instances import build_instances
 from evaluation.neoqa.questions import write_questions
-from evaluation.neoqa.records import NewsArticle
+from evaluation.neoqa.records import NewsArticle, plain
 from evaluation.neoqa.timeline import build_timeline
 
 
@@ -35,3 +36,16 @@ def generate(
 def article_url(article: NewsArticle) -> str:
     """Where a synthetic article says it lives: a reserved domain (RFC 2606), so it can never be fetched."""
     return f"https://neoqa.synthetic.invalid/{article.timeline_id.replace(':', '/')}/{article.article_id}"
+
+
+def raw_article(article: NewsArticle, fetched_at: str) -> RawArticle:
+    """The article as the stream carries it: backfilled at its fictional date, the headline as its title."""
+    return RawArticle(
+        text=article.body(),
+        title=plain(article.headline),
+        url=article_url(article),
+        source=article.news_profile,
+        published=article.date,
+        fetched_at=fetched_at,
+        backfill=True,
+    )

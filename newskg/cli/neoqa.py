@@ -86,9 +86,7 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
 
 
 def _produce(articles, quiet: bool) -> int:
-    from core.records import RawArticle
-    from evaluation.neoqa.generate import article_url
-    from evaluation.neoqa.records import plain
+    from evaluation.neoqa.generate import raw_article
     from ingest.process.article import raw_article_id
     from ingest.publish import ArticlePublisher
     from ingest.sources.files import SourceItem
@@ -97,15 +95,7 @@ def _produce(articles, quiet: bool) -> int:
     fetched_at = iso(utc_now())
     items = []
     for article in articles:
-        raw = RawArticle(
-            text=article.body(),
-            title=plain(article.headline),
-            url=article_url(article),
-            source=article.news_profile,
-            published=article.date,
-            fetched_at=fetched_at,
-            backfill=True,
-        )
+        raw = raw_article(article, fetched_at)
         items.append(SourceItem(raw_article_id(raw), raw, article.article_id))
     with Wiring(settings) as wiring, Progress(console=console, transient=True, disable=quiet) as progress:
         producer = open_producer(wiring)

@@ -255,3 +255,28 @@ def test_an_endpoint_that_refuses_the_schema_is_asked_in_json_mode_and_the_answe
     assert "schema" in script.requests[1]["response_format"] and "schema" not in script.requests[2]["response_format"]
     assert llm.response_format == "json_object" and llm.usage.calls == 1
     run_m1(client(Script((200, answer)), None), ext, {doja})  # a new client starts from the schema again
+
+
+def test_a_server_that_answers_its_own_validation_error_with_500_is_asked_again_in_its_form(tmp_path):
+    """llama-cpp-python's server rejects `json_schema` with a 500 naming `response_format` (seen here): that is a
+    refusal, not an outage, so no retries are spent on it and the next form is asked at once."""
+    import httpx
+
+    from tests.support.llm import chat_completion
+
+    seen: list[dict] = []
+
+    def server(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        seen.append(body)
+        if body["response_format"]["type"] == "json_schema":
+            message = "1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object'"
+            return httpx.Response(500, json={"error": {"message": message}})
+        return chat_completion('{"interactions": ["Doja Cat dressed as Choupette"]}')
+
+    ((ext, _),) = extraction([chunk("c1", TEXT, 20230501)])
+    doja = next(m.entity_id for m in ext.mentions if m.name == "Doja Cat")
+    llm = client(server, tmp_path)
+    assert len(run_m1(llm, ext, {doja})) == 1
+    assert [b["response_format"]["type"] for b in seen] == ["json_schema", "json_object"]
+    assert "schema" in seen[1]["response_format"] and llm.response_format == "json_object_schema"
