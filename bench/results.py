@@ -117,6 +117,13 @@ BENCHES = (
         "end-to-end stream vs spaCy + embedding bound, 2 processes vs 1, stage RSS (bundled pages; full: the 91)",
     ),
     Bench("demo", (), (), "`make demo` from a fresh clone, wall time and each step's", optional=True),
+    Bench(
+        "llm_parse",
+        ("--prompts", "20"),
+        ("--prompts", "60"),
+        "LLM answers that parse: structured outputs vs JSON mode (local SmolLM2; needs `make setup-llm`)",
+        optional=True,
+    ),
 )
 
 
