@@ -216,7 +216,7 @@ class EntityResolver:
                 best, close = self.resolve(mention, as_of)
                 if best is None and end - start > 1:
                     return mention, " ".join(tokens[:start] + tokens[end:]), (None, [])  # known only later
-                if best is not None and (full := _full_name_around(tokens, start, end, best)) is not None:
+                if best is not None and (full := _full_name_around(tokens, start, end, best, self._name_words())):
                     return (
                         " ".join(tokens[full[0] : full[1]]),
                         " ".join(tokens[: full[0]] + tokens[full[1] :]),
@@ -281,6 +281,10 @@ class EntityResolver:
         names = self._index()[1]
         return min(names) if names else None
 
+    def _name_words(self) -> set[str]:
+        """Every word of every known name and alias key (for _full_name_around)."""
+        return {word for key in self._index()[0] for word in key.split()}
+
     def _known(self, key: str) -> list[str]:
         return self._index()[0].get(key, [])
 
@@ -334,17 +338,49 @@ class EntityResolver:
         return choices[:FUZZY_LIMIT]
 
 
-def _full_name_around(tokens: list[str], start: int, end: int, found: EntityChoice) -> tuple[int, int] | None:
+MONTHS_AND_DAYS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+    ]
+)
+
+
+def _full_name_around(
+    tokens: list[str], start: int, end: int, found: EntityChoice, name_words: set[str]
+) -> tuple[int, int] | None:
     """The span of a person's full name the query gives around one word that resolved to someone else ("taylor
     swift" around "taylor", a known Nicole Taylor's surname): a first name and the word after it, the found word
-    one of the two, that the found person's name does not carry both of. None when there is no such name."""
+    one of the two, the other word a word of some known name (a surname, not "retirement" in "jordan
+    retirement"), that the found person's name does not carry both of. None when there is no such name."""
     if end - start != 1 or found.type != "PERSON":
         return None
+    words = [t.casefold() for t in tokens]
     names = first_names()
-    pairs = [(start - 1, end)] if start > 0 and tokens[start - 1] in names else []
-    pairs += [(start, end + 1)] if end < len(tokens) and tokens[start] in names else []
+    pairs = []
+    if start > 0 and words[start - 1] in names and words[start - 1] not in MONTHS_AND_DAYS:
+        pairs.append((start - 1, end))
+    if end < len(words) and words[start] in names and words[end] in name_words:
+        pairs.append((start, end + 1))
     carried = set(name_key(found.name).split())
-    return next((pair for pair in pairs if not set(tokens[pair[0] : pair[1]]) <= carried), None)
+    return next((pair for pair in pairs if not set(words[pair[0] : pair[1]]) <= carried), None)
 
 
 def _fuzzy_hits(mention: str, names: list[str]) -> dict[str, float]:

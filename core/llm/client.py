@@ -43,11 +43,12 @@ RESPONSE_FORMATS = ("json_schema", "json_object_schema", "json_object")
 
 
 def refused_format(exc: BaseException) -> bool:
-    """The endpoint rejected the response format it was asked for: a 400 or 422, or an error naming the field
-    (llama-cpp-python's server answers its own validation error about `response_format` with a 500)."""
-    if not isinstance(exc, openai.APIStatusError):
+    """The endpoint rejected the response format it was asked for: an error (400, 422, or the 500 llama-cpp-python's
+    server answers its own validation errors with) whose message names it. Any other 400 (a prompt too long, a bad
+    message) is no reason to ask for less structure."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in (400, 422, 500):
         return False
-    return exc.status_code in (400, 422) or "response_format" in str(exc)
+    return any(word in str(exc) for word in ("response_format", "json_schema", "schema"))
 
 
 def _transient(exc: BaseException) -> bool:
@@ -156,7 +157,7 @@ class LLMClient:
         while True:
             wanted = self.response_format
             try:
-                return self._send(prompt, messages, self._format_for(prompt, model_cls))
+                return self._send(prompt, messages, self._format_for(prompt, model_cls, wanted))
             except openai.APIStatusError as exc:
                 if (
                     not refused_format(exc)
@@ -179,13 +180,13 @@ class LLMClient:
             self.response_format = RESPONSE_FORMATS[at + 1]
             return True
 
-    def _format_for(self, prompt: Prompt[M], model_cls: type[M]) -> ResponseFormat | Omit:
+    def _format_for(self, prompt: Prompt[M], model_cls: type[M], form: str) -> ResponseFormat | Omit:
         if not (self.json_mode and prompt.json_answer):
             return omit
-        if self.response_format == "json_object":
+        if form == "json_object":
             return ResponseFormatJSONObject(type="json_object")
         schema = model_cls.model_json_schema()
-        if self.response_format == "json_object_schema":
+        if form == "json_object_schema":
             return cast("ResponseFormat", {"type": "json_object", "schema": schema})
         name = re.sub(r"[^A-Za-z0-9_-]", "_", prompt.name)[:64]
         return ResponseFormatJSONSchema(type="json_schema", json_schema=JSONSchema(name=name, schema=schema))

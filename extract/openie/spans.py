@@ -129,11 +129,14 @@ def fit(doc: Doc, core: set[int], parts: list[Token], limit: int | None = None) 
         if not parts:
             return None
         trimmed = _trim(doc, parts[-1], limit - _words(doc, core.union(*(subtree_ids(p) for p in parts[:-1]))))
-        return None if trimmed is None else core.union(trimmed, *(subtree_ids(p) for p in parts[:-1]))
+        if trimmed is None:
+            return None
+        ids = core.union(trimmed, *(subtree_ids(p) for p in parts[:-1]))
+        return {i for i in ids if i < end} if (end := _end_of(doc, core)) is not None else ids
 
 
 def _end_of(doc: Doc, core: set[int]) -> int | None:
-    verbs = [doc[i] for i in core if doc[i].pos_ in ("VERB", "AUX") and doc[i].dep_ not in VERB_KEEP_DEPS]
+    verbs = [doc[i] for i in sorted(core) if doc[i].pos_ in ("VERB", "AUX") and doc[i].dep_ not in VERB_KEEP_DEPS]
     return clause_end(verbs[0]) if verbs else None
 
 

@@ -140,6 +140,9 @@ def test_a_full_name_is_never_answered_with_someone_sharing_one_of_its_words():
     mention, _, (best, close) = index.find("taylor swift", AsOf(DAY))
     assert (mention, best, close) == ("taylor swift", None, [])
     assert index.find("taylor swift", AsOf(DAY + 1))[2][0].name == "Taylor Swift"  # pyright: ignore[reportOptionalMemberAccess]
-    unknown = EntityResolver(AliasStore([nicole]))  # pyright: ignore[reportArgumentType]
-    assert unknown.find("taylor swift grammys", AsOf(DAY))[2][0] is None
-    assert found(unknown, "taylor") == "Nicole Taylor" and found(unknown, "nicole taylor") == "Nicole Taylor"
+    assert index.find("Taylor Swift", AsOf(DAY))[2][0] is None  # as typed, capitals and all
+    kelce = ("p3", "Travis Kelce", "PERSON", 2, DAY - 5, [])
+    swift = EntityResolver(AliasStore([nicole, kelce]))  # pyright: ignore[reportArgumentType]
+    assert swift.find("taylor kelce", AsOf(DAY))[2][0] is None  # "kelce" is a known surname: not Nicole Taylor
+    assert found(swift, "taylor retirement") == "Nicole Taylor" and found(swift, "april taylor") == "Nicole Taylor"
+    assert found(swift, "taylor") == "Nicole Taylor" and found(swift, "nicole taylor") == "Nicole Taylor"

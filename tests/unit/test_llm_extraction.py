@@ -242,19 +242,36 @@ def test_prompt_modules_have_versions():
 
 
 def test_an_endpoint_that_refuses_the_schema_is_asked_in_json_mode_and_the_answer_still_parses(tmp_path):
+    import httpx
+    import openai
+
+    from tests.support.llm import chat_completion
+
     """Structured outputs first; an endpoint that answers 400/422 to `json_schema` is asked with llama-cpp-python's
     `json_object` + `schema`, then plain JSON mode, for the rest of the session (no call is lost or counted twice)."""
     ((ext, _),) = extraction([chunk("c1", TEXT, 20230501)])
     doja = next(m.entity_id for m in ext.mentions if m.name == "Doja Cat")
     answer = '{"interactions": ["Doja Cat dressed as Choupette"]}'
-    script = Script((400, '{"error": "json_schema"}'), (422, '{"error": "schema"}'), (200, answer), (200, answer))
+    replies = [
+        httpx.Response(400, json={"error": {"message": "response_format json_schema is not supported"}}),
+        httpx.Response(422, json={"error": {"message": "schema: unknown field"}}),
+        chat_completion(answer),
+    ]
+    requests: list[dict] = []
+
+    def script(request: httpx.Request) -> httpx.Response:
+        requests.append(json.loads(request.content))
+        return replies.pop(0)
+
     llm = client(script, tmp_path)
     assert len(run_m1(llm, ext, {doja})) == 1
-    kinds = [r["response_format"]["type"] for r in script.requests]
+    kinds = [r["response_format"]["type"] for r in requests]
     assert kinds == ["json_schema", "json_object", "json_object"]
-    assert "schema" in script.requests[1]["response_format"] and "schema" not in script.requests[2]["response_format"]
+    assert "schema" in requests[1]["response_format"] and "schema" not in requests[2]["response_format"]
     assert llm.response_format == "json_object" and llm.usage.calls == 1
-    run_m1(client(Script((200, answer)), None), ext, {doja})  # a new client starts from the schema again
+    too_long = Script((400, "")), Script((200, answer))  # a 400 that names no format is no refusal: it is raised
+    with pytest.raises(openai.BadRequestError):
+        run_m1(client(too_long[0], None), ext, {doja})
 
 
 def test_a_server_that_answers_its_own_validation_error_with_500_is_asked_again_in_its_form(tmp_path):
