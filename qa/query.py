@@ -374,7 +374,7 @@ def _full_name_around(
         return None
     words = [t.casefold() for t in tokens]
     names = first_names()
-    pairs = []
+    pairs: list[tuple[int, int]] = []
     if start > 0 and words[start - 1] in names and words[start - 1] not in MONTHS_AND_DAYS:
         pairs.append((start - 1, end))
     if end < len(words) and words[start] in names and words[end] in name_words:
