@@ -94,16 +94,13 @@ def own_subject_start(verb: Token) -> int | None:
     pronoun right before the verb, past adverbs and auxiliaries, after the conjunction ("and Linus Ullmark
     stopped"); None when nothing but adverbs stands there ("and later arrested")."""
     doc = verb.doc
+    floor = max(verb.sent.start, verb.head.i + 1) if verb.head.i < verb.i else verb.sent.start  # after the first verb
     i = verb.i - 1
-    while i > verb.sent.start and doc[i].pos_ in ("ADV", "AUX", "PART"):
+    while i > floor and doc[i].pos_ in ("ADV", "AUX", "PART"):
         i -= 1
-    if doc[i].pos_ not in ("NOUN", "PROPN", "PRON"):
+    if i < floor or doc[i].pos_ not in ("NOUN", "PROPN", "PRON"):
         return None
-    while (
-        i - 1 > verb.sent.start
-        and doc[i - 1].pos_ in ("NOUN", "PROPN", "ADJ", "DET", "NUM")
-        and doc[i - 1].dep_ != "cc"
-    ):
+    while i - 1 > floor and doc[i - 1].pos_ in NOUN_PHRASE_POS and doc[i - 1].dep_ != "cc":
         i -= 1
     return i
 
