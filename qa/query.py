@@ -16,7 +16,7 @@ from rapidfuzz import fuzz, process, utils
 
 from core.timeaxes import day_from_key, day_key, day_words
 from extract.entities.evidence import LEGAL_FORMS, first_names
-from extract.entities.names import name_key
+from extract.entities.names import CALENDAR_WORDS, name_key
 from graph.store.asof import AsOf, Knowledge
 from graph.store.rows import EntityCounts, EntityProfileRow
 from graph.store.store import GraphStore
@@ -338,31 +338,6 @@ class EntityResolver:
         return choices[:FUZZY_LIMIT]
 
 
-MONTHS_AND_DAYS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-    ]
-)
-
-
 def _full_name_around(
     tokens: list[str], start: int, end: int, found: EntityChoice, name_words: set[str]
 ) -> tuple[int, int] | None:
@@ -375,7 +350,7 @@ def _full_name_around(
     words = [t.casefold() for t in tokens]
     names = first_names()
     pairs: list[tuple[int, int]] = []
-    if start > 0 and words[start - 1] in names and words[start - 1] not in MONTHS_AND_DAYS:
+    if start > 0 and words[start - 1] in names and words[start - 1] not in CALENDAR_WORDS:
         pairs.append((start - 1, end))
     if end < len(words) and words[start] in names and words[end] in name_words:
         pairs.append((start, end + 1))

@@ -16,15 +16,6 @@ import matplotlib.pyplot as plt
 
 from evaluation.facts.run import FactsReport, Figures
 
-SUMMARY_KEYS = (
-    "fact_precision",
-    "fact_precision_ci",
-    "facts_labelled",
-    "facts_sampled",
-    "entity_precision_person",
-    "entity_precision_org",
-)
-
 
 def summary(report: FactsReport) -> dict[str, object]:
     """The one JSON object `newskg eval facts --json` prints: the headline figures, then the same per page set."""

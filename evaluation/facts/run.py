@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -97,40 +98,18 @@ class FactsReport(Figures):
 
 def _labelled_facts(facts: Sequence[Fact], size: int, seed: int, store: LabelStore) -> list[LabelledFact]:
     return [
-        LabelledFact(
-            key=f.key,
-            corpus=f.corpus,
-            page=f.page,
-            rule=f.rule,
-            subject=f.subject,
-            subject_type=f.subject_type,
-            object=f.object,
-            text=f.text,
-            chunk_text=f.chunk_text,
-            label=store.facts.get(f.key),
-        )
+        LabelledFact.model_validate({**asdict(f), "key": f.key, "label": store.facts.get(f.key)})
         for f in seeded_sample(facts, size, seed, lambda f: f.key)
     ]
 
 
 def _labelled_mentions(mentions: Sequence[Mention], size: int, seed: int, store: LabelStore) -> list[LabelledMention]:
-    out: list[LabelledMention] = []
-    for entity_type in ENTITY_TYPES:
-        of_type = [m for m in mentions if m.type == entity_type]
-        out += [
-            LabelledMention(
-                key=m.key,
-                corpus=m.corpus,
-                page=m.page,
-                text=m.text,
-                type=m.type,
-                name=m.name,
-                chunk_text=m.chunk_text,
-                label=store.mentions.get(m.key),
-            )
-            for m in seeded_sample(of_type, size, seed, lambda m: m.key)
-        ]
-    return out
+    """`size` of each type, sampled apart."""
+    return [
+        LabelledMention.model_validate({**asdict(m), "key": m.key, "label": store.mentions.get(m.key)})
+        for entity_type in ENTITY_TYPES
+        for m in seeded_sample([m for m in mentions if m.type == entity_type], size, seed, lambda m: m.key)
+    ]
 
 
 def _share(labels: list[FactLabel], attribute: str) -> float | None:

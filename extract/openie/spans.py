@@ -113,10 +113,10 @@ def fit(doc: Doc, core: set[int], parts: list[Token], limit: int | None = None) 
     """`core` with the subtrees of `parts`, within `limit` words: whole optional parts are dropped from the end
     first, then whole modifiers from inside the last part. None when even that does not fit."""
     limit = MAX_WORDS if limit is None else limit
+    end = _end_of(doc, core)
     parts = list(parts)
     while True:
-        ids = core.union(*(subtree_ids(p) for p in parts)) if parts else set(core)
-        ids = {i for i in ids if i < end} if (end := _end_of(doc, core)) is not None else ids
+        ids = _before(core.union(*(subtree_ids(p) for p in parts)), end)
         if _words(doc, ids) <= limit:
             return ids
         optional = [p for p in parts if p.dep_ in OPTIONAL_DEPS]
@@ -125,11 +125,13 @@ def fit(doc: Doc, core: set[int], parts: list[Token], limit: int | None = None) 
             continue
         if not parts:
             return None
-        trimmed = _trim(doc, parts[-1], limit - _words(doc, core.union(*(subtree_ids(p) for p in parts[:-1]))))
-        if trimmed is None:
-            return None
-        ids = core.union(trimmed, *(subtree_ids(p) for p in parts[:-1]))
-        return {i for i in ids if i < end} if (end := _end_of(doc, core)) is not None else ids
+        rest = core.union(*(subtree_ids(p) for p in parts[:-1]))
+        trimmed = _trim(doc, parts[-1], limit - _words(doc, rest))
+        return None if trimmed is None else _before(rest | trimmed, end)
+
+
+def _before(ids: set[int], end: int | None) -> set[int]:
+    return ids if end is None else {i for i in ids if i < end}
 
 
 def _end_of(doc: Doc, core: set[int]) -> int | None:
