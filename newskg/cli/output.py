@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 # Piped output (CI logs, `| less`) gets 120 columns instead of rich's 80, so tables stay readable.
 console = Console() if sys.stdout.isatty() else Console(width=120)
@@ -25,5 +26,7 @@ def emit(data: Any, as_json: bool, render: Callable[[Any], None]) -> None:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {message}")
+    # Not wrapped: an error names paths and values that scripts and tests grep for whole.
+    # Escaped: a message quoting input ("[0:9]", "[bold]") is text, not rich markup.
+    err_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
