@@ -21,13 +21,13 @@ class FeedState:
         self._db.executescript(SCHEMA)
 
     def seen(self, url: str) -> bool:
-        row = self._db.execute("SELECT 1 FROM seen_urls WHERE url = ?", (canonical_url(url),)).fetchone()
+        row = self._db.execute("SELECT 1 FROM seen_urls WHERE url = ?", (_key(url),)).fetchone()
         return row is not None
 
     def mark_seen(self, url: str, outcome: str) -> None:
         self._db.execute(
             "INSERT OR REPLACE INTO seen_urls (url, outcome, at) VALUES (?, ?, ?)",
-            (canonical_url(url), outcome, iso(utc_now())),
+            (_key(url), outcome, iso(utc_now())),
         )
 
     def validators(self, feed_url: str) -> tuple[str | None, str | None]:
@@ -42,3 +42,12 @@ class FeedState:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _key(url: str) -> str:
+    """The canonical URL, else the URL as given: a link whose port does not parse is remembered too (as a dead
+    letter), so later polls skip it instead of stopping at it."""
+    try:
+        return canonical_url(url)
+    except ValueError:
+        return url.strip()

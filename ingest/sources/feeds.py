@@ -1,8 +1,9 @@
 """RSS/Atom feeds: conditional GET of the feed, each new entry's page fetched politely and produced as a
 RawArticle (with the entry date and the page's Last-Modified as date fallbacks); URLs already sent are skipped
 across restarts. An entry refused on purpose (robots.txt of any host on its redirect chain, a private or
-otherwise non-public target, too many redirects, too large) goes to the dead-letter topic with that reason and is
-remembered, so the next poll does not send it again; a refused feed URL is reported as an error."""
+otherwise non-public target, too many redirects, too large), whose link does not parse (`http://h:abc/`) or whose
+page is empty goes to the dead-letter topic with that reason and is remembered, so the next poll neither sends it
+again nor stops at it; a refused feed URL is reported as an error."""
 
 from __future__ import annotations
 
@@ -18,12 +19,13 @@ from urllib.parse import urlsplit
 import feedparser  # pyright: ignore[reportMissingTypeStubs] - untyped: read only through parse_feed
 import httpx
 
-from core.records import DeadLetter, RawArticle
+from core.records import RawArticle
 from core.timeaxes import iso, utc_now
 from ingest.kafka.producer import RecordProducer
 from ingest.process.article import raw_article_id
 from ingest.sources.feed_state import FeedState
 from ingest.sources.http import FetchRefused, PoliteFetcher
+from ingest.sources.rejects import SourceRejected, source_dead_letter
 
 log = logging.getLogger(__name__)
 
@@ -121,40 +123,32 @@ class FeedPoller:
             report.already_seen += 1
             return
         try:
-            page = self.fetcher.fetch(link)
-        except FetchRefused as exc:
+            raw = self._page(link, entry, source)
+        except SourceRejected as exc:  # refused, unusable or empty: one dead letter, and never tried again
             report.robots_disallowed += exc.reason == "robots_disallowed"
             report.refused_target += exc.reason == "refused_target"
-            self._dead_letter(link, exc)
+            self.producer.send_all(self.dlq_topic, [(link, source_dead_letter("feeds", link, exc))])
             report.dead_letters += 1
             self.state.mark_seen(link, exc.reason)
             return
         except httpx.HTTPError as exc:  # transient or missing: tried again at the next poll
             report.errors.append(f"{link}: {exc}")
             return
-        raw = RawArticle(
+        self.producer.send_all(self.articles_topic, [(raw_article_id(raw), raw)])
+        self.state.mark_seen(link, "sent")
+        report.sent += 1
+
+    def _page(self, link: str, entry: FeedEntry, source: str) -> RawArticle:
+        page = self.fetcher.fetch(link)
+        html = page.text()
+        if not html:  # a 200 or 204 with nothing in it: no article, now or at the next poll
+            raise SourceRejected("empty_page", f"{link}: HTTP {page.status} with an empty body")
+        return RawArticle(
             url=page.url,
-            html=page.text(),
+            html=html,
             source=source,
             fetched_at=iso(utc_now()),
             feed_published=entry.published,
             http_last_modified=page.last_modified,
             title=entry.title,
         )
-        self.producer.send_all(self.articles_topic, [(raw_article_id(raw), raw)])
-        self.state.mark_seen(link, "sent")
-        report.sent += 1
-
-    def _dead_letter(self, url: str, refused: FetchRefused) -> None:
-        letter = DeadLetter(
-            reason=refused.reason,
-            detail=refused.detail,
-            stage="feeds",
-            topic="",
-            partition=-1,
-            offset=-1,
-            key=url,
-            payload_excerpt=url,
-            at=iso(utc_now()),
-        )
-        self.producer.send_all(self.dlq_topic, [(url, letter)])

@@ -42,7 +42,9 @@ def ingest_files(
     ),
     as_json: bool = JsonOption,
 ) -> None:
-    """Produce every article in PATHS into the articles topic (keyed by article id, acks=all)."""
+    """Produce every article in PATHS into the articles topic (keyed by article id, acks=all); a file or line
+    that cannot be read (empty, corrupt gzip, too large, a URL that does not parse) is a dead letter with its
+    reason, and the run goes on. Exit 1 only if the broker refused something."""
     from ingest.publish import ArticlePublisher
     from ingest.sources.files import find_files, read_file
 
@@ -50,7 +52,8 @@ def ingest_files(
     fallback = _check_date(date)
     files = list(find_files(paths))
     fetched_at = iso(utc_now())
-    items = (item for path in files for item in read_file(path, source, fallback, fetched_at, backfill))
+    limit = settings.max_page_bytes
+    items = (item for path in files for item in read_file(path, source, fallback, fetched_at, backfill, limit))
     with Wiring(settings) as wiring, Progress(console=console, transient=True, disable=as_json) as progress:
         producer = open_producer(wiring)
         task = progress.add_task("producing", total=len(files))
@@ -62,12 +65,15 @@ def ingest_files(
                 seen_files.add(path)
                 progress.advance(task)
 
-        report = ArticlePublisher(producer, settings.topic_articles).publish(items, on_item=advance)
+        publisher = ArticlePublisher(producer, settings.topic_articles, settings.topic_dlq)
+        report = publisher.publish(items, on_item=advance)
     result = {
         "files": len(files),
         "sent": report.sent,
         "raw_for_dead_letter": report.raw,
+        "dead_letters": report.dead_letters,
         "topic": settings.topic_articles,
+        "dlq_topic": settings.topic_dlq,
         "failed": [{"origin": origin, "error": error} for origin, error in report.failed],
     }
     emit(result, as_json, _render_report)
@@ -94,6 +100,8 @@ def _render_report(r: dict) -> None:
             else ""
         )
     )
+    if r["dead_letters"]:
+        console.print(f"{r['dead_letters']} unreadable files or lines sent to {r['dlq_topic']} with their reason")
     for failure in r["failed"]:
         console.print(f"[red]not sent[/] {failure['origin']}: {failure['error']}")
 
@@ -107,7 +115,7 @@ def ingest_extract(
 ) -> None:
     """Print the Article each input becomes (main text, metadata, date), without Kafka. One JSON object per line
     with --json; failures are reported as {"error": reason, "detail", "origin"} and set exit code 1."""
-    from core.records import RawArticle, RecordError
+    from core.records import DeadLetter, RawArticle, RecordError
     from ingest.process.article import build_article
     from ingest.process.guards import Rejected
     from ingest.sources.files import find_files, read_file
@@ -117,12 +125,16 @@ def ingest_extract(
     failed = False
     for path in find_files(paths):
         for item in read_file(path, source, fallback, fetched_at):
-            try:
-                raw = item.value if isinstance(item.value, RawArticle) else RawArticle.from_bytes(item.value)
-                out = build_article(raw).model_dump(mode="json")
-            except (Rejected, RecordError) as exc:
+            if isinstance(item.value, DeadLetter):  # the source could not read it
                 failed = True
-                out = {"error": exc.reason, "detail": str(exc), "origin": item.origin}
+                out = {"error": item.value.reason, "detail": item.value.detail, "origin": item.origin}
+            else:
+                try:
+                    raw = item.value if isinstance(item.value, RawArticle) else RawArticle.from_bytes(item.value)
+                    out = build_article(raw).model_dump(mode="json")
+                except (Rejected, RecordError) as exc:
+                    failed = True
+                    out = {"error": exc.reason, "detail": str(exc), "origin": item.origin}
             if as_json:
                 typer.echo(json.dumps(out, ensure_ascii=False))
             else:
@@ -144,7 +156,8 @@ def ingest_feeds(
 ) -> None:
     """Poll feeds politely (robots.txt of every redirect hop, private targets refused, per-domain interval,
     conditional GET, size cap) on a schedule that survives restarts; new entries' pages go to the articles
-    topic, refused ones to the dead-letter topic."""
+    topic, refused, unparseable or empty ones to the dead-letter topic. --once exits 1 if any feed's report
+    says error."""
     from newskg.feeds import parse_every, poll_once, schedule_feed, scheduler
 
     settings = get_settings()
@@ -160,6 +173,8 @@ def ingest_feeds(
         except NotConfigured as exc:
             fail(str(exc))
         emit({"feeds": [r.__dict__ for r in reports]}, as_json, lambda d: console.print(d))
+        if any(r.status == "error" for r in reports):  # a feed that could not be fetched is a failed run
+            raise typer.Exit(1)
         return
     if remove or show:
         sched = scheduler(settings, blocking=False)

@@ -2,6 +2,7 @@
 seen URLs remembered across restarts, and the pages flowing on through the process stage."""
 
 import itertools
+import json
 import threading
 import time
 from email.utils import formatdate
@@ -13,7 +14,7 @@ from core.records import Chunk, DeadLetter, RawArticle, decode_any
 from ingest.kafka.reader import read_topic
 from newskg.feeds import parse_every, poll_once, schedule_feed, scheduler
 from newskg.wiring import kafka_bootstrap, kafka_options
-from tests.support.cli import newskg_json
+from tests.support.cli import newskg, newskg_json
 
 pytestmark = pytest.mark.integration
 
@@ -292,3 +293,38 @@ def test_private_targets_are_refused_without_allow_private(two_hosts, feed_setti
         fetcher.fetch(other.base + "/news/bridge")
     assert refused.value.reason == "refused_target" and other.requests == []
     fetcher.close()
+
+
+def test_bad_entries_are_dead_letters_once_and_a_failed_feed_fails_the_command(stack, isolated, tmp_path):
+    """review finding: feeds — an entry link such as `http://h:abc/` or a page with an empty body aborted the
+    whole poll and was never marked seen, so every later poll died at it; `ingest feeds --once` exited 0 while its
+    reports said `error`. Now each bad entry is one dead letter, later polls skip it, and the command exits 1."""
+    site = Host(
+        "User-agent: *\nAllow: /\n",
+        {"/news/bridge": PAGE.format(title="Bridge", meta="", body=BODIES["bridge"]).encode(), "/empty": b""},
+        {},
+    )
+    site.pages["/feed.xml"] = _rss(["http://h:abc/", site.base + "/empty", site.base + "/news/bridge"])
+    configured = isolated.configured(
+        data_dir=tmp_path,
+        fetch_min_interval_s=0.0,
+        fetch_allow_private=True,
+        kafka_bootstrap=kafka_bootstrap(stack.settings),
+    )
+    feed, missing = site.base + "/feed.xml", site.base + "/missing.xml"
+    first = newskg("ingest", "feeds", "--once", feed, missing, "--json", env=configured.env, check=False)
+    assert first.returncode == 1, first.stderr
+    reports = json.loads(first.stdout)["feeds"]
+    assert [r["status"] for r in reports] == ["ok", "error"]
+    assert (reports[0]["entries"], reports[0]["sent"], reports[0]["dead_letters"]) == (3, 1, 2)
+
+    again = newskg_json("ingest", "feeds", "--once", feed, env=configured.env)["feeds"][0]
+    assert (again["status"], again["already_seen"], again["sent"], again["dead_letters"]) == ("ok", 3, 0, 0)
+    options = kafka_options(configured.settings)
+    letters = [DeadLetter.from_bytes(r.value) for r in read_topic(options, configured.settings.topic_dlq)]
+    assert sorted((d.key, d.reason, d.stage) for d in letters) == [
+        (site.base + "/empty", "empty_page", "feeds"),
+        ("http://h:abc/", "invalid_url", "feeds"),
+    ]
+    assert len(list(read_topic(options, configured.settings.topic_articles))) == 1
+    site.server.shutdown()

@@ -93,6 +93,33 @@ def test_republished_story_is_one_chunk_linked_to_both_articles(topics, tmp_path
     assert chunks_topic(settings, names) == (chunks, sightings)
 
 
+def test_unreadable_files_are_dead_letters_from_the_source_and_the_run_goes_on(topics, tmp_path):
+    """review finding: files — an empty `.html`/`.txt`, a corrupt `.gz` (`zlib.error` is no `OSError`) or a JSONL
+    line whose URL has a bad port aborted `ingest files` mid-run; each is now one dead letter (stage `files`) with
+    its reason, the good input after it is sent, and the process stage takes it without a dead letter."""
+    env, settings, names = topics
+    (tmp_path / "a_empty.html").write_bytes(b"")
+    (tmp_path / "b_blank.txt").write_text("  \n")
+    (tmp_path / "c_corrupt.html.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 6 + b"not deflate at all")
+    lines = [
+        {"url": "http://h:abc/x", "text": STORY, "published": "2023-08-31"},
+        {"url": "https://good.example/jsonl", "text": STORY, "published": "2023-08-31"},
+    ]
+    (tmp_path / "d_mixed.jsonl").write_text("\n".join(json.dumps(line) for line in lines))
+    (tmp_path / "e_good.txt").write_text(STORY.replace("Doja Cat", "The band"))
+    sent = newskg_json("ingest", "files", str(tmp_path), "--date", "2023-08-31", env=env)
+    assert (sent["sent"], sent["dead_letters"], sent["failed"]) == (2, 4, [])
+    letters = [DeadLetter.from_bytes(r.value) for r in read_topic(kafka_options(settings), names["dlq"])]
+    assert sorted((d.key.rsplit("/", 1)[1], d.reason, d.stage) for d in letters) == [
+        ("a_empty.html", "empty_file", "files"),
+        ("b_blank.txt", "empty_file", "files"),
+        ("c_corrupt.html.gz", "corrupt_gzip", "files"),
+        ("d_mixed.jsonl:1", "invalid_url", "files"),
+    ]
+    stats = run_process(env)
+    assert stats["consumed"] == 2 and stats["dead"] == 0
+
+
 def test_bad_input_goes_to_the_dead_letter_topic_and_the_stage_keeps_consuming(topics):
     env, settings, names = topics
     env = {**env, "NEWSKG_MAX_PAGE_BYTES": "20000"}

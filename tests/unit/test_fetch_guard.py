@@ -60,3 +60,20 @@ def test_only_http_urls_with_a_host(url):
     with pytest.raises(FetchRefused) as exc:
         check_target(url, allow_private=True)
     assert exc.value.reason == "refused_target"
+
+
+@pytest.mark.parametrize(
+    "url", ["http://h:abc/", "http://example.com:99999/", "http://[::1/", "http://a\x01b.example/", "https://h:-1/"]
+)
+def test_a_url_that_does_not_parse_is_refused_with_its_own_reason(url):
+    """review finding: feeds — `urlsplit(url).port` raised a plain ValueError (and httpx.URL an InvalidURL, no
+    httpx.HTTPError) that stopped the whole poll; it is a refusal with the reason `invalid_url`."""
+    with pytest.raises(FetchRefused) as exc:
+        check_target(url, allow_private=True)
+    assert exc.value.reason == "invalid_url" and repr(url) in exc.value.detail
+
+
+def test_the_check_returns_the_addresses_it_vetted():
+    """review finding: DNS rebinding — the connection is made to these addresses, not to a new resolution."""
+    target = check_target("http://127.0.0.1:8080/feed", allow_private=True)
+    assert [str(a) for a in target.addresses] == ["127.0.0.1"] and target.url.host == "127.0.0.1"
