@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -22,6 +21,7 @@ from typing import Annotated, Any, TypeVar
 
 import orjson
 from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import Path as PathParam
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from prometheus_client import (
@@ -38,15 +38,26 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from core.timeaxes import day_key
+from core.settings import unusable_api_keys
 from graph.store.asof import AsOf, Knowledge
-from qa.contract import DATE_PATTERN, ERRORS, NOT_READY, REASONS, WARMING, WARMUP_FAILED, ErrorBody, date_query
+from qa.contract import (
+    ERRORS,
+    NOT_READY,
+    PATTERN_WORDS,
+    REASONS,
+    TEXT_PATTERN,
+    WARMING,
+    WARMUP_FAILED,
+    ErrorBody,
+    date_query,
+    parse_day,
+    text_query,
+)
 from qa.explore import PAGE_PATHS, explore_router
 from qa.retrieve import Strategy
 from qa.service import QAService
 from qa.warmup import Warmup
 
-DATE = re.compile(DATE_PATTERN)
 OPEN_PATHS = {"/healthz", "/readyz", *PAGE_PATHS}  # the explorer's page and scripts hold no data
 UNMATCHED = "unmatched"  # the metric label of every path no route serves
 AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
@@ -75,21 +86,21 @@ def _error(status: int, detail: str, headers: Mapping[str, str] | None = None) -
 
 def _validation_detail(exc: RequestValidationError) -> str:
     """pydantic's errors as one line: `query.k: Input should be greater than or equal to 1; ...`."""
-    parts = [f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', '')}" for e in exc.errors()]
+    parts = [f"{'.'.join(str(p) for p in e.get('loc', ()))}: {_message(e)}" for e in exc.errors()]
     return "; ".join(parts) or "invalid request"
 
 
+def _message(error: Mapping[str, Any]) -> str:
+    """A pattern the contract names (qa/contract.py) said in words: "must be a date YYYY-MM-DD from ...", not the
+    regex pydantic would quote."""
+    words = PATTERN_WORDS.get(str(error.get("ctx", {}).get("pattern", "")))
+    if error.get("type") == "string_pattern_mismatch" and words:
+        return f"must be {words}"
+    return str(error.get("msg", ""))
+
+
 def _day(value: str | None, name: str) -> int | None:
-    return None if value is None else _required_day(value, name)
-
-
-def _required_day(value: str, name: str) -> int:
-    if not DATE.match(value):
-        raise HTTPException(422, f"{name} must be a date as YYYY-MM-DD, not {value!r}")
-    try:
-        return day_key(value)
-    except ValueError as exc:
-        raise HTTPException(422, f"{name} {value!r} is not a calendar date") from exc
+    return None if value is None else parse_day(value, name)
 
 
 T = TypeVar("T")
@@ -174,7 +185,11 @@ def create_app(
 ) -> FastAPI:
     """`warmup` (qa/warmup.py) starts with the app (lifespan startup) and /readyz stays 503 "warming" until it has
     run; without one the app is ready as soon as its checks pass. `spikes_file`: the NEON evaluation's spike days for
-    the explorer's timeline (qa/explore.py), used when the file is there."""
+    the explorer's timeline (qa/explore.py), used when the file is there. Keys that could never be told apart from
+    a request without one are refused (ValueError), whoever builds the app."""
+    refused = unusable_api_keys(api_keys)
+    if refused:
+        raise ValueError(f"api_keys: {refused}")
     app = FastAPI(
         title="newskg",
         version="0.1.0",
@@ -194,7 +209,7 @@ def create_app(
 
     @app.get("/v1/ask", responses=ERRORS)
     async def ask(
-        q: Annotated[str, Query(min_length=1, description="A telegraphic query, e.g. 'doja cat news'")],
+        q: Annotated[str, text_query("A telegraphic query, e.g. 'doja cat news'")],
         date: Annotated[str, date_query("The query's date, YYYY-MM-DD (the graph as of that day)")],
         k: Annotated[int, Query(ge=1, le=50)] = 10,
         strategy: Annotated[Strategy, Query()] = "hybrid",
@@ -208,7 +223,7 @@ def create_app(
 
     @app.get("/v1/entities", responses=ERRORS)
     async def entities(
-        search: Annotated[str, Query(min_length=1, max_length=200)],
+        search: Annotated[str, text_query(max_length=200)],
         limit: Annotated[int, Query(ge=1, le=100)] = 10,
         as_of: Annotated[str | None, date_query(AS_OF_HELP)] = None,
     ) -> Response:
@@ -219,13 +234,13 @@ def create_app(
         responses={**ERRORS, 404: {"model": ErrorBody, "description": "no such entity (as of the day)"}},
     )
     async def timeline(
-        entity_id: str,
+        entity_id: Annotated[str, PathParam(min_length=1, max_length=200, pattern=TEXT_PATTERN)],
         from_: Annotated[str, date_query("First event day, YYYY-MM-DD", alias="from")],
         to: Annotated[str, date_query("Last event day, YYYY-MM-DD (not before `from`: a reversed range is a 422)")],
         as_of: Annotated[str | None, date_query(AS_OF_HELP)] = None,
         limit: Annotated[int, Query(ge=1, le=1000)] = 200,
     ) -> Response:
-        first, last = _required_day(from_, "from"), _required_day(to, "to")
+        first, last = parse_day(from_, "from"), parse_day(to, "to")
         view = AsOf.of(_day(as_of, "as_of"))
         if first > last:
             raise HTTPException(422, "from is after to")

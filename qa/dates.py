@@ -8,7 +8,8 @@ Formats read (case-insensitive, English month names or their 3-letter forms, wit
   month)
 A date without a year takes the latest such day on or before the date the query was asked. A preceding "on",
 "of", "from" or "for" (and a "the") goes with it. Anything else ("last Tuesday", "2023" alone) is not a date
-here: the query keeps its words and its asked date."""
+here: the query keeps its words and its asked date. Neither is a date outside the years QA serves (FIRST_YEAR to
+LAST_YEAR): "Jan 3 0001" stays words."""
 
 from __future__ import annotations
 
@@ -37,6 +38,10 @@ MONTHS = {
     )
     for name in names
 }
+# The years QA serves, in the API's date parameters and in dates read from a query: a margin of centuries inside
+# datetime's 1..9999, so no shift the read paths make (retrieval's ±qa_backoff_days rings, at most 365 days; the
+# explorer's 730-day timeline) can leave it and raise (review finding: date=0001-01-03 → 500).
+FIRST_YEAR, LAST_YEAR = 1000, 8999
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>\d{4})"
@@ -84,6 +89,8 @@ def _date(found: dict[str, str | None], asked: dt.date) -> dt.date | None:
 
 
 def _valid(year: int, month: int, day: int) -> dt.date | None:
+    if not FIRST_YEAR <= year <= LAST_YEAR:
+        return None
     try:
         return dt.date(year, month, day)
     except ValueError:

@@ -1,12 +1,15 @@
 """The API against its own OpenAPI schema (schemathesis, in process over ASGI, on a real graph and mirror): every
 check passes for every operation — no 5xx, every status and content type documented, every body the documented
 shape (4xx: `ErrorBody`, the shape of core/errors.py), schema-valid parameters accepted and invalid ones refused.
-Bounded and derandomised so the run is the same each time."""
+Bounded and derandomised so the run is the same each time. Beside it, on the same graph, a deterministic sweep of
+hostile values (control characters, days outside the served years) for every string and date parameter the
+schema lists (tests/support/api_boundaries.py): random generation may miss one, the sweep cannot."""
 
 from __future__ import annotations
 
 import pytest
 import schemathesis
+from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis.generation.modes import GenerationMode
@@ -14,6 +17,7 @@ from schemathesis.generation.modes import GenerationMode
 from newskg.pipeline import qa_service
 from newskg.wiring import Wiring
 from qa.api import create_app
+from tests.support.api_boundaries import cases
 from tests.support.articles import STORIES, ingest_stories
 from tests.support.cli import newskg_json
 from tests.support.isolation import Isolation
@@ -91,3 +95,40 @@ def test_every_operation_keeps_its_contract(app, mode):
     assert {op.path for op in operations} >= {"/v1/ask", "/v1/entities", "/v1/entities/{entity_id}/timeline"}
     failures = [f for f in (contract_failure(op, mode) for op in operations) if f]
     assert not failures, "\n\n".join(failures)
+
+
+def test_hostile_parameters_are_refused_before_the_real_graph(app):
+    """review finding: q=%00, search=%00 and an entity id holding %00 reached FalkorDB (a NUL cuts the query
+    text: 500); date=0001-01-03 and 9999-12-28 overflowed the ±7-day window shift (500). On the real graph: the
+    review's requests, then every string and date parameter of every operation, each a 422 naming the parameter."""
+    api = TestClient(app, raise_server_exceptions=False)
+    review = [
+        ("/v1/ask", {"q": "\x00", "date": "2023-05-02"}, "q"),
+        ("/v1/ask", {"q": "doja cat", "date": "0001-01-03"}, "date"),
+        ("/v1/ask", {"q": "doja cat", "date": "9999-12-28"}, "date"),
+        ("/v1/entities", {"search": "\x00"}, "search"),
+        ("/v1/entities/%00/timeline", {"from": "2023-05-01", "to": "2023-05-02"}, "entity_id"),
+        ("/v1/explore/entities/e_%00/neighbourhood", {}, "entity_id"),
+    ]
+    for path, params, name in review:
+        response = api.get(path, params=params)
+        assert response.status_code == 422 and name in response.json()["detail"], (path, params, response.text)
+    wrong = []
+    for case in cases(app.openapi()):
+        response = api.request(case.method, case.path, params=case.params, json=case.body)
+        if response.status_code != 422 or case.parameter not in response.json().get("detail", ""):
+            wrong.append(f"{case}: {response.status_code} {response.text[:200]}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_edges_of_the_served_years_answer(app):
+    """The last served day shifted by the temporal rings, and a query whose text names a day before the served
+    years (read as words, not as year 1): answers, not 500s."""
+    api = TestClient(app, raise_server_exceptions=False)
+    for date in ("1000-01-01", "8999-12-31"):
+        response = api.get("/v1/ask", params={"q": "doja cat", "date": date, "strategy": "temporal", "k": 3})
+        assert response.status_code == 200, (date, response.text)
+    worded = api.get("/v1/ask", params={"q": "doja cat on Jan 3 0001", "date": "2023-05-02", "k": 3})
+    assert worded.status_code == 200 and worded.json()["asked"] is None, worded.text
+    latest = api.get("/v1/entities", params={"search": "doja cat", "as_of": "8999-12-31"})
+    assert latest.status_code == 200 and latest.json()["entities"], latest.text

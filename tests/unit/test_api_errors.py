@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from qa.api import create_app
+from qa.contract import DATE_PATTERN
 
 
 def client(keys: list[str] | None = None, service: object = None) -> TestClient:
@@ -46,7 +47,7 @@ def test_the_schema_says_what_the_server_accepts():
     spec = client().get("/openapi.json").json()
     ask = spec["paths"]["/v1/ask"]["get"]
     date = next(p for p in ask["parameters"] if p["name"] == "date")["schema"]
-    assert date["format"] == "date" and date["pattern"] == r"^\d{4}-\d{2}-\d{2}$"
+    assert date["format"] == "date" and date["pattern"] == DATE_PATTERN
     strategy = next(p for p in ask["parameters"] if p["name"] == "strategy")["schema"]
     assert set(strategy["enum"]) == {"temporal", "generic", "hybrid", "newsrag"}
     timeline = spec["paths"]["/v1/entities/{entity_id}/timeline"]["get"]
