@@ -13,6 +13,9 @@ class NewskgError(Exception):
     passes `reason=` instead."""
 
     REASON: ClassVar[str] = "newskg_error"
+    # True: not this input's fault and not an outage, so a stage must stop rather than dead-letter it (the LLM call
+    # budget spent): core/failures.py classifies every NewskgError by this.
+    STOPS: ClassVar[bool] = False
 
     def __init__(self, message: str = "", *, reason: str | None = None):
         super().__init__(message)

@@ -7,7 +7,8 @@ saw that chunk pending; after a restart, from the start, since the pairs with a 
 the graph), or when the stream is idle in a batch run (`flush_all`, the stage's on_idle).
 
 Coverage (an M2Batch in the graph) is written only for an answer that parsed. A batch whose answer did not parse,
-or whose call raised something that is not an infrastructure failure, is tried again on the next tick; after
+or whose call or write raised something that is neither an outage nor a stop (core/failures.py), is tried again on
+the next tick; after
 `max_tries` tries of one of its chunks the batch is dead-lettered (reason `m2_batch_failed`, naming the pair and
 the chunk ids) and recorded as given up (M2Failed), never as covered."""
 
@@ -154,22 +155,30 @@ class M2Scheduler:
         return bool(groups)
 
     def _send(self, pair: Pair, group: list[M2Snippet]) -> bool:
-        """One call; True when its answer parsed and was written with the batch's coverage."""
+        """One call; True when its answer parsed and was written with the batch's coverage. A failure that is
+        neither an outage nor a stop (core/failures.py), of the call or of the write, is a failed try of the
+        batch (retried, then dead-lettered); an outage or a stop propagates and the try did not happen. The
+        try's LLM outcomes (`extract stats`) are counted once it is decided: covered (written) or failed."""
         subject, obj = EntityRef(pair[0], self.name_of(pair[0])), EntityRef(pair[1], self.name_of(pair[1]))
         chunk_ids = [s.chunk.id for s in group]
         self.stats.batches_sent += 1
-        try:
-            answer = run_m2(self.llm, subject, obj, group)
-        except Exception as exc:
-            if must_stop(exc):
-                raise
-            log.exception("M2 batch of %s|%s failed", *pair)
-            self._failed(pair, chunk_ids, describe(exc))
-            return False
-        if not answer.parsed:
-            self._failed(pair, chunk_ids, "the answer did not parse, even after the corrective retry")
-            return False
-        self._write(answer.interactions, f"{pair[0]}|{pair[1]}", chunk_ids)
+        with self.llm.deferring() as outcomes:
+            try:
+                answer = run_m2(self.llm, subject, obj, group)
+                if answer.parsed:
+                    self._write(answer.interactions, f"{pair[0]}|{pair[1]}", chunk_ids)
+            except Exception as exc:
+                if must_stop(exc):
+                    raise
+                log.exception("M2 batch of %s|%s failed", *pair)
+                self._failed(pair, chunk_ids, describe(exc))
+                self.llm.settle(outcomes)
+                return False
+            if not answer.parsed:
+                self._failed(pair, chunk_ids, "the answer did not parse, even after the corrective retry")
+                self.llm.settle(outcomes)
+                return False
+            self.llm.settle(outcomes)
         self.stats.batches_covered += 1
         for cid in chunk_ids:
             self._tries.pop((pair, cid), None)

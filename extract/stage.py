@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from core.errors import NewskgError
-from core.llm.client import LLMClient
+from core.llm.client import LLMClient, Outcomes
 from core.records import Chunk, ChunkSighting, DeadLetter, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.journal import journal_id
@@ -31,6 +31,7 @@ from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
 from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, dead_letter
+from ingest.process.log_keys import release_entry
 
 log = logging.getLogger(__name__)
 
@@ -52,11 +53,23 @@ class ExtractOptions:
     m2_max_wait_s: float = 600.0  # a shorter M2 remainder goes out once its oldest chunk waited this long
     m2_max_tries: int = 3  # an M2 batch that keeps failing is dead-lettered after this many tries
     chunks_topic: str = ""  # named in the dead letters of M2 batches (which come from no single message)
+    # The shared dedup log (ingest/process/signature_log.py): a chunk dead-lettered here is released there, with
+    # its dead letter. Empty: no release is written (tests, `extract text`).
+    dedup_topic: str = ""
 
 
-class ExtractStage(Stage[tuple[GiveUp, ...]]):
-    """`handle` returns, for `acknowledged`, the M2 batches given up whose dead letters are in its output: they
-    are noted as given up in the graph only once those letters are on the broker."""
+@dataclass(frozen=True)
+class ExtractAck:
+    """What a handled batch leaves for after its writes: the M2 batches given up whose dead letters are in its
+    output (noted as given up in the graph only once those letters are on the broker), and the LLM outcomes its
+    answers had (`extract stats`: counted once the batch is committed, so a redelivered batch counts once)."""
+
+    given_up: tuple[GiveUp, ...] = ()
+    outcomes: Outcomes | None = None
+
+
+class ExtractStage(Stage[ExtractAck]):
+    """`handle` returns, for `acknowledged` and `committed`, an ExtractAck."""
 
     name = "extract"
 
@@ -97,7 +110,13 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
                 topic=options.chunks_topic,
             )
 
-    def handle(self, records: list[ConsumerRecord]) -> StageOutput[tuple[GiveUp, ...]]:
+    def handle(self, records: list[ConsumerRecord]) -> StageOutput[ExtractAck]:
+        if self.llm is None:
+            return self._handle(records, None)
+        with self.llm.deferring() as outcomes:
+            return self._handle(records, outcomes)
+
+    def _handle(self, records: list[ConsumerRecord], outcomes: Outcomes | None) -> StageOutput[ExtractAck]:
         dead: list[DeadLetter] = []
         chunks: list[Chunk] = []
         sightings: list[tuple[ChunkSighting, ConsumerRecord]] = []
@@ -119,18 +138,23 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
                 dead.append(dead_letter(record, self.name, misplaced))
         chunks, whole = self._split_written(chunks)
         extractions, failures = self.extract_each(chunks)
-        failed = [(origin[chunk.id], exc, reason) for chunk, exc, reason in failures]
         written, write_failures = self._persist(extractions, sightings, origin)
-        for messages, exc, reason in failed + write_failures:
+        releases: list[Outgoing] = []
+        for chunk, exc, reason in [*failures, *write_failures]:
+            messages = origin[chunk.id] if isinstance(chunk, Chunk) else [chunk[1]]
             log.warning("dead-lettered %d message(s) (%s): %s", len(messages), reason, describe(exc))
             dead += [dead_letter(r, self.name, NewskgError(describe(exc), reason=reason)) for r in messages]
+            if isinstance(chunk, Chunk) and self.options.dedup_topic:
+                # not in the graph: its signature in the dedup log is let go with the dead letter (same write)
+                releases.append(Outgoing(self.options.dedup_topic, *release_entry(chunk, reason)))
         touched = [(x.chunk, {m.entity_id for m in x.mentions}) for x in written] + self._remirror(whole)
         given_up: tuple[GiveUp, ...] = ()
         if self.m2 and touched:
             # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
             self.m2.after_write(self._touched_pairs(touched))
             given_up = self.m2.given_up()
-        return StageOutput((), tuple(dead) + tuple(g.letter for g in given_up), given_up)
+        letters = tuple(dead) + tuple(g.letter for g in given_up)
+        return StageOutput(tuple(releases), letters, ExtractAck(given_up, outcomes))
 
     def _split_written(self, chunks: list[Chunk]) -> tuple[list[Chunk], list[Chunk]]:
         """(to extract, written whole already): a chunk record whose linking journal is in the graph was written
@@ -161,9 +185,10 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
         sightings: list[tuple[ChunkSighting, ConsumerRecord]],
         origin: dict[str, list[ConsumerRecord]],
     ):
-        """Graph, then mirror, for the whole batch in one write. If that write fails for a reason that is not the
-        infrastructure's, one message at a time, so only what cannot be written is dead-lettered. Returns the
-        extractions written and the failures as (messages, exception, reason)."""
+        """Graph, then mirror, for the whole batch in one write. If that write fails for a reason that is neither an
+        outage nor a stop (core/failures.py), one message at a time, so only what cannot be written is
+        dead-lettered. Returns the extractions written and the failures as (the chunk, or the sighting with its
+        message; exception; reason)."""
         try:
             self._write(extractions, [s for s, _ in sightings])
             return extractions, []
@@ -171,9 +196,10 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
             if must_stop(exc):
                 raise
             log.warning("batch write failed (%s): writing message by message", describe(exc))
-        written, failures = [], []
-        units = [([x], [], origin[x.chunk.id]) for x in extractions] + [([], [s], [r]) for s, r in sightings]
-        for xs, ss, messages in units:
+        written: list[ChunkExtraction] = []
+        failures: list[tuple[Chunk | tuple[ChunkSighting, ConsumerRecord], BaseException, str]] = []
+        units = [(x.chunk, [x], []) for x in extractions] + [((s, r), [], [s]) for s, r in sightings]
+        for unit, xs, ss in units:
             try:
                 self._write(xs, ss)
                 written += xs
@@ -182,7 +208,7 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
                     raise
                 for x in xs:  # dead-lettered: not retried, so no longer held as linked
                     self._forget(x.chunk)
-                failures.append((messages, exc, WRITE_ERROR))
+                failures.append((unit, exc, WRITE_ERROR))
         return written, failures
 
     def _write(self, extractions: list[ChunkExtraction], sightings: list[ChunkSighting]) -> None:
@@ -214,9 +240,14 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
                 rows.append(JournalRow.of(journal_id(x.chunk), x.chunk.id, linked[0], x.journal.model_dump_json()))
         return rows
 
-    def acknowledged(self, output: StageOutput[tuple[GiveUp, ...]]) -> None:
+    def acknowledged(self, output: StageOutput[ExtractAck]) -> None:
         if self.m2:
-            self.m2.dead_lettered(output.after_ack)  # their dead letters are on the broker: note them in the graph
+            # their dead letters are on the broker: note them in the graph
+            self.m2.dead_lettered(output.after_ack.given_up)
+
+    def committed(self, output: StageOutput[ExtractAck]) -> None:
+        if self.llm and output.after_ack.outcomes is not None:
+            self.llm.settle(output.after_ack.outcomes)
 
     def extract(self, chunks: list[Chunk]) -> list[ChunkExtraction]:
         """Linking for every variant; M0 and M1 interactions here (M2 runs over the graph, see the scheduler).
@@ -328,16 +359,18 @@ class ExtractStage(Stage[tuple[GiveUp, ...]]):
         return self.m2.flush_all() if self.m2 else False
 
 
-class ExtractRunner(StageRunner[tuple[GiveUp, ...]]):
+class ExtractRunner(StageRunner[ExtractAck]):
     """The shared poll-handle-commit step, then the stage's own clock: overdue M2 remainders go out even when no
     message arrives (a long-running stage never sees on_idle), and their dead letters are sent and acknowledged
-    before the graph notes the batch as given up."""
+    before the graph notes the batch as given up. The clock runs under the runner's outage handling (`deferred`):
+    an outage while it flushes a remainder postpones it with backoff, and it waits while a batch is held."""
 
     stage: ExtractStage
 
     def step(self, timeout_ms: int = 1000) -> int:
         moved = super().step(timeout_ms)
-        self.stage.tick()
+        if self.held is None:
+            self.deferred(self.stage.tick)
         if self.stage.m2 and (given_up := self.stage.m2.given_up()):
             generation = self.producer.generation
             try:

@@ -9,6 +9,8 @@ import json
 import logging
 import re
 import threading
+from collections.abc import Generator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -62,6 +64,7 @@ class BudgetExceeded(NewskgError, RuntimeError):
     """The --max-llm-calls budget is spent: the caller stops cleanly (nothing half-written)."""
 
     REASON = "llm_budget_exceeded"
+    STOPS = True
 
 
 @dataclass
@@ -72,6 +75,14 @@ class SessionUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     counters: dict[str, int] = field(default_factory=dict[str, int])  # "prompt.name" -> n, see LLMClient.count
+
+
+@dataclass
+class Outcomes:
+    """Outcomes of answers held back from the persistent ledger (LLMClient.deferring)."""
+
+    usage: dict[str, list[int]] = field(default_factory=dict[str, list[int]])  # prompt -> [cached, failures]
+    counters: dict[tuple[str, str], int] = field(default_factory=dict[tuple[str, str], int])  # (prompt, name) -> n
 
 
 class LLMClient:
@@ -97,6 +108,7 @@ class LLMClient:
         self.json_mode = json_mode
         self.max_tokens = max_tokens
         self.usage = SessionUsage()
+        self._scopes: list[Outcomes] = []  # open `deferring` blocks, innermost last
         self._prices = (price_in_per_mtok, price_out_per_mtok)
         self._slots = threading.BoundedSemaphore(max_concurrency)
         self._lock = threading.Lock()
@@ -146,8 +158,43 @@ class LLMClient:
         with self._lock:
             key = f"{prompt_name}.{name}"
             self.usage.counters[key] = self.usage.counters.get(key, 0) + n
+            if self._scopes:  # held back until the work is committed (`deferring`)
+                counters = self._scopes[-1].counters
+                counters[(prompt_name, name)] = counters.get((prompt_name, name), 0) + n
+                return
         if self.cache:
             self.cache.count(self.model, prompt_name, name, n)
+
+    @contextmanager
+    def deferring(self) -> Generator[Outcomes]:
+        """Hold back from the persistent ledger (`newskg extract stats`) the outcomes of the answers got inside
+        this block (cache hits, unparseable answers, `count`): they reach it only when `settle` is called with what
+        this yields, once the work they belong to is committed. Work done again (a batch redelivered after an
+        outage, a refused commit or a crash) is then counted once: the first try's outcomes are never settled.
+        Spend (calls, tokens, cost) is written as it happens: the endpoint was paid whether or not the work was
+        committed, and its answer is cached, so the work done again does not pay twice. Blocks nest: the innermost
+        one holds. The session's own `usage` is not deferred."""
+        outcomes = Outcomes()
+        with self._lock:
+            self._scopes.append(outcomes)
+        try:
+            yield outcomes
+        finally:
+            with self._lock:
+                self._scopes.remove(outcomes)
+
+    def settle(self, outcomes: Outcomes) -> None:
+        """Write outcomes a `deferring` block held back to the ledger (once: settling them again writes nothing)."""
+        with self._lock:
+            usage, counters = dict(outcomes.usage), dict(outcomes.counters)
+            outcomes.usage.clear()
+            outcomes.counters.clear()
+        if not self.cache:
+            return
+        for prompt, (cached, failures) in usage.items():
+            self.cache.record(self.model, prompt, cached=cached, failures=failures)
+        for (prompt, name), n in counters.items():
+            self.cache.count(self.model, prompt, name, n)
 
     def _call(self, prompt: Prompt[M], messages: list[dict[str, str]], model_cls: type[M]) -> str:
         with self._lock:
@@ -231,6 +278,13 @@ class LLMClient:
             self.usage.failures += failures
             self.usage.prompt_tokens += prompt_tokens
             self.usage.completion_tokens += completion_tokens
+            if self._scopes and (cached or failures):  # outcomes: held back until the work is committed
+                totals = self._scopes[-1].usage.setdefault(prompt.name, [0, 0])
+                totals[0] += cached
+                totals[1] += failures
+                cached = failures = 0
+                if not calls:
+                    return
         cost = (prompt_tokens * self._prices[0] + completion_tokens * self._prices[1]) / 1e6
         if self.cache:
             self.cache.record(

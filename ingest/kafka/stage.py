@@ -17,14 +17,10 @@ from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from core.errors import NewskgError
+from core.failures import outage
 from core.records import DeadLetter, Record
 from core.timeaxes import iso, utc_now
-from ingest.kafka.client import (
-    ConsumerRecord,
-    KafkaConnectionError,
-    KafkaTimeoutError,
-    NodeNotReadyError,
-)
+from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.membership import GroupMembershipError
 from ingest.kafka.producer import RecordProducer, producer_state_lost
@@ -70,7 +66,8 @@ def dead_letter(record: ConsumerRecord, stage: str, error: NewskgError) -> DeadL
     key = record.key.decode("utf-8", "replace") if record.key else None
     return DeadLetter(
         reason=error.reason,
-        detail=str(error)[:2000],
+        # the detail may quote the input: a lone surrogate in it could not be sent (UTF-8), and would stop the stage
+        detail=str(error)[:2000].encode("utf-8", "replace").decode("utf-8"),
         stage=stage,
         topic=record.topic,
         partition=record.partition,
@@ -91,6 +88,10 @@ class Stage(ABC, Generic[AckT]):
 
     def acknowledged(self, output: StageOutput[AckT]) -> None:
         """Called with what `handle` returned once its writes are acknowledged, before the commit."""
+
+    def committed(self, output: StageOutput[AckT]) -> None:
+        """Called once the batch's offsets are committed: count what the batch did (a batch handled but not
+        committed is handled again, and must not be counted twice)."""
 
     def close(self) -> None:
         """Release what the stage holds."""
@@ -121,12 +122,10 @@ def offset_spans(records: Sequence[ConsumerRecord]) -> str:
     )
 
 
-def kafka_outage(exc: BaseException) -> bool:
-    """The broker out of reach (after the client's own retries), or back but without the producer's state (lost in
-    its crash): a reason to hold the batch and try again."""
-    return producer_state_lost(exc) or isinstance(
-        exc, (ConnectionError, TimeoutError, KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError)
-    )
+# Whether to hold a batch and try again is the one classifier's call (core/failures.py): the broker out of reach
+# or back without the producer's state, the graph, the mirror or the LLM endpoint out of reach or refusing writes
+# for now. The name stays for the callers that pass it explicitly.
+kafka_outage = outage
 
 
 @dataclass
@@ -142,12 +141,14 @@ class _Held(Generic[AckT]):
 
 
 class StageRunner(Generic[AckT]):
-    """One stage's poll-handle-write-commit loop. An outage (`outage(exc)`: the graph, the broker, the mirror or
-    the LLM endpoint out of reach) does not stop it: the batch in hand is held, uncommitted, and tried again with
-    exponential backoff (RETRY_FIRST_S doubling to RETRY_MAX_S) until the service is back; nothing new is polled
-    meanwhile. A broker that came back without the producer's state (`producer_state_lost`) is such an outage too:
-    the producer is rebuilt before the batch is sent again (the writes are idempotent upserts by content id, so
-    a write that did land is not doubled). Any other exception propagates."""
+    """One stage's poll-handle-write-commit loop. An outage (`outage(exc)`, core/failures.py: the graph, the broker,
+    the mirror or the LLM endpoint out of reach) does not stop it: the batch in hand is held, uncommitted, and tried
+    again with exponential backoff (RETRY_FIRST_S doubling to RETRY_MAX_S) until the service is back; nothing new
+    is polled meanwhile. A broker that came back without the producer's state (`producer_state_lost`) is such an
+    outage too: the producer is rebuilt before the batch is sent again (the writes are idempotent upserts by
+    content id, so a write that did land is not doubled). Work outside a batch (`deferred`: the stage's clock,
+    `on_idle`) is held back by an outage the same way. Any other exception is a bug (per-record failures are the
+    stage's dead letters, never exceptions): it propagates and the stage stops loudly."""
 
     def __init__(
         self,
@@ -155,7 +156,7 @@ class StageRunner(Generic[AckT]):
         consumer: GroupConsumer,
         producer: RecordProducer,
         dlq_topic: str,
-        outage: Callable[[BaseException], bool] = kafka_outage,
+        outage: Callable[[BaseException], bool] = outage,
     ):
         self.stage = stage
         self.consumer = consumer
@@ -164,6 +165,8 @@ class StageRunner(Generic[AckT]):
         self.outage = outage
         self.stats = StageStats()
         self.held: _Held[AckT] | None = None
+        self._deferred_delay_s = 0.0  # backoff of deferred work an outage interrupted (0: none pending)
+        self._deferred_at = 0.0  # ... and when it may run again
 
     def step(self, timeout_ms: int = 1000) -> int:
         """One poll-handle-write-commit cycle; returns how many messages it consumed (and committed)."""
@@ -211,7 +214,8 @@ class StageRunner(Generic[AckT]):
         """Send the writes and dead letters, wait for every acknowledgement, then commit."""
         self.write([*output.messages, *(Outgoing(self.dlq_topic, dl.key, dl) for dl in output.dead)])
         self.stage.acknowledged(output)  # nothing is committed unless every write was acknowledged
-        self.consumer.commit(records)
+        if self.consumer.commit(records) is not False:  # False: a rebalance refused it, the batch comes again
+            self.stage.committed(output)
         self.stats.consumed += len(records)
         self.stats.produced += len(output.messages)
         self.stats.dead += len(output.dead)
@@ -256,6 +260,37 @@ class StageRunner(Generic[AckT]):
             len(records),
             delay,
         )
+
+    def deferred(self, work: Callable[[], bool]) -> bool:
+        """Run work that belongs to no batch (the stage's clock, `on_idle`) under the same outage handling: an
+        outage postpones it with backoff (RETRY_FIRST_S doubling to RETRY_MAX_S) and answers True (not done: not
+        idle); anything else propagates. Returns what `work` returned (True: it did something)."""
+        now = time.monotonic()
+        if now < self._deferred_at:
+            return True
+        try:
+            did = work()
+        except Exception as exc:
+            if not self.outage(exc):
+                raise
+            delay = RETRY_FIRST_S if not self._deferred_delay_s else min(self._deferred_delay_s * 2, RETRY_MAX_S)
+            self._deferred_delay_s, self._deferred_at = delay, now + delay
+            log.warning(
+                "%s: outage during deferred work (%s: %s); trying again in %.1f s",
+                self.stage.name,
+                type(exc).__name__,
+                str(exc)[:300],
+                delay,
+            )
+            return True
+        if self._deferred_delay_s:
+            log.warning("%s: deferred work done after the outage", self.stage.name)
+        self._deferred_delay_s, self._deferred_at = 0.0, 0.0
+        return did
+
+    def on_idle(self) -> bool:
+        """The stage's `on_idle` (every stage caught up), under the outage handling of `deferred`."""
+        return self.deferred(self.stage.on_idle)
 
     def idle(self) -> bool:
         """Holds partitions, no batch held back by an outage, and has read everything on them."""
@@ -317,7 +352,7 @@ def run_stages(
             continue
         quiet_rounds = quiet_rounds + 1 if all(r.idle() for r in runners) else 0
         if quiet_rounds >= 2:
-            if any([r.stage.on_idle() for r in runners]):
+            if any([r.on_idle() for r in runners]):
                 quiet_rounds = 0
                 continue
             return

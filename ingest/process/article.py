@@ -9,7 +9,7 @@ from core.records import Article, RawArticle
 from core.timeaxes import epoch_ms, iso
 from ingest.process.dates import choose_date
 from ingest.process.language import detect_language
-from ingest.process.text import extract_page
+from ingest.process.text import clean_text, extract_page
 
 
 def raw_article_id(raw: RawArticle) -> str:
@@ -19,7 +19,7 @@ def raw_article_id(raw: RawArticle) -> str:
 
 def source_name(raw: RawArticle, url: str | None) -> str:
     if raw.source and raw.source != "unknown":
-        return raw.source
+        return clean_text(raw.source) or "unknown"
     host = urlsplit(url).hostname if url else None
     return (host[4:] if host and host.startswith("www.") else host) or "unknown"
 

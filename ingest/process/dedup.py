@@ -218,7 +218,11 @@ class DedupIndex:
         # that emitted it, -1: unknown; the kept chunk it named; the similarity it stated), and their days (eviction)
         self._sighted: dict[int, tuple[int, str, float]] = {}
         self._sighted_on: dict[int, list[int]] = defaultdict(list)
+        # (chunk id, ingestion ms of the record that emitted it) → ordinal day: chunks the extract stage
+        # dead-lettered (DedupRelease), so their signature is not held even when it is read after the release
+        self._released: dict[tuple[str, int], int] = {}
         self.evicted = 0
+        self.released = 0
 
     def __len__(self) -> int:
         return len(self._slot_of)
@@ -264,6 +268,8 @@ class DedupIndex:
     ) -> int | None:
         self._move_window(day)
         if chunk_id in self._slot_of or not self.window.holds(day):
+            return None
+        if ingested_ms is not None and (chunk_id, ingested_ms) in self._released:
             return None
         slot = len(self._ids)
         if slot == len(self._alive):
@@ -314,6 +320,23 @@ class DedupIndex:
         self._sighted_on[day_from_key(day).toordinal()].append(key)
         return True
 
+    def release(self, chunk_id: str, ingested_ms: int, day: int) -> bool:
+        """The chunk emitted by the record ingested at `ingested_ms` was dead-lettered downstream (it is not in the
+        graph): its signature is let go, so near-duplicates are no longer sightings of it. Remembered within the
+        window, so the signature is not held if it is read later (the release may come first in the log). True
+        when a held signature was let go."""
+        self._move_window(day)
+        if not self.window.holds(day):
+            return False
+        self._released[(chunk_id, ingested_ms)] = day_from_key(day).toordinal()
+        slot = self._slot_of.get(chunk_id)
+        if slot is None or int(self._emitted_ms[slot]) not in (ingested_ms, -1):
+            return False
+        del self._slot_of[chunk_id]
+        self._alive[slot] = False
+        self.released += 1
+        return True
+
     def _move_window(self, day: int | None) -> None:
         cutoff = self.window.advance(day)
         if cutoff is None:
@@ -327,6 +350,8 @@ class DedupIndex:
         for ordinal in [o for o in self._sighted_on if o <= cutoff]:
             for key in self._sighted_on.pop(ordinal):
                 self._sighted.pop(key, None)
+        for key in [k for k, ordinal in self._released.items() if ordinal <= cutoff]:
+            del self._released[key]
         if used > 4096 and len(self._slot_of) < used * 0.75:
             self._compact()
 

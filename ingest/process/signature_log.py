@@ -1,9 +1,13 @@
 """The dedup index's durable, shared state: a Kafka topic replayed into memory.
 
-Two kinds of entry, keyed so that a compacted topic keeps exactly the latest one of each:
+Three kinds of entry, keyed so that a compacted topic keeps exactly the latest one of each:
   - DedupSignature, keyed by chunk id: a kept chunk's MinHash signature;
   - DedupSighting, keyed by article id + its own chunk id: a sighting already emitted, so the same article ingested
-    again emits nothing.
+    again emits nothing;
+  - DedupRelease, keyed `released/` + chunk id, written by the extract stage together with the dead letter of a
+    chunk it could not extract or write (`release_entry`): the chunk is not in the graph, so its signature is let
+    go and later near-duplicates are extracted instead of becoming sightings of a chunk that never exists. It names
+    the record that emitted the chunk, so it applies in whichever order the two stages' entries are read.
 The topic is created with cleanup.policy=compact (`LOG_TOPIC_CONFIG`): time-based retention (Kafka's default 7
 days) would silently delete the state, and every key is written once (a chunk id is a hash of its text), so
 compaction keeps it all while dropping superseded copies. What the index holds is bounded by the publication
@@ -18,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.records import DedupSighting, DedupSignature, RecordError, decode_any
+from core.records import DedupRelease, DedupSighting, DedupSignature, RecordError, decode_any
 from ingest.kafka import client
 from ingest.kafka.producer import RecordProducer
 from ingest.process.dedup import DedupIndex, LeanMinHash
+from ingest.process.log_keys import sighting_key, signature_key
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +56,36 @@ class Kept:
     ingested_ms: int | None = None
 
 
-def sighting_key(article_id: str, chunk_id: str) -> str:
-    return f"{article_id}/{chunk_id}"
+def apply_entry(index: DedupIndex, value: bytes | None) -> bool:
+    """One log entry into the index; True when the index now holds (or let go of) something. An entry this build
+    cannot read is skipped with a warning, never raised: one bad entry must not keep every replica from starting."""
+    if value is None:  # a tombstone: nothing to hold
+        return False
+    try:
+        entry = decode_any(value)
+    except RecordError as exc:
+        log.warning("skipping a bad dedup log entry: %s", exc)
+        return False
+    if isinstance(entry, DedupRelease):
+        released = index.release(entry.chunk_id, entry.ingested_ms, entry.day)
+        if released:
+            log.info("dedup: released chunk %s (dead-lettered downstream: %s)", entry.chunk_id, entry.reason)
+        return released
+    if isinstance(entry, DedupSighting):
+        return index.add_sighting(
+            entry.article_id, entry.chunk_id, entry.kept_chunk_id, entry.day, entry.ingested_ms, entry.similarity
+        )
+    if not isinstance(entry, DedupSignature) or entry.num_perm != index.signer.num_perm:
+        return False  # another kind, or written with other settings: not comparable
+    try:
+        values = index.signer.decode_values(entry.minhash)
+    except ValueError as exc:  # binascii.Error is one; also a length that is no whole number of uint32
+        log.warning("skipping a dedup log entry with an undecodable signature: %s", exc)
+        return False
+    if len(values) != index.signer.num_perm:
+        log.warning("skipping a dedup log entry whose signature has %d values, not %d", len(values), entry.num_perm)
+        return False
+    return index.load(entry.chunk_id, entry.article_id, values, entry.day, entry.ingested_ms)
 
 
 class SignatureLog:
@@ -113,7 +146,7 @@ class SignatureLog:
             for records in self._reader.poll(timeout_ms=500).values():
                 for record in records:
                     stats.read += 1
-                    if self._apply(index, record.value):
+                    if apply_entry(index, record.value):
                         stats.held += 1
                     else:
                         stats.skipped += 1
@@ -131,28 +164,11 @@ class SignatureLog:
         stats.seconds = time.monotonic() - started
         return stats
 
-    def _apply(self, index: DedupIndex, value: bytes | None) -> bool:
-        if value is None:  # a tombstone: nothing to hold
-            return False
-        try:
-            entry = decode_any(value)
-        except RecordError as exc:
-            log.warning("skipping a bad dedup log entry: %s", exc)
-            return False
-        if isinstance(entry, DedupSighting):
-            return index.add_sighting(
-                entry.article_id, entry.chunk_id, entry.kept_chunk_id, entry.day, entry.ingested_ms, entry.similarity
-            )
-        if not isinstance(entry, DedupSignature) or entry.num_perm != index.signer.num_perm:
-            return False  # another kind, or written with other settings: not comparable
-        values = index.signer.decode_values(entry.minhash)
-        return index.load(entry.chunk_id, entry.article_id, values, entry.day, entry.ingested_ms)
-
     def append(self, index: DedupIndex, kept: Sequence[Kept], sighted: Sequence[DedupSighting]) -> None:
         """Write kept signatures and emitted sightings and wait for the acknowledgement."""
         items: list[tuple[str | None, DedupSignature | DedupSighting]] = [
             (
-                k.chunk_id,
+                signature_key(k.chunk_id),
                 DedupSignature(
                     chunk_id=k.chunk_id,
                     article_id=k.article_id,

@@ -6,19 +6,22 @@ import logging
 from dataclasses import dataclass, field
 
 from core.errors import NewskgError
+from core.failures import must_stop
 from core.ids import chunk_id
-from core.records import Article, Chunk, ChunkSighting, DeadLetter, DedupSighting, RawArticle, RecordError
+from core.records import Article, Chunk, ChunkSighting, DeadLetter, DedupSighting, RawArticle
 from core.settings import Settings
 from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.stage import Outgoing, Stage, StageOutput, dead_letter
 from ingest.process.article import build_article
 from ingest.process.chunking import Window, windows
-from ingest.process.dedup import Decision, DedupIndex
+from ingest.process.dedup import Decision, DedupIndex, LeanMinHash
 from ingest.process.guards import Rejected, check_size, looks_binary
-from ingest.process.sentences import split_many
+from ingest.process.sentences import split_each
 from ingest.process.signature_log import Kept, SignatureLog
 
 log = logging.getLogger(__name__)
+
+PROCESSING_ERROR = "processing_error"
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,12 @@ class _Batch:
     dead: list[DeadLetter] = field(default_factory=list[DeadLetter])
     kept: list[Kept] = field(default_factory=list[Kept])
     sighted: list[DedupSighting] = field(default_factory=list[DedupSighting])
+
+    def add(self, other: _Batch) -> None:
+        self.messages += other.messages
+        self.dead += other.dead
+        self.kept += other.kept
+        self.sighted += other.sighted
 
     def output(self) -> StageOutput[DedupLogEntries]:
         entries = DedupLogEntries(tuple(self.kept), tuple(self.sighted))
@@ -61,6 +70,9 @@ class ProcessStage(Stage[DedupLogEntries]):
         return self.signature_log is None or self.signature_log.replayed
 
     def handle(self, records: list[ConsumerRecord]) -> StageOutput[DedupLogEntries]:
+        """Every step of a record (decode, guards, main text, sentences, chunks, dedup) runs in its guard: a record
+        that fails any of them is one dead letter with a reason code and the others go on; only an outage or a
+        stop (core/failures.py) propagates, for the runner to hold the batch or end the stage."""
         if self.signature_log:
             self.signature_log.catch_up(self.index)  # what other replicas kept since the last batch
         batch = _Batch()
@@ -68,19 +80,26 @@ class ProcessStage(Stage[DedupLogEntries]):
         for record in records:
             try:
                 articles.append((record, self._article(record)))
-            except (Rejected, RecordError) as exc:
-                batch.dead.append(dead_letter(record, self.name, exc))
             except Exception as exc:
-                log.exception("process failed on %s[%d]@%d", record.topic, record.partition, record.offset)
-                batch.dead.append(dead_letter(record, self.name, NewskgError(repr(exc), reason="processing_error")))
-        sentence_lists = split_many([article.text for _, article in articles]) if articles else []
+                self._dead(record, exc, batch)
+        sentence_lists = split_each([article.text for _, article in articles]) if articles else []
         for (record, article), sentences in zip(articles, sentence_lists, strict=True):
             try:
-                self._chunk(article, sentences, batch)
+                if isinstance(sentences, Exception):
+                    raise sentences
+                batch.add(self._chunk(article, sentences))
             except Exception as exc:
-                log.exception("chunking failed for article %s", article.id)
-                batch.dead.append(dead_letter(record, self.name, NewskgError(repr(exc), reason="processing_error")))
+                self._dead(record, exc, batch)
         return batch.output()
+
+    def _dead(self, record: ConsumerRecord, exc: Exception, batch: _Batch) -> None:
+        """The record's dead letter: its own reason for a refusal of ours, `processing_error` for anything else."""
+        if must_stop(exc):
+            raise exc
+        if not isinstance(exc, NewskgError):
+            log.exception("process failed on %s[%d]@%d", record.topic, record.partition, record.offset, exc_info=exc)
+            exc = NewskgError(f"{type(exc).__name__}: {exc}", reason=PROCESSING_ERROR)
+        batch.dead.append(dead_letter(record, self.name, exc))
 
     def _article(self, record: ConsumerRecord) -> Article:
         if record.value is None:
@@ -90,11 +109,16 @@ class ProcessStage(Stage[DedupLogEntries]):
             raise Rejected("binary_payload", "the message is binary, not a JSON record")
         return build_article(RawArticle.from_bytes(record.value))
 
-    def _chunk(self, article: Article, sentences: list[str], batch: _Batch) -> None:
+    def _chunk(self, article: Article, sentences: list[str]) -> _Batch:
+        """The article's chunk and sighting messages. Every record is built (and validated) before the dedup index
+        is asked or told anything, so an article that fails leaves nothing behind in the index."""
         topic = self.settings.topic_chunks
+        prepared: list[tuple[str, LeanMinHash, Chunk]] = []
         for window in windows(sentences, self.settings.chunk_sentences, self.settings.chunk_stride):
             cid = chunk_id(window.text)
-            mh = self.index.signer.sign(window.text)
+            prepared.append((cid, self.index.signer.sign(window.text), chunk_record(article, cid, window)))
+        batch = _Batch()
+        for cid, mh, record in prepared:
             decision = self.index.decide(cid, article.id, mh, article.ingested_ms)
             # Keyed by article: an article's chunks stay in order on one partition, so the extract stage sees a
             # full name before the short forms of later chunks.
@@ -108,14 +132,13 @@ class ProcessStage(Stage[DedupLogEntries]):
                 # content-keyed chunk, which the graph's upsert absorbs.
                 if self.index.add(cid, article.id, mh, article.published_day, article.ingested_ms):
                     batch.kept.append(Kept(cid, article.id, mh, article.published_day, article.ingested_ms))
-                batch.messages.append(Outgoing(topic, article.id, chunk_record(article, cid, window)))
+                batch.messages.append(Outgoing(topic, article.id, record))
             elif decision.kind == "resend":  # this record again (dedup.Decision): what it emitted, not logged again
                 message = (
-                    _sighting(article, decision.sighting_of, decision.similarity)
-                    if decision.sighting_of
-                    else chunk_record(article, cid, window)
+                    _sighting(article, decision.sighting_of, decision.similarity) if decision.sighting_of else record
                 )
                 batch.messages.append(Outgoing(topic, article.id, message))
+        return batch
 
     def _note_sighting(self, article: Article, cid: str, decision: Decision, batch: _Batch) -> None:
         """The sighting in the index now and, once the batch is acknowledged, in the log."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import cast
 
@@ -13,6 +14,20 @@ from core.records import RawArticle
 from ingest.process.guards import Rejected, looks_binary
 
 MIN_TEXT_CHARS = 40
+# C0 control characters but tab and newline, DEL, and lone UTF-16 surrogates (JSON's "\ud800" decodes to one):
+# a NUL cuts a FalkorDB query's text, and a surrogate cannot be encoded as UTF-8 (the chunk message would fail).
+_UNWANTED = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """Text without control characters (tab and newline kept; CR and CRLF become a newline) or lone surrogates."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return _UNWANTED.sub("", text)
+
+
+def clean_optional(text: str | None) -> str | None:
+    return None if text is None else clean_text(text) or None
 
 
 @dataclass(frozen=True)
@@ -73,6 +88,14 @@ def extract_page(raw: RawArticle) -> Page:
         )
     else:
         page = Page((raw.text or "").strip(), raw.title, None, None, None, raw.url)
+    page = Page(
+        clean_text(page.text).strip(),
+        clean_optional(page.title),
+        clean_optional(page.author),
+        page.date,
+        clean_optional(page.lang),
+        clean_optional(page.url),
+    )
     if len(page.text) < MIN_TEXT_CHARS:
         raise Rejected("empty_extraction", f"only {len(page.text)} characters of main text")
     return page

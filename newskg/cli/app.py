@@ -7,14 +7,22 @@ import sys
 from typing import Any
 
 import typer
+from rich.markup import escape
 
+from core.failures import Failure, Server, classify
 from core.settings import get_settings
 from newskg.cli import services
 
+# Exit codes of a command that did not finish its work (README "Exit codes"): 1 a server out of reach or refusing
+# the credentials (one line naming it), 2 a usage error, 3 the --max-llm-calls budget spent with work left.
+EXIT_UNREACHABLE = 1
+EXIT_BUDGET_SPENT = 3
+
 
 class NewskgTyper(typer.Typer):
-    """The `newskg` app: a server out of reach ends any command with one line naming it and exit code 1, not a
-    traceback (the stages themselves wait an outage out: ingest/kafka/stage.py)."""
+    """The `newskg` app: a server out of reach, or refusing the configured credentials, ends any command with one
+    line naming it and exit code 1, not a traceback (the stages themselves wait an outage out:
+    ingest/kafka/stage.py). Which errors those are is core/failures.py's call."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
@@ -25,42 +33,59 @@ class NewskgTyper(typer.Typer):
                 raise
             from newskg.cli.output import err_console
 
-            err_console.print(f"[bold red]error:[/] {message}")
-            sys.exit(1)
+            err_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+            sys.exit(EXIT_UNREACHABLE)
+
+
+# What to check when a server is out of reach or refuses: (its address setting, its credentials setting).
+_SETTINGS = {
+    Server.BROKER: ("NEWSKG_KAFKA_BOOTSTRAP", "NEWSKG_KAFKA_BOOTSTRAP"),
+    Server.GRAPH: ("NEWSKG_GRAPH_URI", "NEWSKG_GRAPH_USER / NEWSKG_GRAPH_PASSWORD"),
+    Server.VECTOR: ("NEWSKG_QDRANT_URL", "NEWSKG_QDRANT_API_KEY"),
+    Server.LLM: ("NEWSKG_LLM_BASE_URL", "NEWSKG_LLM_API_KEY / NEWSKG_LLM_MODEL"),
+}
 
 
 def unreachable_server(exc: BaseException) -> str | None:
-    """The message for a broker or graph server out of reach, naming it and its address; None for any other
-    error."""
-    from ingest.kafka.client import KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError
+    """The message for a server out of reach (an outage) or refusing the request for a reason no retry mends (a
+    stop: credentials, a missing collection or model), naming it and its address; None for any other error."""
+    verdict = classify(exc)
+    if verdict.failure is Failure.POISON or verdict.server is None:
+        return None  # not a server's doing (or no telling which server): the error shows as it is
+    detail = f"{type(exc).__name__}: {str(exc).strip()}"
+    where = _address(verdict.server)
+    address_setting, credentials_setting = _SETTINGS[verdict.server]
+    if verdict.failure is Failure.OUTAGE:
+        return (
+            f"{verdict.server.value} at {where} is out of reach ({detail}); start it (`newskg services up`) or check "
+            f"{address_setting}"
+        )
+    return (
+        f"{verdict.server.value} at {where} refused the request ({verdict.why}: {detail}); check {credentials_setting}"
+    )
+
+
+def _address(server: Server) -> str:
+    """Where the configured (or locally started) server is, for the message; never raises."""
+    from newskg import wiring
 
     settings = get_settings()
-    detail = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, (KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError)):
-        from newskg.wiring import kafka_bootstrap
-
-        try:
-            where = kafka_bootstrap(settings)
-        except Exception:
-            where = settings.kafka_bootstrap or "(no address configured)"
-        return (
-            f"the Kafka broker at {where} is out of reach ({detail}); start it (`newskg services up`) or check "
-            "NEWSKG_KAFKA_BOOTSTRAP"
-        )
-    import redis.exceptions
-
-    if isinstance(exc, redis.exceptions.ConnectionError):
-        from newskg.wiring import graph_uri
-
-        try:
-            where = graph_uri(settings)
-        except Exception:
-            where = settings.graph_uri or "(no address configured)"
-        return (
-            f"the graph server at {where} is out of reach ({detail}); start it (`newskg services up`) or check "
-            "NEWSKG_GRAPH_URI"
-        )
-    return None
+    try:
+        if server is Server.BROKER:
+            return wiring.kafka_bootstrap(settings)
+        if server is Server.GRAPH:
+            return wiring.graph_uri(settings)
+        if server is Server.VECTOR:
+            return settings.qdrant_url or f"{settings.qdrant_local_path} (local)"
+        return wiring.llm_base_url(settings) or "(no address configured)"
+    except Exception:
+        configured = {
+            Server.BROKER: settings.kafka_bootstrap,
+            Server.GRAPH: settings.graph_uri,
+            Server.VECTOR: settings.qdrant_url,
+            Server.LLM: settings.llm_base_url,
+        }[server]
+        return configured or "(no address configured)"
 
 
 app = NewskgTyper(

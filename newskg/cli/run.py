@@ -12,7 +12,7 @@ from rich.live import Live
 from rich.table import Table
 
 from core.settings import get_settings
-from newskg.cli.app import run_app
+from newskg.cli.app import EXIT_BUDGET_SPENT, run_app
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
 
 if TYPE_CHECKING:
@@ -75,6 +75,9 @@ def _run(
         fail(membership_error, code=1)
     stats = {r.stage.name: r.stats.__dict__ for r in runners}
     emit({"stages": stats, **({"stopped": budget_note} if budget_note else {})}, as_json, lambda _: None)
+    if budget_note:
+        # Work is left (the batch in hand at least): not the success a script would take a 0 for.
+        raise typer.Exit(EXIT_BUDGET_SPENT)
 
 
 @run_app.command("process")
@@ -86,7 +89,12 @@ def run_process(until_idle: bool = UNTIL_IDLE, as_json: bool = JsonOption) -> No
 VARIANT = typer.Option(
     None, "--variant", help="Open-IE variant: m0 (offline), m1 or m2 (LLM). Default: NEWSKG_EXTRACT_VARIANT."
 )
-MAX_CALLS = typer.Option(None, "--max-llm-calls", min=0, help="Stop cleanly after this many LLM calls.")
+MAX_CALLS = typer.Option(
+    None,
+    "--max-llm-calls",
+    min=0,
+    help="Stop cleanly after this many LLM calls; exit 3 when the budget stopped it with work left.",
+)
 
 
 @run_app.command("extract")

@@ -9,6 +9,7 @@ from core.records import (
     Chunk,
     ChunkSighting,
     DeadLetter,
+    DedupRelease,
     DedupSighting,
     DedupSignature,
     Entity,
@@ -66,6 +67,7 @@ SAMPLES = [
     ),
     DedupSignature(chunk_id="c_1", article_id="a_1", num_perm=2, minhash="AAAAAAAAAAA=", day=20230831),
     DedupSighting(chunk_id="c_9", article_id="a_2", kept_chunk_id="c_1", day=20230901),
+    DedupRelease(chunk_id="c_1", ingested_ms=1, day=20230901, reason="graph_write_error"),
     Mention(text="Doja Cat", start=0, end=8, label="PERSON", entity_id="e_1"),
     Entity(id="e_1", name="Doja Cat", type="PERSON", aliases=["Doja"]),
     Interaction(

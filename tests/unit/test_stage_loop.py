@@ -29,6 +29,9 @@ class StandInRunner:
     def idle(self) -> bool:
         return True
 
+    def on_idle(self) -> bool:
+        return self.stage.on_idle()
+
 
 def test_until_idle_without_partitions_raises_naming_the_group_and_the_broker():
     started = time.monotonic()
