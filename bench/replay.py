@@ -155,12 +155,15 @@ def cli(env: dict[str, str], *args: str, timeout: float = 1800) -> str:
     return proc.stdout
 
 
-def build_news_graph(data_dir: Path, pages: Path, m0_rules: str = "wide") -> dict[str, str]:
+def build_news_graph(
+    data_dir: Path, pages: Path, m0_rules: str = "wide", min_confidence: float = 0.0
+) -> dict[str, str]:
     """The pages through the pipeline into `data_dir`'s servers, once: a data dir that already holds the built
     graph (--data-dir of an earlier run) only has its servers started (FalkorDB reloads its append-only file)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")}
     env |= {"NEWSKG_DATA_DIR": str(data_dir), "NEWSKG_QA_ANSWERER": "extractive", "PYTHONPATH": str(REPO)}
     env["NEWSKG_EXTRACT_M0_RULES"] = m0_rules
+    env["NEWSKG_EXTRACT_MIN_CONFIDENCE"] = str(min_confidence)
     cli(env, "services", "up", "--json")
     marker = data_dir / "replay-graph-built"
     if marker.exists():
@@ -446,6 +449,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0, help="per method and strategy")
     parser.add_argument("--skip-recall", action="store_true")
     parser.add_argument("--m0-rules", choices=("wide", "strict"), default="wide", help="NEWSKG_EXTRACT_M0_RULES")
+    parser.add_argument("--min-confidence", type=float, default=0.0, help="NEWSKG_EXTRACT_MIN_CONFIDENCE")
     parser.add_argument("--skip-throughput", action="store_true")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out" / "replay")
     parser.add_argument("--data-dir", type=Path, default=None, help="keep (or reuse) the built news graph here")
@@ -466,7 +470,7 @@ def main() -> None:
     env: dict[str, str] | None = None
     try:
         if not args.skip_recall:
-            env = build_news_graph(data_dir, args.pages, args.m0_rules)
+            env = build_news_graph(data_dir, args.pages, args.m0_rules, args.min_confidence)
             sets = [("recall", "dev", args.questions), *heldout_sets(args.heldout)]
             for key, label, path in sets:
                 questions = load_questions(path)

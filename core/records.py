@@ -7,6 +7,7 @@ written by a newer producer (rejected to the dead-letter topic) from a malformed
 from __future__ import annotations
 
 import json
+import math
 from typing import Annotated, ClassVar, Literal, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
@@ -184,6 +185,21 @@ class DedupSighting(Record):
     similarity: float | None = Field(default=None, description="the similarity the sighting stated")
 
 
+class DedupRelease(Record):
+    """A kept chunk the extract stage dead-lettered (it never reached the graph): one entry of the shared dedup
+    log, written by the extract stage with the dead letter, so the chunk's signature is let go and a later
+    near-duplicate is extracted as a chunk of its own instead of becoming a sighting of a chunk that does not exist.
+    It names the record that emitted the chunk (`ingested_ms`): a signature logged again later, by another record,
+    is not released by it; read before that record's signature (the two stages write the log independently), it
+    still releases it."""
+
+    KIND: ClassVar[str] = "DedupRelease"
+    chunk_id: NonEmpty
+    ingested_ms: int = Field(description="the ingestion instant of the article record that emitted the chunk")
+    day: DayKey = Field(description="the chunk's publication day: the dedup window's clock")
+    reason: str = ""
+
+
 class Mention(Record):
     KIND: ClassVar[str] = "Mention"
     text: NonEmpty
@@ -223,6 +239,9 @@ class Interaction(Record):
     # Which rule of its variant made it (M0: extract/openie/clauses.py RULES; an LLM fact: its variant): measured
     # per rule by `newskg eval facts`. Not part of the id, and not written to the graph.
     rule: str | None = None
+    # How far a reader can trust it (M0: extract/openie/confidence.py, fitted on labelled facts; None: an LLM's fact,
+    # whose variant has no fitted model). Not part of the id: the same fact from two chunks keeps the higher.
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 class DeadLetter(Record):
@@ -250,6 +269,7 @@ RECORD_TYPES: dict[str, type[Record]] = {
         ChunkSighting,
         DedupSignature,
         DedupSighting,
+        DedupRelease,
         Mention,
         Entity,
         Interaction,
@@ -258,17 +278,49 @@ RECORD_TYPES: dict[str, type[Record]] = {
 }
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _int64(digits: str) -> int:
+    """A JSON integer no store can hold (a 5,000-digit one makes int() raise a plain ValueError; one past int64
+    overflows the dedup index's arrays and the graph's integers) refused as malformed."""
+    if len(digits) > 20:  # "-" and 19 digits
+        raise RecordError("malformed_json", f"malformed JSON: an integer of {len(digits)} characters")
+    value = int(digits)
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise RecordError("malformed_json", f"malformed JSON: the integer {value} is outside 64 bits")
+    return value
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise RecordError("malformed_json", f"malformed JSON: the number {text[:40]} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> object:
+    raise RecordError("malformed_json", f"malformed JSON: {name} is not JSON")
+
+
 def _json_loads(data: bytes | str) -> object:
-    """json.loads, every way it refuses input a RecordError: nesting deeper than the parser's recursion limit
-    (`[[[[...`) raises RecursionError, which a stage's guard would otherwise not expect."""
+    """json.loads, every way it refuses input a RecordError (a stage's guard, and the dedup log's replay, catch
+    RecordError): bytes that are not UTF-8, malformed JSON, nesting deeper than the parser's recursion limit
+    (`[[[[...`, RecursionError), an integer too long to convert or outside 64 bits, a number out of range, and
+    NaN/Infinity (which Python's parser accepts and JSON does not). Anything else the parser raises is a
+    RecordError too: no input reaches past it as another exception."""
     try:
-        return json.loads(data)
+        return json.loads(data, parse_int=_int64, parse_float=_finite, parse_constant=_no_constant)
+    except RecordError:
+        raise
     except UnicodeDecodeError as exc:
         raise RecordError("undecodable_bytes", f"undecodable bytes: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise RecordError("malformed_json", f"malformed JSON: {exc}") from exc
     except RecursionError as exc:
         raise RecordError("malformed_json", "malformed JSON: nested too deeply to parse") from exc
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise RecordError("malformed_json", f"malformed JSON: {type(exc).__name__}: {str(exc)[:200]}") from exc
 
 
 def decode_any(data: bytes | str) -> Record:

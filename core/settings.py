@@ -10,12 +10,16 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="NEWSKG_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    # Errors name the setting and the rule, never the value: the settings hold API keys and passwords, and a
+    # refused key list would otherwise be printed whole into a pod's log.
+    model_config = SettingsConfigDict(
+        env_prefix="NEWSKG_", env_file=".env", env_file_encoding="utf-8", extra="ignore", hide_input_in_errors=True
+    )
 
     # --- where local state lives (service pids/ports, qdrant local storage, caches, reports)
     data_dir: Path = Field(default=Path(".newskg"), description="Folder for local server data, state and caches.")
@@ -165,6 +169,14 @@ class Settings(BaseSettings):
         "subject, the writer's or reader's voice, a dangling end, a speech verb without what was said, an entity "
         "only named in passing): more precise facts, fewer of them, lower replay recall (evaluation/facts).",
     )
+    extract_min_confidence: float = Field(
+        default=0.0,
+        ge=0.0,
+        le=1.0,
+        description="An M0 fact whose confidence (extract/openie/confidence.py: the fitted chance a reader finds it "
+        "clean) is below this is not written. 0 writes every fact and leaves the choice to readers (the API, export "
+        "and explorer show each fact's confidence); bench/fit_confidence.py prints precision and recall per threshold.",
+    )
     extract_kb_path: Path | None = Field(
         default=None, description="Optional KB (JSONL: id, name, aliases, type, description)."
     )
@@ -235,6 +247,14 @@ class Settings(BaseSettings):
 
     log_level: str = Field(default="INFO", description="Python log level.")
 
+    @field_validator("api_keys")
+    @classmethod
+    def _keys_can_be_offered(cls, keys: list[str]) -> list[str]:
+        refused = unusable_api_keys(keys)
+        if refused:
+            raise ValueError(f"NEWSKG_API_KEYS: {refused}")
+        return keys
+
     def consumer_group(self, stage: str) -> str:
         """The consumer group a stage joins: PREFIX-STAGE (newskg-process, newskg-extract by default)."""
         return f"{self.group_prefix}-{stage}"
@@ -250,6 +270,19 @@ class Settings(BaseSettings):
     @property
     def qdrant_local_path(self) -> Path:
         return self.qdrant_path or self.data_dir / "qdrant"
+
+
+def unusable_api_keys(keys: list[str]) -> str | None:
+    """Why these API keys cannot be configured, or None. An empty key matches a request that offers none (the
+    gate reads a missing header as ""), so it would open the API to everyone (review finding: NEWSKG_API_KEYS
+    '[""]' or '["a","","b"]'); a key with surrounding white space never matches a Bearer token, which is stripped."""
+    positions = [str(i) for i, key in enumerate(keys) if not key.strip()]
+    if positions:
+        return f"key {', '.join(positions)} is empty or white space: it would match a request without a key"
+    padded = [str(i) for i, key in enumerate(keys) if key != key.strip()]
+    if padded:
+        return f"key {', '.join(padded)} has leading or trailing white space: a Bearer token never matches it"
+    return None
 
 
 @lru_cache(maxsize=1)

@@ -9,15 +9,17 @@ from extract.failures import must_stop
 from extract.markup import mark_up
 from extract.nlp import parse, pipeline, reads, with_sentences
 from extract.openie.clauses import extract_clauses
+from extract.openie.confidence import FactSignals, confidence, pronouns_in, sentence_shape
 from extract.openie.dates import sentence_day
 from extract.openie.offline import extract_relations
 from extract.result import ChunkExtraction, make_interaction
 
 
 class ChunkExtractor:
-    def __init__(self, linker: Linker, strict_m0: bool = False):
+    def __init__(self, linker: Linker, strict_m0: bool = False, min_confidence: float = 0.0):
         self.linker = linker
         self.strict_m0 = strict_m0  # M0's strict rules (NEWSKG_EXTRACT_M0_RULES, extract/openie/checks.py)
+        self.min_confidence = min_confidence  # NEWSKG_EXTRACT_MIN_CONFIDENCE: an M0 fact below it is not written
 
     def parse(self, chunks: list[Chunk]) -> list:
         """One spaCy pass over the batch. If it fails, one text at a time, so one bad text doesn't lose the
@@ -46,23 +48,34 @@ class ChunkExtractor:
 
     def add_offline(self, extraction: ChunkExtraction, doc, subjects: set[str] | None = None) -> None:
         """M0: the rule-based interactions of a linked chunk (entity-to-entity paths, then subject-centric clauses),
-        dated by the day a sentence states, else the
-        chunk's publication day."""
-        sentences = list(doc.sents)
+        dated by the day a sentence states, else the chunk's publication day, each with its confidence."""
         relations = extract_relations(doc, extraction.mentions, subjects, self.strict_m0)
-        for relation in relations:
-            day, _ = sentence_day(sentences[relation.sentence], extraction.chunk.day)
-            extraction.interactions.append(
-                make_interaction(
-                    extraction.chunk, relation.subject, relation.object, relation.text, day, "M0", relation.rule
-                )
-            )
         known = {(r.subject.entity_id, r.text) for r in relations}
-        for clause in extract_clauses(doc, extraction.mentions, subjects, known, self.strict_m0):  # subject-centric
-            day, _ = sentence_day(sentences[clause.sentence], extraction.chunk.day)
-            extraction.interactions.append(
-                make_interaction(extraction.chunk, clause.subject, None, clause.text, day, "M0", clause.rule)
+        clauses = extract_clauses(doc, extraction.mentions, subjects, known, self.strict_m0)  # subject-centric
+        facts = [(r.subject, r.object, r.text, r.sentence, r.rule, r.doubts) for r in relations]
+        facts += [(c.subject, None, c.text, c.sentence, c.rule, c.doubts) for c in clauses]
+        sentences = list(doc.sents)
+        types = {e.id: e.type for e in extraction.entities}
+        for subject, obj, text, n, rule, doubts in facts:
+            sentence = sentences[n]
+            signals = FactSignals(
+                rule,
+                doubts,
+                types.get(subject.entity_id, subject.type),
+                len(subject.name.split()),
+                text,
+                obj is not None,
+                sentence_shape(sentence, extraction.chunk.sentence_start + n),
+                subject.method,
+                pronouns_in(sentence, text),
             )
+            score = confidence(signals)
+            if score < self.min_confidence:
+                continue
+            day, _ = sentence_day(sentence, extraction.chunk.day)
+            interaction = make_interaction(extraction.chunk, subject, obj, text, day, "M0", rule, score)
+            extraction.interactions.append(interaction)
+            extraction.signals[interaction.id] = signals
 
     def link(self, chunks: list[Chunk]) -> list[tuple[ChunkExtraction, object]]:
         """Parse and link a batch (one spaCy pass); returns each extraction with its parsed doc."""

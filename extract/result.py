@@ -8,6 +8,7 @@ from core.ids import interaction_id
 from core.records import Chunk, Entity, Interaction, Variant
 from extract.entities.journal import LinkJournal
 from extract.entities.linker import LinkedMention
+from extract.openie.confidence import FactSignals
 
 
 @dataclass
@@ -18,6 +19,7 @@ class ChunkExtraction:
     marked_text: str
     interactions: list[Interaction] = field(default_factory=list)
     journal: LinkJournal | None = None  # what linking it taught the linker (kept with the chunk: journal.py)
+    signals: dict[str, FactSignals] = field(default_factory=dict)  # an M0 fact's id → what it was made of
 
     def as_dict(self, explain: bool = False) -> dict:
         mentions = [
@@ -51,9 +53,10 @@ def make_interaction(
     event_day: int,
     variant: Variant,
     rule: str | None = None,
+    confidence: float | None = None,
 ) -> Interaction:
     """An interaction stated by one chunk, carrying that chunk's publication day and ingestion instant."""
-    return _interaction([chunk], subject, obj, text, event_day, variant, [chunk.id], rule)
+    return _interaction([chunk], subject, obj, text, event_day, variant, [chunk.id], rule, confidence)
 
 
 def make_day_interaction(
@@ -77,6 +80,7 @@ def _interaction(
     variant: Variant,
     chunk_ids: list[str],
     rule: str | None = None,
+    confidence: float | None = None,
 ) -> Interaction:
     first = min(evidence, key=lambda c: (c.ingested_ms, c.id))
     object_id = obj.entity_id if obj else None
@@ -96,6 +100,7 @@ def _interaction(
         article_ids=_union(a for c in evidence for a in c.article_ids),
         source_ids=_union(c.source_id for c in evidence),
         rule=rule or variant,
+        confidence=confidence,
     )
 
 

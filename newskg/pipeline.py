@@ -119,6 +119,7 @@ def extract_options(settings: Settings, variant: str | None = None) -> ExtractOp
         m2_max_wait_s=settings.extract_m2_max_wait_s,
         m2_max_tries=settings.extract_m2_max_tries,
         chunks_topic=settings.topic_chunks,
+        dedup_topic=settings.topic_dedup,
     )
 
 
@@ -137,7 +138,13 @@ def extract_stage(
     mirror = wiring.mirror() if with_mirror and settings.mirror_enabled else None
     return wiring.own(
         ExtractStage(
-            store, ChunkExtractor(linker(settings, store), settings.extract_m0_rules == "strict"), options, llm, mirror
+            store,
+            ChunkExtractor(
+                linker(settings, store), settings.extract_m0_rules == "strict", settings.extract_min_confidence
+            ),
+            options,
+            llm,
+            mirror,
         )
     )
 

@@ -22,6 +22,7 @@ class Evidence:
     sources: list[str] = field(default_factory=list[str])
     urls: list[str] = field(default_factory=list[str])
     variant: Variant | None = None
+    confidence: float | None = None  # an M0 fact's (extract/openie/confidence.py); None for LLM facts and chunks
 
     @property
     def n_sources(self) -> int:

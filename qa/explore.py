@@ -31,7 +31,16 @@ from graph.store.asof import AsOf
 from graph.store.explore import Window
 from graph.store.reads import DAY_RANGE
 from graph.store.store import GraphStore
-from qa.contract import DATE_PATTERN, ERRORS, ErrorBody, date_query
+from qa.contract import (
+    DATE_PATTERN,
+    ERRORS,
+    PROGRAM_PATTERN,
+    TEXT_PATTERN,
+    ErrorBody,
+    date_query,
+    parse_day,
+    text_query,
+)
 
 LOG = logging.getLogger(__name__)
 PAGE_DIR = Path(__file__).parent / "explore_page"
@@ -48,10 +57,11 @@ MISSING_LIBRARY = (
     "`npm ci --omit=dev`."
 )
 
+# An evidence row repeats its interaction; the fact is said once, above its evidence.
+FACT_FIELDS = ("text", "event_day", "variant", "confidence", "subject_id", "object_id")
+
 AS_OF_HELP = "YYYY-MM-DD: the graph as it stood at the end of that day (default: as it stands now)"
 TYPE_PATTERN = r"^[A-Z_]{1,20}$"
-# A NUL byte ends FalkorDB's query text (its client inlines parameters), so a string parameter cannot hold one.
-NO_NUL = r"^[^\x00]+$"
 RESULT_CAP = 500  # edges per entity in a view
 REFUSAL_STATUS = {"write_refused": 403, "timeout": 408, "invalid_query": 400}
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
@@ -73,7 +83,7 @@ TypesParam = Annotated[
     list[Annotated[str, Field(pattern=TYPE_PATTERN)]] | None,
     Query(alias="type", description="keep neighbours of these entity types (repeatable; default: all)"),
 ]
-EntityIdParam = Annotated[str, PathParam(min_length=1, max_length=200, pattern=NO_NUL)]
+EntityIdParam = Annotated[str, PathParam(min_length=1, max_length=200, pattern=TEXT_PATTERN)]
 
 
 @dataclass(frozen=True)
@@ -83,16 +93,26 @@ class ConsoleLimits:
     max_chars: int = 2000
 
 
-ParamValue = str | int | float | bool | None | list[str | int | float | bool | None]
+# The console's parameters: a name is one line of text, a string value may span lines (qa/contract.py patterns:
+# no NUL, which would cut the statement FalkorDB's client inlines them into).
+ParamName = Annotated[str, Field(min_length=1, max_length=100, pattern=TEXT_PATTERN)]
+ParamText = Annotated[str, Field(pattern=PROGRAM_PATTERN)]
+ParamValue = ParamText | int | float | bool | None | list[ParamText | int | float | bool | None]
 
 
 class ConsoleRequest(BaseModel):
     query: str = Field(
         min_length=1,
         max_length=ConsoleLimits().max_chars,
+        pattern=PROGRAM_PATTERN,
         description="A read-only Cypher statement; values as $parameters",
     )
-    params: dict[str, ParamValue] = Field(default_factory=dict, description="The statement's parameters")
+    params: dict[ParamName, ParamValue] = Field(
+        default_factory=dict,
+        description="The statement's parameters",
+        # pydantic states the names' pattern as patternProperties, which alone would admit any other name
+        json_schema_extra={"additionalProperties": False},
+    )
     as_of: str | None = Field(
         default=None,
         pattern=DATE_PATTERN,
@@ -103,12 +123,7 @@ class ConsoleRequest(BaseModel):
 
 
 def _parse_day(value: str | None, name: str) -> int | None:
-    if value is None:
-        return None
-    try:
-        return day_key(value)
-    except ValueError as exc:
-        raise HTTPException(422, f"{name} {value!r} is not a calendar date") from exc
+    return None if value is None else parse_day(value, name)
 
 
 def _as_of(value: str | None) -> AsOf:
@@ -161,6 +176,7 @@ def build_view(store: GraphStore, entity_ids: list[str], as_of: AsOf, window: Wi
                 "event_day": row.event_day,
                 "published_day": row.published_day,
                 "variant": row.variant,
+                "confidence": row.confidence,
                 "n_sources": row.n_sources,
             }
     return view
@@ -178,6 +194,7 @@ def graphml(view: View) -> bytes:
         ("day", "edge", "string"),
         ("n_sources", "edge", "int"),
         ("variant", "edge", "string"),
+        ("confidence", "edge", "double"),
     ]
     for name, scope, kind in keys:
         ET.SubElement(root, "key", {"id": name, "for": scope, "attr.name": name, "attr.type": kind})
@@ -306,7 +323,7 @@ def explore_router(
 
     @router.get("/v1/explore/search", responses=ERRORS)
     def search(
-        q: Annotated[str, Query(min_length=1, max_length=200, pattern=NO_NUL, description="part of a name or alias")],
+        q: Annotated[str, text_query("part of a name or alias", max_length=200)],
         as_of: AsOfParam = None,
         type: Annotated[str | None, Query(pattern=TYPE_PATTERN, description="entity type, e.g. PERSON")] = None,
         limit: Annotated[int, Query(ge=1, le=50)] = 10,
@@ -368,16 +385,14 @@ def explore_router(
         names = {
             e.id: e.name for e in explore.nodes(store_of(), [first.subject_id, *filter(None, [first.object_id])], view)
         }
-        chunks = [
-            {k: v for k, v in asdict(r).items() if k not in ("text", "event_day", "variant", "subject_id", "object_id")}
-            for r in rows
-        ]
+        chunks = [{k: v for k, v in asdict(r).items() if k not in FACT_FIELDS} for r in rows]
         return {
             "id": interaction_id,
             "as_of": view.iso,
             "text": first.text,
             "day": day_iso(first.event_day),
             "variant": first.variant,
+            "confidence": first.confidence,
             "subject": {"id": first.subject_id, "name": names.get(first.subject_id)},
             "object": {"id": first.object_id, "name": names.get(first.object_id or "")} if first.object_id else None,
             "sources": sorted({r.source for r in rows if r.source}),
@@ -409,7 +424,7 @@ def explore_router(
     )
     def export(
         entity: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=200, pattern=NO_NUL)]],
+            list[Annotated[str, Field(min_length=1, max_length=200, pattern=TEXT_PATTERN)]],
             Query(min_length=1, max_length=50),
         ],
         as_of: AsOfParam = None,

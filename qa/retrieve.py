@@ -199,6 +199,7 @@ class Retriever:
             sorted(row.sources),
             sorted(row.urls),
             row.variant,
+            row.confidence,
         )
 
     # --- semantic: the mirror
@@ -241,6 +242,7 @@ class Retriever:
                 int(payload.get("published_day", payload.get("day", 0))),
                 score,
                 variant=payload.get("variant"),
+                confidence=payload.get("confidence"),
             )
             for payload, score in scored
         ]

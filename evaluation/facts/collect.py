@@ -10,12 +10,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.errors import NewskgError
+from core.llm.client import LLMClient
 from core.records import Article, Chunk
 from core.settings import Settings
 from evaluation.facts.corpus import Corpus, Page
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
+from extract.openie.confidence import features
+from extract.openie.llm_variants import run_m1
+from extract.result import ChunkExtraction
 from ingest.process.article import build_article
 from ingest.process.chunk_articles import chunk_articles
 
@@ -39,6 +43,8 @@ class Fact:
     object: str | None
     rule: str
     variant: str
+    features: tuple[float, ...] = ()  # an M0 fact's confidence inputs (extract/openie/confidence.py FEATURES)
+    confidence: float | None = None
 
     @property
     def key(self) -> str:
@@ -68,6 +74,15 @@ class Extracted:
     skipped: list[str]  # pages the process stage rejected (with why)
 
 
+def _extract_batch(extractor: ChunkExtractor, chunks: list[Chunk], llm: LLMClient | None) -> list[ChunkExtraction]:
+    if llm is None:
+        return extractor.offline(chunks)
+    linked = [x for x, _ in extractor.link(chunks)]
+    for extraction in linked:
+        extraction.interactions = run_m1(llm, extraction, {m.entity_id for m in extraction.mentions})
+    return linked
+
+
 def _articles(pages: Sequence[Page]) -> tuple[list[tuple[Page, Article]], list[str]]:
     built, skipped = [], []
     for page in pages:
@@ -79,17 +94,23 @@ def _articles(pages: Sequence[Page]) -> tuple[list[tuple[Page, Article]], list[s
 
 
 def extract(
-    pages: Sequence[Page], settings: Settings, on_chunks: Callable[[int, int], None] | None = None
+    pages: Sequence[Page],
+    settings: Settings,
+    on_chunks: Callable[[int, int], None] | None = None,
+    llm: LLMClient | None = None,
+    max_chunks: int | None = None,
 ) -> Extracted:
-    """With the M0 rules `settings.extract_m0_rules` names, as the extract stage would run them."""
+    """With the M0 rules `settings.extract_m0_rules` names, as the extract stage would run them; with an `llm`,
+    M1's facts instead (one call per subject and chunk, as the stage makes them) over the first `max_chunks`."""
     built, skipped = _articles(pages)
     page_of = {article.id: page for page, article in built}
-    chunks: list[Chunk] = chunk_articles([a for _, a in built], settings)
-    extractor = ChunkExtractor(Linker(AliasIndex()), settings.extract_m0_rules == "strict")
+    chunks: list[Chunk] = chunk_articles([a for _, a in built], settings)[:max_chunks]
+    strict = settings.extract_m0_rules == "strict"
+    extractor = ChunkExtractor(Linker(AliasIndex()), strict, settings.extract_min_confidence)
     facts: list[Fact] = []
     mentions: list[Mention] = []
     for start in range(0, len(chunks), 32):
-        for extraction in extractor.offline(chunks[start : start + 32]):
+        for extraction in _extract_batch(extractor, chunks[start : start + 32], llm):
             page = page_of[extraction.chunk.article_id]
             chunk = extraction.chunk
             types = {e.id: e.type for e in extraction.entities}
@@ -105,6 +126,8 @@ def extract(
                     i.object_name,
                     i.rule or i.variant,
                     i.variant,
+                    tuple(features(extraction.signals[i.id])) if i.id in extraction.signals else (),
+                    i.confidence,
                 )
                 for i in extraction.interactions
             ]

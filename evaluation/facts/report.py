@@ -19,12 +19,16 @@ from evaluation.facts.run import FactsReport, Figures
 
 def summary(report: FactsReport) -> dict[str, object]:
     """The one JSON object `newskg eval facts --json` prints: the headline figures, then the same per page set."""
-    by_corpus = {str(c): f.model_dump(exclude={"by_rule"}) for c, f in report.by_corpus.items()}
+    by_corpus = {str(c): f.model_dump(exclude={"by_rule", "by_confidence"}) for c, f in report.by_corpus.items()}
     by_rule = {str(c): {r: g.model_dump() for r, g in f.by_rule.items()} for c, f in report.by_corpus.items()}
+    by_confidence = {
+        str(c): {band: g.model_dump() for band, g in f.by_confidence.items()} for c, f in report.by_corpus.items()
+    }
     return {
         **report.model_dump(exclude={"sample", "mentions", "by_corpus"}),
         "by_corpus": by_corpus,
         "by_rule": by_rule,
+        "by_confidence": by_confidence,
         "todo": len(report.todo),
     }
 
@@ -98,7 +102,13 @@ def _html(report: FactsReport, png: Path) -> str:
         for c, f in report.by_corpus.items()
     ]
     sample = [
-        _row([x.corpus, x.rule, x.subject, x.text, x.chunk_text[:400], *_label_cells(x.label)]) for x in report.sample
+        _row([x.corpus, x.rule, x.confidence, x.subject, x.text, x.chunk_text[:400], *_label_cells(x.label)])
+        for x in report.sample
+    ]
+    bands = [
+        _row([str(c), band, g.fact_precision, g.fact_precision_ci, g.facts_labelled])
+        for c, f in report.by_corpus.items()
+        for band, g in f.by_confidence.items()
     ]
     image = base64.b64encode(png.read_bytes()).decode()
     return (
@@ -110,8 +120,12 @@ def _html(report: FactsReport, png: Path) -> str:
         "precise when it is readable, true to its chunk and about its subject (evaluation/facts/README.md).</p>"
         f"<table border='1' cellpadding='4'>{_row(columns, 'th')}{''.join(rows)}</table>"
         f"<p><img src='data:image/png;base64,{image}' alt='precision per page set and rule'></p>"
-        "<h2>The sample</h2><table border='1' cellpadding='4'>"
-        + _row(["set", "rule", "subject", "fact", "chunk", "readable", "true", "subject", "note"], "th")
+        "<h2>By confidence</h2><p>The sampled facts of at least each confidence (in sample on news and synthetic, "
+        "whose labels fitted the model; out of sample on fresh).</p><table border='1' cellpadding='4'>"
+        + _row(["set", "confidence", "precision", "95% CI", "labelled"], "th")
+        + "".join(bands)
+        + "</table><h2>The sample</h2><table border='1' cellpadding='4'>"
+        + _row(["set", "rule", "confidence", "subject", "fact", "chunk", "readable", "true", "subject", "note"], "th")
         + "".join(sample)
         + "</table>"
     )

@@ -8,9 +8,11 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
+from core.llm.client import LLMClient
 from core.settings import Settings
 from evaluation.facts.collect import ENTITY_TYPES, Extracted, Fact, Mention, extract
 from evaluation.facts.corpus import SHARED_DATA, Corpus, load
@@ -20,6 +22,7 @@ from evaluation.facts.scoring import Proportion
 
 DEFAULT_FACT_SAMPLE = {Corpus.NEWS: 200, Corpus.FRESH: 120, Corpus.SYNTHETIC: 100}
 DEFAULT_MENTION_SAMPLE = {Corpus.NEWS: 80, Corpus.FRESH: 40, Corpus.SYNTHETIC: 30}  # per type
+CONFIDENCE_BANDS = (0.0, 0.3, 0.5, 0.7)
 
 
 class FactsConfig(BaseModel):
@@ -30,6 +33,8 @@ class FactsConfig(BaseModel):
     labels: Path = DEFAULT_LABELS
     data: Path = SHARED_DATA
     synthetic_timelines: int = 3
+    variant: Literal["M0", "M1"] = "M0"
+    max_chunks: int | None = None  # per page set: an LLM variant is slow on a small local model
 
 
 class LabelledFact(BaseModel):
@@ -42,6 +47,7 @@ class LabelledFact(BaseModel):
     object: str | None
     text: str
     chunk_text: str
+    confidence: float | None = None
     label: FactLabel | None
 
 
@@ -80,11 +86,15 @@ class CorpusFigures(Figures):
     facts: int  # every fact the page set gave, before sampling
     facts_per_chunk: float
     by_rule: dict[str, Figures]
+    # The sampled facts of at least each confidence (CONFIDENCE_BANDS): is the confidence a reader sees worth
+    # reading? In sample on `news` and `synthetic` (the model was fitted on their labels), out of sample on `fresh`.
+    by_confidence: dict[str, Figures] = {}
     skipped_pages: list[str]
 
 
 class FactsReport(Figures):
     m0_rules: str = "strict"
+    variant: str = "M0"
     seed: int
     labels: str
     by_corpus: dict[Corpus, CorpusFigures]
@@ -152,13 +162,21 @@ def _corpus_figures(extracted: Extracted, facts: list[LabelledFact], mentions: l
             rule: Figures(**figures(group, []))  # pyright: ignore[reportArgumentType]
             for rule, group in sorted(by_rule.items())
         },
+        by_confidence={
+            f">={band}": Figures(**figures([f for f in facts if (f.confidence or 0.0) >= band], []))  # pyright: ignore[reportArgumentType]
+            for band in CONFIDENCE_BANDS
+        },
         skipped_pages=extracted.skipped,
     )
 
 
 def run(
-    config: FactsConfig, settings: Settings, progress: Callable[[Corpus, int, int], None] | None = None
+    config: FactsConfig,
+    settings: Settings,
+    progress: Callable[[Corpus, int, int], None] | None = None,
+    llm: LLMClient | None = None,
 ) -> FactsReport:
+    """M0's facts; with `llm` (config.variant M1), M1's facts from that endpoint."""
     store = LabelStore.load(config.labels)
     by_corpus: dict[Corpus, CorpusFigures] = {}
     sample: list[LabelledFact] = []
@@ -166,7 +184,7 @@ def run(
     for corpus in config.corpora:
         pages = load(corpus, config.data, config.synthetic_timelines, config.seed)
         on_chunks = (lambda done, total: progress(corpus, done, total)) if progress else None  # noqa: B023
-        extracted = extract(pages, settings, on_chunks)
+        extracted = extract(pages, settings, on_chunks, llm, config.max_chunks)
         facts = _labelled_facts(extracted.facts, config.fact_sample.get(corpus, 0), config.seed, store)
         names = _labelled_mentions(extracted.mentions, config.mention_sample.get(corpus, 0), config.seed, store)
         by_corpus[corpus] = _corpus_figures(extracted, facts, names)
@@ -175,6 +193,7 @@ def run(
     return FactsReport(
         **figures(sample, mentions),  # pyright: ignore[reportArgumentType]
         m0_rules=settings.extract_m0_rules,
+        variant=config.variant,
         seed=config.seed,
         labels=str(config.labels),
         by_corpus=by_corpus,

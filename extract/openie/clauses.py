@@ -46,6 +46,8 @@ MAX_CLAUSES_PER_CHUNK = 12
 # "subject", "acting", "reported" (a clause inside someone's words, credited to them) and "salient" (above).
 RULES = ("pair", "subject", "acting", "reported", "salient")
 CONTENT_POS = {"NOUN", "PROPN", "NUM", "ADJ", "VERB", "ADV"}
+# The strict checks a clause can fail (checks.py; "not_topical": an entity named in passing in a salient clause).
+DOUBTS = ("cut_name", "writer_voice", "dangles", "speech_without_content", "not_topical")
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class Clause:
     rule: str = "subject"  # which rule made it (RULES): the fact-precision evaluation reports each one
     ids: frozenset[int] = frozenset()  # the clause's tokens (a second entity among them makes a pair fact)
     verb: int = -1
+    # The strict checks it fails (DOUBTS): strict rules drop such a clause, wide rules keep it and its fact's
+    # confidence reads them (confidence.py).
+    doubts: frozenset[str] = frozenset()
 
 
 def reported_before(verb: Token) -> list[Token]:
@@ -92,13 +97,21 @@ def states_a_fact(verb: Token) -> bool:
 
 
 def _no_fact(doc: Doc, ids: set[int], verb: Token, quoted: bool = False, strict: bool = False) -> bool:
-    """A clause with nothing but its verb, or an embedded post; with `strict` rules also one a reader cannot take
-    on its own (checks.py). `quoted`: the words are someone's, credited in the fact, so "I" and "we" are theirs."""
+    """A clause with nothing but its verb, or an embedded post; with `strict` rules also one with a doubt."""
     if not _has_content(doc, ids, verb) or has_address(doc, ids):
         return True
-    return strict and (
-        (not quoted and writer_voice(doc, ids)) or dangles(doc, ids) or speech_without_content(verb, ids, SPEECH_VERBS)
-    )
+    return strict and bool(doubts_of(doc, ids, verb, quoted))
+
+
+def doubts_of(doc: Doc, ids: set[int], verb: Token, quoted: bool = False) -> frozenset[str]:
+    """Why a reader may not take the clause on its own (checks.py). `quoted`: the words are someone's, credited
+    in the fact, so "I" and "we" are theirs."""
+    found = {
+        "writer_voice": not quoted and writer_voice(doc, ids),
+        "dangles": dangles(doc, ids),
+        "speech_without_content": speech_without_content(verb, ids, SPEECH_VERBS),
+    }
+    return frozenset(name for name, failed in found.items() if failed)
 
 
 class Names:
@@ -115,7 +128,9 @@ class Names:
         return render(doc, subtree_ids(subject))
 
 
-def _attributed(doc: Doc, speech: Token, content: Token, names: Names, strict: bool) -> tuple[str, set[int]] | None:
+def _attributed(
+    doc: Doc, speech: Token, content: Token, names: Names, strict: bool
+) -> tuple[str, set[int], frozenset[str]] | None:
     """ "<speaker> <speech verb> <what was said>" for a clause someone reports; None when the speaker is unknown."""
     speaker = next((c for c in speech.children if c.dep_ in SUBJECT_DEPS), None)
     name = names.of(doc, speaker) if speaker is not None else None
@@ -123,18 +138,19 @@ def _attributed(doc: Doc, speech: Token, content: Token, names: Names, strict: b
     if name is None or said is None or _no_fact(doc, said, content, quoted=True, strict=strict):
         return None
     group = verb_group(speech, max(subtree_ids(speaker)) if speaker is not None else speech.i)
-    return f"{name} {render(doc, group - said)} {_inner(doc, said)}", said
+    return f"{name} {render(doc, group - said)} {_inner(doc, said)}", said, doubts_of(doc, said, content, quoted=True)
 
 
 def _subject_clause(
     doc: Doc, subject: LinkedMention, own: list[Token], act: Acting, verb: Token, after: int, names: Names, strict: bool
 ) -> Clause | None:
+    cut = frozenset({"cut_name"}) if cut_name(own) else frozenset()
     """The clause of one verb the subject acts in; `after`: the index the subject (or the verb before) ends at. A
     clause inside what someone said keeps who said it (rule "reported"), when the text names them."""
     report = reporter(verb)
     found = _attributed(doc, *report, names, strict) if report is not None else None
     if found is not None:
-        return Clause(subject, found[0], -1, "reported", frozenset(found[1]), verb.i)
+        return Clause(subject, found[0], -1, "reported", frozenset(found[1]), verb.i, found[2] | cut)
     reported = reported_before(verb) if verb.i == act.verb.i else []
     ids = fit(doc, verb_group(verb, after), [*reported, *arguments(verb, after)])
     if ids is None or _no_fact(doc, ids, verb, quoted=verb.lower_ in SPEECH_VERBS, strict=strict):
@@ -142,7 +158,8 @@ def _subject_clause(
     head = _subject_words(doc, subject, act, own)
     said = set().union(*(subtree_ids(c) for c in reported)) & ids
     text = f"{head} {render(doc, ids - said)} {_inner(doc, said)}".strip()
-    return Clause(subject, text, -1, "acting" if act.lead else "subject", frozenset(ids), verb.i)
+    doubts = doubts_of(doc, ids, verb, quoted=verb.lower_ in SPEECH_VERBS) | cut
+    return Clause(subject, text, -1, "acting" if act.lead else "subject", frozenset(ids), verb.i, doubts)
 
 
 def _inner(doc: Doc, ids: set[int]) -> str:
@@ -229,6 +246,12 @@ def _reports(verb: Token) -> bool:
     return verb.lower_ in SPEECH_VERBS and any(c.dep_ == "ccomp" for c in verb.children)
 
 
+def _aside(own: list[Token], subject: Token, verb: Token) -> frozenset[str]:
+    """The doubts of a mention inside a salient clause: named in passing, or a cut name."""
+    found = {"not_topical": not topical(mention_root(own), subject, verb), "cut_name": cut_name(own)}
+    return frozenset(name for name, failed in found.items() if failed)
+
+
 def salient_clauses(
     doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list], subject_roots: set[int], strict: bool = False
 ) -> list[Clause]:
@@ -251,11 +274,11 @@ def salient_clauses(
             if any(tokens[id(m)][0].i in subject_roots for m in inside):
                 continue  # an entity is the clause's subject: its subject clause says it
             text = render(doc, ids)
-            out += [
-                Clause(m, text, n, "salient", frozenset(ids), verb.i)
-                for m in inside
-                if not strict or (topical(mention_root(tokens[id(m)]), subject, verb) and not cut_name(tokens[id(m)]))
-            ]
+            doubts = doubts_of(doc, ids, verb)
+            for m in inside:
+                aside = _aside(tokens[id(m)], subject, verb)
+                if not (strict and aside):
+                    out.append(Clause(m, text, n, "salient", frozenset(ids), verb.i, doubts | aside))
     return out
 
 
@@ -284,7 +307,17 @@ def extract_clauses(
         if key in seen:
             continue
         seen.add(key)
-        clauses.append(Clause(clause.subject, clause.text, sentence_of[clause.verb], clause.rule, clause.ids))
+        clauses.append(
+            Clause(
+                clause.subject,
+                clause.text,
+                sentence_of[clause.verb],
+                clause.rule,
+                clause.ids,
+                clause.verb,
+                clause.doubts,
+            )
+        )
         if len(clauses) == MAX_CLAUSES_PER_CHUNK:
             break
     return clauses

@@ -47,6 +47,7 @@ class Relation:
     text: str
     sentence: int
     rule: str = "pair"
+    doubts: frozenset[str] = frozenset()  # its subject clause's (clauses.Clause.doubts)
 
 
 def _path_to(verb: Token, root: Token) -> list[Token] | None:
@@ -89,5 +90,5 @@ def extract_relations(
             key = (subject.entity_id, obj.entity_id, clause.text)
             if key not in seen:
                 seen.add(key)
-                relations.append(Relation(subject, obj, clause.text, sentence_of[verb.i]))
+                relations.append(Relation(subject, obj, clause.text, sentence_of[verb.i], doubts=clause.doubts))
     return relations

@@ -23,9 +23,10 @@ INTEGER_FIELDS = {
     INTERACTIONS: ("event_day", "published_day", "ingested_ms", "mirrored_ms"),
     CHUNKS: ("day", "ingested_ms", "mirrored_ms"),
 }
-# The payload fields that must equal the graph node's (reconcile compares and repairs them).
+# The payload fields that must equal the graph node's (reconcile compares and repairs them): the times, and a
+# fact's confidence, which its first record sets with them.
 TIME_FIELDS = {
-    INTERACTIONS: ("event_day", "published_day", "ingested_ms", "ingested_at"),
+    INTERACTIONS: ("event_day", "published_day", "ingested_ms", "ingested_at", "confidence"),
     CHUNKS: ("day", "ingested_ms", "ingested_at"),
 }
 # A chunk to mirror with the entity ids it mentions and, optionally, the ids of every source that carried it.
@@ -52,6 +53,7 @@ def interaction_payload(i: Interaction) -> dict[str, Any]:
         "ingested_ms": i.ingested_ms,
         "ingested_at": i.ingested_at,
         "variant": i.variant,
+        "confidence": i.confidence,
         "chunk_ids": i.chunk_ids,
         "article_ids": i.article_ids,
         "source_ids": i.source_ids,

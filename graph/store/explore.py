@@ -40,7 +40,8 @@ OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
 WHERE {visible("a")}
 WITH x, count(DISTINCT s) AS n_sources
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.published_day AS published_day,
-       x.variant AS variant, x.subject_id AS subject_id, x.object_id AS object_id, n_sources
+       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
+       n_sources
 ORDER BY event_day DESC, id
 """
 
@@ -61,7 +62,8 @@ MATCH (x:Interaction {{id: $id}})
 WHERE {visible("x")}
 MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
 WHERE {visible("a")}
-RETURN x.text AS text, x.event_day AS event_day, x.variant AS variant, x.subject_id AS subject_id,
+RETURN x.text AS text, x.event_day AS event_day, x.variant AS variant, x.confidence AS confidence,
+       x.subject_id AS subject_id,
        x.object_id AS object_id, c.id AS chunk_id, c.text AS chunk_text, a.title AS title, a.url AS url,
        s.name AS source, a.published AS published, a.published_day AS published_day, a.ingested_at AS ingested_at
 ORDER BY published_day, source, url
@@ -77,6 +79,7 @@ class EdgeRow:
     event_day: int
     published_day: int
     variant: Variant | None
+    confidence: float | None
     subject_id: str
     object_id: str | None
     n_sources: int
@@ -89,6 +92,7 @@ class EvidenceRow:
     text: str
     event_day: int
     variant: Variant | None
+    confidence: float | None
     subject_id: str
     object_id: str | None
     chunk_id: str

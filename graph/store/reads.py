@@ -104,8 +104,8 @@ WHERE {visible("a")}
 WITH x, collect(DISTINCT s.name) AS sources, collect(DISTINCT a.url) AS urls
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
        x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
-       x.variant AS variant, x.subject_id AS subject_id, x.object_id AS object_id, sources,
-       size(sources) AS n_sources, urls
+       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
+       sources, size(sources) AS n_sources, urls
 ORDER BY event_day, id
 """
 
@@ -134,7 +134,7 @@ OPTIONAL MATCH (s:Entity {id: x.subject_id})
 OPTIONAL MATCH (o:Entity {id: x.object_id})
 RETURN x.id AS id, x.text AS text, x.subject_id AS subject_id, s.name AS subject_name, x.object_id AS object_id,
        o.name AS object_name, x.event_day AS event_day, x.published_day AS published_day,
-       x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms, x.variant AS variant,
+       x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms, x.variant AS variant, x.confidence AS confidence,
        collect(DISTINCT c.id) AS chunk_ids, collect(DISTINCT a.id) AS article_ids,
        collect(DISTINCT a.source_id) AS source_ids
 """
@@ -347,12 +347,12 @@ ORDER BY subject_id, object_id
 """
 
 
-# --- The time axes of every interaction and chunk node, paged by id: what reconcile compares with the
-# mirror's payloads (no as-of: it compares copies).
+# --- The time axes of every interaction and chunk node (and a fact's confidence, set with them by its first record),
+# paged by id: what reconcile compares with the mirror's payloads (no as-of: it compares copies).
 INTERACTION_TIMES_PAGE = """
 MATCH (n:Interaction) WHERE n.id > $after
 RETURN n.id AS id, n.event_day AS event_day, n.published_day AS published_day, n.ingested_ms AS ingested_ms,
-       n.ingested_at AS ingested_at
+       n.ingested_at AS ingested_at, n.confidence AS confidence
 ORDER BY id LIMIT $limit
 """
 

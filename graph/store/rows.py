@@ -87,6 +87,7 @@ class TimelineRow:
     ingested_at: str | None
     ingested_ms: int
     variant: Variant | None
+    confidence: float | None  # an M0 fact's (extract/openie/confidence.py); None for an LLM's
     subject_id: str
     object_id: str | None
     sources: list[str]

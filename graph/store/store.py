@@ -107,6 +107,7 @@ def _interaction_row(i: Interaction) -> dict[str, Any]:
         "ingested_at": i.ingested_at,
         "chunk_ids": i.chunk_ids,
         "first_key": interaction_first_key(i),
+        "confidence": i.confidence,
     }
 
 

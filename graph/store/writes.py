@@ -68,7 +68,8 @@ MERGE (ch)-[:MENTIONS]->(n)
 
 # An interaction's id does not hold its publication: the same fact read in two chunks is one node. Like a chunk
 # it is dated by one record whole — the one visible first (store.first_key) — never by the first publication of
-# one record and the first ingestion of another; its evidence is the union of every record's chunks.
+# one record and the first ingestion of another; its evidence is the union of every record's chunks. Its confidence
+# is that first record's too: as of D a fact shows what the chunks of D said of it, and the same in any order.
 INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
@@ -78,7 +79,7 @@ MERGE (x:Interaction {id: i.id})
 WITH s, x, i, (x.first_key IS NULL OR i.first_key < x.first_key) AS first
 FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
   SET x.published_day = i.published_day, x.published_iso = i.published_iso, x.ingested_ms = i.ingested_ms,
-      x.ingested_at = i.ingested_at, x.first_key = i.first_key)
+      x.ingested_at = i.ingested_at, x.first_key = i.first_key, x.confidence = i.confidence)
 MERGE (s)-[:SUBJECT_OF]->(x)
 WITH x, i
 OPTIONAL MATCH (o:Entity {id: i.object_id})

@@ -16,7 +16,9 @@ from newskg.cli.app import eval_app
 from newskg.cli.output import JsonOption, console, emit, fail
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
+    from core.llm.client import LLMClient
     from evaluation.facts.run import FactsReport
+    from newskg.wiring import Wiring
 
 
 @eval_app.command("facts")
@@ -34,6 +36,12 @@ def eval_facts(
     m0_rules: str | None = typer.Option(
         None, "--m0-rules", help="strict | wide (default: NEWSKG_EXTRACT_M0_RULES): the rules the facts are made by."
     ),
+    variant: str = typer.Option(
+        "m0", "--variant", help="m0 (offline) or m1 (the LLM endpoint NEWSKG_LLM_BASE_URL or `services up --llm`)."
+    ),
+    max_chunks: int | None = typer.Option(
+        None, "--max-chunks", min=1, help="Read only the first N chunks of each page set (an LLM is slow)."
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """Precision (readable, true to the chunk, right subject) of a seeded sample of facts, with its 95% interval,
@@ -41,12 +49,15 @@ def eval_facts(
     from evaluation.facts.corpus import Corpus
     from evaluation.facts.report import summary, write_report, write_todo
     from evaluation.facts.run import FactsConfig, run
+    from newskg.wiring import Wiring
 
     try:
         corpora = [Corpus(c) for c in corpus]
     except ValueError:
         fail(f"--corpus takes news, fresh or synthetic, not {', '.join(corpus)}")
-    config = FactsConfig(corpora=corpora, seed=seed)
+    if variant not in ("m0", "m1"):
+        fail(f"--variant takes m0 or m1, not {variant!r}")
+    config = FactsConfig(corpora=corpora, seed=seed, variant="M1" if variant == "m1" else "M0", max_chunks=max_chunks)
     config = config.model_copy(update={k: v for k, v in {"labels": labels, "data": data}.items() if v is not None})
     settings = get_settings()
     if m0_rules is not None:
@@ -61,13 +72,21 @@ def eval_facts(
                 tasks.setdefault(c, progress.add_task(f"{c}: chunks", total=total))
                 progress.update(tasks[c], completed=done)
 
-            report = run(config, settings, advance)
+            with Wiring(settings) as wiring:
+                report = run(config, settings, advance, _llm(wiring) if variant == "m1" else None)
     except (NewskgError, FileNotFoundError) as exc:
         fail(str(exc))
     paths = write_report(report, out or settings.data_dir / "eval" / "facts")
     unread = write_todo(report, todo) if todo else len(report.todo)
     data_out = {**summary(report), "files": {k: str(v) for k, v in paths.items()}}
     emit(data_out, as_json, lambda _: _render(report, paths, unread))
+
+
+def _llm(wiring: Wiring) -> LLMClient:
+    client = wiring.llm()
+    if client is None:
+        fail("--variant m1 needs an LLM endpoint: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
+    return client
 
 
 def _f(value: object) -> str:

@@ -157,7 +157,7 @@ def graph_timeline(
         lambda d: _table(
             d["interactions"],
             f"{chosen['name']} ({chosen['id']})",
-            ("event_iso", "text", "n_sources", "sources", "variant"),
+            ("event_iso", "text", "n_sources", "sources", "variant", "confidence"),
         ),
     )
 

@@ -230,13 +230,18 @@ function marked(text, names) {
   return fragment;
 }
 
+// An M0 fact's confidence (the fitted chance a reader finds it clean); LLM facts have none.
+function confidenceNote(confidence) {
+  return confidence === null || confidence === undefined ? "" : `, confidence ${confidence.toFixed(2)}`;
+}
+
 async function showEvidence(interactionId) {
   const box = $("evidence");
   box.replaceChildren();
   try {
     const body = await json(`/v1/explore/interactions/${encodeURIComponent(interactionId)}/evidence`, { as_of: state.asOf });
     const head = document.createElement("p");
-    head.textContent = `${body.text} — ${body.day}, ${body.variant}; sources: ${body.sources.join(", ")}`;
+    head.textContent = `${body.text} — ${body.day}, ${body.variant}${confidenceNote(body.confidence)}; sources: ${body.sources.join(", ")}`;
     box.appendChild(head);
     const names = [body.subject && body.subject.name, body.object && body.object.name];
     for (const c of body.evidence) {

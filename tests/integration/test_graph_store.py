@@ -103,6 +103,24 @@ def test_three_time_axes_and_as_of_reads(world):
     assert {s.source for s in sources} == {"alpha", "delta"}
 
 
+def test_a_fact_keeps_its_first_records_confidence_in_the_graph_the_mirror_and_the_timeline(world):
+    """The confidence shown as of D is that of the record visible first, whichever order the records arrive in."""
+    store, mirror = world.store, world.mirror
+    early = chunk("Doja Cat dressed as Choupette at the Met Gala.", 20230502, "alpha", 20230502)
+    later = chunk("Doja Cat dressed as Choupette, the report said again.", 20230504, "beta", 20230504)
+    first = interaction(early, "Doja Cat dressed as Choupette", 20230501).model_copy(update={"confidence": 0.42})
+    again = interaction(later, "Doja Cat dressed as Choupette", 20230501).model_copy(update={"confidence": 0.9})
+    assert first.id == again.id
+    write(store, mirror, [later], [again])  # the later record arrives first
+    write(store, mirror, [early], [first])
+    (row,) = store.timeline(DOJA, 20230101, 20231231)
+    assert row.confidence == 0.42
+    assert [i.confidence for i in store.interactions([first.id])] == [0.42]
+    assert mirror.time_payloads(INTERACTIONS)[first.id]["confidence"] in (0.42, 0.9)  # what each upsert sent
+    reconcile(store, mirror)
+    assert mirror.time_payloads(INTERACTIONS)[first.id]["confidence"] == 0.42
+
+
 def test_crash_between_graph_and_mirror_is_repaired_by_reconcile(world):
     store, mirror = world.store, world.mirror
     chunks, interactions = batch_one()
