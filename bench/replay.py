@@ -214,6 +214,47 @@ def recall(settings: Settings, questions: list[Question], facts_via_chunks: bool
     return outcomes
 
 
+def bare_salience(settings: Settings, questions: list[Question], by_salience: bool, k: int = 3) -> dict[str, Any]:
+    """A query that is only a name, as of a question's day ("wework" on 2019-11-18): is one of that day's stories
+    about the entity (the words of any question of that entity and day) in the top k of NEON(M0) temporal? Ranked
+    by salience (`by_salience`, the default) or by similarity to the name, as before."""
+    from graph.store.asof import AsOf
+    from newskg.pipeline import qa_service
+    from newskg.wiring import Wiring
+    from qa.query import parse_query
+
+    days: dict[tuple[str, str], list[Question]] = {}
+    for q in questions:
+        days.setdefault((q.entity, q.date), []).append(q)
+    hits, tops = 0, {}
+    with Wiring(settings) as wiring:
+        service = qa_service(wiring)
+        service.retriever.bare_by_salience = by_salience
+        for (name, date), asked in days.items():
+            parsed = parse_query(name.lower(), date, service.resolver)
+            entity = parsed.entity
+            found = (
+                service.retriever.retrieve_method("m0", "temporal", entity.id, parsed.texts, AsOf(parsed.day), k)
+                if entity
+                else []
+            )
+            hit = any(q.holds(e.text) for q in asked for e in found[:k])
+            hits += hit
+            tops[f"{name} {date}"] = {"hit": hit, "top": [e.text[:120] for e in found[:k]]}
+    return {f"salience@{k}": hits / max(1, len(days)), "entity_days": len(days), "queries": tops}
+
+
+def resolution(outcomes: list[Outcome], questions: list[Question]) -> dict[str, Any]:
+    """Whether each question's query resolved to the entity it names: precision over those resolved, and how many
+    resolved to none."""
+    resolved = {o.question: o.resolved for o in outcomes}
+    named = [(q, resolved.get(q.id)) for q in questions]
+    right = sum(1 for q, name in named if name is not None and name.lower() == q.entity.lower())
+    some = sum(1 for _, name in named if name is not None)
+    wrong = [f"{q.query} → {name}" for q, name in named if name is not None and name.lower() != q.entity.lower()]
+    return {"precision": right / max(1, some), "resolved": some, "to_none": len(named) - some, "wrong": wrong}
+
+
 def diagnose(
     q: Question,
     day: int,
@@ -482,7 +523,15 @@ def main() -> None:
                     "questions": len(questions),
                     "table": table,
                     "outcomes": [asdict(o) for o in outcomes],
+                    "salience": bare_salience(settings, questions, by_salience=True),
+                    "salience_by_similarity": bare_salience(settings, questions, by_salience=False),
+                    "resolution": resolution(outcomes, questions),
                 }
+                console.print(
+                    f"{label}: bare-name salience@3 {report[key]['salience']['salience@3']:.2f} "
+                    f"(by similarity: {report[key]['salience_by_similarity']['salience@3']:.2f}), "
+                    f"resolution precision {report[key]['resolution']['precision']:.2f}"
+                )
                 show_recall(table, len(questions), outcomes, label)
                 plot(table, args.out / (key.replace("recall_", "recall-") + ".png"))
         if not args.skip_throughput:
@@ -542,6 +591,15 @@ def named_figures(report: dict[str, Any]) -> dict[str, Figure]:
                 figures[f"recall@10 m0/{strategy}{suffix}"] = figure(
                     table[f"m0/{strategy}"]["recall@10"], "share of questions", chunks
                 )
+                if strategy == "temporal" and "salience" in report[key]:
+                    figures[f"bare-name salience@3 m0{suffix}"] = figure(
+                        report[key]["salience"]["salience@3"],
+                        "share of entity-days",
+                        report[key]["salience_by_similarity"]["salience@3"],
+                    )
+                    figures[f"resolution precision{suffix}"] = figure(
+                        report[key]["resolution"]["precision"], "share of resolved queries"
+                    )
         if "throughput" in report:
             rows, qps = report["throughput"]["rows"], report["throughput"]["figures"]
             base = qps[f"newsrag/{strategy}"]

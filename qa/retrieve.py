@@ -48,6 +48,16 @@ COLLECTION: dict[EvidenceKind, str] = {"interaction": INTERACTIONS, "chunk": CHU
 Row = TimelineRow | EntityChunk  # a window read's row: an interaction, or a chunk (NewsRAG)
 
 
+def _salience(row: Row) -> tuple[float, float]:
+    """How much a fact is the day's story about its entity, for a query that is only a name ("julian assange"):
+    the sources that carried it by D first, then its confidence plus how near its article's lead it is stated
+    (1 in the first chunk, ½ in the next, …). Its similarity to a bare name says nothing: the name is in all."""
+    if isinstance(row, EntityChunk):
+        return (0.0, 0.0)
+    lead = 1.0 / (1.0 + (row.lead or 0) / 3) if row.lead is not None else 0.0
+    return (-float(row.n_sources), -((row.confidence or 0.0) + lead))
+
+
 def shift(day: int, days: int) -> int:
     return day_key(day_from_key(day) + dt.timedelta(days=days))
 
@@ -68,6 +78,9 @@ class Retriever:
         # An entity's temporal window of facts also holds those stated by chunks that mention it (NewsRAG's scope):
         # a fact whose subject span was linked to another entity ("Google Stadia" for "Stadia") stays reachable.
         self.facts_via_chunks = facts_via_chunks
+        # A query that is only a name ranks the day's facts by salience (_salience); off: by similarity, as a query
+        # with topic words does (bench/replay.py measures both).
+        self.bare_by_salience = True
 
     def retrieve(
         self,
@@ -149,9 +162,13 @@ class Retriever:
             if count >= k:
                 break
         scores = self._similarities(COLLECTION[kind], query, [r for ring in needed for r in ring])
+        bare = self.bare_by_salience and kind == "interaction" and not query.topic.strip()
         chosen: list[Row] = []
         for ring in needed:
-            chosen += sorted(ring, key=lambda r: (-scores[r.id], -_published(r), r.id))
+            if bare:  # a name alone: the day's lead story first (salience), similarity only among equals
+                chosen += sorted(ring, key=lambda r: (*_salience(r), -scores[r.id], -_published(r), r.id))
+            else:
+                chosen += sorted(ring, key=lambda r: (-scores[r.id], -_published(r), r.id))
         return [self._evidence(r, scores[r.id]) for r in chosen[:k]]
 
     def _window(self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind) -> Sequence[Row]:

@@ -99,13 +99,13 @@ WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
 WITH x, abs({day_ordinal("x.event_day")} - {day_ordinal("$focus_day")}) AS distance
 ORDER BY distance, x.published_day DESC, x.ingested_ms DESC, x.id
 LIMIT $limit
-OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
 WHERE {visible("a")}
-WITH x, collect(DISTINCT s.name) AS sources, collect(DISTINCT a.url) AS urls
+WITH x, collect(DISTINCT s.name) AS sources, collect(DISTINCT a.url) AS urls, min(c.sentence_start) AS lead
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
        x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
        x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
-       sources, size(sources) AS n_sources, urls
+       sources, size(sources) AS n_sources, urls, lead
 ORDER BY event_day, id
 """
 

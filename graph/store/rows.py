@@ -93,6 +93,7 @@ class TimelineRow:
     sources: list[str]
     n_sources: int
     urls: list[str]
+    lead: int | None = None  # the first sentence of its article its earliest chunk starts at (0: the lead chunk)
 
 
 @dataclass(frozen=True)
