@@ -13,6 +13,7 @@ from core.records import Variant
 # Query parameters that only track the click, never change the article.
 _TRACKING_PARAMS = re.compile(r"^(utm_.*|fbclid|gclid|mc_cid|mc_eid|ref|ref_src|cmpid|ocid|smid|smtyp)$", re.I)
 _SPACE = re.compile(r"\s+")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _NAMESPACE = uuid.UUID("6f1d4c3e-2b7a-4e0c-9a57-3c1f0d2b8e11")
 
 
@@ -26,8 +27,9 @@ def digest(*parts: str, size: int = 16) -> str:
 
 
 def normalise_text(text: str) -> str:
-    """Case-folded, NFKC, single-spaced text: the form content ids are computed from."""
-    return _SPACE.sub(" ", unicodedata.normalize("NFKC", text)).strip().casefold()
+    """Case-folded, NFKC, single-spaced text without lone surrogates (no UTF-8 holds one; the process stage strips
+    them): the form content ids are computed from."""
+    return _SPACE.sub(" ", unicodedata.normalize("NFKC", _LONE_SURROGATE.sub("", text))).strip().casefold()
 
 
 def canonical_url(url: str) -> str:

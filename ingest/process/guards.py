@@ -35,7 +35,8 @@ def check_size(payload: bytes, limit: int) -> None:
 
 def looks_binary(data: bytes | str) -> bool:
     """Magic numbers of common binary formats, NUL bytes, or mostly control characters."""
-    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    # surrogatepass: a lone surrogate (stripped later, ingest/process/text.py) must not make the check raise
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     head = raw[:4096]
     if any(head.startswith(magic) for magic in BINARY_MAGIC) or b"\x00" in head:
         return True

@@ -25,7 +25,8 @@ def test_a_poison_chunk_is_dead_lettered_and_the_stage_goes_on(isolated):
         make_chunk("Anna Wintour praised Jared Leto in Paris on Tuesday.", "2023-05-03", "a3"),
     ]
     poison = Chunk(**{**make_chunk(POISON, "2023-05-02", "a2").model_dump(), "day": POISON_DAY})
-    # Extracts fine, but FalkorDB refuses a NUL in a query parameter: the batch write fails for this chunk only.
+    # FalkorDB refuses a NUL in a query parameter: refused before it is linked (tests/unit/test_extract_guard.py),
+    # for this chunk only.
     unwritable = make_chunk("Anna Wintour thanked Doja Cat \x00 in London on Monday.", "2023-05-02", "a4")
     publish(settings, names["chunks"], [good[0], poison, unwritable, good[1]])
 
@@ -39,7 +40,7 @@ def test_a_poison_chunk_is_dead_lettered_and_the_stage_goes_on(isolated):
     letter = letters["extraction_error"]
     assert letter.stage == "extract" and letter.topic == names["chunks"] and poison.id in letter.payload_excerpt
     assert letter.detail.startswith("ValidationError") and "event_day" in letter.detail
-    assert letters["graph_write_error"].detail.startswith("ResponseError")
+    assert letters["graph_write_error"].detail.startswith("Unwritable") and "NUL" in letters["graph_write_error"].detail
     assert unwritable.id in letters["graph_write_error"].payload_excerpt
 
     store = GraphStore(open_graph(settings))

@@ -13,7 +13,7 @@ from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
 from extract.failures import EXTRACTION_ERROR, must_stop
-from extract.stage import ExtractOptions, ExtractStage
+from extract.stage import WRITE_ERROR, ExtractOptions, ExtractStage
 from tests.support.records import POISON, POISON_DAY  # the chunk the integration test sends too
 
 GOOD = "Doja Cat met Jared Leto at the Met Gala in New York on Monday."
@@ -89,3 +89,24 @@ def test_infrastructure_failures_and_the_budget_stop_the_step(failure):
 
 def test_data_errors_are_not_infrastructure():
     assert not any(must_stop(e) for e in (ValueError("x"), KeyError("x"), redis.exceptions.ResponseError("bad")))
+
+
+def test_review_finding_a_chunk_the_graph_refuses_teaches_the_linker_nothing():
+    """Review finding: "a NUL byte → graph_write_error" — found by tests/integration/test_adversarial_corpus.py: the
+    NUL chunk was linked before its write was refused, so the alias index kept "Ingrid Gallagher \\x00" and every
+    later chunk naming Ingrid Gallagher carried that name into its own write and was dead-lettered too. A chunk
+    holding a NUL or a lone surrogate in any field is now refused before it is linked (`graph_write_error`)."""
+    extract = stage()
+    extractions, failures = extract.extract_each(
+        [
+            chunk("c1", "Dmitri Iwasaki thanked Ingrid Gallagher \x00 in Utrecht on Friday."),
+            Chunk(**{**chunk("c2", GOOD).model_dump(), "title": "Ti\udfc0tle"}),
+        ]
+    )
+    assert extractions == [] and [(c.id, r, type(e).__name__) for c, e, r in failures] == [
+        ("c1", WRITE_ERROR, "Unwritable"),
+        ("c2", WRITE_ERROR, "Unwritable"),
+    ]
+    assert len(extract.extractor.linker.index) == 0  # nothing learned from either
+    (later,), _ = extract.extract_each([chunk("c3", "Ingrid Gallagher resigned from Corvid Systems on Thursday.")])
+    assert all("\x00" not in e.name and all("\x00" not in a for a in e.aliases) for e in later.entities)

@@ -157,3 +157,23 @@ def test_review_finding_a_released_signature_is_no_longer_a_target_for_sightings
     # a later record keeping the same chunk again (another ingestion instant) is not released by the old release
     apply_entry(index, signature(index, "c_kept", kept, 6))
     assert "c_kept" in index and index.decide("c_new", "a_other", mh, 9).kind == "duplicate"
+
+
+@pytest.mark.parametrize("surrogate", ["\ud800", "\udbff", "\udc80", "\udfff"])
+@pytest.mark.parametrize("url", [None, "https://wire.example/a"])
+def test_review_finding_a_lone_surrogate_in_the_text_is_stripped_not_a_processing_error(surrogate, url):
+    """Found by tests/integration/test_adversarial_corpus.py: a lone surrogate ("\\ud800" escaped in the input JSON)
+    in an article's text made it a `processing_error` instead of being stripped: the binary check encoded the text
+    with surrogateescape (which takes only \\udc80-\\udcff), and without a URL the content id hashed the raw text. A
+    source sending such a record (`ingest files`, a JSONL line) stopped mid-run: the record had no UTF-8 form."""
+    raw = RawArticle(
+        url=url,
+        text=PARAGRAPH.replace("ferry", f"fer{surrogate}ry"),
+        fetched_at="2024-03-01T08:00:00Z",
+        published="2024-03-01",
+    )
+    sent = raw.to_bytes()  # escaped ("\ud800"), as JSON allows: it decodes to the same record
+    assert RawArticle.from_bytes(sent) == raw
+    output = process_stage().handle([consumer_record("news.articles", sent, 1)])
+    assert output.dead == () and output.messages
+    assert all("ferry" in m.record.text for m in output.messages)
