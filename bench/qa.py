@@ -8,8 +8,16 @@ embeddings (the load would otherwise measure the embedder; the query text is emb
 Serves `/v1/ask` (offline extractive answerer) with uvicorn in one process and drives it from another with C
 concurrent clients (default 50) for S seconds (default 60) per strategy. Then the same load against a brute-force
 baseline in the same run: the same API, but temporal retrieval that scans every interaction (a Cypher label scan on
-the properties, no adjacency, no index). Prints p50/p95/p99 latency, requests/s and errors, load times and the
-peak RSS of FalkorDB and of the API. Goal: p95 < 150 ms, 0 errors.
+the properties, no adjacency, no index) and the same mirror and embedder (until issue 30 the scan's API had no
+mirror, so it ranked and answered lexically and embedded nothing: `--lexical-scan` runs that baseline). Prints
+p50/p95/p99 latency, requests/s and errors, load times and the peak RSS of FalkorDB and of the API.
+Goal: p95 < 150 ms, 0 errors.
+
+Per strategy it also measures one client alone (p50/p95, `--single-seconds`) and the API's CPU per answer (from
+/proc: the process's user + system time over the answers of a run, alone and under load); and before serving, the
+API process profiles `--profile N` answers per strategy in process (bench/qa_profile.py): ms per answer by phase
+(parse, resolve, read_graph, read_mirror, embed, rank, answer, serialise, other), texts embedded per answer and the
+top functions under cProfile.
 Run: `make bench` or `.venv/bin/python -m bench.qa [--rows N] [--seconds S] [--strategies temporal,hybrid]`.
 """
 
@@ -26,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -74,7 +82,7 @@ WHERE (x.subject_id = $entity OR x.object_id = $entity) AND x.event_day >= $from
   AND x.published_day <= $as_of_day AND x.ingested_ms <= $as_of_ms
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
        x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
-       x.variant AS variant,
+       x.variant AS variant, x.confidence AS confidence,
        x.subject_id AS subject_id, x.object_id AS object_id, [] AS sources, 0 AS n_sources, [] AS urls
 ORDER BY event_day, id LIMIT $limit
 """
@@ -197,7 +205,16 @@ def in_memory_mirror(settings: Settings, rows: int, report: Path) -> VectorMirro
     return mirror
 
 
-def serve(settings: Settings, port: int, brute_force: bool, mirror_rows: int, report: Path) -> None:
+def serve(
+    settings: Settings,
+    port: int,
+    brute_force: bool,
+    mirror_rows: int,
+    report: Path,
+    profile_n: int = 0,
+    strategies: tuple[str, ...] = (),
+    names: tuple[str, ...] = (),
+) -> None:
     import logging
 
     import uvicorn
@@ -232,7 +249,13 @@ def serve(settings: Settings, port: int, brute_force: bool, mirror_rows: int, re
             )
 
         store.timeline = scan
-    app = create_app(QAService(store, mirror), {"graph": store.conn.ping}, [], threads=settings.api_threads)
+    service = QAService(store, mirror)
+    if profile_n:
+        from bench.qa_profile import profile
+
+        profiles = {s: profile(service, list(names), s, profile_n) for s in strategies}
+        report.with_suffix(".profile.json").write_text(json.dumps(profiles))
+    app = create_app(service, {"graph": store.conn.ping}, [], threads=settings.api_threads)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", access_log=False)
 
 
@@ -307,6 +330,24 @@ def summary(latencies: list[float], errors: int, elapsed: float) -> dict[str, fl
     }
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """A process's CPU time so far (user + system, all its threads), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Measured:
+    """One API process's figures: each strategy under load and with one client alone (summary() plus `cpu_ms`,
+    the API's CPU per answer), its peak RSS, the mirror's load seconds and the in-process profile."""
+
+    loaded: dict[str, dict[str, float]]
+    single: dict[str, dict[str, float]]
+    api_mb: float
+    mirror_load_s: float | None
+    profile: dict[str, Any]
+
+
 def measure(
     settings: Settings,
     names: list[str],
@@ -316,13 +357,18 @@ def measure(
     brute_force: bool,
     mirror_rows: int,
     console: Console,
-) -> tuple[dict[str, dict[str, float]], float, float | None]:
-    """Each strategy's figures against one API process (warmed first by a few serial queries), and the peak RSS
-    of the API and of FalkorDB (MB, VmHWM) when the process is stopped; (figures, api MB, falkordb MB)."""
+    single_seconds: float = 0,
+    profile_n: int = 0,
+) -> Measured:
+    """Each strategy's figures against one API process (warmed first by a few serial queries): with one client
+    alone for `single_seconds` (when > 0), then with `clients`; the API's CPU per answer in each; and the peak
+    RSS of the API (MB, VmHWM) when the process is stopped."""
     port = free_port()
     report = settings.data_dir / f"mirror-load-{port}.txt"
     server = mp.get_context("spawn").Process(
-        target=serve, args=(settings, port, brute_force, mirror_rows, report), daemon=True
+        target=serve,
+        args=(settings, port, brute_force, mirror_rows, report, profile_n, strategies, tuple(names)),
+        daemon=True,
     )
     started = time.perf_counter()
     server.start()
@@ -330,15 +376,39 @@ def measure(
     wait_until(lambda: _up(base), 1800, 0.5)
     console.print(f"API up in {time.perf_counter() - started:.1f} s ({'scan' if brute_force else 'graph'})")
     results: dict[str, dict[str, float]] = {}
+    single: dict[str, dict[str, float]] = {}
+
+    def run(strategy: str, n: int, s: float) -> dict[str, float]:
+        cpu = cpu_seconds(server.pid)
+        figures = summary(*uvloop.run(drive(base, names, n, s, strategy)))
+        figures["cpu_ms"] = (cpu_seconds(server.pid) - cpu) * 1000 / max(figures["requests"] + figures["errors"], 1)
+        return figures
+
     for strategy in strategies:
         for name in names[:5]:  # first-query costs (model, caches) are issue 20's other bullet, not this figure
             httpx.get(base + "/v1/ask", params={"q": name, "date": "2023-02-01", "strategy": strategy}, timeout=600)
-        results[strategy] = summary(*uvloop.run(drive(base, names, clients, seconds, strategy)))
-        console.print(f"{strategy}: p95 {results[strategy]['p95']:.1f} ms, {results[strategy]['errors']} errors")
+        if single_seconds > 0:
+            single[strategy] = run(strategy, 1, single_seconds)
+            console.print(
+                f"{strategy}, one client: p95 {single[strategy]['p95']:.1f} ms, "
+                f"API CPU {single[strategy]['cpu_ms']:.1f} ms/answer"
+            )
+        results[strategy] = run(strategy, clients, seconds)
+        console.print(
+            f"{strategy}: p95 {results[strategy]['p95']:.1f} ms, API CPU {results[strategy]['cpu_ms']:.1f} ms/answer, "
+            f"{results[strategy]['errors']} errors"
+        )
     api_mb = peak_rss_mb(server.pid)
     server.terminate()
     server.join(10)
-    return results, api_mb, float(report.read_text()) if report.exists() else None
+    profiled = report.with_suffix(".profile.json")
+    return Measured(
+        results,
+        single,
+        api_mb,
+        float(report.read_text()) if report.exists() else None,
+        json.loads(profiled.read_text()) if profiled.exists() else {},
+    )
 
 
 def peak_rss_mb(pid: int | None) -> float:
@@ -367,6 +437,9 @@ class Run:
     scan: dict[str, float]
     api_rss_mb: float
     falkordb_rss_mb: float
+    single: dict[str, dict[str, float]] = field(default_factory=dict[str, dict[str, float]])
+    profile: dict[str, Any] = field(default_factory=dict[str, Any])
+    lexical_scan: bool = False
 
 
 def figures(run: Run) -> dict[str, Figure]:
@@ -410,9 +483,57 @@ def figures(run: Run) -> dict[str, Figure]:
         found["qa_mirror_load_s"] = figure(
             round(run.mirror_load_s, 1), f"s, {run.rows:,} points upserted (local mode, seeded vectors)"
         )
-    found["qa_api_peak_rss_mb"] = figure(round(run.api_rss_mb), "MB, the API process (VmHWM)")
-    found["qa_falkordb_peak_rss_mb"] = figure(round(run.falkordb_rss_mb), "MB, FalkorDB's redis-server (VmHWM)")
+    rows = run.rows
+    found["qa_api_peak_rss_mb"] = sized(figure(round(run.api_rss_mb), f"MB, the API process (VmHWM), {shape}"), rows)
+    scan_note = "lexical scan: no mirror, no embedding" if run.lexical_scan else "scan: the same mirror and embedder"
+    per_answer = "ms of API CPU (/proc user+system) per answer"
+    for strategy, r in run.graph.items():
+        baseline = scan if strategy == "temporal" else None
+        note = f"; baseline: {scan_note}" if baseline else ""
+        found[f"qa_cpu_ms_per_answer_loaded_{strategy}"] = sized(
+            figure(
+                round(r["cpu_ms"], 2), f"{per_answer}, {shape}{note}", round(scan["cpu_ms"], 2) if baseline else None
+            ),
+            rows,
+        )
+    for strategy, r in run.single.items():
+        one = f"one client, {rows:,} interactions"
+        found[f"qa_cpu_ms_per_answer_{strategy}"] = sized(figure(round(r["cpu_ms"], 2), f"{per_answer}, {one}"), rows)
+        found[f"qa_p95_ms_single_client_{strategy}"] = sized(figure(round(r["p95"], 1), f"ms, {one}"), rows)
+        found[f"qa_p50_ms_single_client_{strategy}"] = sized(figure(round(r["p50"], 1), f"ms, {one}"), rows)
+    for strategy, profiled in run.profile.items():
+        for phase, ms in profiled["phases"].items():
+            found[f"qa_profile_{strategy}_{phase}_cpu_ms"] = sized(
+                figure(
+                    ms["cpu_ms"], f"ms of CPU per answer in process (wall {ms['wall_ms']} ms), {rows:,} interactions"
+                ),
+                rows,
+            )
+        if paths := profiled.get("answer_paths"):
+            found[f"qa_profile_{strategy}_answer_cpu_ms_reusing_similarities"] = sized(
+                figure(
+                    paths["reuse_cpu_ms"],
+                    f"ms of CPU per extractive answer, the same {paths['answers']} evidence lists; baseline: "
+                    "embedding every evidence sentence per request (before issue 30), same run",
+                    paths["embed_per_request_cpu_ms"],
+                ),
+                rows,
+            )
+        embedded = profiled["embedded_texts_per_answer"]
+        found[f"qa_profile_{strategy}_embedded_texts_per_answer"] = sized(
+            figure(
+                round(sum(embedded.values()), 2),
+                "texts embedded per answer, by the phase asking: "
+                + (", ".join(f"{k} {v}" for k, v in embedded.items()) or "none"),
+            ),
+            rows,
+        )
     return found
+
+
+def sized(found: Figure, rows: int) -> Figure:
+    """A figure with the row count it was measured at (issue 30's names carry it as a field, not only in the unit)."""
+    return found | {"rows": rows}
 
 
 def main() -> None:
@@ -424,13 +545,25 @@ def main() -> None:
     parser.add_argument("--scan-clients", type=int, default=None, help="for the baseline (default: --clients)")
     parser.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated: temporal,hybrid")
     parser.add_argument("--threads", type=int, default=None, help="the API's request threads (NEWSKG_API_THREADS)")
+    parser.add_argument(
+        "--embed-threads", type=int, default=None, help="the API's ONNX Runtime threads (NEWSKG_EMBED_THREADS)"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
+    parser.add_argument(
+        "--single-seconds", type=float, default=10, help="one client alone per strategy, before the load (0: skip)"
+    )
+    parser.add_argument("--profile", type=int, default=200, help="answers per strategy profiled in process (0: skip)")
+    parser.add_argument(
+        "--lexical-scan", action="store_true", help="the scan baseline without the mirror (lexical, no embedding)"
+    )
     args = parser.parse_args()
     strategies = tuple(s for s in args.strategies.split(",") if s)
     console = Console(width=120, stderr=args.json)
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-qa-")), graph_database="bench_qa", _env_file=None)
     if args.threads:
         settings = settings.model_copy(update={"api_threads": args.threads})
+    if args.embed_threads:
+        settings = settings.model_copy(update={"embed_threads": args.embed_threads})
     mirror_rows = args.rows if "hybrid" in strategies else 0
     manager = ServiceManager(settings)
     manager.up(only={"graph"})
@@ -439,25 +572,49 @@ def main() -> None:
         settings = settings.model_copy(update={"graph_uri": graph_service.address})
         names, graph_load_s = load_graph(settings, args.rows, console)
         console.print(f"graph: {args.rows:,} interactions in {graph_load_s:.1f} s ({args.rows / graph_load_s:,.0f}/s)")
-        graph, api_mb, mirror_load_s = measure(
-            settings, names, args.clients, args.seconds, strategies, False, mirror_rows, console
+        graph = measure(
+            settings,
+            names,
+            args.clients,
+            args.seconds,
+            strategies,
+            False,
+            mirror_rows,
+            console,
+            args.single_seconds,
+            args.profile,
         )
-        if mirror_load_s is not None:
-            console.print(f"mirror: {args.rows:,} points in {mirror_load_s:.1f} s ({args.rows / mirror_load_s:,.0f}/s)")
-        scan, _, _ = measure(
+        if graph.mirror_load_s is not None:
+            console.print(
+                f"mirror: {args.rows:,} points in {graph.mirror_load_s:.1f} s "
+                f"({args.rows / graph.mirror_load_s:,.0f}/s)"
+            )
+        scan = measure(
             settings,
             names,
             args.scan_clients or args.clients,
             args.scan_seconds or args.seconds,
             ("temporal",),
             True,
-            0,
+            0 if args.lexical_scan else mirror_rows,
             console,
         )
         falkordb_mb = peak_rss_mb(graph_service.pid)
     finally:
         manager.down()
-    run = Run(args.rows, args.clients, graph_load_s, mirror_load_s, graph, scan["temporal"], api_mb, falkordb_mb)
+    run = Run(
+        args.rows,
+        args.clients,
+        graph_load_s,
+        graph.mirror_load_s,
+        graph.loaded,
+        scan.loaded["temporal"],
+        graph.api_mb,
+        falkordb_mb,
+        graph.single,
+        graph.profile,
+        args.lexical_scan or not mirror_rows,
+    )
     if args.json:
         emit(figures(run), " ".join(["python -m bench.qa", *sys.argv[1:]]))
     report(run, args.seconds, console)
@@ -465,14 +622,24 @@ def main() -> None:
 
 def report(run: Run, seconds: float, console: Console) -> None:
     table = Table(title=f"/v1/ask (extractive), {run.rows:,} interactions, {run.clients} clients, {seconds:.0f} s each")
-    for column in ("retrieval", "p50 ms", "p95 ms", "p99 ms", "requests/s", "errors"):
+    for column in ("retrieval", "p50 ms", "p95 ms", "p99 ms", "requests/s", "API CPU ms/answer", "errors"):
         table.add_column(column, justify="right")
-    rows = [(f"{s} (graph + indexes)", r) for s, r in run.graph.items()] + [("temporal, brute-force scan", run.scan)]
+    scan_name = "temporal, brute-force scan" + (" (lexical, no mirror)" if run.lexical_scan else "")
+    rows = [(f"{s} (graph + indexes)", r) for s, r in run.graph.items()]
+    rows += [(f"{s}, one client", r) for s, r in run.single.items()] + [(scan_name, run.scan)]
     for name, r in rows:
         table.add_row(
-            name, f"{r['p50']:.1f}", f"{r['p95']:.1f}", f"{r['p99']:.1f}", f"{r['rps']:.1f}", str(int(r["errors"]))
+            name,
+            f"{r['p50']:.1f}",
+            f"{r['p95']:.1f}",
+            f"{r['p99']:.1f}",
+            f"{r['rps']:.1f}",
+            f"{r['cpu_ms']:.1f}",
+            str(int(r["errors"])),
         )
     console.print(table)
+    if run.profile:
+        console.print(profile_table(run))
     worst = max(r["p95"] for r in run.graph.values())
     mirror = f", mirror {run.mirror_load_s:.1f} s" if run.mirror_load_s is not None else ""
     console.print(
@@ -480,6 +647,50 @@ def report(run: Run, seconds: float, console: Console) -> None:
         f"load: graph {run.graph_load_s:.1f} s{mirror}; peak RSS: API {run.api_rss_mb:,.0f} MB, "
         f"FalkorDB {run.falkordb_rss_mb:,.0f} MB; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}"
     )
+
+
+def profile_table(run: Run) -> Table:
+    """ms per answer by phase (CPU, with wall in brackets), per strategy, from the in-process profile; then the
+    texts embedded per answer and each strategy's top functions under cProfile."""
+    from bench.qa_profile import PHASES
+
+    strategies = list(run.profile)
+    answers = run.profile[strategies[0]]["answers"]
+    table = Table(title=f"one answer by phase, in process ({answers} answers each): CPU ms (wall ms)")
+    table.add_column("phase")
+    for strategy in strategies:
+        table.add_column(strategy, justify="right")
+    for phase in (*PHASES, "total"):
+        cells = []
+        for strategy in strategies:
+            profiled = run.profile[strategy]
+            ms = profiled["phases"][phase] if phase != "total" else profiled
+            cells.append(f"{ms['cpu_ms']:.2f} ({ms['wall_ms']:.2f})")
+        table.add_row(phase, *cells)
+    table.add_row(
+        "texts embedded",
+        *(
+            ", ".join(f"{k} {v}" for k, v in run.profile[s]["embedded_texts_per_answer"].items()) or "none"
+            for s in strategies
+        ),
+    )
+    if any(run.profile[s].get("answer_paths") for s in strategies):
+        table.add_row(
+            "answer: reuse / embed per request",
+            *(
+                f"{p['reuse_cpu_ms']:.2f} / {p['embed_per_request_cpu_ms']:.2f}"
+                if (p := run.profile[s].get("answer_paths"))
+                else "-"
+                for s in strategies
+            ),
+        )
+    for strategy in strategies:
+        for n, top in enumerate(run.profile[strategy]["cprofile_top"][:8]):
+            table.add_row(
+                f"{strategy} top {n + 1}" if n else f"{strategy} cProfile own ms",
+                *(f"{top['function'][-60:]} {top['own_ms']:.2f}" if s == strategy else "" for s in strategies),
+            )
+    return table
 
 
 if __name__ == "__main__":

@@ -2,7 +2,11 @@
 sentences most similar to the full question (embedding similarity with the mirror's embedder, a lexical score
 without one), each with its date and sources. Either way the evidence goes back with it. When the LLM is
 configured but fails (down, erroring, out of budget, or answering in a shape we cannot read) the extractive
-answer stands in, marked `extractive_fallback` with the reason: a question never fails because the model did."""
+answer stands in, marked `extractive_fallback` with the reason: a question never fails because the model did.
+
+The extractive answer embeds no evidence it was handed scored: an interaction is one sentence, embedded once when
+it was mirrored, and retrieval's cosine of it to the query (Evidence.similarity) is its sentence's score; only a
+sentence without one (a chunk's several sentences) is embedded per request."""
 
 from __future__ import annotations
 
@@ -56,10 +60,29 @@ def best_sentences(
                 pool.append(_Sentence(sentence, e, rank))
     if not pool:
         return []
-    texts = [s.text for s in pool]
-    scores = cosine(query_vector(embedder, query), embedder.embed(texts)) if embedder else lexical(query, texts)
+    scores = _similarities(query, pool, embedder) if embedder else lexical(query, [s.text for s in pool])
     order = sorted(range(len(pool)), key=lambda i: (-round(scores[i], 6), pool[i].rank, i))
     return [(pool[i].text, pool[i].evidence) for i in order[:n]]
+
+
+def _similarities(query: QueryTexts, pool: list[_Sentence], embedder: Embedder) -> list[float]:
+    """Each sentence's cosine to the query: retrieval's, when the evidence is that one sentence and was scored
+    against this query under this model (an interaction: the mirror's vector of it, embedded when it was written);
+    the other sentences (a chunk's, or evidence scored otherwise) embedded here, with the query."""
+    scores = [_scored(s, query, embedder.name) for s in pool]
+    missing = [i for i, score in enumerate(scores) if score is None]
+    if missing:
+        fresh = cosine(query_vector(embedder, query), embedder.embed([pool[i].text for i in missing]))
+        for i, score in zip(missing, fresh, strict=True):
+            scores[i] = score
+    return [0.0 if score is None else score for score in scores]
+
+
+def _scored(sentence: _Sentence, query: QueryTexts, model: str) -> float | None:
+    similarity = sentence.evidence.similarity
+    if similarity is None or similarity.model != model or similarity.query != query:
+        return None
+    return similarity.cosine if sentence.text == sentence.evidence.text.strip() else None
 
 
 def extractive(question: str | QueryTexts, evidence: list[Evidence], embedder: Embedder | None = None) -> str:

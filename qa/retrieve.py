@@ -10,7 +10,9 @@ graph read keeps the query day in view before its limit (nearest days first).
 - newsrag: the hybrid fusion over chunks (kept for the API; the NEON methods are below).
 
 "Similar to the query" means both forms of it (qa/similarity.py: the mean cosine to the original and the
-reformulated query, or a lexical score without an embedder).
+reformulated query, or a lexical score without an embedder). One retrieval embeds the query once (hybrid's two
+lists share its vector) and scores the items by the mirror's vectors of them; each evidence keeps that cosine
+(Evidence.similarity) for the answer's sentence choice, which so embeds nothing again.
 
 NEON's methods (§3) are a kind of item and a variant: NewsRAG = top-k chunks, NEON(Mx) = top-k interactions
 of variant Mx only, each with its own default k (METHOD_K) so prompt contexts compare; `retrieve_method`
@@ -35,7 +37,7 @@ from graph.store.rows import EntityChunk, TimelineRow
 from graph.store.store import GraphStore
 from qa.evidence import Evidence, EvidenceKind
 from qa.fusion import mmr, rrf
-from qa.similarity import QueryTexts, cosine, lexical, query_vector
+from qa.similarity import QueryTexts, Similarity, Vector, cosine, lexical, query_vector
 
 Strategy = Literal["temporal", "generic", "hybrid", "newsrag"]
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
@@ -96,25 +98,27 @@ class Retriever:
         keeps one extraction variant's interactions (chunks have none); `kind` chooses interactions or chunks
         for temporal and generic (hybrid is over interactions, newsrag over chunks)."""
         as_of, query = AsOf.of(as_of), QueryTexts.of(text)
+        vector = QueryVector(self.mirror, query)  # embedded when first needed, then shared by the reads below
         if strategy == "newsrag":
             kind, variant = "chunk", None
         elif kind == "chunk":
             variant = None
         if strategy == "temporal":  # the interaction timeline read already carries the sources as of the day
-            found = self.temporal(entity_id, query, as_of, k, variant, kind) if entity_id else []
+            found = self.temporal(entity_id, query, as_of, k, variant, kind, vector) if entity_id else []
             return found if kind == "interaction" else self._with_sources(found, as_of)
         if strategy == "generic":
-            found = self.semantic(COLLECTION[kind], query, as_of, k, None, variant)
+            found = self.semantic(COLLECTION[kind], query, as_of, k, None, variant, vector)
         elif strategy in ("hybrid", "newsrag"):  # entity-filtered: no entity, no evidence
             found = (
                 self.fused(
                     kind,
-                    self.temporal(entity_id, query, as_of, 2 * k, variant, kind),
+                    self.temporal(entity_id, query, as_of, 2 * k, variant, kind, vector),
                     query,
                     as_of,
                     k,
                     entity_id,
                     variant,
+                    vector,
                 )
                 if entity_id
                 else []
@@ -147,10 +151,12 @@ class Retriever:
         k: int,
         variant: Variant | None = None,
         kind: EvidenceKind = "interaction",
+        vector: QueryVector | None = None,
     ) -> list[Evidence]:
         """One read of the widest window (nearest days first, so the day itself is never cut by its limit),
         then in memory: ring 0 (the day) ranked by similarity to the query, then ring ±1, ±2 … until k."""
         as_of, query = AsOf.of(as_of), QueryTexts.of(text)
+        vector = vector or QueryVector(self.mirror, query)
         day = as_of.day
         rows = self._window(entity_id, as_of, variant, kind)
         by_ring = sorted(rows, key=lambda r: days_between(_day_of(r), day))
@@ -161,7 +167,7 @@ class Retriever:
             count += len(needed[-1])
             if count >= k:
                 break
-        scores = self._similarities(COLLECTION[kind], query, [r for ring in needed for r in ring])
+        scores = self._similarities(COLLECTION[kind], query, [r for ring in needed for r in ring], vector)
         bare = self.bare_by_salience and kind == "interaction" and not query.topic.strip()
         chosen: list[Row] = []
         for ring in needed:
@@ -169,7 +175,7 @@ class Retriever:
                 chosen += sorted(ring, key=lambda r: (*_salience(r), -scores[r.id], -_published(r), r.id))
             else:
                 chosen += sorted(ring, key=lambda r: (-scores[r.id], -_published(r), r.id))
-        return [self._evidence(r, scores[r.id]) for r in chosen[:k]]
+        return [self._evidence(r, scores[r.id], vector.similarity(scores[r.id])) for r in chosen[:k]]
 
     def _window(self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind) -> Sequence[Row]:
         day = as_of.day
@@ -188,24 +194,28 @@ class Retriever:
             via_chunks=self.facts_via_chunks,
         )
 
-    def _similarities(self, collection: str, query: QueryTexts, rows: Sequence[Row]) -> dict[str, float]:
+    def _similarities(
+        self, collection: str, query: QueryTexts, rows: Sequence[Row], vector: QueryVector
+    ) -> dict[str, float]:
         """Each row's similarity to the query: cosine to the mirror's vector of it (embedded here when the mirror
         lacks it, e.g. not yet synced); lexical without a mirror."""
         if not rows:
             return {}
         if self.mirror is None:
             return dict(zip([r.id for r in rows], lexical(query, [r.text for r in rows]), strict=True))
-        vector = query_vector(self.mirror.embedder, query)
         stored = self.mirror.vectors(collection, [r.id for r in rows])
         missing = [r for r in rows if r.id not in stored]
-        stored |= dict(zip([r.id for r in missing], self.mirror.embedder.embed([r.text for r in missing]), strict=True))
+        if missing:  # not mirrored yet: embedded here, the only evidence a request embeds
+            stored |= dict(
+                zip([r.id for r in missing], self.mirror.embedder.embed([r.text for r in missing]), strict=True)
+            )
         ids = [r.id for r in rows]
-        return dict(zip(ids, cosine(vector, [stored[i] for i in ids]), strict=True))
+        return dict(zip(ids, cosine(vector(), [stored[i] for i in ids]), strict=True))
 
     @staticmethod
-    def _evidence(row: Row, score: float) -> Evidence:
+    def _evidence(row: Row, score: float, similarity: Similarity | None) -> Evidence:
         if isinstance(row, EntityChunk):
-            return Evidence(row.id, "chunk", row.text, row.day, row.day, round(score, 6))
+            return Evidence(row.id, "chunk", row.text, row.day, row.day, round(score, 6), similarity=similarity)
         return Evidence(
             row.id,
             "interaction",
@@ -217,6 +227,7 @@ class Retriever:
             sorted(row.urls),
             row.variant,
             row.confidence,
+            similarity,
         )
 
     # --- semantic: the mirror
@@ -229,10 +240,12 @@ class Retriever:
         k: int,
         entity_id: str | None,
         variant: Variant | None = None,
+        vector: QueryVector | None = None,
     ) -> list[Evidence]:
         if self.mirror is None:
             return []
         as_of, query = AsOf.of(as_of), QueryTexts.of(text)
+        vector = vector or QueryVector(self.mirror, query)
         day_field = "published_day" if collection == INTERACTIONS else "day"
         # The same as-of bounds as reads.visible(), on the mirror's copy of the graph's time payload.
         must: list[models.Condition] = [
@@ -243,11 +256,10 @@ class Retriever:
             must.append(models.FieldCondition(key="entity_ids", match=models.MatchValue(value=entity_id)))
         if variant and collection == INTERACTIONS:
             must.append(models.FieldCondition(key="variant", match=models.MatchValue(value=variant)))
-        vector = query_vector(self.mirror.embedder, query)
         if entity_id and collection == INTERACTIONS and not self.mirror.is_server:
-            scored = self._entity_facts_nearest(vector, entity_id, as_of, k, variant)
+            scored = self._entity_facts_nearest(vector(), entity_id, as_of, k, variant)
         else:
-            hits = self.mirror.search_vector(collection, vector.tolist(), models.Filter(must=must), limit=k)
+            hits = self.mirror.search_vector(collection, vector().tolist(), models.Filter(must=must), limit=k)
             scored = [(hit.payload or {}, float(hit.score)) for hit in hits]
         kind: EvidenceKind = "interaction" if collection == INTERACTIONS else "chunk"
         return [
@@ -260,6 +272,7 @@ class Retriever:
                 score,
                 variant=payload.get("variant"),
                 confidence=payload.get("confidence"),
+                similarity=vector.similarity(score),
             )
             for payload, score in scored
         ]
@@ -291,9 +304,10 @@ class Retriever:
         k: int,
         entity_id: str | None,
         variant: Variant | None = None,
+        vector: QueryVector | None = None,
     ) -> list[Evidence]:
         collection = COLLECTION[kind]
-        semantic = self.semantic(collection, text, as_of, 2 * k, entity_id, variant)
+        semantic = self.semantic(collection, text, as_of, 2 * k, entity_id, variant, vector)
         pool = {e.id: e for e in semantic} | {e.id: e for e in temporal}
         scores = rrf([[e.id for e in temporal], [e.id for e in semantic]])
         order = sorted(pool, key=lambda i: (-scores[i], i))
@@ -317,6 +331,25 @@ class Retriever:
                 if e.kind == kind and e.id in sources:
                     e.sources, e.urls = list(sources[e.id][0]), list(sources[e.id][1])
         return found
+
+
+class QueryVector:
+    """The query's vector for one retrieval: embedded on first use (never when no read needs it), then shared, so a
+    retrieval embeds the query once; and the Similarity its cosines are, for the evidence."""
+
+    def __init__(self, mirror: VectorMirror | None, query: QueryTexts):
+        self.mirror, self.query = mirror, query
+        self._vector: Vector | None = None
+
+    def __call__(self) -> Vector:
+        if self._vector is None:
+            assert self.mirror is not None, "a query vector needs the mirror's embedder"
+            self._vector = query_vector(self.mirror.embedder, self.query)
+        return self._vector
+
+    def similarity(self, cosine: float) -> Similarity | None:
+        """A cosine to this vector, for the answer; None without a mirror (the score is then lexical)."""
+        return Similarity(self.query, self.mirror.embedder.name, cosine) if self.mirror is not None else None
 
 
 def _day_of(row: Row) -> int:

@@ -94,6 +94,17 @@ class QueryTexts:
         return list(dict.fromkeys(f for f in (self.original, self.reformulated, self.topic) if f.strip()))
 
 
+@dataclass(frozen=True)
+class Similarity:
+    """A text's cosine to a query's vector (query_vector) under one embedding model, as retrieval scored it from the
+    mirror's vector of the text (embedded once, when the text was written): the answer's sentence choice reuses it
+    for a text that is one sentence instead of embedding that sentence again (qa/answer.best_sentences)."""
+
+    query: QueryTexts
+    model: str  # the embedder's name: a cosine under another model is not comparable
+    cosine: float
+
+
 def words(text: str) -> list[str]:
     """Lower-cased content words (stopwords off)."""
     return [w for w in (m.lower() for m in WORD.findall(text)) if w not in STOPWORDS]

@@ -3,6 +3,7 @@ the HTTP API's validation, auth and metrics, and the always-current endpoint wit
 
 import os
 import signal
+from dataclasses import replace
 
 import httpx
 import pytest
@@ -11,7 +12,9 @@ from fastapi.testclient import TestClient
 from newskg.pipeline import qa_service
 from newskg.services.process import free_port
 from newskg.wiring import Wiring
+from qa.answer import extractive
 from qa.api import create_app
+from qa.query import parse_query
 from tests.support.articles import STORIES, ingest_stories
 from tests.support.cli import newskg_json
 from tests.support.isolation import Isolation
@@ -45,6 +48,19 @@ def test_every_strategy_answers_as_of_the_day(qa_world, strategy):
     assert result["answer_mode"] == "extractive" and result["answer"].startswith("Extractive answer")
     if strategy != "generic":
         assert all(e["sources"] for e in result["evidence"])
+
+
+@pytest.mark.parametrize("strategy", ["temporal", "generic", "hybrid", "newsrag"])
+def test_the_answer_reusing_retrievals_similarities_picks_the_sentences_embedding_them_picked(qa_world, strategy):
+    """Issue 30: the extractive answer scores a one-sentence evidence (an interaction) by retrieval's cosine of
+    the mirror's vector of it instead of embedding it per request (chunks' sentences are still embedded): on the
+    ingested stories the sentences chosen, and their order, are those embedding every sentence chose."""
+    _, _, service = qa_world
+    for question in ("doja cat news", "doja cat tour", "Doja Cat"):
+        result = service.ask(question, "2023-05-02", k=5, strategy=strategy)
+        texts = parse_query(question, "2023-05-02", service.resolver).texts
+        embedded_per_request = [replace(e, similarity=None) for e in result.evidence]
+        assert result.evidence and result.answer == extractive(texts, embedded_per_request, service.mirror.embedder)
 
 
 def test_temporal_prefers_the_query_day_and_backs_off(qa_world):

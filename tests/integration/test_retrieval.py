@@ -7,6 +7,7 @@ strategy, kind and variant."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 import pytest
 from qdrant_client import models
@@ -14,9 +15,12 @@ from qdrant_client import models
 from core.ids import chunk_id, entity_id, interaction_id, source_id
 from core.records import Chunk, Entity, Interaction, Variant
 from core.timeaxes import day_iso, end_of_day_ms
-from graph.mirror.qdrant import INTERACTIONS
+from graph.mirror.embed import Embedder
+from graph.mirror.qdrant import INTERACTIONS, VectorMirror
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph, open_mirror
+from qa.answer import extractive
+from qa.query import parse_query
 from qa.retrieve import CHUNK_K, METHOD_K, TUPLE_K, Retriever
 from qa.service import QAService
 from qa.similarity import QueryTexts, query_vector
@@ -270,3 +274,39 @@ def test_in_local_mode_the_entity_search_ranks_the_entitys_facts_without_a_filte
 def ranked(hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
     """Best first, ties (the same sentence in two variants) by id: the order Qdrant gives ties is its own."""
     return sorted(((i, round(s, 4)) for i, s in hits), key=lambda hit: (-hit[1], hit[0]))
+
+
+class CountingEmbedder:
+    """The mirror's real embedder, recording every list of texts it is asked to embed."""
+
+    def __init__(self, inner: Embedder):
+        self.inner, self.name = inner, inner.name
+        self.calls: list[list[str]] = []
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        return self.inner.embed(texts)
+
+
+@pytest.mark.parametrize("strategy", ["temporal", "hybrid", "generic"])
+def test_an_answer_embeds_only_the_query_once_and_picks_the_sentences_it_did_before(world, strategy):
+    """Issue 30: no per-request work ingest did. An interaction is one sentence, embedded when it was mirrored;
+    retrieval scores it by that vector, and the extractive answer reuses the score: one embedding call per answer,
+    for the query's forms, none for the evidence (hybrid's two lists share the query's vector). The sentences
+    chosen are those the answer chose when it embedded every evidence sentence per request."""
+    store, mirror, _ = world
+    counting = CountingEmbedder(mirror.embedder)
+    service = QAService(store, VectorMirror(mirror.client, counting, mirror.prefix))
+    for question in ("Doja Cat layoffs", "doja cat tour news", "Doja Cat"):
+        counting.calls.clear()
+        result = service.ask(question, day_iso(DAY), k=5, strategy=strategy)
+        texts = parse_query(question, day_iso(DAY), service.resolver).texts
+        assert result.evidence, (strategy, question)
+        assert counting.calls == [texts.forms], (strategy, question)
+        assert all(e.similarity is not None for e in result.evidence)
+        embedded_per_request = [replace(e, similarity=None) for e in result.evidence]
+        assert result.answer == extractive(texts, embedded_per_request, mirror.embedder), (strategy, question)

@@ -143,3 +143,55 @@ def test_the_entity_is_looked_for_leftmost_then_longest():
     assert order.index("taylor swift") < order.index("american music awards")  # the query leads with its entity
     assert order.index("taylor swift american") < order.index("taylor swift") < order.index("taylor")
     assert len(order) == 15  # every run once
+
+
+class _CountingEmbedder:
+    """A deterministic bag-of-words embedder that counts what it is asked to embed."""
+
+    name = "counting"
+    dim = 8
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        return [[float(sum(ord(c) for c in w) % 7 == d) + 0.01 for d in range(self.dim)] for w in texts]
+
+
+def test_the_answer_reuses_retrievals_similarity_of_a_one_sentence_evidence_and_embeds_nothing():
+    from qa.answer import best_sentences
+    from qa.similarity import QueryTexts, Similarity
+
+    query = QueryTexts("doja cat layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs")
+    texts = ["Doja Cat posted a photo", "Doja Cat's label cut 200 jobs", "Doja Cat went on tour"]
+    cosines = [0.2, 0.9, 0.5]
+    embedder = _CountingEmbedder()
+    evidence = [
+        Evidence(f"i{n}", "interaction", t, 20230831, similarity=Similarity(query, embedder.name, c))
+        for n, (t, c) in enumerate(zip(texts, cosines, strict=True))
+    ]
+    chosen = best_sentences(query, evidence, embedder)
+    assert [t for t, _ in chosen] == [texts[1], texts[2], texts[0]]  # by retrieval's cosines
+    assert embedder.calls == []  # neither the evidence nor the query embedded again
+    assert "similarity" not in evidence[0].as_dict()  # not part of the API's evidence
+
+
+def test_the_answer_embeds_what_retrieval_did_not_score_for_this_query_and_model():
+    from qa.answer import best_sentences
+    from qa.similarity import QueryTexts, Similarity
+
+    query = QueryTexts("doja cat layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs")
+    other = QueryTexts("doja cat tour", "(Date: August 31, 2023) Doja Cat tour", "tour")
+    embedder = _CountingEmbedder()
+    evidence = [
+        Evidence("i1", "interaction", "Doja Cat cut jobs", 20230831, similarity=Similarity(query, "counting", 0.5)),
+        Evidence("i2", "interaction", "Doja Cat sang", 20230831, similarity=Similarity(other, "counting", 0.5)),
+        Evidence("i3", "interaction", "Doja Cat slept", 20230831, similarity=Similarity(query, "another", 0.5)),
+        Evidence(
+            "c1", "chunk", "Doja Cat danced. Fans cheered.", 20230831, similarity=Similarity(query, "counting", 1)
+        ),
+    ]
+    best_sentences(query, evidence, embedder)
+    # The query once, then the sentences without a usable similarity: another query's, another model's, a chunk's.
+    assert embedder.calls == [query.forms, ["Doja Cat sang", "Doja Cat slept", "Doja Cat danced.", "Fans cheered."]]
