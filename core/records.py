@@ -47,7 +47,12 @@ class Record(BaseModel):
         return json.dumps({"kind": self.KIND, **self.model_dump(mode="json")}, ensure_ascii=False)
 
     def to_bytes(self) -> bytes:
-        return self.to_json().encode("utf-8")
+        try:
+            return self.to_json().encode("utf-8")
+        except UnicodeEncodeError:
+            # A lone surrogate (input JSON may escape one: "\ud800") has no UTF-8 form: sent escaped, as JSON allows,
+            # for the process stage to strip. Raising here stopped `ingest files` mid-run (issue #28).
+            return json.dumps({"kind": self.KIND, **self.model_dump(mode="json")}).encode("ascii")
 
     @classmethod
     def from_bytes(cls, data: bytes | str) -> Self:
@@ -210,12 +215,24 @@ class Mention(Record):
 
 
 class Entity(Record):
+    """What one record (a linked chunk) says of an entity, as of that record (issue #29): the graph keeps each
+    alias with its earliest-visible record's times and the name and type of the earliest-visible record that gave
+    them (graph/store/writes.ENTITIES), so neither arrival order nor a later record changes what "as of D" shows.
+
+    `seen`: the record's (publication day, ingestion ms); None: given without a time (a KB entry, a fixture),
+    visible always and first among records. `aliases`: the spellings the record showed, each as of `seen` unless
+    `alias_seen` dates it otherwise (a KB alias: (0, 0), always). `spelled`: `name` is the record's own spelling of
+    the entity's name (False: only the linker's name for it, used to create the node until a record spells it)."""
+
     KIND: ClassVar[str] = "Entity"
     id: NonEmpty
     name: NonEmpty
     type: NonEmpty
     aliases: list[str] = []
     description: str | None = None
+    seen: tuple[int, int] | None = None
+    alias_seen: dict[str, tuple[int, int]] = {}
+    spelled: bool = True
 
 
 class Interaction(Record):

@@ -4,6 +4,7 @@ never as database temporal types (FalkorDB and Neo4j disagree on those)."""
 from __future__ import annotations
 
 import datetime as dt
+from functools import cache
 
 import pendulum
 
@@ -51,6 +52,7 @@ def iso(value: str | dt.datetime | dt.date) -> str:
     return parse_instant(value).format("YYYY-MM-DD[T]HH:mm:ss[Z]")
 
 
+@cache  # every as-of check asks it (the resolver once per name key): a calendar computation each time otherwise
 def end_of_day_ms(key: int) -> int:
     """The last millisecond of a yyyymmdd day (UTC): the "ingested by the end of D" bound of as-of reads."""
     if key >= 99991231:

@@ -60,15 +60,32 @@ def make_interaction(
 
 
 def make_day_interaction(
-    evidence: list[Chunk], subject, obj, text: str, event_day: int, variant: Variant
+    evidence: list[Chunk],
+    subject,
+    obj,
+    text: str,
+    event_day: int,
+    variant: Variant,
+    read: list[Chunk] | None = None,
 ) -> Interaction:
     """An interaction stated by one or more chunks of one publication day (an M2 line's cited chunks of that day).
     It carries the day and the earliest ingestion among *those* chunks (never another chunk's: as of D shows a
-    fact only once a chunk that states it was published and ingested), and their articles and sources."""
+    fact only once a chunk that states it was published and ingested), and their articles and sources.
+
+    `read`: every chunk its text was written from (an M2 line citing snippets of day 1 and day 20 is one text
+    read off both). Such a text is visible only once all of them are: the latest publication day and the latest
+    ingestion among them, whatever day it is dated on (NEON's expansion keeps one fact per cited day)."""
     days = {c.day for c in evidence}
     if len(days) != 1:
         raise ValueError(f"evidence of one interaction must share one publication day, got {sorted(days)}")
-    return _interaction(evidence, subject, obj, text, event_day, variant, [c.id for c in evidence])
+    made = _interaction(evidence, subject, obj, text, event_day, variant, [c.id for c in evidence])
+    if not read:
+        return made
+    last = max(read, key=lambda c: (c.ingested_ms, c.id))
+    latest_day = max(c.day for c in read)
+    return made.model_copy(
+        update={"published_day": latest_day, "ingested_ms": last.ingested_ms, "ingested_at": last.ingested_at}
+    )
 
 
 def _interaction(

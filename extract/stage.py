@@ -4,20 +4,35 @@ M2) → the graph store, in one idempotent write per consumer batch, committed o
 Each chunk is extracted inside its own guard: a chunk whose linking, open-IE or validation raises becomes a dead
 letter (`extraction_error`, with the exception) and the others of the batch go on. Only infrastructure failures
 (extract/failures.py) stop the step, uncommitted, to be retried. M2's batches are scheduled by
-extract/m2_scheduler.py."""
+extract/m2_scheduler.py.
+
+The alias index learns from a chunk only once the chunk is in the graph. A batch is one transaction over the
+linker (extract/entities/linker.py `mark`/`rollback`/`commit`): its chunks are linked in order, each seeing what
+the earlier ones taught; a chunk that fails while linking is rolled back at once; once the batch is written, the
+index keeps the operations of exactly the chunks written (if any chunk of the batch was not written — dead-lettered
+after linking, or the write stopped by an outage — the batch's operations are rolled back and those of the
+written chunks replayed from their journals, in link order). So the index is always the journals of the chunks
+the graph holds, replayed in order: what a restart rebuilds.
+
+A chunk already written whole for its article (a linking journal of the chunk and article is in the graph) is
+never extracted again, whatever the record (a redelivery, a re-emission by a restarted process stage, the same
+page ingested again with another ingestion instant or as a backfill): the record is a sighting (similarity 1),
+nothing else. The same text in another article is that article's own record, extracted as of its own times (as
+when the two arrive in one batch): which of two articles' records comes first depends on how partitions
+interleave, so letting the first exclude the other would make the graph depend on it (bench/determinism.py)."""
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from core.errors import NewskgError
 from core.llm.client import LLMClient, Outcomes
 from core.records import Chunk, ChunkSighting, DeadLetter, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
-from extract.entities.journal import journal_id
+from extract.entities.journal import LinkJournal, journal_id
 from extract.failures import EXTRACTION_ERROR, describe, must_stop
 from extract.m2_scheduler import GiveUp, M2Scheduler
 from extract.openie.llm_variants import run_m1
@@ -26,6 +41,7 @@ from extract.result import ChunkExtraction
 from graph.mirror.qdrant import VectorMirror
 from graph.mirror.sync import mirror_from_graph
 from graph.store import journals
+from graph.store import mentions as mention_counts
 from graph.store.journals import JournalRow
 from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
@@ -36,6 +52,35 @@ from ingest.process.log_keys import release_entry
 log = logging.getLogger(__name__)
 
 WRITE_ERROR = "graph_write_error"
+
+
+class Unwritable(NewskgError):
+    """A chunk holding a string the graph refuses (a NUL cuts a FalkorDB query; a lone surrogate has no UTF-8
+    form), found before it is linked: linking it would teach the alias index names no write can carry, and every
+    later chunk linked to such a name would be refused too (issue #28: good articles dead-lettered after one bad
+    chunk). Its dead letter is `graph_write_error`, as if the write had refused it."""
+
+    REASON = WRITE_ERROR
+
+
+def refuse_unwritable(chunk: Chunk) -> None:
+    for name, value in chunk.model_dump().items():
+        for text in value if isinstance(value, list) else [value]:
+            if not isinstance(text, str):
+                continue
+            if "\x00" in text:
+                raise Unwritable(f"field {name} holds a NUL, which the graph refuses")
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise Unwritable(f"field {name} holds a lone surrogate, which the graph refuses: {exc}") from exc
+
+
+def sighting_of(chunk: Chunk) -> ChunkSighting:
+    """A record of a chunk written whole already for its article, as what it adds: its article's sighting of the
+    chunk, at similarity 1 (the same text)."""
+    reported = {name: getattr(chunk, name) for name in ChunkSighting.model_fields if hasattr(chunk, name)}
+    return ChunkSighting(**{**reported, "chunk_id": chunk.id, "article_id": chunk.article_id, "similarity": 1.0})
 
 
 def as_of_key(chunk: Chunk) -> tuple[int, int]:
@@ -94,6 +139,10 @@ class ExtractStage(Stage[ExtractAck]):
         # journal id → (order, extraction) of the chunks linked but not written yet; M1's done among them
         self._linked: dict[str, tuple[int, ChunkExtraction]] = {}
         self._m1_done: set[str] = set()
+        # The open transaction over the linker (one per batch): the journal ids whose operations it applied, in
+        # order, with their journals; and those written to the graph (kept at its end).
+        self._applied: dict[str, LinkJournal | None] = {}
+        self._wrote: set[str] = set()
         self._order = 0
         self.m2: M2Scheduler | None = None
         if options.variant == "m2" and llm is not None:  # (never None here: refused above)
@@ -120,7 +169,8 @@ class ExtractStage(Stage[ExtractAck]):
         dead: list[DeadLetter] = []
         chunks: list[Chunk] = []
         sightings: list[tuple[ChunkSighting, ConsumerRecord]] = []
-        origin: dict[str, list[ConsumerRecord]] = {}  # chunk id -> the messages that carried it
+        origin: dict[str, list[ConsumerRecord]] = {}  # journal id of a chunk record -> the messages that carried it
+        extracted: dict[tuple[str, str], Chunk] = {}  # (chunk id, article id) -> the record of it extracted
         for record in records:
             try:
                 item = decode_any(record.value or b"")
@@ -128,20 +178,29 @@ class ExtractStage(Stage[ExtractAck]):
                 dead.append(dead_letter(record, self.name, exc))
                 continue
             if isinstance(item, Chunk):
-                if item.id not in origin:  # a re-emitted copy in the same batch is extracted once
+                first = extracted.setdefault((item.id, item.article_id), item)
+                if first is item:
                     chunks.append(item)
-                origin.setdefault(item.id, []).append(record)
+                # a copy of an article's chunk in the same batch (redelivered, re-emitted, the page ingested again)
+                # is extracted once: written or dead-lettered with it
+                origin.setdefault(journal_id(first), []).append(record)
             elif isinstance(item, ChunkSighting):
                 sightings.append((item, record))  # a near-duplicate: recorded against the kept chunk, not extracted
             else:
                 misplaced = NewskgError(f"{item.KIND} on the chunks topic", reason="wrong_kind")
                 dead.append(dead_letter(record, self.name, misplaced))
-        chunks, whole = self._split_written(chunks)
-        extractions, failures = self.extract_each(chunks)
-        written, write_failures = self._persist(extractions, sightings, origin)
+        self.extractor.linker.mark()  # the batch's transaction over the linker (see the module docstring)
+        try:
+            chunks, whole = self._split_written(chunks)
+            # A chunk written whole already: its records are sightings of it, nothing is extracted again.
+            sightings += [(sighting_of(c), r) for c in whole for r in origin.pop(journal_id(c))]
+            extractions, failures = self.extract_each(chunks)
+            written, write_failures = self._persist(extractions, sightings)
+        finally:
+            self._settle()  # the index keeps the operations of the chunks written, and only those
         releases: list[Outgoing] = []
         for chunk, exc, reason in [*failures, *write_failures]:
-            messages = origin[chunk.id] if isinstance(chunk, Chunk) else [chunk[1]]
+            messages = origin[journal_id(chunk)] if isinstance(chunk, Chunk) else [chunk[1]]
             log.warning("dead-lettered %d message(s) (%s): %s", len(messages), reason, describe(exc))
             dead += [dead_letter(r, self.name, NewskgError(describe(exc), reason=reason)) for r in messages]
             if isinstance(chunk, Chunk) and self.options.dedup_topic:
@@ -157,15 +216,45 @@ class ExtractStage(Stage[ExtractAck]):
         return StageOutput(tuple(releases), letters, ExtractAck(given_up, outcomes))
 
     def _split_written(self, chunks: list[Chunk]) -> tuple[list[Chunk], list[Chunk]]:
-        """(to extract, written whole already): a chunk record whose linking journal is in the graph was written
-        before a restart (redelivered, or re-emitted by a restarted process stage). Linking it again would teach
-        the index twice what the restored journal already taught it."""
-        done = journals.written(self.store.conn, (journal_id(c) for c in chunks))
+        """(to extract, written whole already): a chunk with a linking journal of a record of its article in the
+        graph was written whole, before a restart or by an earlier record (a redelivery, a re-emission, the same
+        page ingested again). Linking it again would teach the index twice what the journal taught it, and, with
+        the record's later ingestion instant, against a larger index: other mentions, other facts. (A journal
+        written before journals noted their article stands for any article.)
+
+        A chunk this process linked whose batch write raised (an outage) after the graph had taken it: its
+        journal is in the graph but its operations were rolled back with the batch; they are replayed now."""
+        done = journals.written_chunks(self.store.conn, (c.id for c in chunks))
         fresh: list[Chunk] = []
         whole: list[Chunk] = []
         for chunk in chunks:
-            (whole if journal_id(chunk) in done else fresh).append(chunk)
+            articles = set(done.get(chunk.id, {}).values())
+            (whole if chunk.article_id in articles or None in articles else fresh).append(chunk)
+        for chunk in sorted(whole, key=lambda c: self._linked.get(journal_id(c), (0,))[0]):
+            key = journal_id(chunk)
+            if key in self._linked and key in done[chunk.id] and key not in self._applied:
+                journal = self._linked[key][1].journal
+                if journal is not None:
+                    self.extractor.linker.replay(journal)
+                self._applied[key] = journal
+                self._wrote.add(key)
+            self._forget(chunk)
         return fresh, whole
+
+    def _settle(self) -> None:
+        """End the batch's transaction over the linker: keep the operations of the chunks written (in the order
+        they were applied), undo the others' (dead-lettered after linking, or not written because the write
+        stopped: a retry replays or links them again)."""
+        linker = self.extractor.linker
+        applied = list(self._applied.items())
+        kept = [(key, journal) for key, journal in applied if key in self._wrote]
+        if len(kept) != len(applied):
+            linker.rollback()
+            for _, journal in kept:
+                if journal is not None:
+                    linker.replay(journal)
+        linker.commit()
+        self._applied, self._wrote = {}, set()
 
     def _remirror(self, chunks: list[Chunk]) -> list[tuple[Chunk, set[str]]]:
         """The mirror of chunks written whole before a restart (the stage may have died between the graph and
@@ -183,7 +272,6 @@ class ExtractStage(Stage[ExtractAck]):
         self,
         extractions: list[ChunkExtraction],
         sightings: list[tuple[ChunkSighting, ConsumerRecord]],
-        origin: dict[str, list[ConsumerRecord]],
     ):
         """Graph, then mirror, for the whole batch in one write. If that write fails for a reason that is neither an
         outage nor a stop (core/failures.py), one message at a time, so only what cannot be written is
@@ -191,6 +279,7 @@ class ExtractStage(Stage[ExtractAck]):
         message; exception; reason)."""
         try:
             self._write(extractions, [s for s, _ in sightings])
+            self._wrote.update(journal_id(x.chunk) for x in extractions)
             return extractions, []
         except Exception as exc:
             if must_stop(exc):
@@ -202,6 +291,7 @@ class ExtractStage(Stage[ExtractAck]):
         for unit, xs, ss in units:
             try:
                 self._write(xs, ss)
+                self._wrote.update(journal_id(x.chunk) for x in xs)
                 written += xs
             except Exception as exc:
                 if must_stop(exc):
@@ -222,6 +312,7 @@ class ExtractStage(Stage[ExtractAck]):
             journals=self._journal_rows(extractions),
         )
         for x in extractions:
+            self._wrote.add(journal_id(x.chunk))  # in the graph: its operations stay in the index
             self._forget(x.chunk)
         if self.mirror and extractions:  # right after the graph write, same step: a failure means no commit
             mirror_from_graph(
@@ -232,12 +323,15 @@ class ExtractStage(Stage[ExtractAck]):
             )
 
     def _journal_rows(self, extractions: list[ChunkExtraction]) -> list[JournalRow]:
-        """The journals of the batch, ordered as they were linked (the order a restarted stage replays them in)."""
+        """The journals of the batch, ordered as they were linked (the order a restarted stage replays them in).
+        A chunk linking did not read (a language the model was not trained on) has an empty one: it marks the
+        chunk as written whole all the same."""
         rows = []
         for x in extractions:
             linked = self._linked.get(journal_id(x.chunk))
-            if x.journal is not None and linked is not None:
-                rows.append(JournalRow.of(journal_id(x.chunk), x.chunk.id, linked[0], x.journal.model_dump_json()))
+            if linked is not None:
+                body = x.journal.model_dump_json() if x.journal is not None else journals.NO_JOURNAL
+                rows.append(JournalRow.of(journal_id(x.chunk), x.chunk.id, linked[0], body, x.chunk.article_id))
         return rows
 
     def acknowledged(self, output: StageOutput[ExtractAck]) -> None:
@@ -251,8 +345,14 @@ class ExtractStage(Stage[ExtractAck]):
 
     def extract(self, chunks: list[Chunk]) -> list[ChunkExtraction]:
         """Linking for every variant; M0 and M1 interactions here (M2 runs over the graph, see the scheduler).
-        Raises the first chunk's failure (`extract text`); the stage uses extract_each."""
-        extractions, failures = self.extract_each(chunks)
+        Raises the first chunk's failure (`extract text`); the stage uses extract_each. What the chunks taught the
+        index is kept (nothing is written here)."""
+        self.extractor.linker.mark()
+        try:
+            extractions, failures = self.extract_each(chunks)
+        finally:
+            self._wrote.update(self._applied)
+            self._settle()
         if failures:
             raise failures[0][1]
         return extractions
@@ -262,42 +362,62 @@ class ExtractStage(Stage[ExtractAck]):
         chunks: list[Chunk],
     ) -> tuple[list[ChunkExtraction], list[tuple[Chunk, BaseException, str]]]:
         """(extractions, failures): every chunk in its own guard; infrastructure failures propagate. A chunk this
-        process linked already (its batch is being retried after an outage) is not linked again: the index
-        learned from it once, as in a run without the outage."""
-        fresh = [c for c in chunks if journal_id(c) not in self._linked]
-        failures = self._link_each(fresh)
+        process linked already (its batch is being retried after an outage) is not linked again: its journal is
+        replayed (the outage rolled its operations back), so the index learns from it once, as in a run without
+        the outage, and its M1 answer is kept."""
+        failures = self._link_each(chunks)
         extractions = [self._linked[journal_id(c)][1] for c in chunks if journal_id(c) in self._linked]
         if self.options.variant == "m1" and self.llm is not None:  # (never None for m1)
             extractions = self._add_m1(extractions, failures)
         return extractions, failures
 
     def _link_each(self, chunks: list[Chunk]) -> list[tuple[Chunk, BaseException, str]]:
-        """Parse, link and (M0) extract each chunk, remembering each as linked, in order, until it is written."""
+        """Parse, link and (M0) extract each chunk, remembering each as linked, in order, until it is written; a
+        chunk linked already (a retried batch) has its journal replayed in its place instead, unless the index
+        holds it still. A chunk that fails is rolled back before the next is linked: no later chunk sees it."""
         failures: list[tuple[Chunk, BaseException, str]] = []
-        if not chunks:
-            return failures
-        for chunk, doc in zip(chunks, self.extractor.parse(chunks), strict=True):
+        fresh = [c for c in chunks if journal_id(c) not in self._linked]
+        docs = dict(zip((c.id for c in fresh), self.extractor.parse(fresh), strict=True)) if fresh else {}
+        linker = self.extractor.linker
+        for chunk in chunks:
+            key = journal_id(chunk)
+            if key in self._linked:
+                if key not in self._applied:
+                    journal = self._linked[key][1].journal
+                    if journal is not None:
+                        linker.replay(journal)
+                    self._applied[key] = journal
+                    self._linked[key] = (self._next_order(), self._linked[key][1])  # the order it is applied in
+                continue
+            mark = linker.mark()
             try:
+                doc = docs[chunk.id]
                 if isinstance(doc, BaseException):
                     raise doc
+                refuse_unwritable(chunk)  # before it teaches the linker anything
                 extraction = self.extractor.link_one(chunk, doc)
-                self._linked[journal_id(chunk)] = (self._next_order(), extraction)
+                self._linked[key] = (self._next_order(), extraction)
+                self._applied[key] = extraction.journal
                 if self.options.variant == "m0":
                     self.extractor.add_offline(extraction, doc)
             except Exception as exc:
+                linker.rollback(mark)  # what it taught, undone before the next chunk is linked
+                self._applied.pop(key, None)
+                self._forget(chunk)
                 if must_stop(exc):
                     raise
-                self._forget(chunk)
-                failures.append((chunk, exc, EXTRACTION_ERROR))
+                failures.append((chunk, exc, WRITE_ERROR if isinstance(exc, Unwritable) else EXTRACTION_ERROR))
         return failures
 
     def _add_m1(
         self, extractions: list[ChunkExtraction], failures: list[tuple[Chunk, BaseException, str]]
     ) -> list[ChunkExtraction]:
         """M1's interactions for the extractions that have none yet; the targets as of each chunk, this batch's
-        own mentions counted (not written yet)."""
+        own mentions counted (not written yet) — those of a chunk the graph counts already, never: a SIGKILL in
+        the middle of a batch write can leave a chunk's mentions written and counted without its journal, and the
+        restarted stage links it again (graph/store/mentions.py `counted`)."""
         assert self.llm is not None
-        pending = [(*as_of_key(x.chunk), {m.entity_id for m in x.mentions}) for x in extractions]
+        pending = self.pending_counts(extractions)
         keys = sorted({as_of_key(x.chunk) for x in extractions if journal_id(x.chunk) not in self._m1_done})
         subjects = {key: self.subject_ids(*key, pending) for key in keys}
         kept = []
@@ -315,8 +435,19 @@ class ExtractStage(Stage[ExtractAck]):
             kept.append(x)
         return kept
 
+    def pending_counts(self, extractions: list[ChunkExtraction]) -> dict[str, tuple[int, int, set[str]]]:
+        """The mentions of the batch in hand that the graph's daily counts do not count yet, chunk id → (day,
+        ingestion day, entity ids): each chunk once, and never one the graph counts already."""
+        counted = mention_counts.counted(self.store.conn, [x.chunk.id for x in extractions])
+        return {
+            x.chunk.id: (*as_of_key(x.chunk), {m.entity_id for m in x.mentions})
+            for x in extractions
+            if x.chunk.id not in counted
+        }
+
     def _next_order(self) -> int:
-        """Increasing within the process, and across restarts by the clock: the order journals replay in."""
+        """Increasing within the process, and across restarts by the clock: the order journals replay in (a
+        wall-clock value: graph/store/schema.py WALL_CLOCK keeps it out of exports and comparisons)."""
         self._order = max(int(time.time() * 1000) * journals.PER_BATCH, self._order + 1)
         return self._order
 
@@ -325,7 +456,7 @@ class ExtractStage(Stage[ExtractAck]):
         self._m1_done.discard(journal_id(chunk))
 
     def subject_ids(
-        self, end_day: int, ingested_by: int, pending: Iterable[tuple[int, int, set[str]]] = ()
+        self, end_day: int, ingested_by: int, pending: Mapping[str, tuple[int, int, set[str]]] | None = None
     ) -> set[str]:
         """Target subjects as of a chunk published on end_day and ingested on ingested_by (see targets.py)."""
         if self.options.subjects:

@@ -63,6 +63,29 @@ class EntityChoice:
 Resolution = tuple[EntityChoice | None, list[EntityChoice]]  # (best, close runners-up)
 Row = dict[str, Any]  # a graph read's row (graph/store/reads.py)
 Cell = tuple[int, int, int]  # (publication day, ingestion instant in ms, how many items share them)
+# A name key's entry in the name index: entity id → None when the key is the entity's name (it exists as the entity
+# does), else the (publication day, ingestion ms) of each alias spelling with that key (graph/store/writes.ENTITIES).
+Forms = dict[str, tuple[tuple[int, int], ...] | None]
+
+
+def _ids_as_of(forms: Forms | None, as_of: AsOf) -> list[str]:
+    """The entities a key names as of the day: by their name, or by an alias visible then (reads.visible)."""
+    if not forms:
+        return []
+    last_day, last_ms = as_of.day, as_of.ms
+    return [
+        entity_id
+        for entity_id, seen in forms.items()
+        if seen is None or any(day <= last_day and ms <= last_ms for day, ms in seen)
+    ]
+
+
+def _add_form(table: dict[str, Forms], key: str, entity_id: str, seen: tuple[int, int] | None) -> None:
+    forms = table.setdefault(key, {})
+    if seen is None or (entity_id in forms and forms[entity_id] is None):
+        forms[entity_id] = None  # a name: visible as the entity is, whatever its aliases
+    else:
+        forms[entity_id] = (*(forms.get(entity_id) or ()), seen)
 
 
 @dataclass(frozen=True)
@@ -163,10 +186,12 @@ class EntityResolver:
     `alternatives` never name an entity first seen later.
 
     Names and aliases → entity ids come from an in-memory copy of the graph's name index, refreshed every
-    `refresh_s` (names carry no time, so one copy serves every day); a name the copy does not know yet is looked
-    up in the graph itself, so a brand-new entity is found at once. Which candidates existed on the day, and how
-    popular they were, is read from the graph; the outcome is cached per (as-of day, view, name) for `refresh_s`,
-    so the common case (many askers, one day) costs no query. Those facts come from each candidate's
+    `refresh_s`; one copy serves every day: an alias carries the times of the record visible first that showed it,
+    and counts as of a day only when visible then (so an alias first seen after the day neither resolves nor
+    decides which words of a query name the entity); a name the copy does not know yet is looked up in the graph
+    itself (aliases as of the day there too), so a brand-new entity is found at once. Which candidates existed on
+    the day, and how popular they were, is read from the graph; the outcome is cached per (as-of day, view, name)
+    for `refresh_s`, so the common case (many askers, one day) costs no query. Those facts come from each candidate's
     EntityProfile, kept per entity for `refresh_s` (one batched read for the ids without a fresh one), so asking
     about the same entity on another day costs no query either. A name no entity of the day carries is matched
     fuzzily: every entity name scoring at least FUZZY_CUTOFF, then only those of the day, best 5. (Not the best 5
@@ -177,10 +202,11 @@ class EntityResolver:
     ):
         self.store = store
         self.refresh_s = refresh_s
-        self._keys: dict[str, list[str]] = {}  # name_key of every name and alias → entity ids
+        self._keys: dict[str, Forms] = {}  # name_key of every name and alias → entity ids, with alias times
         self._names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
-        self._prefixes: dict[str, list[str]] = {}  # the leading words of a longer name or alias → entity ids
+        self._prefixes: dict[str, Forms] = {}  # the leading words of a longer name or alias → entity ids
         self._loaded_at = float("-inf")
+        self._words: dict[tuple[int, str], tuple[float, set[str]]] = {}  # _name_words per (day, view)
         self._resolved = _Recent(refresh_s, cache_size)  # (day, view, name key) → Resolution
         self._profiles = _Recent(refresh_s, profile_cache_size)  # entity id → EntityProfile
         self._lock = threading.Lock()
@@ -212,11 +238,11 @@ class EntityResolver:
         for start, end in spans(tokens):
             mention = " ".join(tokens[start:end])
             key = name_key(mention)
-            if key in keys:
+            if _ids_as_of(keys.get(key), as_of):  # a name, or an alias visible as of the day
                 best, close = self.resolve(mention, as_of)
                 if best is None and end - start > 1:
                     return mention, " ".join(tokens[:start] + tokens[end:]), (None, [])  # known only later
-                if best is not None and (full := _full_name_around(tokens, start, end, best, self._name_words())):
+                if best is not None and (full := _full_name_around(tokens, start, end, best, self._name_words(as_of))):
                     return (
                         " ".join(tokens[full[0] : full[1]]),
                         " ".join(tokens[: full[0]] + tokens[full[1] :]),
@@ -225,7 +251,7 @@ class EntityResolver:
                 if best is not None:
                     resolution = self._dominant_suffix(tokens[start:end], best, close, as_of)
                     return mention, " ".join(tokens[:start] + tokens[end:]), resolution
-            if end - start >= MIN_PREFIX_WORDS and key in prefixes:
+            if end - start >= MIN_PREFIX_WORDS and _ids_as_of(prefixes.get(key), as_of):
                 best, close = self._resolve_leading_words(key, as_of)
                 if best is not None:
                     return mention, " ".join(tokens[:start] + tokens[end:]), (best, close)
@@ -237,7 +263,7 @@ class EntityResolver:
         cache_key = (as_of.day, as_of.knowledge, f"leading:{key}")
         resolution = self._resolved.get(cache_key)
         if resolution is None:
-            ids = self._index()[2].get(key, [])
+            ids = _ids_as_of(self._index()[2].get(key), as_of)
             resolution = self._rank([_choice(row, 100.0) for row in self._visible(ids, as_of)])
             self._resolved.put(cache_key, resolution)
         return resolution
@@ -252,7 +278,7 @@ class EntityResolver:
         keys = self._index()[0]
         for cut in range(1, len(words)):
             suffix = " ".join(words[cut:])
-            if len(suffix) < MIN_FUZZY_CHARS or name_key(suffix) not in keys:
+            if len(suffix) < MIN_FUZZY_CHARS or not _ids_as_of(keys.get(name_key(suffix)), as_of):
                 continue
             other = self.resolve(suffix, as_of)[0]
             if other is not None and other.id != best.id and _dominates(other, best):
@@ -260,7 +286,7 @@ class EntityResolver:
         return best, close
 
     def _candidates(self, mention: str, key: str, as_of: AsOf) -> list[EntityChoice]:
-        rows: list[EntityCounts] = self._visible(self._known(key), as_of)
+        rows: list[EntityCounts] = self._visible(_ids_as_of(self._index()[0].get(key), as_of), as_of)
         if not rows:
             rows = list(self.store.find_entities(mention, limit=5, as_of=as_of))
         if rows:
@@ -281,27 +307,30 @@ class EntityResolver:
         names = self._index()[1]
         return min(names) if names else None
 
-    def _name_words(self) -> set[str]:
-        """Every word of every known name and alias key (for _full_name_around)."""
-        return {word for key in self._index()[0] for word in key.split()}
+    def _name_words(self, as_of: AsOf) -> set[str]:
+        """Every word of every known name and of every alias key visible as of the day (for _full_name_around),
+        once per day and view until the index is refreshed: it walks every name key."""
+        keys = self._index()[0]
+        with self._lock:
+            cached = self._words.get((as_of.day, as_of.knowledge))
+            if cached is None or cached[0] != self._loaded_at:
+                words = {word for key, forms in keys.items() if _ids_as_of(forms, as_of) for word in key.split()}
+                cached = self._words[(as_of.day, as_of.knowledge)] = (self._loaded_at, words)
+            return cached[1]
 
-    def _known(self, key: str) -> list[str]:
-        return self._index()[0].get(key, [])
-
-    def _index(self) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, list[str]]]:
-        """(name key → ids, name → ids, leading words → ids), refreshed every `refresh_s`."""
+    def _index(self) -> tuple[dict[str, Forms], dict[str, list[str]], dict[str, Forms]]:
+        """(name key → forms, name → ids, leading words → forms), refreshed every `refresh_s`."""
         with self._lock:
             if time.monotonic() - self._loaded_at > self.refresh_s:
-                self._keys, self._names, self._prefixes = {}, {}, {}
+                self._keys, self._names, self._prefixes, self._words = {}, {}, {}, {}
                 for row in self.store.entity_names():
                     self._names.setdefault(row.name, []).append(row.id)
-                    for form in {row.name, *(row.aliases or [])}:
+                    forms = [(row.name, None), *((a, (day, ms)) for a, day, ms in row.aliases or [])]
+                    for form, seen in forms:
                         key = name_key(form)
-                        self._keys.setdefault(key, []).append(row.id)
+                        _add_form(self._keys, key, row.id, seen)
                         for prefix in leading_words(key):
-                            ids = self._prefixes.setdefault(prefix, [])
-                            if row.id not in ids:
-                                ids.append(row.id)
+                            _add_form(self._prefixes, prefix, row.id, seen)
                 self._loaded_at = time.monotonic()
             return self._keys, self._names, self._prefixes
 

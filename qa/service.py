@@ -116,23 +116,35 @@ class QAService:
         )
 
     def _not_yet_ingested(self, parsed: ParsedQuery) -> NotYetIngested | None:
-        """What the publication view would add: for the query's entity (resolved in that view when the strict one
-        knows none: it may not exist there at all), else for the whole graph. None when nothing is hidden."""
-        entity = parsed.entity or self.resolver.find(parsed.mention, AsOf(parsed.day, "published"))[2][0]
-        counts = self.store.ingested_late(parsed.day, entity.id if entity else None)
+        """What the publication view would add: for the query's entity, else for the whole graph. None when nothing
+        is hidden. When the strict view knows no entity, the one the publication view resolves is counted but never
+        named (issue #29): its name, or the alias that found it, may be known only after the day; asking with
+        knowledge=published names it."""
+        entity = parsed.entity
+        hidden = None if entity else self.resolver.find(parsed.mention, AsOf(parsed.day, "published"))[2][0]
+        counted = entity or hidden
+        counts = self.store.ingested_late(parsed.day, counted.id if counted else None)
         if not counts.facts and not counts.chunks:
             return None
         first = counts.first_ingested_ms
+        scope = f"entity {entity.name} ({entity.id})" if entity else HIDDEN_ENTITY if hidden else "whole graph"
         return NotYetIngested(
             facts=counts.facts,
             chunks=counts.chunks,
-            scope=f"entity {entity.name} ({entity.id})" if entity else "whole graph",
+            scope=scope,
             first_ingested=iso(dt.datetime.fromtimestamp(first / 1000, dt.UTC)) if first is not None else None,
         )
 
 
+# The scope of a late count for an entity only the publication view knows: counted, not named.
+HIDDEN_ENTITY = "the entity the query names in the publication view (not named in this view)"
+
+
 def _late_note(parsed: ParsedQuery, late: NotYetIngested) -> str:
-    about = late.scope.removeprefix("entity ") if late.scope != "whole graph" else "the graph"
+    if late.scope == HIDDEN_ENTITY:
+        about = "the entity the query names in the publication view"
+    else:
+        about = late.scope.removeprefix("entity ") if late.scope != "whole graph" else "the graph"
     return (
         f"No evidence as of {day_iso(parsed.day)}; {late.facts} facts ({late.chunks} chunks) "
         f"about {about} published on or before that day were ingested after it (first on "

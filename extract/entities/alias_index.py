@@ -85,12 +85,14 @@ class LinkDecision:
     explanation: str
 
 
-def _note(table: dict[str, dict[str, Seen]], key: str, entity_id: str, seen: Seen) -> None:
-    known = table[key].get(entity_id)
-    table[key][entity_id] = seen if known is None else _earlier(known, seen)
+_MISSING = object()  # an undo entry's "there was no value under this key"
 
 
 class AliasIndex:
+    """Every change goes through `_put`/`_set_attr`, which, while a transaction is open (`begin`), log the value
+    they replace: `rollback(mark)` undoes everything after a mark, `commit` keeps it all (the extract stage
+    applies a chunk's operations for good only once its write succeeded: extract/entities/linker.py)."""
+
     def __init__(self) -> None:
         self.entities: dict[str, KnownEntity] = {}
         # key → {entity id → when that key was first seen for it}
@@ -103,6 +105,54 @@ class AliasIndex:
         self.merged: dict[str, tuple[str, Seen]] = {}
         # first word of a name or alias → {its key words → first seen}: the known-name matcher's table
         self._by_first_word: dict[str, dict[tuple[str, ...], Seen]] = defaultdict(dict)
+        # (container, key or attribute, the value it replaced): what `rollback` undoes; None outside a transaction
+        self._undo: list[tuple[object, object, object]] | None = None
+
+    def begin(self) -> int:
+        """Open a transaction (or continue the open one); returns a mark to roll back to."""
+        if self._undo is None:
+            self._undo = []
+        return len(self._undo)
+
+    def rollback(self, mark: int = 0) -> None:
+        """Undo every change made since `mark`, newest first; the transaction stays open."""
+        undo = self._undo or []
+        while len(undo) > mark:
+            container, key, old = undo.pop()
+            if isinstance(container, dict):
+                if old is _MISSING:
+                    del container[key]
+                else:
+                    container[key] = old
+            else:
+                setattr(container, str(key), old)
+
+    def commit(self) -> None:
+        """Keep every change made in the transaction, and close it."""
+        self._undo = None
+
+    def _put(self, table: dict, key: object, value: object) -> None:
+        if self._undo is not None:
+            self._undo.append((table, key, table.get(key, _MISSING)))
+        table[key] = value
+
+    def _set_attr(self, target: object, name: str, value: object) -> None:
+        if self._undo is not None:
+            self._undo.append((target, name, getattr(target, name)))
+        setattr(target, name, value)
+
+    def _table(self, tables: dict[str, dict], key: str) -> dict:
+        """tables[key], made (and logged) if missing: a rollback leaves no empty table behind."""
+        table = tables.get(key)
+        if table is None:
+            table = {}
+            self._put(tables, key, table)
+        return table
+
+    def _note(self, tables: dict[str, dict[str, Seen]], key: str, entity_id: str, seen: Seen) -> None:
+        table = self._table(tables, key)
+        known = table.get(entity_id)
+        self._put(table, entity_id, seen if known is None else _earlier(known, seen))
 
     def __len__(self) -> int:
         return len(self.entities)
@@ -120,49 +170,52 @@ class AliasIndex:
     ) -> KnownEntity:
         entity = self.entities.get(entity_id)
         if entity is None:
-            entity = self.entities[entity_id] = KnownEntity(entity_id, name, kind, seen, description=description)
+            entity = KnownEntity(entity_id, name, kind, seen, description=description)
+            self._put(self.entities, entity_id, entity)
         else:
-            entity.seen = _earlier(entity.seen, seen)
+            self._set_attr(entity, "seen", _earlier(entity.seen, seen))
         self._index_name(entity, entity.seen)  # again when an earlier chunk lowered the first-seen time
-        entity.mentions += mentions
+        self._set_attr(entity, "mentions", entity.mentions + mentions)
         for alias in aliases:
             self.add_alias(entity_id, alias, seen)
         if context:
             for word in context:
                 known = entity.context.get(word)
-                entity.context[word] = seen if known is None else _earlier(known, seen)
+                self._put(entity.context, word, seen if known is None else _earlier(known, seen))
             if len(entity.context) > CONTEXT_WORDS_KEPT:
                 # The earliest-seen words stay (then by the word itself): the same words whatever the order.
                 kept = sorted(entity.context.items(), key=lambda kv: (kv[1], kv[0]))[:CONTEXT_WORDS_KEPT]
-                entity.context = dict(kept)
+                self._set_attr(entity, "context", dict(kept))
         return entity
 
     def _index_name(self, entity: KnownEntity, seen: Seen) -> None:
         self._index_key(entity, entity.name, seen)
         words = name_key(entity.name).split()
         if entity.type == "ORG" and len(words) > 1:
-            _note(self._by_acronym, initials(entity.name), entity.id, seen)
+            self._note(self._by_acronym, initials(entity.name), entity.id, seen)
         if entity.type == "PERSON" and len(words) > 1 and words[-1] not in CALENDAR_WORDS:
             # Surnames only: across documents a lone first name ("Karl") is too common to trust.
-            _note(self._person_parts, words[-1], entity.id, seen)
+            self._note(self._person_parts, words[-1], entity.id, seen)
 
     def add_alias(self, entity_id: str, alias: str, seen: Seen = ALWAYS) -> None:
         entity = self.entities[entity_id]
         if not name_key(alias):
             return
         known = entity.aliases.get(alias)
-        entity.aliases[alias] = seen if known is None else _earlier(known, seen)
+        self._put(entity.aliases, alias, seen if known is None else _earlier(known, seen))
         self._index_key(entity, alias, entity.aliases[alias])
 
     def _index_key(self, entity: KnownEntity, name: str, seen: Seen) -> None:
         key = name_key(name)
         if key:
-            _note(self._by_key, key, entity.id, seen)
+            self._note(self._by_key, key, entity.id, seen)
             words = tuple(key.split())
-            known = self._by_first_word[words[0]].get(words)
-            self._by_first_word[words[0]][words] = seen if known is None else _earlier(known, seen)
-            known = self._keys_by_type[entity.type].get(key)
-            self._keys_by_type[entity.type][key] = seen if known is None else _earlier(known, seen)
+            by_word = self._table(self._by_first_word, words[0])
+            known = by_word.get(words)
+            self._put(by_word, words, seen if known is None else _earlier(known, seen))
+            by_type = self._table(self._keys_by_type, entity.type)
+            known = by_type.get(key)
+            self._put(by_type, key, seen if known is None else _earlier(known, seen))
 
     def _visible_ids(self, table: dict[str, dict[str, Seen]], key: str, as_of: Seen | None) -> list[str]:
         """The ids visible as of the chunk under `key`, each as the entity it stands for then (alias edges)."""
@@ -208,14 +261,14 @@ class AliasIndex:
             return False
         known = self.merged.get(source)
         if known is None or (seen, target) < (known[1], known[0]):
-            self.merged[source] = (target, seen)
+            self._put(self.merged, source, (target, seen))
         return self.merged[source][0] == target
 
     def vote(self, entity_id: str, kind: str, weight: int, seen: Seen = ALWAYS) -> None:
         """One mention's type, for the entity's type vote, remembered as first seen `seen`."""
         if weight:
             votes = self.entities[entity_id].votes
-            votes[(kind, seen)] = votes.get((kind, seen), 0) + weight
+            self._put(votes, (kind, seen), votes.get((kind, seen), 0) + weight)
 
     def type_as_of(self, entity_id: str, as_of: Seen | None) -> str:
         return self.entities[entity_id].type_as_of(as_of)

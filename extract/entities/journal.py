@@ -11,8 +11,11 @@ written in the same batch write, after everything else of the chunk):
 - what the chunk added to its article's memory (short forms, names, votes seen in that article: linking only
   adds to it), so the article's next chunk links as it would have without the restart.
 
-A redelivered chunk whose journal is in the graph was written whole: the stage does not link it again (that
-would apply its operations twice), it re-mirrors what the graph holds for it."""
+A chunk with a journal of a record of its article in the graph was written whole: the stage does not link that
+article's records of it again (that would apply its operations twice, and a later record would link against a
+larger index), it records the record as a sighting and re-mirrors what the graph holds for the chunk. The index
+learns a chunk's operations only once its write succeeded (extract/stage.py): the index is always the journals of
+the graph replayed in order."""
 
 from __future__ import annotations
 
@@ -63,9 +66,10 @@ class LinkJournal(BaseModel):
 
 
 def journal_id(chunk: Chunk) -> str:
-    """One journal per record of a chunk: a redelivered or re-emitted record has the same one; the same text
-    ingested again later (another record) is linked again, as it would be without a restart."""
-    return "lj_" + digest(chunk.id, str(chunk.day), str(chunk.ingested_ms))
+    """One journal per record of a chunk: a redelivered or re-emitted record has the same one. The same article
+    ingested again later (another record) is not linked again once a record of it is written whole (the stage
+    looks journals up by chunk id and article); the same text in another article is another record."""
+    return "lj_" + digest(chunk.id, str(chunk.day), str(chunk.ingested_ms), chunk.article_id)
 
 
 class Replayable(Protocol):
@@ -76,6 +80,8 @@ def replay_all(linker: Replayable, conn: GraphConnection) -> int:
     """Teach the linker every journal in the graph, in the order they were made; returns how many."""
     replayed = 0
     for text in journals.all_in_order(conn):
+        if text == journals.NO_JOURNAL:
+            continue
         linker.replay(LinkJournal.model_validate_json(text))
         replayed += 1
     if replayed:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from spacy.tokens import Doc
 
-from core.ids import named_entity_id
+from core.ids import named_entity_id, normalise_text
 from core.records import Entity
 from extract.entities.alias_index import ALWAYS, AliasIndex, KnownEntity, Seen
 from extract.entities.coref import (
@@ -78,6 +78,41 @@ class Linker:
         self._limit = articles_remembered
         self.journal: LinkJournal | None = None  # what the last `link` taught (extract/entities/journal.py)
         self._ops: list[IndexOp] = []
+        # While a transaction is open (`mark`): per linked or replayed chunk, the article memories as they were
+        # before it (the LRU order, and the one memory it changes with a copy of its content), so `rollback` can
+        # put them back.
+        self._saved: list[tuple[OrderedDict[str, _ArticleMemory], _ArticleMemory | None, _ArticleMemory]] | None = None
+
+    def mark(self) -> tuple[int, int]:
+        """Open a transaction (or continue the open one) over the index and the article memories; returns a mark.
+        What chunks link or replay after it can be undone (`rollback`) until `commit`: the extract stage keeps a
+        chunk's index operations only once its write succeeded, and later chunks of the batch see the earlier
+        ones' in the meantime."""
+        if self._saved is None:
+            self._saved = []
+        return self.index.begin(), len(self._saved)
+
+    def rollback(self, mark: tuple[int, int] = (0, 0)) -> None:
+        """Undo what the chunks linked or replayed since the mark taught the index and the article memories."""
+        index_mark, memory_mark = mark
+        self.index.rollback(index_mark)
+        saved = self._saved or []
+        while len(saved) > memory_mark:
+            order, memory, content = saved.pop()
+            self._articles = order
+            if memory is not None:  # (in place: the older saved orders hold this very object)
+                memory.__dict__.update(content.__dict__)
+
+    def commit(self) -> None:
+        """Keep everything linked or replayed since the transaction opened, and close it."""
+        self.index.commit()
+        self._saved = None
+
+    def _save_memory(self, article_id: str) -> None:
+        """Before a chunk changes its article's memory (and the LRU order), in a transaction: what to restore."""
+        if self._saved is not None:
+            memory = self._articles.get(article_id)
+            self._saved.append((OrderedDict(self._articles), memory, _copy(memory or _ArticleMemory())))
 
     def _memory(self, article_id: str) -> _ArticleMemory:
         """The article's memory, now the most recently used."""
@@ -91,6 +126,7 @@ class Linker:
         """`as_of`: the chunk's (publication day, ingestion ms): the index answers as of it, and what this chunk
         teaches the index is remembered as first seen then (and in `journal`)."""
         self._ops = []
+        self._save_memory(article_id)
         context = context_words(doc)
         before = _dump(self._articles[article_id]) if article_id in self._articles else ArticleMemory()
         linked = self._link(doc, article_id, context, as_of)
@@ -105,6 +141,7 @@ class Linker:
         restarted stage resumes from (journals replayed in the order they were first made)."""
         seen: Seen = journal.seen
         context = set(journal.context)
+        self._save_memory(journal.article_id)
         for op in journal.ops:
             self._apply(op, seen, context)
         _add_to(self._memory(journal.article_id), journal.memory)
@@ -257,15 +294,31 @@ class Linker:
         ]
 
     def entities(self, mentions: list[LinkedMention]) -> list[Entity]:
+        """The entity records of the chunk just linked, each as of that chunk (`journal.seen`; core/records.Entity):
+        its aliases are the spellings this chunk gave the entity (its add and alias operations) and the KB's, never
+        an alias another chunk taught the index; its name is this chunk's own spelling of the entity's name when it
+        gave one (a KB entity: the KB's), so the graph can keep the earliest-visible record's (issue #29)."""
+        journal = self.journal
+        seen = journal.seen if journal is not None and journal.seen != ALWAYS else None
+        shown: dict[str, list[str]] = {}
+        for op in journal.ops if journal is not None else []:
+            if op.op in ("add", "alias"):
+                shown.setdefault(op.entity_id, []).append(op.text)
         out = {}
         for m in mentions:
             known = self.index.entities[m.entity_id]
+            given: dict[str, Seen] = {alias: ALWAYS for alias, first in known.aliases.items() if first == ALWAYS}
+            spellings = shown.get(m.entity_id, [])
+            own = [s for s in spellings if normalise_text(s) == normalise_text(known.name)]
             out[m.entity_id] = Entity(
                 id=known.id,
-                name=known.name,
+                name=own[0] if own and not known.from_kb else known.name,
                 type=m.type,  # as of the chunk (the type vote), not the type it was created with
-                aliases=sorted(known.aliases),
+                aliases=sorted({*spellings, *given}),
+                alias_seen=given,
                 description=known.description,
+                seen=seen,
+                spelled=known.from_kb or bool(own),
             )  # keys
         return list(out.values())
 
@@ -291,6 +344,16 @@ def _dump(memory: _ArticleMemory) -> ArticleMemory:
             for eid, votes in memory.votes.items()
             for (kind, seen), weight in votes.items()
         ),
+    )
+
+
+def _copy(memory: _ArticleMemory) -> _ArticleMemory:
+    return _ArticleMemory(
+        fulls=list(memory.fulls),
+        person_tokens=set(memory.person_tokens),
+        linked=dict(memory.linked),
+        names={word: set(known) for word, known in memory.names.items()},
+        votes={eid: dict(votes) for eid, votes in memory.votes.items()},
     )
 
 

@@ -94,7 +94,8 @@ def cited_chunks(cited: list[int], batch: list[M2Snippet], subject_id: str, obje
 def run_m2(client: LLMClient, subject: EntityRef, obj: EntityRef, batch: list[M2Snippet]) -> M2Answer:
     """One call for (subject, object, k marked chunks in time order). Each answer line is dated on the distinct
     days of the valid chunks it cites (NEON's R = ∪_{t ∈ T'} (t, NEI(s, o)) with T' the cited chunks' days), with
-    those chunks' times, articles and sources; a line citing no valid chunk is dropped and counted."""
+    those chunks' articles and sources, and visible only once every cited chunk is (its text was read off all of
+    them); a line citing no valid chunk is dropped and counted."""
     snippets = [(day_words(s.chunk.day), s.marked) for s in batch]
     answer = client.complete(m2_pair.build(subject.name, obj.name, snippets))
     if answer is None:
@@ -108,7 +109,9 @@ def run_m2(client: LLMClient, subject: EntityRef, obj: EntityRef, batch: list[M2
         result.lines_kept += 1
         for day in sorted({c.day for c in evidence}):
             same_day = [c for c in evidence if c.day == day]
-            result.interactions.append(make_day_interaction(same_day, subject, obj, line.text, day, "M2"))
+            result.interactions.append(
+                make_day_interaction(same_day, subject, obj, line.text, day, "M2", read=evidence)
+            )
     client.count(m2_pair.NAME, "lines_kept", result.lines_kept)
     client.count(m2_pair.NAME, "lines_dropped_uncited", result.lines_dropped)
     return result

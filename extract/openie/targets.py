@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from datetime import timedelta
 from typing import TypeVar
 
@@ -39,7 +39,8 @@ def window_start(end_day: int, window_days: int) -> int:
 class GraphMentionStats:
     """TF-IDF targets over the graph's daily mention counts, as of (publication day, ingestion day): chunks
     published in the window ending on that day and ingested on or before that ingestion day. `pending`: chunks
-    of the batch in hand, not written yet, as (day, ingestion day, entity ids), counted as if they were."""
+    of the batch in hand that the graph does not count yet, chunk id → (day, ingestion day, entity ids), counted
+    as if they were (keyed by chunk id: each once; the stage leaves out those the graph counts already)."""
 
     def __init__(self, conn: GraphConnection):
         self.conn = conn
@@ -50,12 +51,12 @@ class GraphMentionStats:
         end_day: int,
         window_days: int,
         ingested_by: int,
-        pending: Iterable[tuple[int, int, set[str]]] = (),
+        pending: Mapping[str, tuple[int, int, set[str]]] | None = None,
     ) -> list[str]:
         start = window_start(end_day, window_days)
         tf = Counter(mentions.window_counts(self.conn, start, end_day, ingested_by))
         extra_days: dict[str, set[int]] = defaultdict(set)
-        for day, ingested, entity_ids in pending:
+        for day, ingested, entity_ids in (pending or {}).values():
             if day <= end_day and ingested <= ingested_by:
                 if day >= start:
                     tf.update(entity_ids)

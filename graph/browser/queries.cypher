@@ -5,13 +5,21 @@
 //   :param day => 20230502;  :param name => "Doja Cat"
 // Days are yyyymmdd integers; as_of_ms is the last millisecond of as_of_day (UTC). Every query shows the graph
 // as it stood at the end of as_of_day: only what was published on or before it and ingested by then, and only
-// entities a chunk or interaction of then names (for the graph as it stands now: as_of_day 99991231,
+// entities a chunk or interaction of then names, with the aliases first seen by then (an alias is an
+// (:Entity)-[:ALIAS]->(:Alias) node dated like a chunk) (for the graph as it stands now: as_of_day 99991231,
 // as_of_ms 4611686018427387904).
 
 // name: find_entity
 // params: name, as_of_day, as_of_ms
 MATCH (e:Entity)
-WHERE toLower(e.name) = toLower($name) OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) = toLower($name))
+WHERE toLower(e.name) = toLower($name)
+WITH collect(e) AS named
+OPTIONAL MATCH (other:Entity)-[:ALIAS]->(hit:Alias)
+WHERE hit.lower = toLower($name) AND hit.day <= $as_of_day AND hit.ingested_ms <= $as_of_ms
+WITH named, collect(other) AS aliased
+WITH named + aliased AS found
+UNWIND found AS e
+WITH DISTINCT e
 OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)
 WHERE c.day <= $as_of_day AND c.ingested_ms <= $as_of_ms
 WITH e, count(DISTINCT c) AS mentions
@@ -19,7 +27,9 @@ OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
 WHERE x.published_day <= $as_of_day AND x.ingested_ms <= $as_of_ms
 WITH e, mentions, count(DISTINCT x) AS interactions
 WHERE mentions > 0 OR interactions > 0
-RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions
+OPTIONAL MATCH (e)-[:ALIAS]->(al:Alias)
+WHERE al.day <= $as_of_day AND al.ingested_ms <= $as_of_ms AND al.name <> e.name
+RETURN e.id AS id, e.name AS name, e.type AS type, collect(DISTINCT al.name) AS aliases, mentions, interactions
 ORDER BY mentions DESC, interactions DESC, name LIMIT 25;
 
 // name: entity_timeline

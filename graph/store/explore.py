@@ -9,20 +9,29 @@ from dataclasses import dataclass
 
 from core.records import Variant
 from graph.store.asof import AsOf
-from graph.store.reads import DAILY_COUNTS, ENTITY_VISIBLE, visible
+from graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
 from graph.store.rows import EntityAsOf, rows_of
 from graph.store.store import GraphStore
 
-# Entities whose name or an alias contains the text (case-insensitive), as of D, the most mentioned first.
+# Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), as of
+# D, the most mentioned first.
 SEARCH = (
-    """
+    f"""
 MATCH (e:Entity)
-WHERE (toLower(e.name) CONTAINS $q OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) CONTAINS $q))
-  AND ($type IS NULL OR e.type = $type)
+WHERE toLower(e.name) CONTAINS $q
+WITH collect(e) AS named
+OPTIONAL MATCH (x:Entity)-[:ALIAS]->(al:Alias)
+WHERE al.lower CONTAINS $q AND {visible("al", "day")}
+WITH named, collect(x) AS aliased
+WITH named + aliased AS found
+UNWIND found AS e
+WITH DISTINCT e
+WHERE $type IS NULL OR e.type = $type
 WITH e"""
     + ENTITY_VISIBLE
+    + ENTITY_ALIASES
     + """
-RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions
+RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions
 ORDER BY interactions DESC, mentions DESC, id
 LIMIT $limit
 """
@@ -51,7 +60,8 @@ UNWIND $ids AS wanted
 MATCH (e:Entity {id: wanted})
 WITH e"""
     + ENTITY_VISIBLE
-    + "RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions\n"
+    + ENTITY_ALIASES
+    + "RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions\n"
 )
 
 # One visible interaction with every chunk that states it in a visible article: the evidence and its sources. A

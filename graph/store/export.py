@@ -2,8 +2,9 @@
 
 Without an as-of the export is the whole graph (a backup). With one it is the graph as it stood at the end of
 that day (graph/store/asof.py): articles, chunks and interactions visible then, the sources and entities they
-name, the M2 batches whose chunks had all arrived, the daily mention counts of days known
-then, and only the relationships between visible nodes."""
+name, the aliases first seen by then (an entity's aliases are Alias nodes, so an entity's properties hold none),
+the M2 batches whose chunks had all arrived, the daily mention counts of days known then, and only the
+relationships between visible nodes."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from graph.store.store import COUNTS_LABELS, GraphStore
 # One JSON line: a node (type, label, id, properties) or a relationship (type, rel, start, end, properties).
 ExportLine = dict[str, object]
 
-RELATIONSHIPS = ("FROM", "IN", "MENTIONS", "SUBJECT_OF", "OBJECT", "EVIDENCE", "COVERS")
+RELATIONSHIPS = ("FROM", "IN", "MENTIONS", "ALIAS", "SUBJECT_OF", "OBJECT", "EVIDENCE", "COVERS")
+NODE_LABELS = (*COUNTS_LABELS, "Alias", "M2Batch", "EntityDay")
 PAGE = 1000
 
 
@@ -26,7 +28,7 @@ def export_jsonl(store: GraphStore, write: Callable[[ExportLine], object], as_of
     bounds: dict[str, int] = AsOf.of(as_of).params() if as_of is not None else {}
     dated = as_of is not None
     lines = 0
-    for label in (*COUNTS_LABELS, "M2Batch", "EntityDay"):
+    for label in NODE_LABELS:
         after = ""
         while True:
             rows = store.conn.read(export_node_query(label, dated), {"after": after, "limit": PAGE, **bounds})

@@ -17,6 +17,15 @@ from graph.store.rows import StoredJournal, WrittenChunkParts, rows_of
 
 PAGE = 2000
 PER_BATCH = 10_000  # order = ms × PER_BATCH, + 1 for each further journal made within that ms
+NO_JOURNAL = ""  # the body of a chunk linking did not read (another language): written whole, nothing to replay
+
+# The chunks among these with a journal of any record: those journals' ids and articles (Linking.chunk_id is
+# indexed: graph/store/schema.py).
+JOURNALS_OF_CHUNKS = """
+UNWIND $ids AS cid
+MATCH (l:Linking {chunk_id: cid})
+RETURN l.chunk_id AS chunk_id, l.id AS id, l.article_id AS article_id
+"""
 
 
 @dataclass(frozen=True)
@@ -25,10 +34,11 @@ class JournalRow:
     chunk_id: str
     order: int
     body: str
+    article_id: str = ""  # the article of the chunk record: the same chunk in another article is another record
 
     @staticmethod
-    def of(journal_id: str, chunk_id: str, order: int, text: str) -> JournalRow:
-        return JournalRow(journal_id, chunk_id, order, pack(text))
+    def of(journal_id: str, chunk_id: str, order: int, text: str, article_id: str = "") -> JournalRow:
+        return JournalRow(journal_id, chunk_id, order, pack(text), article_id)
 
 
 def pack(text: str) -> str:
@@ -45,13 +55,24 @@ def written(conn: GraphConnection, journal_ids: Iterable[str]) -> set[str]:
     return {str(r["id"]) for r in conn.read(reads.JOURNALS_WRITTEN, {"ids": ids})} if ids else set()
 
 
+def written_chunks(conn: GraphConnection, chunk_ids: Iterable[str]) -> dict[str, dict[str, str | None]]:
+    """Chunk id → {journal id → the article of its record (None: a journal written before articles were noted)},
+    for the chunks among these written whole by some record."""
+    ids = sorted(set(chunk_ids))
+    found: dict[str, dict[str, str | None]] = {}
+    for row in conn.read(JOURNALS_OF_CHUNKS, {"ids": ids}) if ids else []:
+        article = row["article_id"]
+        found.setdefault(str(row["chunk_id"]), {})[str(row["id"])] = str(article) if article else None
+    return found
+
+
 def chunk_parts(conn: GraphConnection, chunk_ids: Iterable[str]) -> list[WrittenChunkParts]:
     ids = sorted(set(chunk_ids))
     return rows_of(WrittenChunkParts, conn.read(reads.WRITTEN_CHUNK_PARTS, {"ids": ids})) if ids else []
 
 
 def all_in_order(conn: GraphConnection) -> Iterator[str]:
-    """Every journal's text, in the order they were made."""
+    """Every journal's text, in the order they were made (NO_JOURNAL for a chunk linking did not read)."""
     after, after_id = -1, ""
     while True:
         page = rows_of(

@@ -56,6 +56,26 @@ SET r.day = ch.day, r.ingested_day = ch.ingested_day
 """
 
 
+# The chunks among these whose MENTIONS edges are in the graph (what the recount counts them from).
+COUNTED_CHUNKS = """
+UNWIND $chunk_ids AS cid
+MATCH (ch:Chunk {id: cid})-[:MENTIONS]->(:Entity)
+RETURN DISTINCT ch.id AS id
+"""
+
+
+def counted(conn: GraphConnection, chunk_ids: list[str]) -> set[str]:
+    """The chunks among these that the daily counts count: those whose mentions are in the graph, recounted first
+    (idempotent), since a write cut between the MENTIONS statement and the recount leaves them in the graph but
+    not yet in the counts. A chunk id is counted once whatever its records: what is not returned here is for the
+    caller to count as pending (extract/openie/targets.py)."""
+    ids = sorted(set(chunk_ids))
+    found = sorted({str(r["id"]) for r in conn.read(COUNTED_CHUNKS, {"chunk_ids": ids})}) if ids else []
+    if found:
+        conn.run_many(recount_statements(found))
+    return set(found)
+
+
 def ingested_day(ingested_ms: int) -> int:
     """The UTC day (yyyymmdd) of an ingestion instant."""
     d = dt.datetime.fromtimestamp(ingested_ms / 1000, dt.UTC)

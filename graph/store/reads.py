@@ -22,10 +22,22 @@ OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
 WITH e, mentions, count(DISTINCT CASE WHEN {visible("x")} THEN x END) AS interactions
 WHERE mentions > 0 OR interactions > 0
 """
+
+ALIAS_CAP = 32  # aliases shown per entity: the first visible ones in code-point order (rows.EntityAsOf)
+
+# An alias is an (:Alias) node of its entity dated by the record visible first that showed it (writes.ENTITIES):
+# as of D an entity shows only the aliases visible then, the same predicate as a chunk's (its name is never one).
+# After ENTITY_VISIBLE (e, mentions, interactions); rows.EntityAsOf orders them and keeps the first ALIAS_CAP.
+ENTITY_ALIASES = f"""
+OPTIONAL MATCH (e)-[:ALIAS]->(al:Alias)
+WHERE {visible("al", "day")} AND al.name <> e.name
+WITH e, mentions, interactions, collect(DISTINCT al.name) AS aliases
+"""
 _ENTITY_AS_OF = (
     ENTITY_VISIBLE
+    + ENTITY_ALIASES
     + """
-RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, mentions, interactions
+RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions
 ORDER BY mentions DESC, interactions DESC, id
 """
 )
@@ -47,11 +59,18 @@ WITH e, chunk_cells,
 RETURN e.id AS id, e.name AS name, e.type AS type, chunk_cells, interaction_cells
 """
 
+# The entities whose id or name is $q, or one of whose aliases visible as of D is (case-insensitive).
 ENTITY_FIND = (
-    """
+    f"""
 MATCH (e:Entity)
-WHERE e.id = $q OR toLower(e.name) = toLower($q) OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) = toLower($q))
-WITH e"""
+WHERE e.id = $q OR toLower(e.name) = toLower($q)
+WITH collect(e) AS named
+OPTIONAL MATCH (x:Entity)-[:ALIAS]->(al:Alias)
+WHERE al.lower = toLower($q) AND {visible("al", "day")}
+WITH named, collect(x) AS aliased
+WITH named + aliased AS found
+UNWIND found AS e
+WITH DISTINCT e"""
     + _ENTITY_AS_OF
     + "LIMIT $limit\n"
 )
@@ -109,8 +128,14 @@ RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS even
 ORDER BY event_day, id
 """
 
-# Names carry no time: the resolver's in-memory name index (which entities are visible is asked per day).
-ENTITY_NAMES = "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases"
+# The resolver's in-memory name index: every entity's name (visible as the entity is: which entities exist is
+# asked per day) and its aliases, each as [spelling, day, ingested_ms] so the resolver applies `visible` itself.
+ENTITY_NAMES = """
+MATCH (e:Entity)
+OPTIONAL MATCH (e)-[:ALIAS]->(al:Alias)
+RETURN e.id AS id, e.name AS name,
+       collect(CASE WHEN al IS NULL THEN null ELSE [al.name, al.day, al.ingested_ms] END) AS aliases
+"""
 
 IDS_PAGE = """
 MATCH (n:{label}) WHERE n.id > $after{extra}
@@ -245,8 +270,11 @@ COUNTS = {
 ENTITIES_FIRST_SEEN = """
 MATCH (n:Entity)
 OPTIONAL MATCH (c:Chunk)-[:MENTIONS]->(n)
-RETURN n.id AS id, n.name AS name, n.type AS type, n.aliases AS aliases, n.description AS description,
-       count(c) AS mentions, min(c.day) AS first_day, min(c.ingested_ms) AS first_ingested_ms
+WITH n, count(c) AS mentions, min(c.day) AS first_day, min(c.ingested_ms) AS first_ingested_ms
+OPTIONAL MATCH (n)-[:ALIAS]->(a:Alias)
+WITH n, mentions, first_day, first_ingested_ms, collect(a.name) AS aliases
+RETURN n.id AS id, n.name AS name, n.type AS type, aliases, n.description AS description,
+       mentions, first_day, first_ingested_ms
 ORDER BY id
 """
 
@@ -370,6 +398,18 @@ TIMES_PAGES = {"Interaction": INTERACTION_TIMES_PAGE, "Chunk": CHUNK_TIMES_PAGE}
 # Label → how a node of it is visible. The timed nodes carry their own days; a source exists once a visible
 # article is from it, an entity once a visible chunk or interaction names it (reads.ENTITY_VISIBLE), an M2 batch
 # once the last of its chunks is visible (it cannot have run before).
+def _entity_exists(entity: str, carried: str) -> str:
+    """ENTITY_VISIBLE's existence test for the entity variable `entity`, carrying the variables `carried` (names of
+    this module, never input): an alias as of D shows only with its entity (a KB alias is visible always)."""
+    return f"""
+OPTIONAL MATCH ({entity})<-[:MENTIONS]-(ec:Chunk)
+WITH {carried}, count(DISTINCT CASE WHEN {visible("ec", "day")} THEN ec END) AS entity_mentions
+OPTIONAL MATCH ({entity})-[:SUBJECT_OF|OBJECT]-(ex:Interaction)
+WITH {carried}, entity_mentions, count(DISTINCT CASE WHEN {visible("ex")} THEN ex END) AS entity_interactions
+WHERE entity_mentions > 0 OR entity_interactions > 0
+"""
+
+
 _BATCH_RAN = (
     "WITH n, max(c.day) AS last_day, max(c.ingested_ms) AS last_ms "
     "WHERE last_day <= $as_of_day AND last_ms <= $as_of_ms"
@@ -379,6 +419,9 @@ EXPORT_NODE_AS_OF = {
     "Article": f"MATCH (n:Article) WHERE n.id > $after AND {visible('n')}",
     "Chunk": f"MATCH (n:Chunk) WHERE n.id > $after AND {visible('n', 'day')}",
     "Entity": "MATCH (e:Entity) WHERE e.id > $after " + ENTITY_VISIBLE + " WITH e AS n",
+    # an alias as of D: its first record was visible then (writes.ENTITIES), and so is its entity
+    "Alias": f"MATCH (e:Entity)-[:ALIAS]->(n:Alias) WHERE n.id > $after AND {visible('n', 'day')}"
+    + _entity_exists("e", "n, e"),
     "Interaction": f"MATCH (n:Interaction) WHERE n.id > $after AND {visible('n')}",
     "M2Batch": f"MATCH (n:M2Batch)-[:COVERS]->(c:Chunk) WHERE n.id > $after {_BATCH_RAN}",
     # A daily mention count is a cell per (publication day, ingestion day): visible when both are on or before D
@@ -394,6 +437,7 @@ EXPORT_REL_AS_OF = {
     "FROM": f"MATCH (a)-[r:FROM]->(b) WHERE {visible('a')}",
     "IN": f"MATCH (a)-[r:IN]->(b) WHERE {visible('a', 'day')} AND {visible('b')}",
     "MENTIONS": f"MATCH (a)-[r:MENTIONS]->(b) WHERE {visible('a', 'day')}",
+    "ALIAS": f"MATCH (a)-[r:ALIAS]->(b) WHERE {visible('b', 'day')}" + _entity_exists("a", "a, r, b"),
     "SUBJECT_OF": f"MATCH (a)-[r:SUBJECT_OF]->(b) WHERE {visible('b')}",
     "OBJECT": f"MATCH (a)-[r:OBJECT]->(b) WHERE {visible('a')}",
     "EVIDENCE": f"MATCH (a)-[r:EVIDENCE]->(b) WHERE {visible('a')} AND {visible('b', 'day')}",

@@ -16,6 +16,7 @@ from pydantic import TypeAdapter
 
 from core.records import Variant
 from graph.connection.base import Row
+from graph.store.reads import ALIAS_CAP
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -38,18 +39,25 @@ class EntityCounts:
 
 @dataclass(frozen=True)
 class EntityAsOf(EntityCounts):
-    """reads.ENTITY_FIND, reads.ENTITIES_AS_OF: an entity as of a day, with its aliases."""
+    """reads.ENTITY_FIND, reads.ENTITIES_AS_OF: an entity as of a day, with its aliases visible then (the first
+    ALIAS_CAP in code-point order: the read collects them unordered)."""
 
     aliases: list[str] | None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "aliases", sorted(self.aliases or [])[:ALIAS_CAP])
+
+
+AliasSeen = tuple[str, int, int]  # (spelling, publication day, ingestion ms) of an alias's first record
 
 
 @dataclass(frozen=True)
 class EntityName:
-    """reads.ENTITY_NAMES: names carry no time."""
+    """reads.ENTITY_NAMES: an entity's name (visible with the entity) and its dated aliases."""
 
     id: str
     name: str
-    aliases: list[str] | None
+    aliases: list[AliasSeen] | None
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from graph.store.rows import (
 from graph.store.schema import init_schema
 
 COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
-ALIAS_CAP = 32  # aliases kept per entity: the first in code-point order (writes.ENTITIES)
+ALWAYS_SEEN = (0, 0)  # an entity record given without a time (KB, fixtures): visible always, first of all
 
 
 def _article_row(item: Chunk | ChunkSighting) -> dict[str, Any]:
@@ -51,7 +51,9 @@ def _article_row(item: Chunk | ChunkSighting) -> dict[str, Any]:
         "ingested_ms": item.ingested_ms,
         "source": item.source,
         "source_id": item.source_id,
-        "first_key": first_key(item.day, item.ingested_ms, item.published, article_id),
+        "first_key": first_key(
+            item.day, item.ingested_ms, item.published, content_tie(article_id, item.url, item.title, item.source)
+        ),
     }
 
 
@@ -72,7 +74,14 @@ def _chunk_row(chunk: Chunk, marked: str | None) -> dict[str, Any]:
         "url": chunk.url,
         "title": chunk.title,
         "marked": marked,
-        "first_key": first_key(chunk.day, chunk.ingested_ms, chunk.published, chunk.article_id),
+        "first_key": first_key(
+            chunk.day,
+            chunk.ingested_ms,
+            chunk.published,
+            content_tie(
+                chunk.article_id, chunk.text, chunk.source, chunk.url, chunk.title, chunk.sentence_start, marked
+            ),
+        ),
     }
 
 
@@ -120,8 +129,16 @@ def first_key(published_day: int, ingested_ms: int, published: str = "", tie: st
     return f"{visible_day:08d}|{published_day:08d}|{published}|{ingested_ms:015d}|{tie}"
 
 
+def content_tie(record_id: str, *values: object) -> str:
+    """A first_key tie of a record id and a digest of what the record sets: two records of one node at the same
+    instant (a refetch with another title, a chunk re-marked) keep the same one whichever arrives first."""
+    return f"{record_id}|{digest('tie', *('' if v is None else str(v) for v in values))}"
+
+
 def interaction_first_key(i: Interaction) -> str:
-    return first_key(i.published_day, i.ingested_ms)
+    """Its text breaks a tie: two spellings of one fact (the id holds it normalised) at the same instant keep the
+    same text whichever arrives first."""
+    return first_key(i.published_day, i.ingested_ms, tie=i.text)
 
 
 def fold_chunk_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -134,10 +151,19 @@ def fold_chunk_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(folded.values())
 
 
+def least_source_names(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each article row names its source by the least spelling of that source id in the batch: the rows of one
+    statement do not see each other's writes, so writes.ARTICLES alone would keep the batch's last."""
+    least: dict[str, str] = {}
+    for row in rows:
+        least[row["source_id"]] = min(least.get(row["source_id"], row["source"]), row["source"])
+    return [row | {"source": least[row["source_id"]]} for row in rows]
+
+
 def fold_interactions(interactions: Iterable[Interaction]) -> list[Interaction]:
-    """One record per interaction id: evidence, articles and sources united, the times of the record visible first
-    (least first_key) kept whole (the same fact read in two overlapping chunks of one batch keeps both as
-    evidence)."""
+    """One record per interaction id: evidence, articles and sources united, the record visible first (least
+    first_key) kept whole otherwise, its times, text and confidence (the same fact read in two overlapping chunks of
+    one batch keeps both as evidence), in any order of the batch."""
     folded: dict[str, Interaction] = {}
     for i in interactions:
         kept = folded.get(i.id)
@@ -145,11 +171,8 @@ def fold_interactions(interactions: Iterable[Interaction]) -> list[Interaction]:
             folded[i.id] = i
             continue
         earliest = min(kept, i, key=interaction_first_key)
-        folded[i.id] = kept.model_copy(
+        folded[i.id] = earliest.model_copy(
             update={
-                "published_day": earliest.published_day,
-                "ingested_ms": earliest.ingested_ms,
-                "ingested_at": earliest.ingested_at,
                 "chunk_ids": sorted({*kept.chunk_ids, *i.chunk_ids}),
                 "article_ids": sorted({*kept.article_ids, *i.article_ids}),
                 "source_ids": sorted({*kept.source_ids, *i.source_ids}),
@@ -182,15 +205,47 @@ def _mention_rows(mentions: Iterable[tuple[str, str]]) -> list[dict[str, Any]]:
     return [{"chunk_id": c, "entity_ids": ids} for c, ids in by_chunk.items()]
 
 
+def alias_id(entity_id: str, alias: str) -> str:
+    """One Alias node per (entity, exact spelling)."""
+    return "al_" + digest(entity_id, alias)
+
+
 def _entity_rows(entities: Iterable[Entity]) -> list[dict[str, Any]]:
-    """One row per entity id, its aliases united (the graph unites them again with what it has)."""
+    """One row per entity id, as writes.ENTITIES would leave the node after every record of the batch (rows of
+    one statement do not see each other's writes): the type of the record visible first (least `type_key`), the
+    name of the record visible first among those that spelled it (`name_key`), and each alias with the times of
+    its record visible first. Keys are store.first_key of the record's times, its value breaking a tie."""
     rows: dict[str, dict[str, Any]] = {}
-    aliases: dict[str, set[str]] = {}
+    aliases: dict[str, dict[str, dict[str, Any]]] = {}
     for e in entities:
-        row = rows.setdefault(e.id, {"id": e.id, "name": e.name, "type": e.type, "description": e.description})
-        aliases.setdefault(e.id, set()).update(e.aliases)
+        day, ms = e.seen or ALWAYS_SEEN
+        type_key = first_key(day, ms, tie=e.type)
+        name_key = first_key(day, ms, tie=e.name) if e.spelled else None
+        row = rows.get(e.id)
+        if row is None:
+            row = rows[e.id] = {"id": e.id, "name": e.name, "type": e.type, "type_key": type_key, "name_key": None}
+            row["description"] = e.description
         row["description"] = row["description"] or e.description
-    return [row | {"aliases": sorted(aliases[entity_id])} for entity_id, row in rows.items()]
+        if type_key < row["type_key"]:
+            row["type"], row["type_key"] = e.type, type_key
+        if name_key is not None and (row["name_key"] is None or name_key < row["name_key"]):
+            row["name"], row["name_key"] = e.name, name_key
+        for alias in e.aliases:
+            alias_day, alias_ms = e.alias_seen.get(alias, (day, ms))
+            key = first_key(alias_day, alias_ms)
+            kept = aliases.setdefault(e.id, {}).get(alias)
+            if kept is None or key < kept["first_key"]:
+                aliases[e.id][alias] = {
+                    "id": alias_id(e.id, alias),
+                    "name": alias,
+                    "day": alias_day,
+                    "ingested_ms": alias_ms,
+                    "first_key": key,
+                }
+    return [
+        row | {"aliases": [aliases[entity_id][a] for a in sorted(aliases.get(entity_id, {}))]}
+        for entity_id, row in rows.items()
+    ]
 
 
 def _chunk_from_row(r: PendingChunk | StoredChunk, article_ids: list[str], source: str, source_id: str) -> Chunk:
@@ -237,7 +292,8 @@ class GraphStore:
         `journals`: the linker's journals of the chunks, written after everything else (graph/store/journals.py),
         so a journal in the graph means its chunk was written whole (FalkorDB runs the statements in order)."""
         chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
-        articles = fold_chunk_rows([_article_row(item) for item in [*chunks, *sightings]])
+        # names first: folding keeps one row per article, and a source's other spellings are in the rows it drops
+        articles = fold_chunk_rows(least_source_names([_article_row(item) for item in [*chunks, *sightings]]))
         chunk_rows = _with_articles([_chunk_row(c, (marked or {}).get(c.id)) for c in chunks])
         batch_rows = [{"id": "m2_" + digest(pair, *ids), "pair": pair, "chunk_ids": ids} for pair, ids in m2_batches]
         sighting_rows = [_sighting_row(s) for s in sightings]
@@ -255,11 +311,7 @@ class GraphStore:
         ]
         journal_rows = [asdict(j) for j in journals]
         self.conn.run_many(
-            [
-                (query, {"rows": rows, **({"alias_cap": ALIAS_CAP} if query is writes.ENTITIES else {})})
-                for query, rows in statements
-                if rows
-            ]
+            [(query, {"rows": rows}) for query, rows in statements if rows]
             # the daily mention counts of what this batch mentions, recounted from the graph
             + recount_statements([row["chunk_id"] for row in mention_rows])
             + ([(writes.LINKING_JOURNALS, {"rows": journal_rows})] if journal_rows else [])
@@ -317,7 +369,8 @@ class GraphStore:
         return rows_of(EntityAsOf, rows)
 
     def entity_names(self) -> list[EntityName]:
-        """Every entity's id, name and aliases, with no time (the resolver's name index)."""
+        """Every entity's id, name and aliases, each alias with its first record's (day, ingested_ms): the
+        resolver's name index, which applies the as-of rule to them itself."""
         return rows_of(EntityName, self.conn.read(reads.ENTITY_NAMES))
 
     def entities_as_of(self, ids: list[str], as_of: AsOf | int | None = None) -> list[EntityAsOf]:

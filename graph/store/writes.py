@@ -6,16 +6,20 @@ Every value arrives as a parameter; no text is ever pasted into the Cypher."""
 # whole, in any order: its chunk and facts are dated by that record, and "as of D" must find it as their source.
 # A node written before first_key existed (published_day set, first_key null) keeps its times (`<` on null is
 # not true).
+# Its url, title and source are that first record's too (a refetch may carry another title or tracking
+# parameters): never whichever record arrived first. A source's name is the least spelling of its id seen (a
+# source id is its normalised name), so every order of arrival names it the same.
 ARTICLES = """
 UNWIND $rows AS a
-MERGE (s:Source {id: a.source_id}) ON CREATE SET s.name = a.source
+MERGE (s:Source {id: a.source_id})
+SET s.name = CASE WHEN s.name IS NULL OR a.source < s.name THEN a.source ELSE s.name END
 MERGE (ar:Article {id: a.id})
-  ON CREATE SET ar.url = a.url, ar.title = a.title, ar.source_id = a.source_id
 MERGE (ar)-[:FROM]->(s)
 WITH ar, a
 WHERE ar.published_day IS NULL OR a.first_key < ar.first_key
 SET ar.published = a.published, ar.published_day = a.day, ar.ingested_at = a.ingested_at,
-    ar.ingested_ms = a.ingested_ms, ar.first_key = a.first_key
+    ar.ingested_ms = a.ingested_ms, ar.first_key = a.first_key, ar.url = a.url, ar.title = a.title,
+    ar.source_id = a.source_id
 """
 
 # A chunk id is the hash of its normalised text, so two records may carry the same id (two replicas kept the same
@@ -43,18 +47,31 @@ MATCH (ar:Article {id: a.article_id})
 MERGE (ch)-[r:IN]->(ar) ON CREATE SET r.day = a.day, r.ingested_ms = a.ingested_ms, r.similarity = a.similarity
 """
 
-# Aliases merge as a set union, kept in code-point order and cut to the first $alias_cap: the same aliases
-# whatever order the batches (or replicas) write them in; never the last writer's list.
+# An entity row is what one record (a linked chunk) says of it (core/records.Entity, folded per batch by
+# store._entity_rows). Like a chunk, the node keeps the first record's values in any order of arrival (issue #29):
+# its type is that of the record visible first (least `type_key`: store.first_key of the record's times, the type
+# breaking a tie), its name that of the record visible first among those that spelled the name (`name_key`; a
+# record that linked the entity by an alias only gives its name just to create the node), so case variants and
+# partition interleavings cannot change either. Each alias is an (:Alias) node of the entity, dated like a chunk
+# by the record visible first that showed it (`day`, `ingested_ms`; reads filter it with reads.visible): an alias
+# first seen on day 20 is not the entity's name as of day 10. `lower` is the engine's own toLower, for lookups.
 ENTITIES = """
 UNWIND $rows AS e
 MERGE (n:Entity {id: e.id})
-ON CREATE SET n.name = e.name, n.type = e.type, n.aliases = []
+ON CREATE SET n.name = e.name
 SET n.description = coalesce(e.description, n.description)
+WITH n, e, (n.type_key IS NULL OR e.type_key < n.type_key) AS typed,
+     (e.name_key IS NOT NULL AND (n.name_key IS NULL OR e.name_key < n.name_key)) AS named
+FOREACH (_ IN CASE WHEN typed THEN [1] ELSE [] END | SET n.type = e.type, n.type_key = e.type_key)
+FOREACH (_ IN CASE WHEN named THEN [1] ELSE [] END | SET n.name = e.name, n.name_key = e.name_key)
 WITH n, e
-UNWIND coalesce(n.aliases, []) + e.aliases AS alias
-WITH n, alias ORDER BY alias
-WITH n, collect(DISTINCT alias) AS aliases
-SET n.aliases = aliases[0..$alias_cap]
+UNWIND e.aliases AS alias
+MERGE (a:Alias {id: alias.id})
+ON CREATE SET a.entity_id = n.id, a.name = alias.name, a.lower = toLower(alias.name)
+WITH n, a, alias, (a.first_key IS NULL OR alias.first_key < a.first_key) AS first
+FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
+  SET a.day = alias.day, a.ingested_ms = alias.ingested_ms, a.first_key = alias.first_key)
+MERGE (n)-[:ALIAS]->(a)
 """
 
 # One row per chunk with the entities it mentions: the chunk is looked up once, not once per mention.
@@ -68,17 +85,19 @@ MERGE (ch)-[:MENTIONS]->(n)
 
 # An interaction's id does not hold its publication: the same fact read in two chunks is one node. Like a chunk
 # it is dated by one record whole — the one visible first (store.first_key) — never by the first publication of
-# one record and the first ingestion of another; its evidence is the union of every record's chunks. Its confidence
-# is that first record's too: as of D a fact shows what the chunks of D said of it, and the same in any order.
+# one record and the first ingestion of another; its evidence is the union of every record's chunks. Its text (the
+# id holds it normalised: case and spacing may differ) and confidence are that first record's too: as of D a fact
+# shows what the chunks of D said of it, and the same in any order.
 INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
 MERGE (x:Interaction {id: i.id})
-  ON CREATE SET x.text = i.text, x.event_day = i.event_day, x.event_iso = i.event_iso, x.variant = i.variant,
+  ON CREATE SET x.event_day = i.event_day, x.event_iso = i.event_iso, x.variant = i.variant,
                 x.subject_id = i.subject_id, x.object_id = i.object_id
 WITH s, x, i, (x.first_key IS NULL OR i.first_key < x.first_key) AS first
 FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
-  SET x.published_day = i.published_day, x.published_iso = i.published_iso, x.ingested_ms = i.ingested_ms,
+  SET x.text = i.text, x.published_day = i.published_day, x.published_iso = i.published_iso,
+      x.ingested_ms = i.ingested_ms,
       x.ingested_at = i.ingested_at, x.first_key = i.first_key, x.confidence = i.confidence)
 MERGE (s)-[:SUBJECT_OF]->(x)
 WITH x, i
@@ -108,9 +127,10 @@ MERGE (m)-[:COVERS]->(c)
 """
 
 # The linker's journal of a chunk record (extract/entities/journal.py), written last in its batch: present means
-# the chunk was written whole. Internal state of the extract stage: not exported, not read by any as-of path.
+# the chunk was written whole (for its article: extract/stage.py). Internal state of the extract stage: not
+# exported, not read by any as-of path.
 LINKING_JOURNALS = """
 UNWIND $rows AS j
 MERGE (l:Linking {id: j.id})
-ON CREATE SET l.chunk_id = j.chunk_id, l.order = j.order, l.body = j.body
+ON CREATE SET l.chunk_id = j.chunk_id, l.article_id = j.article_id, l.order = j.order, l.body = j.body
 """

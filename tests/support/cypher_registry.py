@@ -24,6 +24,7 @@ CYPHER_MODULES = (
     "graph.store.writes",
     "graph.store.m2",
     "graph.store.mentions",
+    "graph.store.journals",
     "graph.store.reads",
     "graph.store.explore",
     "evaluation.irb.cypher",
@@ -43,6 +44,8 @@ CYPHER_USERS = (
 FRAGMENTS = {
     "graph.store.reads.ENTITY_VISIBLE",
     "graph.store.explore.ENTITY_VISIBLE",  # the same fragment, imported from reads
+    "graph.store.reads.ENTITY_ALIASES",
+    "graph.store.explore.ENTITY_ALIASES",  # the same fragment, imported from reads
     "graph.store.reads.IDS_PAGE",  # a template: ids_page(label) expands it
 }
 
@@ -90,12 +93,12 @@ def _built() -> Iterator[Statement]:
     """The statements reads.py builds per label or relationship, for every label and relationship the store and
     the export pass."""
     from graph.store import reads
-    from graph.store.export import RELATIONSHIPS
+    from graph.store.export import NODE_LABELS, RELATIONSHIPS
     from graph.store.store import COUNTS_LABELS
 
     for label in COUNTS_LABELS:
         yield Statement(f"graph.store.reads.ids_page({label!r})", reads.ids_page(label))
-    for label in (*COUNTS_LABELS, "M2Batch", "EntityDay"):
+    for label in NODE_LABELS:
         for as_of in (False, True):
             yield Statement(
                 f"graph.store.reads.export_node_query({label!r}, {as_of})", reads.export_node_query(label, as_of)

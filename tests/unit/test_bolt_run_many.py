@@ -14,7 +14,7 @@ from neo4j.exceptions import TransientError
 
 from graph.store import m2, writes
 from graph.store.mentions import MARK_COUNTED, RECOUNT_ENTITY_DAYS
-from graph.store.store import ALIAS_CAP, GraphStore
+from graph.store.store import GraphStore
 from tests.support.full_batch import PAIR, FullBatch
 from tests.support.scripted_bolt import ScriptedDriver, bolt
 
@@ -106,9 +106,7 @@ def test_every_parameter_is_bolt_native_and_every_row_has_the_fields_its_stateme
         variable, read = fields
         rows = cast(list[dict[str, object]], params["rows"])
         assert rows and all(read <= set(row) for row in rows), (variable, read, rows)
-        assert set(params) == ({"rows", "alias_cap"} if query is writes.ENTITIES else {"rows"})
-    entities = next(params for query, params in write_full_batch() if query is writes.ENTITIES)
-    assert entities["alias_cap"] == ALIAS_CAP
+        assert set(params) == {"rows"}
 
 
 def test_m2_bookkeeping_goes_through_run_many_with_row_shapes_its_statements_read():

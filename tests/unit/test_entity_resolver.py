@@ -128,7 +128,10 @@ class AliasStore(IndexStore):
         self.aliases = {e[0]: e[5] for e in entities}
 
     def entity_names(self) -> list[EntityName]:
-        return [EntityName(e[0], e[1], self.aliases[e[0]]) for e in self.entities]
+        # each alias first seen with the entity (its first day): the name index dates aliases (issue #29)
+        return [
+            EntityName(e[0], e[1], [(a, e[4], end_of_day_ms(e[4])) for a in self.aliases[e[0]]]) for e in self.entities
+        ]
 
 
 def test_a_full_name_is_never_answered_with_someone_sharing_one_of_its_words():

@@ -189,6 +189,25 @@ def test_m2_fact_cited_only_from_day_20_is_dated_day_20_with_its_times_and_sourc
     assert ledger == {"lines_dropped_uncited": 3, "lines_kept": 1}
 
 
+def test_m2_line_citing_day_1_and_day_20_is_visible_only_from_day_20_on_both_days():
+    """Review finding (#29): a line read off snippets of day 1 and day 20 was written on day 1 with the whole text,
+    so as of day 1 it showed what only day 20 said. Each day keeps its fact (NEON's expansion), each visible once
+    every snippet the text was read off is."""
+    early = chunk("c1", TEXT, 20230501)
+    late = chunk("c20", TEXT.replace("on Monday", "again"), 20230520, article="a20").model_copy(
+        update={"ingested_ms": 20230520_0900, "ingested_at": "2023-05-20T09:00:00Z"}
+    )
+    linked = extraction([early])
+    doja, leto = ids_of(linked, "Doja Cat"), ids_of(linked, "Jared Leto")
+    line = {"text": "Doja Cat and Jared Leto posed together twice", "chunks": [1, 2]}
+    script = Script((200, json.dumps({"interactions": [line]})))
+    answer = run_m2(client(script), EntityRef(doja, "Doja Cat"), EntityRef(leto, "Jared Leto"), snippets([early, late]))
+    days = {i.event_day: i for i in answer.interactions}
+    assert sorted(days) == [20230501, 20230520]
+    assert {(i.published_day, i.ingested_ms) for i in days.values()} == {(20230520, 20230520_0900)}
+    assert days[20230501].chunk_ids == ["c1"] and days[20230520].chunk_ids == ["c20"]
+
+
 def test_m2_citation_of_a_chunk_not_linked_to_both_entities_is_not_evidence():
     both = chunk("c1", TEXT, 20230501)
     only_doja = chunk("c2", "Doja Cat sang at the Met Gala on Monday.", 20230502, article="a2")
