@@ -232,8 +232,12 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
 
     js(browser, "showEntity(arguments[0])", hub["id"])
     # the evidence of an interaction the hub's list shows (the list is redrawn while the panel loads)
-    wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li"), 10, "the hub's interactions")
-    listed = [li.get_attribute("data-id") for li in browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")]
+    # read in one go inside `wait`: a redraw between finding the items and reading them makes them stale
+    listed = wait(
+        lambda: [li.get_attribute("data-id") for li in browser.find_elements(By.CSS_SELECTOR, "#entity-edges li")],
+        10,
+        "the hub's interactions",
+    )
     with_sources = {
         e["id"]
         for e in api(base, f"/v1/explore/entities/{hub['id']}/neighbourhood", as_of=last)["edges"]
