@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 
 import numpy as np
@@ -25,7 +24,7 @@ from sklearn.model_selection import GroupKFold
 from core.settings import Settings
 from evaluation.facts.corpus import SHARED_DATA, Corpus, load
 from extract.nlp import parse
-from extract.openie.confidence import SentenceShape, sentence_shape
+from extract.openie.confidence import sentence_shape, shape_features
 from ingest.process.article import build_article
 from ingest.process.chunk_articles import chunk_articles
 
@@ -34,21 +33,6 @@ THRESHOLDS = (0.5, 0.7, 0.8, 0.9)
 
 def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
-
-
-def _row(shape: SentenceShape) -> list[float]:
-    return [
-        math.log1p(shape.tokens),
-        float(shape.ends_terminal),
-        shape.proper_share,
-        shape.capital_share,
-        shape.number_share,
-        shape.punct_share,
-        float(shape.currency),
-        float(shape.separator),
-        float(shape.finite_verb),
-        math.log1p(shape.index_in_article),
-    ]
 
 
 def sentences() -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -65,7 +49,7 @@ def sentences() -> tuple[np.ndarray, np.ndarray, list[str]]:
                 if sentence.text.strip() in seen:
                     continue
                 seen.add(sentence.text.strip())
-                rows.append(_row(sentence_shape(sentence, chunk.sentence_start + n)))
+                rows.append(shape_features(sentence_shape(sentence, chunk.sentence_start + n)))
                 labels.append(int(_norm(sentence.text) not in body))
                 pages.append(page.key)
     return np.array(rows), np.array(labels), pages

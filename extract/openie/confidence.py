@@ -111,7 +111,6 @@ FEATURES: tuple[str, ...] = (
 def features(s: FactSignals) -> list[float]:
     """The model's inputs, in FEATURES order."""
     words = len(s.text.split())
-    shape = s.sentence
     return [
         *(float(s.rule == r) for r in RULES),
         *(float(d in s.doubts) for d in DOUBTS),
@@ -123,6 +122,13 @@ def features(s: FactSignals) -> list[float]:
         math.log1p(words),
         float(words < 5),
         float(any(c.isdigit() for c in s.text)),
+        *shape_features(s.sentence),
+    ]
+
+
+def shape_features(shape: SentenceShape) -> list[float]:
+    """A sentence's shape as model inputs (the `sentence_*` FEATURES, in order)."""
+    return [
         math.log1p(shape.tokens),
         float(shape.ends_terminal),
         shape.proper_share,
