@@ -1,6 +1,8 @@
 """How many LLM answers parse into their response model, with structured outputs (the response model's schema,
 which the local llama.cpp server compiles to a grammar) against plain JSON mode, in the same run: M1 prompts over
-the linked chunks of the fresh pages, the local SmolLM2-135M (`make setup-llm`) served by llama-cpp-python.
+the linked chunks of the fresh pages, the local SmolLM2-135M (`make setup-llm`) served by llama-cpp-python. Then,
+with structured outputs, every other kind of prompt the project sends over the same chunks: M2 (a pair and its
+snippet), NEON's faithfulness judge (few-shot) and IRB's grader.
 
 Run: `.venv/bin/python -m bench.llm_parse [--prompts 20] [--json]` (starts and stops its own server on loopback).
 """
@@ -12,20 +14,26 @@ import importlib.util
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 from rich.console import Console
 
 from bench.figures import Figure, emit, figure
 from core.llm.client import LLMClient
+from core.llm.prompt import Prompt
 from core.settings import Settings
+from core.timeaxes import day_words
 from evaluation.facts.corpus import Corpus, load
+from evaluation.irb.prompts import grade
+from evaluation.neon.judges.inputs import EvidenceItem, JudgeCase
+from evaluation.neon.judges.prompts import faithfulness
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
-from extract.prompts import m1_subject
+from extract.prompts import m1_subject, m2_pair
 from extract.result import ChunkExtraction
 from ingest.process.article import build_article
 from ingest.process.chunk_articles import chunk_articles
@@ -67,14 +75,46 @@ def linked_chunks(n: int) -> list[ChunkExtraction]:
     return linked[:n]
 
 
-def parse_rate(url: str, mode: str, linked: list[ChunkExtraction]) -> tuple[int, int, str]:
+def m1_prompt(x: ChunkExtraction) -> Prompt[Any]:
+    return m1_subject.build(x.mentions[0].name, x.marked_text, day_words(x.chunk.day))
+
+
+def m2_prompt(x: ChunkExtraction) -> Prompt[Any]:
+    """The chunk's first two entities as the pair, the chunk as the one snippet."""
+    names = list(dict.fromkeys(m.name for m in x.mentions))
+    subject, obj = names[0], names[1] if len(names) > 1 else names[0]
+    return m2_pair.build(subject, obj, [(day_words(x.chunk.day), x.marked_text)])
+
+
+def judge_prompt(x: ChunkExtraction) -> Prompt[Any]:
+    """NEON's faithfulness judge, few-shot: the chunk's first sentence as the answer, the chunk as its evidence."""
+    case = JudgeCase(x.mentions[0].name, x.chunk.day, x.chunk.sentences[0], (EvidenceItem(x.chunk.text, x.chunk.day),))
+    return faithfulness.build(case, few_shot=True)
+
+
+def grade_prompt(x: ChunkExtraction) -> Prompt[Any]:
+    """IRB's grader: the chunk's first sentence as the gold answer, its last as the prediction."""
+    return grade.build(f"What happened to {x.mentions[0].name}?", x.chunk.sentences[0], x.chunk.sentences[-1])
+
+
+KINDS: dict[str, Callable[[ChunkExtraction], Prompt[Any]]] = {
+    "m1": m1_prompt,
+    "m2": m2_prompt,
+    "judge": judge_prompt,
+    "irb_grade": grade_prompt,
+}
+
+
+def parse_rate(
+    url: str, mode: str, linked: list[ChunkExtraction], build: Callable[[ChunkExtraction], Prompt[Any]] = m1_prompt
+) -> tuple[int, int, str]:
     """(answers parsed, answers parsed at the first call, the form the server was asked in at the end)."""
     client = LLMClient(url, "smollm2", max_tokens=512, max_retries=1)
     client.response_format = mode
     parsed = first = 0
     for x in linked:
         before = client.usage.calls
-        answer = client.complete(m1_subject.build(x.mentions[0].name, x.marked_text, str(x.chunk.day)))
+        answer = client.complete(build(x))
         parsed += answer is not None
         first += answer is not None and client.usage.calls - before == 1
     return parsed, first, client.response_format
@@ -89,10 +129,15 @@ def main() -> None:
     figures: dict[str, Figure] = {}
     with local_server() as url:
         results = {mode: parse_rate(url, mode, linked) for mode in MODES}
+        # every other prompt kind the project sends, asked as the client asks by default (structured outputs)
+        kinds = {kind: parse_rate(url, MODES[0], linked, build) for kind, build in KINDS.items() if kind != "m1"}
     plain = results["json_object"][0] / len(linked)
     for mode, (parsed, first, asked) in results.items():
         unit = f"share of {len(linked)} M1 answers (asked as {asked}; {first} at the first call)"
         figures[f"llm_parse_rate_{mode}"] = figure(round(parsed / len(linked), 3), unit, round(plain, 3))
+    for kind, (parsed, first, asked) in kinds.items():
+        unit = f"share of {len(linked)} {kind} answers (asked as {asked}; {first} at the first call)"
+        figures[f"llm_parse_rate_{kind}"] = figure(round(parsed / len(linked), 3), unit)
     if args.json:
         emit(figures, " ".join(["python -m bench.llm_parse", *sys.argv[1:]]))
         return

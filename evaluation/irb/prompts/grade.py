@@ -1,9 +1,12 @@
 """The answer grader (paper §3.4 and its appendix, after SimpleQA; the rubric in our own words): a predicted
-answer is CORRECT, INCORRECT or NOT_ATTEMPTED against the gold answer. The model replies with the grade word
-alone; an output holding no grade word, or naming different grade words (an echoed rubric, "CORRECT because it
-is not NOT_ATTEMPTED"), is no grade at all: `from_text` returns None, the client retries once, then the grader
-reports it unparsed. That is the NEON judge's rule (evaluation/neon/judges/prompts/base.py `Verdict.from_text`):
-every verdict in the reply must agree, else the reply is ambiguous."""
+answer is CORRECT, INCORRECT or NOT_ATTEMPTED against the gold answer. The model replies {"grade": …}, asked
+with the response model's JSON schema (structured outputs: a grammar on llama.cpp, so the local model can only
+write one of the three words; in plain text mode 10 of 20 of its replies echoed the rubric, bench/llm_parse.py).
+An endpoint that ignores the schema may still reply in prose: then the grade word alone counts, and an output
+holding no grade word, or naming different grade words (an echoed rubric, "CORRECT because it is not
+NOT_ATTEMPTED"), is no grade at all: `from_text` returns None, the client retries once, then the grader reports it
+unparsed. That is the NEON judge's rule (evaluation/neon/judges/prompts/base.py `Verdict.from_text`): every
+verdict in the reply must agree, else the reply is ambiguous."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from pydantic import BaseModel
 from core.llm.prompt import Prompt, delimit
 
 NAME = "irb_grade"
-VERSION = 1
+VERSION = 2  # 2: asked as JSON with the schema (1: one word of plain text)
 
 Grade = Literal["CORRECT", "INCORRECT", "NOT_ATTEMPTED"]
 
@@ -38,7 +41,7 @@ INCORRECT: it states something that contradicts the gold answer, even with hedgi
 candidates of which one is wrong; answering a false-premise question as if its premise held is INCORRECT.
 NOT_ATTEMPTED: it gives no answer ("I don't know", "the passages do not say", a request for more context)
 without contradicting the gold answer. Saying you don't know is never CORRECT.
-Reply with exactly one word: CORRECT, INCORRECT or NOT_ATTEMPTED."""
+Reply with JSON only: {{"grade": "CORRECT"}}, {{"grade": "INCORRECT"}} or {{"grade": "NOT_ATTEMPTED"}}."""
 
 # A grade word on its own (decorated or after "Grade:"); "NOT ATTEMPTED" as well.
 _GRADE = re.compile(r"\b(NOT[_ ]ATTEMPTED|INCORRECT|CORRECT)\b")
@@ -74,5 +77,4 @@ def build(question: str, gold: str, predicted: str) -> Prompt[GradeVerdict]:
         VERSION,
         [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
         GradeVerdict,
-        json_answer=False,
     )
