@@ -142,6 +142,8 @@ def workload(store: GraphStore) -> None:
     assert journals.written(store.conn, [r.id for r in FullBatch().journals]) == {r.id for r in FullBatch().journals}
     assert len(list(journals.all_in_order(store.conn))) == 2
     assert {p.id for p in journals.chunk_parts(store.conn, chunk_ids)} == set(chunk_ids)
+    assert set(journals.written_chunks(store.conn, chunk_ids)) <= set(chunk_ids)  # a re-ingested chunk's lookup
+    assert mentions.counted(store.conn, chunk_ids) == set(chunk_ids)  # the chunks whose mentions are counted
     lines: list[object] = []
     export_jsonl(store, lines.append)
     assert export_jsonl(store, lines.append, AS_OF) > 0
