@@ -30,6 +30,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -46,6 +47,8 @@ GRAPH_READS = (
     "ingested_late",
 )
 MIRROR_READS = ("vectors", "payloads", "search_vector")
+
+REPO = Path(__file__).resolve().parents[1]  # profile rows name this repository's files relative to it
 
 
 @dataclass
@@ -230,7 +233,7 @@ def top_functions(profiler: cProfile.Profile, n: int, top: int) -> list[dict[str
     for (path, line, name), (_, calls, own, cumulative, _) in sorted(entries.items(), key=lambda item: -item[1][2])[
         :top
     ]:
-        short = path.split("site-packages/")[-1].split("/work/main/")[-1]
+        short = path.split("site-packages/")[-1].removeprefix(f"{REPO}/")
         rows.append(
             {
                 "function": f"{short}:{line}({name})",
