@@ -51,9 +51,15 @@ def ask(
     if knowledge not in KNOWLEDGE:
         fail(f"--knowledge must be one of {', '.join(KNOWLEDGE)}, not {knowledge!r}")
     try:
-        day_key(date)
+        day = day_key(date)
     except (ValueError, TypeError):
         fail(f"--date {date!r} is not a date (use YYYY-MM-DD)")
+    from qa.dates import FIRST_YEAR, LAST_YEAR
+
+    if (
+        not FIRST_YEAR <= day // 10000 <= LAST_YEAR
+    ):  # the API's bound (qa/contract.py): a day's window must not overflow
+        fail(f"--date {date!r} is outside the years QA serves ({FIRST_YEAR}-{LAST_YEAR})")
     with Wiring(get_settings()) as wiring:
         try:
             service = _warm_service(wiring)

@@ -7,7 +7,10 @@ built. The same sweep on a real graph: tests/integration/test_api_contract.py.""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -120,3 +123,14 @@ def test_an_empty_api_key_is_refused_when_the_app_is_built():
         create_app(None, {}, api_keys=["k1", ""])  # pyright: ignore[reportArgumentType]
     no_key = TestClient(create_app(None, {}, api_keys=["k1"])).get("/v1/entities", params={"search": "x"})  # pyright: ignore[reportArgumentType]
     assert no_key.status_code == 401
+
+
+@pytest.mark.parametrize("date", ["0001-01-03", "9999-12-28"])
+def test_the_cli_refuses_a_date_outside_the_years_qa_serves_before_any_server(tmp_path, date):
+    """Review finding (#28): `newskg ask --date 0001-01-03` overflowed the ±7-day window shift, as the API did; the
+    CLI now refuses it with the API's bound, exit 2, before it opens a graph."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEWSKG_")} | {"NEWSKG_DATA_DIR": str(tmp_path)}
+    proc = subprocess.run(
+        [sys.executable, "-m", "newskg", "ask", "doja cat", "--date", date], env=env, capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and "outside the years QA serves" in proc.stderr
