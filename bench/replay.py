@@ -214,10 +214,11 @@ def recall(settings: Settings, questions: list[Question], facts_via_chunks: bool
     return outcomes
 
 
-def bare_salience(settings: Settings, questions: list[Question], by_salience: bool, k: int = 3) -> dict[str, Any]:
+def bare_salience(settings: Settings, questions: list[Question], k: int = 3) -> dict[str, dict[str, Any]]:
     """A query that is only a name, as of a question's day ("wework" on 2019-11-18): is one of that day's stories
-    about the entity (the words of any question of that entity and day) in the top k of NEON(M0) temporal? Ranked
-    by salience (`by_salience`, the default) or by similarity to the name, as before."""
+    about the entity (the words of any question of that entity and day) in the top k of NEON(M0) temporal? Each
+    query parsed once and ranked both ways: by salience (the default, `salience`) and by similarity to the name, as
+    before (`similarity`)."""
     from graph.store.asof import AsOf
     from newskg.pipeline import qa_service
     from newskg.wiring import Wiring
@@ -226,22 +227,29 @@ def bare_salience(settings: Settings, questions: list[Question], by_salience: bo
     days: dict[tuple[str, str], list[Question]] = {}
     for q in questions:
         days.setdefault((q.entity, q.date), []).append(q)
-    hits, tops = 0, {}
+    tops: dict[str, dict[str, Any]] = {"salience": {}, "similarity": {}}
     with Wiring(settings) as wiring:
         service = qa_service(wiring)
-        service.retriever.bare_by_salience = by_salience
         for (name, date), asked in days.items():
             parsed = parse_query(name.lower(), date, service.resolver)
             entity = parsed.entity
-            found = (
-                service.retriever.retrieve_method("m0", "temporal", entity.id, parsed.texts, AsOf(parsed.day), k)
-                if entity
-                else []
-            )
-            hit = any(q.holds(e.text) for q in asked for e in found[:k])
-            hits += hit
-            tops[f"{name} {date}"] = {"hit": hit, "top": [e.text[:120] for e in found[:k]]}
-    return {f"salience@{k}": hits / max(1, len(days)), "entity_days": len(days), "queries": tops}
+            for ranking, queries in tops.items():
+                service.retriever.bare_by_salience = ranking == "salience"
+                found = (
+                    service.retriever.retrieve_method("m0", "temporal", entity.id, parsed.texts, AsOf(parsed.day), k)
+                    if entity
+                    else []
+                )
+                hit = any(q.holds(e.text) for q in asked for e in found[:k])
+                queries[f"{name} {date}"] = {"hit": hit, "top": [e.text[:120] for e in found[:k]]}
+    return {
+        ranking: {
+            f"salience@{k}": sum(q["hit"] for q in queries.values()) / max(1, len(days)),
+            "entity_days": len(days),
+            "queries": queries,
+        }
+        for ranking, queries in tops.items()
+    }
 
 
 def resolution(outcomes: list[Outcome], questions: list[Question]) -> dict[str, Any]:
@@ -517,14 +525,15 @@ def main() -> None:
                 questions = load_questions(path)
                 outcomes = recall(settings, questions, facts_via_chunks=not args.facts_named_only)
                 table = recall_table(outcomes, len(questions))
+                bare = bare_salience(settings, questions)
                 report[key] = {
                     "set": label,
                     "file": str(path),
                     "questions": len(questions),
                     "table": table,
                     "outcomes": [asdict(o) for o in outcomes],
-                    "salience": bare_salience(settings, questions, by_salience=True),
-                    "salience_by_similarity": bare_salience(settings, questions, by_salience=False),
+                    "salience": bare["salience"],
+                    "salience_by_similarity": bare["similarity"],
                     "resolution": resolution(outcomes, questions),
                 }
                 console.print(

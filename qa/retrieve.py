@@ -56,7 +56,7 @@ def _salience(row: Row) -> tuple[float, float]:
     (1 in the first chunk, ½ in the next, …). Its similarity to a bare name says nothing: the name is in all."""
     if isinstance(row, EntityChunk):
         return (0.0, 0.0)
-    lead = 1.0 / (1.0 + (row.lead or 0) / 3) if row.lead is not None else 0.0
+    lead = 1.0 / (1.0 + row.lead / 3) if row.lead is not None else 0.0
     return (-float(row.n_sources), -((row.confidence or 0.0) + lead))
 
 
@@ -171,10 +171,8 @@ class Retriever:
         bare = self.bare_by_salience and kind == "interaction" and not query.topic.strip()
         chosen: list[Row] = []
         for ring in needed:
-            if bare:  # a name alone: the day's lead story first (salience), similarity only among equals
-                chosen += sorted(ring, key=lambda r: (*_salience(r), -scores[r.id], -_published(r), r.id))
-            else:
-                chosen += sorted(ring, key=lambda r: (-scores[r.id], -_published(r), r.id))
+            # a name alone: the day's lead story first (salience), similarity only among equals
+            chosen += sorted(ring, key=lambda r: (*(_salience(r) if bare else ()), -scores[r.id], -_published(r), r.id))
         return [self._evidence(r, scores[r.id], vector.similarity(scores[r.id])) for r in chosen[:k]]
 
     def _window(self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind) -> Sequence[Row]:

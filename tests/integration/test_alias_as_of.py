@@ -15,7 +15,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from core.ids import chunk_id, interaction_id, named_entity_id, source_id
+from core.ids import chunk_id, interaction_id, named_entity_id
 from core.records import Chunk, Entity, Interaction
 from core.timeaxes import day_iso, end_of_day_ms
 from evaluation.fanoutqa.answerers import GraphFanoutAnswerer
@@ -32,6 +32,7 @@ from qa.service import QAService
 from tests.support.cli import newskg, newskg_json
 from tests.support.graph_dump import graph_dump
 from tests.support.isolation import Isolation
+from tests.support.records import dated_chunk
 
 pytestmark = pytest.mark.integration
 
@@ -46,24 +47,8 @@ def ms(day: int) -> int:
 
 
 def report(text: str, day: int) -> Chunk:
-    article = f"a_{chunk_id(text)[2:12]}"
-    return Chunk(
-        id=chunk_id(text),
-        text=text,
-        sentences=[text],
-        article_id=article,
-        article_ids=[article],
-        source="wire",
-        source_id=source_id("wire"),
-        url=f"https://wire.example/{article}",
-        title=text[:30],
-        day=day,
-        published=f"{day_iso(day)}T08:00:00Z",
-        ingested_at=str(ms(day)),
-        ingested_ms=ms(day),
-        sentence_start=0,
-        sentence_end=1,
-    )
+    """A wire story of `day`, an article of its own, ingested an hour before the day ends (as `ms`)."""
+    return dated_chunk(text, day, "wire", article=f"a_{chunk_id(text)[2:12]}")
 
 
 def fact(chunk: Chunk, subject: str, subject_name: str, obj: str | None, text: str) -> Interaction:
