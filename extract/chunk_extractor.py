@@ -3,21 +3,42 @@ on the same linking and markup (extract/openie/llm_variants.py)."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from core.records import Chunk
-from extract.entities.linker import Linker, first_seen
+from extract.entities.linker import LinkedMention, Linker, first_seen
 from extract.failures import must_stop
 from extract.markup import mark_up
 from extract.nlp import parse, pipeline, reads, with_sentences
-from extract.openie.clauses import extract_clauses
+from extract.openie.clauses import Clause, extract_clauses
 from extract.openie.confidence import FactSignals, confidence, pronouns_in, sentence_shape
 from extract.openie.dates import sentence_day
-from extract.openie.offline import extract_relations
+from extract.openie.offline import Relation, extract_relations
+from extract.openie.parse import mention_tokens
+from extract.openie.sentence_text import sentence_text
 from extract.result import ChunkExtraction, make_interaction
 
 
+class _Fact(NamedTuple):
+    """One M0 fact before it is an Interaction: a pair relation or a subject-centric clause."""
+
+    subject: LinkedMention
+    object: LinkedMention | None
+    text: str
+    whole: bool  # the text is its whole sentence (sentence_text.py)
+    sentence: int
+    rule: str
+    doubts: frozenset[str]
+
+
 class ChunkExtractor:
-    def __init__(self, linker: Linker, strict_m0: bool = False, min_confidence: float = 0.0):
+    def __init__(
+        self, linker: Linker, strict_m0: bool = False, min_confidence: float = 0.0, whole_sentences: bool = True
+    ):
         self.linker = linker
+        # A fact's text is its sentence when that stands alone (sentence_text.py); False: always the clause (the
+        # clause rules' own tests read those).
+        self.whole_sentences = whole_sentences
         self.strict_m0 = strict_m0  # M0's strict rules (NEWSKG_EXTRACT_M0_RULES, extract/openie/checks.py)
         self.min_confidence = min_confidence  # NEWSKG_EXTRACT_MIN_CONFIDENCE: an M0 fact below it is not written
 
@@ -52,11 +73,12 @@ class ChunkExtractor:
         relations = extract_relations(doc, extraction.mentions, subjects, self.strict_m0)
         known = {(r.subject.entity_id, r.text) for r in relations}
         clauses = extract_clauses(doc, extraction.mentions, subjects, known, self.strict_m0)  # subject-centric
-        facts = [(r.subject, r.object, r.text, r.sentence, r.rule, r.doubts) for r in relations]
-        facts += [(c.subject, None, c.text, c.sentence, c.rule, c.doubts) for c in clauses]
+        facts = [_Fact(r.subject, r.object, *self._text(doc, r), r.sentence, r.rule, r.doubts) for r in relations]
+        facts += [_Fact(c.subject, None, *self._text(doc, c), c.sentence, c.rule, c.doubts) for c in clauses]
+        facts = _once(facts)
         sentences = list(doc.sents)
         types = {e.id: e.type for e in extraction.entities}
-        for subject, obj, text, n, rule, doubts in facts:
+        for subject, obj, text, whole, n, rule, doubts in facts:
             sentence = sentences[n]
             signals = FactSignals(
                 rule,
@@ -68,6 +90,7 @@ class ChunkExtractor:
                 sentence_shape(sentence, extraction.chunk.sentence_start + n),
                 subject.method,
                 pronouns_in(sentence, text),
+                whole,
             )
             score = confidence(signals)
             if score < self.min_confidence:
@@ -76,6 +99,14 @@ class ChunkExtractor:
             interaction = make_interaction(extraction.chunk, subject, obj, text, day, "M0", rule, score)
             extraction.interactions.append(interaction)
             extraction.signals[interaction.id] = signals
+
+    def _text(self, doc, fact: Relation | Clause) -> tuple[str, bool]:
+        """The fact's sentence when it stands alone, else its clause (extract/openie/sentence_text.py); and whether
+        it is the whole sentence."""
+        whole = None
+        if self.whole_sentences:
+            whole = sentence_text(doc[fact.verb], mention_tokens(doc, fact.subject), fact.subject.name)
+        return (whole, True) if whole else (fact.text, False)
 
     def link(self, chunks: list[Chunk]) -> list[tuple[ChunkExtraction, object]]:
         """Parse and link a batch (one spaCy pass); returns each extraction with its parsed doc."""
@@ -88,3 +119,18 @@ class ChunkExtractor:
             self.add_offline(extraction, doc, subjects)
             results.append(extraction)
         return results
+
+
+def _once(facts: list[_Fact]) -> list[_Fact]:
+    """One fact per subject, object and text: two verbs of one sentence give it once, and a subject clause whose
+    sentence is already a pair fact of that subject adds nothing."""
+    paired = {(f.subject.entity_id, f.text) for f in facts if f.object is not None}
+    seen: set[tuple[str, str | None, str]] = set()
+    kept = []
+    for fact in facts:
+        key = (fact.subject.entity_id, fact.object.entity_id if fact.object is not None else None, fact.text)
+        if key in seen or (fact.object is None and (key[0], fact.text) in paired):
+            continue
+        seen.add(key)
+        kept.append(fact)
+    return kept

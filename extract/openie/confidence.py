@@ -37,6 +37,7 @@ class FactSignals:
     sentence: SentenceShape
     subject_method: str = ""  # how the linker found the subject (LinkedMention.method): "new" is a name never seen
     pronouns: int = 0  # pronouns_in(sentence, text)
+    whole_sentence: bool = False  # the text is its whole sentence, not a clause cut from it (sentence_text.py)
 
 
 def pronouns_in(sentence: Span, text: str) -> int:
@@ -95,6 +96,7 @@ FEATURES: tuple[str, ...] = (
     "fact_words_log",
     "fact_short",
     "fact_has_digit",
+    "fact_whole_sentence",
     "sentence_tokens_log",
     "sentence_ends_terminal",
     "sentence_proper_share",
@@ -122,6 +124,7 @@ def features(s: FactSignals) -> list[float]:
         math.log1p(words),
         float(words < 5),
         float(any(c.isdigit() for c in s.text)),
+        float(s.whole_sentence),
         *shape_features(s.sentence),
     ]
 

@@ -48,6 +48,7 @@ class Relation:
     sentence: int
     rule: str = "pair"
     doubts: frozenset[str] = frozenset()  # its subject clause's (clauses.Clause.doubts)
+    verb: int = -1  # its subject clause's verb (a token index of the doc)
 
 
 def _path_to(verb: Token, root: Token) -> list[Token] | None:
@@ -90,5 +91,7 @@ def extract_relations(
             key = (subject.entity_id, obj.entity_id, clause.text)
             if key not in seen:
                 seen.add(key)
-                relations.append(Relation(subject, obj, clause.text, sentence_of[verb.i], doubts=clause.doubts))
+                relations.append(
+                    Relation(subject, obj, clause.text, sentence_of[verb.i], doubts=clause.doubts, verb=verb.i)
+                )
     return relations

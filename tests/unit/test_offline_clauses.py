@@ -10,7 +10,8 @@ from tests.unit.test_linking_offline import PASSAGE, chunk
 
 
 def facts(text: str) -> list[tuple[str, str, str | None, int]]:
-    (result,) = ChunkExtractor(Linker(AliasIndex())).offline([chunk(text)])
+    """The clause facts (a fact's text is its clause, not its whole sentence: test_sentence_text.py reads those)."""
+    (result,) = ChunkExtractor(Linker(AliasIndex()), whole_sentences=False).offline([chunk(text)])
     return [(i.subject_name, i.text, i.object_name, i.event_day) for i in result.interactions]
 
 
