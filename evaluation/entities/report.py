@@ -4,21 +4,16 @@ and a PNG chart (embedded, and next to it)."""
 
 from __future__ import annotations
 
-import base64
-import html
-import json
 from dataclasses import asdict
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, never a display
-import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 from pydantic import BaseModel
 
 from evaluation.entities.gold import GoldDocument
 from evaluation.entities.run import ConfigurationResult
 from evaluation.entities.scoring import Scores, core_span, is_name
+from evaluation.kit.report import Html, ReportFolder, images, page, paragraph, table
 
 HEADLINE_TYPES = ("PERSON", "ORG")
 COLUMNS = (
@@ -139,13 +134,14 @@ def build_report(
     )
 
 
-def _chart(report: EntityReport, path: Path) -> None:
+def _chart(report: EntityReport) -> Figure:
     names = [c.name for c in report.configurations]
     series = {
         "PERSON F1": [c.scores.exact.get("PERSON") for c in report.configurations],
         "ORG F1": [c.scores.exact.get("ORG") for c in report.configurations],
     }
-    fig, ax = plt.subplots(figsize=(10, 4.5))
+    fig = Figure(figsize=(10, 4.5))
+    ax = fig.subplots()
     for label, cells in series.items():
         ax.plot(names, [(c.f1 or 0.0) if c else 0.0 for c in cells], marker="o", label=label)
     ax.plot(names, [c.scores.type_accuracy.value or 0.0 for c in report.configurations], marker="s", label="type acc.")
@@ -157,34 +153,27 @@ def _chart(report: EntityReport, path: Path) -> None:
     ax.set_title(f"entities on {report.documents} annotated documents ({report.gold_mentions} mentions)")
     ax.tick_params(axis="x", rotation=20)
     ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
 
 
-def _html(report: EntityReport, png: Path) -> str:
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in COLUMNS)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row(c)) + "</tr>" for c in report.configurations
-    )
-    image = base64.b64encode(png.read_bytes()).decode()
+def _page(report: EntityReport, chart: Path) -> Html:
     missed = sum(e.kind == "missed" for e in report.errors)
     spurious = len(report.errors) - missed
-    return (
-        "<!doctype html><meta charset='utf-8'><title>entities</title>"
-        f"<h1>Entities — {html.escape(report.gold)} ({html.escape(report.split)})</h1>"
-        f"<p>{report.documents} documents, {report.gold_mentions} gold mentions. Exact spans (after trimming "
-        "punctuation, possessives, titles and 'the'); P/R per type need the type right too.</p>"
-        f"<table border='1' cellpadding='4'><tr>{head}</tr>{body}</table>"
-        f"<p><img src='data:image/png;base64,{image}' alt='figures per configuration'></p>"
-        f"<p>Last configuration: {missed} missed and {spurious} spurious mentions, listed in report.json.</p>"
+    return page(
+        f"Entities — {report.gold} ({report.split})",
+        {"documents": report.documents, "gold mentions": report.gold_mentions},
+        paragraph(
+            "Exact spans (after trimming punctuation, possessives, titles and 'the'); P/R per type need the type "
+            "right too."
+        ),
+        table(COLUMNS, [row(c) for c in report.configurations]),
+        images([chart]),
+        paragraph(f"Last configuration: {missed} missed and {spurious} spurious mentions, listed in report.json."),
     )
 
 
 def write_report(report: EntityReport, folder: Path) -> dict[str, Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = {"json": folder / "report.json", "html": folder / "report.html", "png": folder / "entities.png"}
-    paths["json"].write_text(json.dumps(report.model_dump(), indent=2, ensure_ascii=False), encoding="utf-8")
-    _chart(report, paths["png"])
-    paths["html"].write_text(_html(report, paths["png"]), encoding="utf-8")
-    return paths
+    out = ReportFolder(folder)
+    out.json(report)
+    out.html(_page(report, out.figure(_chart(report), "entities.png", key="png")))
+    return out.paths

@@ -3,18 +3,14 @@ the chart, the sample) and `facts.png` (precision with its 95% interval per page
 
 from __future__ import annotations
 
-import base64
-import html
-import json
-from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")  # files only, never a display
-import matplotlib.pyplot as plt
-
+from evaluation.facts.labels import FactLabel
 from evaluation.facts.run import FactsReport, Figures
+from evaluation.kit.report import Html, ReportFolder, images, page, paragraph, section, table
 
 
 def summary(report: FactsReport) -> dict[str, object]:
@@ -33,7 +29,7 @@ def summary(report: FactsReport) -> dict[str, object]:
     }
 
 
-def _bars(ax, names: list[str], figures: list[Figures], title: str) -> None:
+def _bars(ax: Axes, names: list[str], figures: list[Figures], title: str) -> None:
     values = [f.fact_precision or 0.0 for f in figures]
     low = [v - (f.fact_precision_ci or (v, v))[0] for v, f in zip(values, figures, strict=True)]
     high = [(f.fact_precision_ci or (v, v))[1] - v for v, f in zip(values, figures, strict=True)]
@@ -46,19 +42,17 @@ def _bars(ax, names: list[str], figures: list[Figures], title: str) -> None:
     ax.tick_params(axis="x", rotation=20)
 
 
-def _chart(report: FactsReport, path: Path) -> None:
+def _chart(report: FactsReport) -> Figure:
     corpora = list(report.by_corpus)
     rules = sorted({r for f in report.by_corpus.values() for r in f.by_rule})
-    fig, axes = plt.subplots(1, 1 + len(corpora), figsize=(4 + 4 * len(corpora), 4))
-    axes = list(axes) if len(corpora) else [axes]
+    fig = Figure(figsize=(4 + 4 * len(corpora), 4))
+    axes = list(fig.subplots(1, 1 + len(corpora), squeeze=False)[0])
     _bars(axes[0], [str(c) for c in corpora], [report.by_corpus[c] for c in corpora], "fact precision by page set")
     for ax, corpus in zip(axes[1:], corpora, strict=True):
         present = [r for r in rules if r in report.by_corpus[corpus].by_rule]
         _bars(ax, present, [report.by_corpus[corpus].by_rule[r] for r in present], f"{corpus}: by rule")
     axes[0].set_ylabel("precision (95% interval); dashed: the 0.85 goal")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
 
 
 def _f(value: object) -> str:
@@ -68,24 +62,22 @@ def _f(value: object) -> str:
         return f"{value:.3f}"
     if isinstance(value, tuple | list):
         return "[" + ", ".join(_f(v) for v in value) + "]"
-    return html.escape(str(value))
+    return str(value)
 
 
-def _row(cells: Sequence[object], tag: str = "td") -> str:
-    return "<tr>" + "".join(f"<{tag}>{_f(c)}</{tag}>" for c in cells) + "</tr>"
+def _cells(values: list[object]) -> list[str]:
+    return [_f(v) for v in values]
 
 
-def _label_cells(label: object) -> list[object]:
+def _label_cells(label: FactLabel | None) -> list[object]:
     if label is None:
         return ["(not read)", "", "", ""]
-    data = label.model_dump()  # pyright: ignore[reportAttributeAccessIssue] - a FactLabel
-    return [data["readable"], data["true"], data["subject_ok"], data["note"]]
+    return [label.readable, label.true, label.subject_ok, label.note]
 
 
-def _html(report: FactsReport, png: Path) -> str:
-    columns = ["page set", "pages", "chunks", "facts", "precision", "95% CI", "labelled", "sampled", "PERSON", "ORG"]
-    rows = [
-        _row(
+def _corpus_rows(report: FactsReport) -> list[list[str]]:
+    return [
+        _cells(
             [
                 str(c),
                 f.pages,
@@ -101,43 +93,48 @@ def _html(report: FactsReport, png: Path) -> str:
         )
         for c, f in report.by_corpus.items()
     ]
-    sample = [
-        _row([x.corpus, x.rule, x.confidence, x.subject, x.text, x.chunk_text[:400], *_label_cells(x.label)])
-        for x in report.sample
-    ]
+
+
+def _page(report: FactsReport, chart: Path) -> Html:
+    columns = ["page set", "pages", "chunks", "facts", "precision", "95% CI", "labelled", "sampled", "PERSON", "ORG"]
     bands = [
-        _row([str(c), band, g.fact_precision, g.fact_precision_ci, g.facts_labelled])
+        _cells([str(c), band, g.fact_precision, g.fact_precision_ci, g.facts_labelled])
         for c, f in report.by_corpus.items()
         for band, g in f.by_confidence.items()
     ]
-    image = base64.b64encode(png.read_bytes()).decode()
-    return (
-        "<!doctype html><meta charset='utf-8'><title>fact precision</title>"
-        "<h1>Fact precision</h1>"
-        f"<p>All page sets: precision {_f(report.fact_precision)} {_f(report.fact_precision_ci)} over "
-        f"{report.facts_labelled} labelled of {report.facts_sampled} sampled facts (seed {report.seed}); entity "
-        f"precision PERSON {_f(report.entity_precision_person)}, ORG {_f(report.entity_precision_org)}. A fact is "
-        "precise when it is readable, true to its chunk and about its subject (evaluation/facts/README.md).</p>"
-        f"<table border='1' cellpadding='4'>{_row(columns, 'th')}{''.join(rows)}</table>"
-        f"<p><img src='data:image/png;base64,{image}' alt='precision per page set and rule'></p>"
-        "<h2>By confidence</h2><p>The sampled facts of at least each confidence (in sample on news and synthetic, "
-        "whose labels fitted the model; out of sample on fresh).</p><table border='1' cellpadding='4'>"
-        + _row(["set", "confidence", "precision", "95% CI", "labelled"], "th")
-        + "".join(bands)
-        + "</table><h2>The sample</h2><table border='1' cellpadding='4'>"
-        + _row(["set", "rule", "confidence", "subject", "fact", "chunk", "readable", "true", "subject", "note"], "th")
-        + "".join(sample)
-        + "</table>"
+    sample = [
+        _cells([x.corpus, x.rule, x.confidence, x.subject, x.text, x.chunk_text[:400], *_label_cells(x.label)])
+        for x in report.sample
+    ]
+    sample_head = ["set", "rule", "confidence", "subject", "fact", "chunk", "readable", "true", "subject", "note"]
+    return page(
+        "Fact precision",
+        {"variant": report.variant, "M0 rules": report.m0_rules, "seed": report.seed, "labels": report.labels},
+        paragraph(
+            f"All page sets: precision {_f(report.fact_precision)} {_f(report.fact_precision_ci)} over "
+            f"{report.facts_labelled} labelled of {report.facts_sampled} sampled facts; entity precision PERSON "
+            f"{_f(report.entity_precision_person)}, ORG {_f(report.entity_precision_org)}. A fact is precise when "
+            "it is readable, true to its chunk and about its subject (evaluation/facts/README.md)."
+        ),
+        table(columns, _corpus_rows(report)),
+        images([chart]),
+        section(
+            "By confidence",
+            paragraph(
+                "The sampled facts of at least each confidence (in sample on news and synthetic, whose labels "
+                "fitted the model; out of sample on fresh)."
+            ),
+            table(["set", "confidence", "precision", "95% CI", "labelled"], bands),
+        ),
+        section("The sample", table(sample_head, sample)),
     )
 
 
 def write_report(report: FactsReport, folder: Path) -> dict[str, Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = {"json": folder / "report.json", "html": folder / "report.html", "png": folder / "facts.png"}
-    paths["json"].write_text(json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False), "utf-8")
-    _chart(report, paths["png"])
-    paths["html"].write_text(_html(report, paths["png"]), encoding="utf-8")
-    return paths
+    out = ReportFolder(folder)
+    out.json(report)
+    out.html(_page(report, out.figure(_chart(report), "facts.png", key="png")))
+    return out.paths
 
 
 def write_todo(report: FactsReport, path: Path) -> int:

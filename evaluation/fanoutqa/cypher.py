@@ -3,15 +3,11 @@ parameters only, every read as of a day through the one as-of predicate (graph/s
 
 The relation is "took part in an interaction with" (SUBJECT_OF or OBJECT of one Interaction); the attribute of
 a neighbour is the event day of its interactions with the hub in the window. An article counts for a fact only
-when it was visible as of the day and belongs to the chosen source (`$synthetic`: the NeoQA stream, whose URLs
-start with `$synthetic_prefix`; otherwise every other article, the news)."""
+when it was visible as of the day and belongs to the chosen source (evaluation/kit/sources.py: `$synthetic`, the
+NeoQA stream, whose URLs start with `$synthetic_prefix`; otherwise every other article, the news)."""
 
+from evaluation.kit.sources import ARTICLE_OF_SOURCE
 from graph.store.reads import visible
-
-_SOURCE = (
-    "(($synthetic AND coalesce(a.url, '') STARTS WITH $synthetic_prefix) OR "
-    "(NOT $synthetic AND NOT coalesce(a.url, '') STARTS WITH $synthetic_prefix))"
-)
 
 # Hubs: the entities with the most distinct interaction partners in the window as of the day.
 HUB_CANDIDATES = f"""
@@ -19,7 +15,7 @@ MATCH (x:Interaction)
 WHERE x.object_id IS NOT NULL AND x.subject_id <> x.object_id
   AND x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
 MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)
-WHERE {visible("a")} AND {_SOURCE}
+WHERE {visible("a")} AND {ARTICLE_OF_SOURCE}
 WITH DISTINCT x
 UNWIND [[x.subject_id, x.object_id], [x.object_id, x.subject_id]] AS pair
 WITH pair[0] AS hub, count(DISTINCT pair[1]) AS neighbours
@@ -38,7 +34,7 @@ WITH DISTINCT h, x
 WHERE x.object_id IS NOT NULL AND x.subject_id <> x.object_id
   AND x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
 MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)
-WHERE {visible("a")} AND {_SOURCE}
+WHERE {visible("a")} AND {ARTICLE_OF_SOURCE}
 WITH h, x, collect(DISTINCT a.id) AS article_ids, collect(DISTINCT a.url) AS urls
 WITH x, article_ids, urls, CASE WHEN x.subject_id = h.id THEN x.object_id ELSE x.subject_id END AS other
 MATCH (n:Entity {{id: other}})
@@ -54,7 +50,7 @@ UNWIND $neighbours AS wanted
 MATCH (n:Entity {{id: wanted}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)-[:SUBJECT_OF|OBJECT]-(h:Entity {{id: $hub}})
 WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
 MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)
-WHERE {visible("a")} AND {_SOURCE}
+WHERE {visible("a")} AND {ARTICLE_OF_SOURCE}
 RETURN n.name AS name, collect(DISTINCT x.event_day) AS days
 ORDER BY name
 """

@@ -27,13 +27,13 @@ from pydantic import TypeAdapter
 from core.timeaxes import day_iso
 from evaluation.fanoutqa import cypher
 from evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, SubQuestion
+from evaluation.kit.sources import SOURCES as SOURCES  # the sources the CLI offers, named here as before
+from evaluation.kit.sources import source_params
 from graph.store.asof import AsOf
 from graph.store.rows import rows_of
 from graph.store.store import GraphStore
 from qa.retrieve import shift
 
-SYNTHETIC_PREFIX = "https://neoqa.synthetic.invalid/"  # evaluation/neoqa/generate.article_url
-SOURCES = ("news", "neoqa")
 QUESTION = (
     "For each entity that {hub} had a reported interaction with between {first} and {last}, on what day did that "
     "interaction take place?"
@@ -88,12 +88,6 @@ class Generation:
     questions: list[GeneratedQuestion]
     rejected: Counter[str]
     hubs: int
-
-
-def source_params(source: str) -> dict[str, object]:
-    if source not in SOURCES:
-        raise ValueError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
-    return {"synthetic": source == "neoqa", "synthetic_prefix": SYNTHETIC_PREFIX}
 
 
 def window(as_of: AsOf, window_days: int) -> dict[str, int]:

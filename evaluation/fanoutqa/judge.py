@@ -10,6 +10,7 @@ from core.llm.client import LLMClient
 from evaluation.fanoutqa import reference
 from evaluation.fanoutqa.prompts import factuality
 from evaluation.fanoutqa.records import AnswerType, DevQuestion, JudgeOutcome
+from evaluation.kit.judge import ask_grader
 
 
 class FactualityJudge:
@@ -30,11 +31,9 @@ class FactualityJudge:
             reference.str_answer(question.answer),
             submission[: reference.JUDGE_MAX_ANSWER_CHARS],
         )
-        verdict = self.client.complete(prompt)
+        verdict = ask_grader(self.client, prompt)
         if verdict is None:
-            self.client.count(factuality.NAME, "unparsed")
             return JudgeOutcome(status="unparsed")
-        self.client.count(factuality.NAME, f"grade_{verdict.grade}")
         return JudgeOutcome(status="graded", grade=verdict.grade, reasoning=verdict.reasoning)
 
     def grade_all(

@@ -4,19 +4,17 @@ number of hops (embedded, and next to it)."""
 
 from __future__ import annotations
 
-import base64
-import html
 import json
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, never a display
-import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 from evaluation.fanoutqa.records import FanoutReport, QuestionScore
+from evaluation.kit.charts import grouped_bars
+from evaluation.kit.report import Html, ReportFolder, bullets, images, page, paragraph, section, table
 
 HOP_METRICS = (("loose", "loose acc."), ("strict", "strict acc."), ("rougeL", "ROUGE-L F1"), ("judge", "judge"))
+HOP_COLUMNS = ("hops", "questions", "loose", "strict", "R-1", "R-2", "R-L", "judge")
 
 
 def metric_bars(report: FanoutReport) -> dict[str, float | None]:
@@ -34,25 +32,21 @@ def metric_bars(report: FanoutReport) -> dict[str, float | None]:
 
 
 def write_report(report: FanoutReport, folder: Path, title: str = "FanOutQA") -> dict[str, Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    paths = {
-        "json": folder / "report.json",
-        "leaderboard": folder / "leaderboard.json",
-        "html": folder / "report.html",
-        "metrics": folder / "metrics.png",
-        "hops": folder / "hops.png",
-    }
-    paths["json"].write_text(report.model_dump_json(indent=1), encoding="utf-8")
-    paths["leaderboard"].write_text(json.dumps(report.leaderboard_json(), indent=1), encoding="utf-8")
-    _metric_chart(report, paths["metrics"], title)
-    _hop_chart(report, paths["hops"], title)
-    paths["html"].write_text(_html(report, title, [paths["metrics"], paths["hops"]]), encoding="utf-8")
-    return paths
+    out = ReportFolder(folder)
+    out.json(report)
+    out.json(report.leaderboard_json(), "leaderboard.json", key="leaderboard")
+    figures = [
+        out.figure(_metric_chart(report, title), "metrics.png"),
+        out.figure(_hop_chart(report, title), "hops.png"),
+    ]
+    out.html(_page(report, title, figures))
+    return out.paths
 
 
-def _metric_chart(report: FanoutReport, path: Path, title: str) -> None:
+def _metric_chart(report: FanoutReport, title: str) -> Figure:
     bars = metric_bars(report)
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig = Figure(figsize=(8, 4))
+    ax = fig.subplots()
     names = list(bars)
     values = [v or 0.0 for v in bars.values()]
     ax.bar(range(len(names)), values, color=["#2b6cb0" if v is not None else "#cbd5e0" for v in bars.values()])
@@ -62,96 +56,89 @@ def _metric_chart(report: FanoutReport, path: Path, title: str) -> None:
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("score")
     ax.set_title(f"{title} {report.split}: {report.answered}/{report.scored} answered", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
 
 
-def _hop_chart(report: FanoutReport, path: Path, title: str) -> None:
+def _hop_chart(report: FanoutReport, title: str) -> Figure:
     buckets = report.by_hops
-    fig, ax = plt.subplots(figsize=(9, 4))
-    width = 0.8 / len(HOP_METRICS)
-    for n, (key, label) in enumerate(HOP_METRICS):
-        values = [getattr(b, key) for b in buckets]
-        if all(v is None for v in values):
-            continue
-        xs = [i + (n - (len(HOP_METRICS) - 1) / 2) * width for i in range(len(buckets))]
-        ax.bar(xs, [v or 0.0 for v in values], width, label=label)
-    ax.set_xticks(range(len(buckets)), [f"{b.hops} hops\n(n={b.questions})" for b in buckets], fontsize=8)
+    series = {label: [getattr(b, key) for b in buckets] for key, label in HOP_METRICS}
+    fig = Figure(figsize=(9, 4))
+    ax = fig.subplots()
+    grouped_bars(
+        ax,
+        [f"{b.hops} hops\n(n={b.questions})" for b in buckets],
+        {label: values for label, values in series.items() if any(v is not None for v in values)},
+    )
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("score")
-    ax.legend(fontsize=8)
     ax.set_title(f"{title} {report.split}: by number of evidence pages (hops)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    return fig
 
 
 def _cell(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _question_row(q: QuestionScore) -> str:
+def _question_row(q: QuestionScore) -> list[object]:
     judge = "" if q.judge is None else (q.judge.grade or q.judge.status)
     answer = "(no answer)" if q.answer is None else json.dumps(q.answer, ensure_ascii=False)
-    return (
-        f"<tr><td>{html.escape(q.question_id)}</td><td>{html.escape(q.question)}</td><td>{q.hops}</td>"
-        f"<td>{html.escape(answer[:300])}</td><td>{q.loose:.2f}</td><td>{'yes' if q.strict else ''}</td>"
-        f"<td>{q.rouge.rougeL.fscore:.2f}</td><td>{html.escape(judge)}</td>"
-        f"<td>{html.escape(', '.join(q.missing)[:200])}</td></tr>"
+    return [
+        q.question_id,
+        q.question,
+        q.hops,
+        answer[:300],
+        f"{q.loose:.2f}",
+        "yes" if q.strict else "",
+        f"{q.rouge.rougeL.fscore:.2f}",
+        judge,
+        ", ".join(q.missing)[:200],
+    ]
+
+
+def _judge_line(report: FanoutReport) -> Html:
+    if not report.judge:
+        return Html("")
+    j = report.judge
+    return paragraph(
+        f"judge {j.model}: {j.graded} graded ({j.correct} correct), {j.unparsed} unparsed, {j.unanswered} "
+        f"unanswered; grades {json.dumps(j.grades)}; {j.calls} calls, {j.cached} cached, "
+        f"{j.prompt_tokens}+{j.completion_tokens} tokens"
     )
 
 
-def _html(report: FanoutReport, title: str, figures: list[Path]) -> str:
-    metrics = "".join(f"<tr><td>{html.escape(k)}</td><td>{_cell(v)}</td></tr>" for k, v in metric_bars(report).items())
-    hops = "".join(
-        f"<tr><td>{b.hops}</td><td>{b.questions}</td><td>{b.loose:.3f}</td><td>{b.strict:.3f}</td>"
-        f"<td>{b.rouge1:.3f}</td><td>{b.rouge2:.3f}</td><td>{b.rougeL:.3f}</td><td>{_cell(b.judge)}</td></tr>"
+def _page(report: FanoutReport, title: str, figures: list[Path]) -> Html:
+    hops = [
+        [b.hops, b.questions, *(f"{v:.3f}" for v in (b.loose, b.strict, b.rouge1, b.rouge2, b.rougeL)), _cell(b.judge)]
         for b in report.by_hops
-    )
-    judge = ""
-    if report.judge:
-        j = report.judge
-        judge = (
-            f"<p>judge {html.escape(j.model)}: {j.graded} graded ({j.correct} correct), {j.unparsed} unparsed, "
-            f"{j.unanswered} unanswered; grades {html.escape(json.dumps(j.grades))}; {j.calls} calls, {j.cached} "
-            f"cached, {j.prompt_tokens}+{j.completion_tokens} tokens</p>"
-        )
-    notes = "".join(f"<li>{html.escape(n)}</li>" for n in report.notes)
-    images = "".join(
-        f'<p><img alt="{p.stem}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}"></p>'
-        for p in figures
-    )
-    rows = "".join(_question_row(q) for q in report.per_question)
-    return (
-        f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
-        f"<style>body{{font-family:sans-serif}} td,th{{padding:3px 8px;border:1px solid #ccc;vertical-align:top}}"
-        f"</style><h1>{html.escape(title)} ({report.split})</h1>"
-        f"<p>answers: {html.escape(report.answers_file or '-')}; {report.answered} of {report.scored} scored "
-        f"questions answered ({report.unanswered} unanswered score 0"
-        f"{'; only answered questions scored' if report.only_answered else ''}).</p>"
-        f"<table><tr><th>metric</th><th>score</th></tr>{metrics}</table>{judge}<ul>{notes}</ul>"
-        f"<h2>By number of hops</h2><table><tr><th>hops</th><th>questions</th><th>loose</th><th>strict</th>"
-        f"<th>R-1</th><th>R-2</th><th>R-L</th><th>judge</th></tr>{hops}</table>{images}"
-        f"<h2>Questions</h2><table><tr><th>id</th><th>question</th><th>hops</th><th>answer</th><th>loose</th>"
-        f"<th>strict</th><th>R-L</th><th>judge</th><th>missing (normalised)</th></tr>{rows}</table>"
-        f"{_traces(report)}"
-        f"<p>reference versions: {html.escape(json.dumps(report.provenance))}</p>"
+    ]
+    question_head = ["id", "question", "hops", "answer", "loose", "strict", "R-L", "judge", "missing (normalised)"]
+    return page(
+        f"{title} ({report.split})",
+        {
+            "answers": report.answers_file or "-",
+            "answered": f"{report.answered} of {report.scored} scored questions",
+            "unanswered": f"{report.unanswered} (scored 0)",
+            "scored": "the answered questions only" if report.only_answered else "every question",
+        },
+        table(["metric", "score"], [[k, _cell(v)] for k, v in metric_bars(report).items()]),
+        _judge_line(report),
+        bullets(report.notes),
+        section("By number of hops", table(HOP_COLUMNS, hops)),
+        images(figures),
+        section("Questions", table(question_head, [_question_row(q) for q in report.per_question])),
+        _traces(report),
+        paragraph(f"reference versions: {json.dumps(report.provenance)}"),
     )
 
 
-def _traces(report: FanoutReport) -> str:
+def _traces(report: FanoutReport) -> Html:
     """When the run answered the questions itself: every sub-question, how much evidence it found, its sub-answer
     (the evidence itself is in report.json)."""
     if not report.traces:
-        return ""
-    rows = "".join(
-        f"<tr><td>{html.escape(t.question_id)}</td><td>{html.escape(s.kind)}</td><td>{html.escape(s.question)}</td>"
-        f"<td>{len(s.evidence)}</td><td>{html.escape(json.dumps(s.answer, ensure_ascii=False)[:300])}</td></tr>"
+        return Html("")
+    rows = [
+        [t.question_id, s.kind, s.question, len(s.evidence), json.dumps(s.answer, ensure_ascii=False)[:300]]
         for t in report.traces
         for s in t.steps
-    )
-    return (
-        "<h2>Sub-questions</h2><table><tr><th>question</th><th>step</th><th>sub-question</th><th>evidence</th>"
-        f"<th>sub-answer</th></tr>{rows}</table>"
-    )
+    ]
+    return section("Sub-questions", table(["question", "step", "sub-question", "evidence", "sub-answer"], rows))

@@ -26,6 +26,7 @@ from evaluation.irb.prompts.closed_book import IRBReply
 from evaluation.irb.prompts.grade import Grade
 from evaluation.irb.records import IRBQuestion
 from evaluation.irb.retrieval import Passage
+from evaluation.kit.judge import ask_grader
 from qa.answer import LLM_FAILURES, best_sentences
 from qa.evidence import Evidence
 
@@ -183,9 +184,7 @@ class Grader:
         if not (prediction.text or "").strip():
             return Graded("graded", "NOT_ATTEMPTED", "llm")
         gold = grade.gold_text(q.answer, q.aliases, q.false_premise if q.expected == "reject_premise" else None)
-        verdict = self.llm.complete(grade.build(q.question, gold, prediction.text or ""))
+        verdict = ask_grader(self.llm, grade.build(q.question, gold, prediction.text or ""))
         if verdict is None:
-            self.llm.count(grade.NAME, "unparsed")
             return Graded("unparsed", None, "llm")
-        self.llm.count(grade.NAME, f"grade_{verdict.grade}")
         return Graded("graded", verdict.grade, "llm")

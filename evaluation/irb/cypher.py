@@ -1,6 +1,6 @@
 """The read Cypher of IRB generation (evaluation/irb/generate.py), shared by Neo4j 5 and FalkorDB: parameters
 only, every read as of a day through the one as-of predicate (graph/store/reads.visible), every article filtered
-by source the way FanOutQA generation filters it (`$synthetic`, `$synthetic_prefix`).
+by source as FanOutQA generation filters it (evaluation/kit/sources.py).
 
 A fact is an Interaction between two distinct entities, or an entity's clause without an object; its passages
 are the chunks that evidence it, visible as of the day, in an article of the source visible as of the day. A
@@ -10,7 +10,7 @@ entity had one with the known entity on that event day (PARTNERS). A question ab
 asks for its subject; its answer is unique when no other entity's clause that day reads the same around it
 (CLAUSE_SUBJECTS)."""
 
-from evaluation.fanoutqa.cypher import _SOURCE as SOURCE_FILTER  # pyright: ignore[reportPrivateUsage]  (one copy)
+from evaluation.kit.sources import ARTICLE_OF_SOURCE
 from graph.store.reads import visible
 
 # Every fact of the source as of the day (event day not after it), with its visible passages and their articles:
@@ -19,7 +19,7 @@ FACTS = f"""
 MATCH (x:Interaction)
 WHERE (x.object_id IS NULL OR x.subject_id <> x.object_id) AND x.event_day <= $as_of_day AND {visible("x")}
 MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)
-WHERE {visible("c", "day")} AND {visible("a")} AND {SOURCE_FILTER}
+WHERE {visible("c", "day")} AND {visible("a")} AND {ARTICLE_OF_SOURCE}
 WITH x, c, collect(DISTINCT a.id) AS article_ids
 WITH x, collect([c.id, c.text]) AS chunks, collect(article_ids) AS articles
 MATCH (s:Entity {{id: x.subject_id}})
@@ -39,7 +39,7 @@ MATCH (k:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
 WITH DISTINCT k, x
 WHERE x.event_day = $event_day AND x.object_id IS NOT NULL AND x.subject_id <> x.object_id AND {visible("x")}
 MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)
-WHERE {visible("c", "day")} AND {visible("a")} AND {SOURCE_FILTER}
+WHERE {visible("c", "day")} AND {visible("a")} AND {ARTICLE_OF_SOURCE}
 WITH DISTINCT k, x
 WITH CASE WHEN x.subject_id = k.id THEN x.object_id ELSE x.subject_id END AS other
 MATCH (p:Entity {{id: other}})
@@ -55,7 +55,7 @@ MATCH (k:Entity {{id: key.entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
 WITH DISTINCT key, k, x
 WHERE x.event_day = key.event_day AND x.object_id IS NOT NULL AND x.subject_id <> x.object_id AND {visible("x")}
 MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)
-WHERE {visible("c", "day")} AND {visible("a")} AND {SOURCE_FILTER}
+WHERE {visible("c", "day")} AND {visible("a")} AND {ARTICLE_OF_SOURCE}
 WITH DISTINCT key, k, x
 WITH key, CASE WHEN x.subject_id = k.id THEN x.object_id ELSE x.subject_id END AS other
 MATCH (p:Entity {{id: other}})
@@ -86,7 +86,7 @@ CLAUSE_SUBJECTS = f"""
 MATCH (x:Interaction)
 WHERE x.event_day = $event_day AND x.text STARTS WITH $prefix AND x.text ENDS WITH $suffix AND {visible("x")}
 MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)
-WHERE {visible("c", "day")} AND {visible("a")} AND {SOURCE_FILTER}
+WHERE {visible("c", "day")} AND {visible("a")} AND {ARTICLE_OF_SOURCE}
 WITH DISTINCT x
 MATCH (p:Entity {{id: x.subject_id}})
 WHERE size(x.text) > size($prefix) + size($suffix)

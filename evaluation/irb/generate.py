@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from core.timeaxes import day_iso, day_words
-from evaluation.fanoutqa.generate import SOURCES, source_params
 from evaluation.irb import cypher, rules
 from evaluation.irb.prompts import rewrite
 from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode, Paraphrase, Source
+from evaluation.kit.sources import SOURCES, source_params
 from graph.store.asof import LATEST_DAY, AsOf
 from graph.store.mentions import window_counts
 from graph.store.rows import rows_of

@@ -11,21 +11,16 @@ and PNGs (embedded, and next to it).
 
 from __future__ import annotations
 
-import base64
-import html
-import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, never a display
-import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from pydantic import BaseModel
 
 from evaluation.irb.run import CLOSED_BOOK, IRBRun, QuestionResult
+from evaluation.kit.charts import grouped_bars
+from evaluation.kit.report import Html, ReportFolder, images, page, paragraph, section, table
 
 GRADES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
 GRADE_COLOURS = {"CORRECT": "#2f855a", "INCORRECT": "#c53030", "NOT_ATTEMPTED": "#a0aec0"}
@@ -135,49 +130,34 @@ def grader_label(summary: IRBSummary) -> str:
 
 
 def write_report(run: IRBRun, folder: Path, title: str = "IRB") -> tuple[IRBSummary, dict[str, Path]]:
-    folder.mkdir(parents=True, exist_ok=True)
     summary = summarise(run)
-    paths = {
-        "json": folder / "report.json",
-        "html": folder / "report.html",
-        "retrieval": folder / "retrieval.png",
-        "settings": folder / "settings.png",
-        "split": folder / "retrieval_split.png",
-    }
-    body = {"summary": summary.model_dump(), "run": run.model_dump()}
-    paths["json"].write_text(json.dumps(body, indent=1, ensure_ascii=False), encoding="utf-8")
-    _ndcg_chart(summary, paths["retrieval"], title)
-    _settings_chart(summary, paths["settings"], title)
-    _split_chart(summary, paths["split"], title)
-    figures = [paths["retrieval"], paths["settings"], paths["split"]]
-    paths["html"].write_text(_html(run, summary, title, figures), encoding="utf-8")
-    return summary, paths
+    out = ReportFolder(folder)
+    out.json({"summary": summary.model_dump(), "run": run.model_dump()})
+    figures = [
+        out.figure(_ndcg_chart(summary, title), "retrieval.png"),
+        out.figure(_settings_chart(summary, title), "settings.png"),
+        out.figure(_split_chart(summary, title), "retrieval_split.png", key="split"),
+    ]
+    out.html(_page(run, summary, title, figures))
+    return summary, out.paths
 
 
 # --- figures
 
 
-def _save(fig: Figure, path: Path) -> None:
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-
-
-def _ndcg_chart(summary: IRBSummary, path: Path, title: str) -> None:
-    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(summary.columns)), 4))
-    retrievers = list(summary.ndcg)
-    width = 0.8 / max(1, len(retrievers))
-    for n, retriever in enumerate(retrievers):
-        values = [summary.ndcg[retriever][c] for c in summary.columns]
-        xs = [i + (n - (len(retrievers) - 1) / 2) * width for i in range(len(summary.columns))]
-        ax.bar(xs, [v or 0.0 for v in values], width, label=retriever)
-    labels = [f"{c}\n(n={summary.column_sizes[c]})" for c in summary.columns]
-    ax.set_xticks(range(len(summary.columns)), labels, fontsize=7)
+def _ndcg_chart(summary: IRBSummary, title: str) -> Figure:
+    fig = Figure(figsize=(max(6, 1.1 * len(summary.columns)), 4))
+    ax = fig.subplots()
+    grouped_bars(
+        ax,
+        [f"{c}\n(n={summary.column_sizes[c]})" for c in summary.columns],
+        {retriever: [columns[c] for c in summary.columns] for retriever, columns in summary.ndcg.items()},
+        fontsize=7,
+    )
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("nDCG@5")
-    ax.legend(fontsize=8)
     ax.set_title(f"{title}: retrieval nDCG@5 (max-passage) by attribute", fontsize=10)
-    _save(fig, path)
+    return fig
 
 
 def _stacked(ax: Axes, labels: list[str], cells: list[GradeShares]) -> None:
@@ -194,21 +174,23 @@ def _stacked(ax: Axes, labels: list[str], cells: list[GradeShares]) -> None:
     ax.legend(fontsize=7)
 
 
-def _settings_chart(summary: IRBSummary, path: Path, title: str) -> None:
-    fig, ax = plt.subplots(figsize=(max(5, 1.3 * len(summary.by_setting)), 4))
+def _settings_chart(summary: IRBSummary, title: str) -> Figure:
+    fig = Figure(figsize=(max(5, 1.3 * len(summary.by_setting)), 4))
+    ax = fig.subplots()
     _stacked(ax, list(summary.by_setting), list(summary.by_setting.values()))
     ax.set_title(f"{title}: grades by setting\n{grader_label(summary)}", fontsize=10)
-    _save(fig, path)
+    return fig
 
 
-def _split_chart(summary: IRBSummary, path: Path, title: str) -> None:
+def _split_chart(summary: IRBSummary, title: str) -> Figure:
     labels = [f"{s}\n{side}" for s in summary.retrieval_split for side in ("right", "wrong")]
     cells = [summary.retrieval_split[s][side] for s in summary.retrieval_split for side in ("right", "wrong")]
-    fig, ax = plt.subplots(figsize=(max(5, 1.1 * max(1, len(cells))), 4))
+    fig = Figure(figsize=(max(5, 1.1 * max(1, len(cells))), 4))
+    ax = fig.subplots()
     if cells:
         _stacked(ax, labels, cells)
     ax.set_title(f"{title}: RAG grades by retrieval right / wrong\n{grader_label(summary)}", fontsize=10)
-    _save(fig, path)
+    return fig
 
 
 # --- HTML
@@ -216,12 +198,6 @@ def _split_chart(summary: IRBSummary, path: Path, title: str) -> None:
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}"
-
-
-def _table(head: list[str], rows: list[list[str]]) -> str:
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><tr>{th}</tr>{body}</table>"
 
 
 def _cin(cell: GradeShares) -> list[str]:
@@ -257,25 +233,24 @@ def _question_rows(run: IRBRun) -> list[list[str]]:
     return rows
 
 
-def _html(run: IRBRun, summary: IRBSummary, title: str, figures: list[Path]) -> str:
-    sections = "".join(f"<h2>{html.escape(name)}</h2>{_table(*table)}" for name, table in tables(summary).items())
-    images = "".join(
-        f'<p><img alt="{p.stem}" src="data:image/png;base64,{base64.b64encode(p.read_bytes()).decode()}"></p>'
-        for p in figures
-    )
+def _page(run: IRBRun, summary: IRBSummary, title: str, figures: list[Path]) -> Html:
     offline = (
-        " Offline answers: RAG is extractive (the best-matching passage sentence), closed-book gives no answer "
-        "(NOT_ATTEMPTED)."
+        "Offline answers: RAG is extractive (the best-matching passage sentence), closed-book gives no answer "
+        "(NOT_ATTEMPTED). "
         if run.answer_mode == "offline"
         else ""
     )
     head = ["id", "question", "hops", "premise", "paraphrase", "popularity", "nDCG@5 (✓ retrieval right)", "grades"]
-    return (
-        f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
-        f"<style>body{{font-family:sans-serif}} td,th{{padding:3px 8px;border:1px solid #ccc;vertical-align:top}}"
-        f"</style><h1>{html.escape(title)}</h1>"
-        f"<p>{summary.questions} questions from {html.escape(run.questions_file or '-')}; graded by the "
-        f"{html.escape(grader_label(summary))}; {summary.unparsed_grades} unparsable grades counted apart.{offline}"
-        f" Retrieval is right when every relevant document has a passage among the top {run.k}.</p>"
-        f"{sections}{images}<h2>Questions</h2>{_table(head, _question_rows(run))}"
+    return page(
+        title,
+        {
+            "questions": f"{summary.questions} from {run.questions_file or '-'}",
+            "graded by": f"the {grader_label(summary)}",
+            "answers": run.answer_mode,
+            "unparsable grades": f"{summary.unparsed_grades}, counted apart",
+        },
+        paragraph(f"{offline}Retrieval is right when every relevant document has a passage among the top {run.k}."),
+        *(section(name, table(*cells)) for name, cells in tables(summary).items()),
+        images(figures),
+        section("Questions", table(head, _question_rows(run))),
     )

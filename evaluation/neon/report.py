@@ -15,23 +15,29 @@ Judge tables (0–2) and proxy tables (0–1, `proxy_*`) are never merged: each 
 
 from __future__ import annotations
 
-import html
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only, never a display
-import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.figure import Figure
 
 from core.timeaxes import day_iso
+from evaluation.kit.report import (
+    Html,
+    ReportFolder,
+    bullets,
+    images,
+    link,
+    page,
+    paragraph,
+    save_figure,
+    section,
+    table,
+)
 from evaluation.neon.methods import METHODS
 from evaluation.neon.scoring import Scorer
 from evaluation.neon.spikes import SpikeRule, SpikeSeries
-from evaluation.neoqa.report import img_tag
 
 BOOTSTRAP_SAMPLES = 1000
 BOOTSTRAP_SEED = 0
@@ -53,9 +59,10 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:60] or "entity"
 
 
-def spike_chart(series: SpikeSeries, path: Path, rule: SpikeRule, origin: str) -> None:
+def spike_chart(series: SpikeSeries, rule: SpikeRule, origin: str) -> Figure:
     x = np.arange(len(series.days))
-    fig, ax = plt.subplots(figsize=(10, 3.6))
+    fig = Figure(figsize=(10, 3.6))
+    ax = fig.subplots()
     ax.bar(x, series.counts, color="#a0aec0", label="daily count")
     rolling = [np.nan if r is None else r for r in series.rolling]
     ax.plot(x, rolling, color="#2b6cb0", label=f"{rule.window}-day rolling sum")
@@ -67,19 +74,19 @@ def spike_chart(series: SpikeSeries, path: Path, rule: SpikeRule, origin: str) -
     ax.set_xticks(ticks, [day_iso(series.days[i]) for i in ticks], fontsize=7, rotation=30)
     ax.set_title(f"{series.name} ({origin}): {len(series.spikes)} spike days", fontsize=10)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    return fig
 
 
 def write_spike_charts(spikes: Sequence[SpikeSeries], folder: Path, rule: SpikeRule, origin: str) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for series in spikes:
-        path = folder / f"spikes-{slug(series.name)}-{slug(series.entity_id)[:12]}.png"
-        spike_chart(series, path, rule, origin)
-        paths.append(path)
-    return paths
+    return [
+        save_figure(
+            spike_chart(series, rule, origin),
+            folder / f"spikes-{slug(series.name)}-{slug(series.entity_id)[:12]}.png",
+            dpi=90,
+        )
+        for series in spikes
+    ]
 
 
 def table_k(method: str, ks: Sequence[int]) -> int:
@@ -202,11 +209,10 @@ def _no_evidence(cells, methods, strategies, ks) -> list[dict]:
     return rows
 
 
-def topk_chart(curves: list[dict], scorer: Scorer, strategies, methods, ks, path: Path) -> None:
+def topk_chart(curves: list[dict], scorer: Scorer, strategies, methods, ks) -> Figure:
     attributes = scorer.attributes
-    fig, axes = plt.subplots(
-        len(strategies), len(attributes), figsize=(3.4 * len(attributes), 2.8 * len(strategies)), squeeze=False
-    )
+    fig = Figure(figsize=(3.4 * len(attributes), 2.8 * len(strategies)))
+    axes = fig.subplots(len(strategies), len(attributes), squeeze=False)
     for row, strategy in enumerate(strategies):
         for col, attribute in enumerate(attributes):
             ax = axes[row][col]
@@ -222,9 +228,7 @@ def topk_chart(curves: list[dict], scorer: Scorer, strategies, methods, ks, path
     axes[0][0].legend(fontsize=7)
     kind = "offline proxies, not judge scores" if scorer.family == "proxy" else "LLM judge, 0-2"
     fig.suptitle(f"Top-k curves ({scorer.name}: {kind})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    return fig
 
 
 def write_report(
@@ -237,100 +241,94 @@ def write_report(
     strategies: Sequence[str],
     ks: Sequence[int],
 ) -> dict[str, Path]:
-    folder.mkdir(parents=True, exist_ok=True)
+    out = ReportFolder(folder)
     rule = SpikeRule(meta["rule"]["window"], meta["rule"]["sigma"])
     summary = aggregate(records, scorers, methods, strategies, ks)
     charts = write_spike_charts(spikes, folder, rule, meta["origin"])
-    paths: dict[str, Path] = {"json": folder / "report.json", "html": folder / "report.html"}
-    for scorer in scorers:
-        paths[f"topk-{scorer.name}"] = folder / f"topk-{scorer.name}.png"
-        topk_chart(summary["topk"][scorer.name], scorer, strategies, methods, ks, paths[f"topk-{scorer.name}"])
-    document = {
-        "meta": meta,
-        **summary,
-        "spikes": [s.as_dict() for s in spikes],
-        "runs": records,
-    }
-    paths["json"].write_text(json.dumps(document, indent=1, ensure_ascii=False, default=str), encoding="utf-8")
-    paths["html"].write_text(_html(meta, summary, scorers, charts, paths), encoding="utf-8")
-    return paths
+    out.json({"meta": meta, **summary, "spikes": [s.as_dict() for s in spikes], "runs": records})
+    topk = [
+        out.figure(topk_chart(summary["topk"][s.name], s, strategies, methods, ks), f"topk-{s.name}.png", dpi=90)
+        for s in scorers
+    ]
+    out.html(_page(meta, summary, scorers, charts, topk))
+    return out.paths
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _table_html(name: str, table: dict, scorer: Scorer) -> str:
-    heads = "".join(f"<th>{html.escape(a)}</th>" for a in scorer.attributes)
-    body = ""
-    for row in table["rows"]:
-        cells = "".join(
-            f"<td>{_fmt(s['mean'])} <small>[{_fmt(s['ci_low'])}, {_fmt(s['ci_high'])}] n={s['n']}"
-            + (f", unparsed={s['unparsed']}" if s.get("unparsed") else "")
-            + "</small></td>"
-            for s in row["attributes"].values()
-        )
-        body += (
-            f"<tr><td>{row['strategy']}</td><td>{html.escape(row['label'])}</td><td>{row['k']}</td>"
-            f"<td>{row['runs']}</td>{cells}<td>{_fmt(row['average'])}</td></tr>"
-        )
-    kind = (
-        "offline PROXIES (0–1), not judge scores"
-        if table["family"] == "proxy"
-        else f"LLM judge, 0–2 ({html.escape(name)})"
-    )
-    return (
-        f"<h3>{html.escape(name)}: {kind}</h3><table><tr><th>strategy</th><th>method</th><th>k</th><th>runs</th>"
-        f"{heads}<th>avg.</th></tr>{body}</table>"
-    )
+def _score_cell(stats: dict) -> Html:
+    """Mean, then its interval, count and unparsed verdicts in small print: numbers only, so markup is safe."""
+    unparsed = f", unparsed={stats['unparsed']}" if stats.get("unparsed") else ""
+    interval = f"[{_fmt(stats['ci_low'])}, {_fmt(stats['ci_high'])}] n={stats['n']}{unparsed}"
+    return Html(f"{_fmt(stats['mean'])} <small>{interval}</small>")
 
 
-def _html(meta: dict, summary: dict, scorers: Sequence[Scorer], charts: list[Path], paths: dict[str, Path]) -> str:
+def _score_table(name: str, table_data: dict, scorer: Scorer) -> Html:
+    kind = "offline PROXIES (0–1), not judge scores" if table_data["family"] == "proxy" else f"LLM judge, 0–2 ({name})"
+    rows = [
+        [r["strategy"], r["label"], r["k"], r["runs"], *map(_score_cell, r["attributes"].values()), _fmt(r["average"])]
+        for r in table_data["rows"]
+    ]
+    head = ["strategy", "method", "k", "runs", *scorer.attributes, "avg."]
+    return section(f"{name}: {kind}", table(head, rows), level=3)
+
+
+def _log_line(meta: dict) -> Html:
     log = meta.get("log")
-    log_html = (
-        f"<p>log {html.escape(log['path'])}: {log['rows']} rows, {log['malformed']} malformed; privacy rule "
-        f"(at least {log['privacy_min_users']} distinct users) "
-        + (
-            f"dropped {log['dropped_queries']} distinct queries ({log['dropped_issues']} issues)"
-            if log["privacy_applied"]
-            else "not applied: the log has no user ids"
+    if not log:
+        return paragraph(
+            "No query log: news-side spikes from the graph's daily mention counts; each query is the entity's name "
+            "on its spike day."
         )
-        + f"; {meta.get('unlinked_queries', 0)} query-days linked to no entity as of their day.</p>"
-        if log
-        else "<p>No query log: news-side spikes from the graph's daily mention counts; each query is the entity's "
-        "name on its spike day.</p>"
+    privacy = (
+        f"dropped {log['dropped_queries']} distinct queries ({log['dropped_issues']} issues)"
+        if log["privacy_applied"]
+        else "not applied: the log has no user ids"
     )
+    return paragraph(
+        f"log {log['path']}: {log['rows']} rows, {log['malformed']} malformed; privacy rule (at least "
+        f"{log['privacy_min_users']} distinct users) {privacy}; {meta.get('unlinked_queries', 0)} query-days linked "
+        "to no entity as of their day."
+    )
+
+
+def _page(meta: dict, summary: dict, scorers: Sequence[Scorer], charts: list[Path], topk: list[Path]) -> Html:
     rule = meta["rule"]
-    tables = "".join(_table_html(s.name, summary["tables"][s.name], s) for s in scorers)
-    topk = "".join(f"<p>{img_tag(paths[f'topk-{s.name}'])}</p>" for s in scorers)
-    lengths = "".join(
-        f"<tr><td>{r['strategy']}</td><td>{METHODS[r['method']].label}</td><td>{r['k']}</td><td>{r['n']}</td>"
-        f"<td>{_fmt(r['mean'], 0)}</td><td>{_fmt(r['median'], 0)}</td></tr>"
+    lengths = [
+        [r["strategy"], METHODS[r["method"]].label, r["k"], r["n"], _fmt(r["mean"], 0), _fmt(r["median"], 0)]
         for r in summary["lengths"]
-    )
-    empty = "".join(
-        f"<tr><td>{r['strategy']}</td><td>{METHODS[r['method']].label}</td><td>{r['queries']}</td>"
-        f"<td>{r['no_evidence']}</td></tr>"
-        for r in summary["no_evidence"]
-    )
-    embedded = "".join(f"<p>{img_tag(p)}</p>" for p in charts[:EMBEDDED_SPIKE_CHARTS])
-    linked = "".join(
-        f'<li><a href="{html.escape(p.name)}">{html.escape(p.name)}</a></li>' for p in charts[EMBEDDED_SPIKE_CHARTS:]
-    )
-    return (
-        "<!doctype html><meta charset=utf-8><title>NEON replay</title>"
-        "<style>body{font-family:sans-serif} td,th{padding:3px 8px;border:1px solid #ccc} small{color:#555}</style>"
-        f"<h1>NEON spike-day replay</h1><p>{meta['queries']} queries on {meta['spike_days']} spike days × "
-        f"methods {', '.join(meta['methods'])} × strategies {', '.join(meta['strategies'])} × k "
-        f"{', '.join(map(str, meta['ks']))} = {meta['runs']} answers, each as of its day (published and ingested "
-        f"by its end). Answers: {html.escape(meta['answerer'])}. Scores: {html.escape(meta['scores'])}.</p>"
-        f"<p>Spike rule: {rule['window']}-day trailing rolling sum strictly above mean + {rule['sigma']:g}σ "
-        f"(sample σ) of the rolling sums.</p>{log_html}"
-        f"<h2>Scores (NEON Tables 4/5 shape; mean [95% bootstrap CI])</h2>{tables}"
-        f"<h2>Top-k (NEON Figure 4)</h2>{topk}"
-        "<h2>Response length (characters)</h2><table><tr><th>strategy</th><th>method</th><th>k</th><th>n</th>"
-        f"<th>mean</th><th>median</th></tr>{lengths}</table>"
-        "<h2>Queries with no evidence (at the largest k)</h2><table><tr><th>strategy</th><th>method</th>"
-        f"<th>queries</th><th>no evidence</th></tr>{empty}</table>"
-        f"<h2>Spike days</h2>{embedded}<ul>{linked}</ul>"
+    ]
+    empty = [
+        [r["strategy"], METHODS[r["method"]].label, r["queries"], r["no_evidence"]] for r in summary["no_evidence"]
+    ]
+    return page(
+        "NEON spike-day replay",
+        {"answers": meta["answerer"], "scores": meta["scores"], "origin": meta["origin"]},
+        paragraph(
+            f"{meta['queries']} queries on {meta['spike_days']} spike days × methods {', '.join(meta['methods'])} × "
+            f"strategies {', '.join(meta['strategies'])} × k {', '.join(map(str, meta['ks']))} = {meta['runs']} "
+            "answers, each as of its day (published and ingested by its end)."
+        ),
+        paragraph(
+            f"Spike rule: {rule['window']}-day trailing rolling sum strictly above mean + {rule['sigma']:g}σ "
+            "(sample σ) of the rolling sums."
+        ),
+        _log_line(meta),
+        section(
+            "Scores (NEON Tables 4/5 shape; mean [95% bootstrap CI])",
+            *(_score_table(s.name, summary["tables"][s.name], s) for s in scorers),
+        ),
+        section("Top-k (NEON Figure 4)", images(topk)),
+        section("Response length (characters)", table(["strategy", "method", "k", "n", "mean", "median"], lengths)),
+        section(
+            "Queries with no evidence (at the largest k)",
+            table(["strategy", "method", "queries", "no evidence"], empty),
+        ),
+        section(
+            "Spike days",
+            images(charts[:EMBEDDED_SPIKE_CHARTS]),
+            bullets(link(p) for p in charts[EMBEDDED_SPIKE_CHARTS:]),
+        ),
     )

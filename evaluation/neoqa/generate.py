@@ -7,6 +7,7 @@ import random
 from collections.abc import Callable
 
 from core.records import RawArticle
+from evaluation.kit.sources import SYNTHETIC_PREFIX
 from evaluation.neoqa.articles import write_articles
 from evaluation.neoqa.dataset import Dataset
 from evaluation.neoqa.instances import build_instances
@@ -35,7 +36,7 @@ def generate(
 
 def article_url(article: NewsArticle) -> str:
     """Where a synthetic article says it lives: a reserved domain (RFC 2606), so it can never be fetched."""
-    return f"https://neoqa.synthetic.invalid/{article.timeline_id.replace(':', '/')}/{article.article_id}"
+    return f"{SYNTHETIC_PREFIX}{article.timeline_id.replace(':', '/')}/{article.article_id}"
 
 
 def raw_article(article: NewsArticle, fetched_at: str) -> RawArticle:
