@@ -45,8 +45,8 @@ def test_articles_flow_into_the_graph_and_rewrites_change_nothing(isolated, tmp_
     assert mirror == {"interactions": counts["interactions"], "chunks": counts["chunks"]}  # written in the step
     with open_graph(settings) as conn:
         texts = {r["t"] for r in conn.read("MATCH (:Entity)-[:SUBJECT_OF]->(i:Interaction) RETURN i.text AS t")}
-        assert "Doja Cat dressed as Choupette at the Met Gala in New York on Monday" in texts
-        assert "Jared Leto posed with Anna Wintour before the dinner" in texts
+        assert "Doja Cat dressed as Choupette at the Met Gala in New York on Monday." in texts  # a whole sentence
+        assert "Leto posed with Anna Wintour before the dinner." in texts  # filed under Jared Leto
         leto = conn.read("MATCH (:Entity {name: $n})-[:ALIAS]->(a:Alias) RETURN a.name AS a", {"n": "Jared Leto"})
         assert "Leto" in {r["a"] for r in leto}  # an alias is a dated (:Alias) node (#29)
         # The republished story: its chunks are linked to both articles, from two sources, on two days.
