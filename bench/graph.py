@@ -6,7 +6,7 @@
      same kind of rows written one write_batch per row (the baseline, same run, indexes on), goal >= 20x; with
      the CPU each batched row cost the graph server and this process (a figure a busy machine does not move much:
      1e6 / server µs per row is the most the server could write here with a core of its own);
-  2. mirror upserts/s: qdrant-client local mode with the MiniLM embedding included, and the upsert alone
+  2. mirror upserts/s: the embedded mirror (Qdrant Edge) with the MiniLM embedding included, and the upsert alone
      (precomputed vectors);
   3. the mirror's read-back: interactions/s read back from the graph by id (graph/mirror/sync.py: the stage
      upserts the mirror with what the graph holds after its write, so payload times equal the graph's), to set
@@ -28,21 +28,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from qdrant_client import models
 from rich.console import Console
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between
-from core.ids import chunk_id, entity_id, point_uuid, source_id
+from core.ids import chunk_id, entity_id, source_id
 from core.records import Chunk, Entity, Interaction
 from core.settings import Settings
 from core.timeaxes import day_iso, end_of_day_ms
+from graph.mirror.base import INTERACTIONS, interaction_payload
 from graph.mirror.embed import MiniLMEmbedder
-from graph.mirror.qdrant import INTERACTIONS, VectorMirror, interaction_payload
 from graph.store.store import GraphStore
 from newskg.services.manager import ServiceManager
-from newskg.wiring import open_graph, open_qdrant
+from newskg.wiring import new_mirror, open_graph
 
 VERBS = ["met", "praised", "sued", "joined", "visited", "criticised", "signed with", "performed with"]
 SOURCES = [f"Wire {k}" for k in range(20)]
@@ -192,7 +191,7 @@ def mirror_rates(settings: Settings, rows: int) -> tuple[float, float]:
     settings = settings.model_copy(update={"qdrant_path": Path(tempfile.mkdtemp(prefix="bench-qdrant-"))})
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])
-    mirror = VectorMirror(open_qdrant(settings), embedder)
+    mirror = new_mirror(settings, embedder)  # the embedded default (Qdrant Edge) in a folder of its own
     mirror.ensure()
     start = time.perf_counter()
     for i in range(0, len(interactions), 256):
@@ -200,12 +199,11 @@ def mirror_rates(settings: Settings, rows: int) -> tuple[float, float]:
     with_embedding = len(interactions) / (time.perf_counter() - start)
     vectors = embedder.embed([i.text for i in interactions])
     points = [
-        models.PointStruct(id=point_uuid(i.id + "-again"), vector=v, payload=interaction_payload(i))
-        for i, v in zip(interactions, vectors, strict=True)
+        (interaction_payload(i) | {"graph_id": i.id + "-again"}, v) for i, v in zip(interactions, vectors, strict=True)
     ]
     start = time.perf_counter()
     for i in range(0, len(points), 256):
-        mirror.client.upsert(mirror.name(INTERACTIONS), points[i : i + 256], wait=True)
+        mirror.upsert_vectors(INTERACTIONS, points[i : i + 256])
     upsert_only = len(points) / (time.perf_counter() - start)
     mirror.close()
     return with_embedding, upsert_only

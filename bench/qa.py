@@ -3,8 +3,10 @@
 Loads N synthetic interactions (default 100,000: 2,000 entities, 90 days) into a fresh FalkorDB graph by UNWIND
 batches of the shape the pipeline writes (BULK_INTERACTIONS: the properties and edges of writes.INTERACTIONS, the
 three time axes included; tests/integration/test_bench_qa.py proves the two shapes equal), and, for hybrid, the same
-interactions into the Qdrant mirror (local mode) with their payloads and seeded random unit vectors instead of
-embeddings (the load would otherwise measure the embedder; the query text is embedded by the real embedder).
+interactions into the mirror by its bulk path (`--mirror-engine`: edge, the embedded default, a Qdrant Edge shard
+indexed after the load; or qdrant-local, qdrant-client local mode in memory) with their payloads and seeded random
+unit vectors instead of embeddings (the load would otherwise measure the embedder; the query text is embedded by the
+real embedder).
 Serves `/v1/ask` (offline extractive answerer) with uvicorn in one process and drives it from another with C
 concurrent clients (default 50) for S seconds (default 60) per strategy. Then the same load against a brute-force
 baseline in the same run: the same API, but temporal retrieval that scans every interaction (a Cypher label scan on
@@ -43,18 +45,17 @@ import httpx
 import numpy as np
 import numpy.typing as npt
 import uvloop
-from qdrant_client import models
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between
-from core.ids import entity_id, point_uuid
+from core.ids import entity_id
 from core.records import Entity, Interaction
 from core.settings import Settings
 from core.timeaxes import day_iso, end_of_day_ms
-from graph.mirror.qdrant import VectorMirror
+from graph.mirror.base import VectorMirror
 from graph.store.store import interaction_first_key
 from newskg.services.manager import ServiceManager
 from newskg.services.process import free_port, wait_until
@@ -168,9 +169,10 @@ def unit_vectors(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
 
 
 def load_mirror(mirror: VectorMirror, rows: int, console: Console) -> float:
-    """The interactions into the mirror with the payload the pipeline writes and seeded random unit vectors (not
-    embeddings: see the module text). Returns the seconds the upserts took."""
-    from graph.mirror.qdrant import INTERACTIONS, interaction_payload
+    """The interactions into the mirror by its bulk path with the payload the pipeline writes and seeded random
+    unit vectors (not embeddings: see the module text), then its deferred index built. Returns the seconds both
+    took."""
+    from graph.mirror.base import INTERACTIONS, interaction_payload
 
     rng = np.random.default_rng(7)
     start = time.perf_counter()
@@ -178,27 +180,31 @@ def load_mirror(mirror: VectorMirror, rows: int, console: Console) -> float:
         task = bar.add_task("mirror: points", total=rows, rate="")
         for batch in batches(rows):
             vectors = unit_vectors(rng, len(batch))
-            points = [
-                models.PointStruct(
-                    id=point_uuid(i.id), vector=v.tolist(), payload=interaction_payload(i) | {"mirrored_ms": 0}
-                )
-                for i, v in zip(batch, vectors, strict=True)
+            items = [
+                (interaction_payload(i) | {"mirrored_ms": 0}, v.tolist()) for i, v in zip(batch, vectors, strict=True)
             ]
-            mirror.client.upsert(mirror.name(INTERACTIONS), points, wait=True)
+            mirror.upsert_vectors(INTERACTIONS, items)
             done = bar.tasks[task].completed + len(batch)
             bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} points/s")
+    mirror.optimize()  # Edge builds HNSW here, as after any bulk load; a no-op for local mode
     return time.perf_counter() - start
 
 
-def in_memory_mirror(settings: Settings, rows: int, report: Path) -> VectorMirror:
-    """The API's mirror: qdrant-client local mode in memory, loaded here (local mode admits one process, and its
-    on-disk form commits every point to SQLite one by one: ~45 points/s on this shared disk), with the real
-    embedder for the queries. The load's seconds go to `report`."""
+def bench_mirror(settings: Settings, rows: int, report: Path) -> VectorMirror:
+    """The API's mirror, loaded here (the embedded engines admit one process), with the real embedder for the
+    queries: a Qdrant Edge shard in a folder of this API process's own, or qdrant-client local mode in memory (its
+    on-disk form commits every point to SQLite one by one: ~45 points/s on this shared disk). The load's seconds
+    go to `report`."""
     from qdrant_client import QdrantClient
 
-    from newskg.wiring import open_embedder
+    from graph.mirror.qdrant import QdrantClientMirror
+    from newskg.wiring import new_mirror, open_embedder
 
-    mirror = VectorMirror(QdrantClient(location=":memory:"), open_embedder(settings))
+    embedder = open_embedder(settings)
+    if settings.mirror_engine == "qdrant-local":
+        mirror: VectorMirror = QdrantClientMirror(QdrantClient(location=":memory:"), embedder)
+    else:
+        mirror = new_mirror(settings.model_copy(update={"qdrant_path": report.with_suffix(".mirror")}), embedder)
     mirror.ensure()
     report.write_text(str(load_mirror(mirror, rows, Console(stderr=True))))
     mirror.embedder.embed(["warm the model before the first query"])
@@ -227,7 +233,7 @@ def serve(
 
     logging.disable(logging.WARNING)
     store = GraphStore(open_graph(settings))
-    mirror = in_memory_mirror(settings, mirror_rows, report) if mirror_rows else None
+    mirror = bench_mirror(settings, mirror_rows, report) if mirror_rows else None
     if brute_force:
         # The retriever's every argument is accepted (a missing one made every baseline request a 500): the scan
         # reads every interaction whatever the path (via_chunks) or the focus.
@@ -440,6 +446,7 @@ class Run:
     single: dict[str, dict[str, float]] = field(default_factory=dict[str, dict[str, float]])
     profile: dict[str, Any] = field(default_factory=dict[str, Any])
     lexical_scan: bool = False
+    mirror_engine: str = "edge"
 
 
 def figures(run: Run) -> dict[str, Figure]:
@@ -481,7 +488,8 @@ def figures(run: Run) -> dict[str, Figure]:
     found["qa_graph_load_s"] = figure(round(run.graph_load_s, 1), f"s, {run.rows:,} interactions by UNWIND batches")
     if run.mirror_load_s is not None:
         found["qa_mirror_load_s"] = figure(
-            round(run.mirror_load_s, 1), f"s, {run.rows:,} points upserted (local mode, seeded vectors)"
+            round(run.mirror_load_s, 1),
+            f"s, {run.rows:,} points upserted and indexed ({run.mirror_engine}, bulk path, seeded vectors)",
         )
     rows = run.rows
     found["qa_api_peak_rss_mb"] = sized(figure(round(run.api_rss_mb), f"MB, the API process (VmHWM), {shape}"), rows)
@@ -556,10 +564,18 @@ def main() -> None:
     parser.add_argument(
         "--lexical-scan", action="store_true", help="the scan baseline without the mirror (lexical, no embedding)"
     )
+    parser.add_argument(
+        "--mirror-engine", choices=("edge", "qdrant-local"), default="edge", help="the embedded mirror measured"
+    )
     args = parser.parse_args()
     strategies = tuple(s for s in args.strategies.split(",") if s)
     console = Console(width=120, stderr=args.json)
-    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-qa-")), graph_database="bench_qa", _env_file=None)
+    settings = Settings(
+        data_dir=Path(tempfile.mkdtemp(prefix="bench-qa-")),
+        graph_database="bench_qa",
+        mirror_engine=args.mirror_engine,
+        _env_file=None,
+    )
     if args.threads:
         settings = settings.model_copy(update={"api_threads": args.threads})
     if args.embed_threads:
@@ -614,6 +630,7 @@ def main() -> None:
         graph.single,
         graph.profile,
         args.lexical_scan or not mirror_rows,
+        args.mirror_engine,
     )
     if args.json:
         emit(figures(run), " ".join(["python -m bench.qa", *sys.argv[1:]]))

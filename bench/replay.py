@@ -374,7 +374,7 @@ def synthetic(
     from core.ids import entity_id
     from core.records import Entity
     from core.timeaxes import day_iso
-    from graph.mirror.qdrant import VectorMirror
+    from graph.mirror.qdrant import QdrantClientMirror
     from graph.store.store import GraphStore
     from newskg.wiring import open_graph
 
@@ -384,7 +384,7 @@ def synthetic(
     store.conn.drop()
     store.init()
     store.write_batch(entities=people)
-    mirror = VectorMirror(client, HashEmbedder())
+    mirror = QdrantClientMirror(client, HashEmbedder())
     mirror.ensure()
     n_chunks = max(1, rows // FACTS_PER_CHUNK)
     with Progress(console=console, transient=True) as progress:
@@ -411,7 +411,7 @@ def synthetic(
 def throughput(
     settings: Settings, client: QdrantClient, queries: list[tuple[str, str]], seconds: float
 ) -> dict[str, dict[str, float]]:
-    from graph.mirror.qdrant import VectorMirror
+    from graph.mirror.qdrant import QdrantClientMirror
     from graph.store.asof import AsOf
     from graph.store.store import GraphStore
     from newskg.wiring import open_graph
@@ -420,7 +420,7 @@ def throughput(
     from qa.retrieve import Retriever
 
     store = GraphStore(open_graph(settings))
-    mirror = VectorMirror(client, HashEmbedder())
+    mirror = QdrantClientMirror(client, HashEmbedder())
     resolver, retriever = EntityResolver(store), Retriever(store, mirror)
     figures: dict[str, dict[str, float]] = {}
     try:

@@ -205,6 +205,52 @@ class DedupRelease(Record):
     reason: str = ""
 
 
+class IndexOp(BaseModel):
+    """One call linking made on the extract stage's alias index (extract/entities/alias_index.py): add(entity,
+    name, type), add_alias(entity, alias), merge(entity → target), vote(entity, type, weight). The time and the
+    context words are its journal's."""
+
+    model_config = ConfigDict(frozen=True)
+
+    op: Literal["add", "alias", "merge", "vote"]
+    entity_id: str
+    text: str = ""  # add: the name; alias: the alias; merge: the target id; vote: the type
+    kind: str = ""  # add: the type
+    weight: int = 0  # vote
+
+
+class ArticleMemory(BaseModel):
+    """What the linker remembers of an article (extract/entities/linker.py `_ArticleMemory`) as plain data: in a
+    journal, what its chunk added to it."""
+
+    fulls: list[tuple[str, str, str]] = []  # (name, type, explanation)
+    person_tokens: list[str] = []
+    linked: dict[str, str] = {}
+    names: list[tuple[list[str], str]] = []  # (key words, type)
+    votes: list[tuple[str, str, int, int, int]] = []  # (entity id, type, seen day, seen ms, weight)
+
+
+class LinkJournal(BaseModel):
+    """What linking one chunk record taught the linker (extract/entities/journal.py): stored with the chunk in the
+    graph, and carried by the shared linking log."""
+
+    article_id: str
+    seen: tuple[int, int]  # the chunk's (publication day, ingestion ms): when its operations were first seen
+    context: list[str]
+    ops: list[IndexOp]
+    memory: ArticleMemory
+
+
+class LinkingEntry(Record):
+    """One entry of the shared linking log (extract/entities/link_log.py): the journal of a chunk record written
+    to the graph, keyed by the journal's id, so every extract replica's alias index learns what the others linked."""
+
+    KIND: ClassVar[str] = "LinkingEntry"
+    journal_id: NonEmpty
+    chunk_id: NonEmpty
+    journal: LinkJournal
+
+
 class Mention(Record):
     KIND: ClassVar[str] = "Mention"
     text: NonEmpty
@@ -287,6 +333,7 @@ RECORD_TYPES: dict[str, type[Record]] = {
         DedupSignature,
         DedupSighting,
         DedupRelease,
+        LinkingEntry,
         Mention,
         Entity,
         Interaction,

@@ -71,6 +71,11 @@ class Settings(BaseSettings):
         default="news.dedup",
         description="Log of kept chunks' MinHash signatures: the dedup state every replica shares.",
     )
+    topic_linking: str = Field(
+        default="news.linking",
+        description="Log of the linking journals of chunks written to the graph: the alias index every extract "
+        "replica shares (compacted, one partition).",
+    )
     topic_partitions: int = Field(default=3, ge=1, description="Partitions when newskg creates a topic.")
     topic_replication: int = Field(default=1, ge=1, description="Replication factor when newskg creates a topic.")
 
@@ -117,9 +122,26 @@ class Settings(BaseSettings):
     )
 
     # --- vector mirror
-    qdrant_url: str | None = Field(default=None, description="Qdrant server URL. Empty: local mode under data_dir.")
-    qdrant_path: Path | None = Field(default=None, description="Qdrant local-mode folder (default data_dir/qdrant).")
+    qdrant_url: str | None = Field(
+        default=None, description="Qdrant server URL (qdrant-client). Empty: the embedded mirror under qdrant_path."
+    )
+    qdrant_path: Path | None = Field(
+        default=None,
+        description="Folder of the embedded mirror (default data_dir/qdrant): Qdrant Edge shards, or qdrant-client "
+        "local mode's storage. One process opens it at a time.",
+    )
     qdrant_api_key: SecretStr | None = Field(default=None, description="Qdrant server API key.")
+    mirror_engine: Literal["edge", "qdrant-local"] = Field(
+        default="edge",
+        description="The embedded mirror when qdrant_url is empty: edge: Qdrant Edge in process (HNSW, payload "
+        "indexes); qdrant-local: qdrant-client local mode (filters in Python, for comparison).",
+    )
+    mirror_index_after: int = Field(
+        default=20_000,
+        ge=1,
+        description="Qdrant Edge: unindexed points after which a write builds the HNSW index (blocks the process, "
+        "~0.5 ms a point); fewer are searched exactly.",
+    )
 
     # --- LLM (any OpenAI-compatible endpoint)
     llm_base_url: str | None = Field(

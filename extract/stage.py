@@ -14,6 +14,10 @@ after linking, or the write stopped by an outage — the batch's operations are 
 written chunks replayed from their journals, in link order). So the index is always the journals of the chunks
 the graph holds, replayed in order: what a restart rebuilds.
 
+Replicas share the index through the linking log (extract/entities/link_log.py): before each batch, and outside its
+transaction, a stage applies the journals other replicas wrote since its last batch; the journals of the chunks a
+batch wrote go on the log with the batch's other outputs, before its offsets are committed.
+
 A chunk already written whole for its article (a linking journal of the chunk and article is in the graph) is
 never extracted again, whatever the record (a redelivery, a re-emission by a restarted process stage, the same
 page ingested again with another ingestion instant or as a backfill): the record is a sighting (similarity 1),
@@ -30,9 +34,11 @@ from dataclasses import dataclass, field
 
 from core.errors import NewskgError
 from core.llm.client import LLMClient, Outcomes
-from core.records import Chunk, ChunkSighting, DeadLetter, RecordError, decode_any
+from core.records import Chunk, ChunkSighting, DeadLetter, LinkingEntry, RecordError, decode_any
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.journal import LinkJournal, journal_id
+from extract.entities.link_log import SharedLinking
+from extract.entities.link_log import entry as link_entry
 from extract.failures import EXTRACTION_ERROR, describe, must_stop
 from extract.m2_scheduler import GiveUp, M2Scheduler
 from extract.openie.llm_variants import run_m1
@@ -125,6 +131,7 @@ class ExtractStage(Stage[ExtractAck]):
         options: ExtractOptions,
         llm: LLMClient | None = None,
         mirror: VectorMirror | None = None,
+        link_log: SharedLinking | None = None,
     ):
         if options.variant in ("m1", "m2") and llm is None:
             raise ValueError(
@@ -135,6 +142,7 @@ class ExtractStage(Stage[ExtractAck]):
         self.options = options
         self.llm = llm
         self.mirror = mirror
+        self.link_log = link_log  # the alias index shared with the other replicas (None: this stage's alone)
         self.mention_stats = GraphMentionStats(store.conn)  # the graph's daily counts: replicas agree
         # journal id → (order, extraction) of the chunks linked but not written yet; M1's done among them
         self._linked: dict[str, tuple[int, ChunkExtraction]] = {}
@@ -189,23 +197,30 @@ class ExtractStage(Stage[ExtractAck]):
             else:
                 misplaced = NewskgError(f"{item.KIND} on the chunks topic", reason="wrong_kind")
                 dead.append(dead_letter(record, self.name, misplaced))
+        # Linked in as-of order: a chunk can only learn from chunks ingested before it (alias_index.visible), so
+        # those of the batch go first, whatever order the partitions interleaved in (stable: an article's chunks,
+        # one ingestion instant, keep their order).
+        chunks.sort(key=lambda c: c.ingested_ms)
+        if self.link_log:
+            self.link_log.catch_up(self.extractor.linker)  # what the other replicas wrote since the last batch
         self.extractor.linker.mark()  # the batch's transaction over the linker (see the module docstring)
         try:
-            chunks, whole = self._split_written(chunks)
+            chunks, whole, whole_journals = self._split_written(chunks)
             # A chunk written whole already: its records are sightings of it, nothing is extracted again.
             sightings += [(sighting_of(c), r) for c in whole for r in origin.pop(journal_id(c))]
             extractions, failures = self.extract_each(chunks)
             written, write_failures = self._persist(extractions, sightings)
         finally:
             self._settle()  # the index keeps the operations of the chunks written, and only those
-        releases: list[Outgoing] = []
+        outgoing: list[Outgoing] = []  # dedup releases and linking log entries
         for chunk, exc, reason in [*failures, *write_failures]:
             messages = origin[journal_id(chunk)] if isinstance(chunk, Chunk) else [chunk[1]]
             log.warning("dead-lettered %d message(s) (%s): %s", len(messages), reason, describe(exc))
             dead += [dead_letter(r, self.name, NewskgError(describe(exc), reason=reason)) for r in messages]
             if isinstance(chunk, Chunk) and self.options.dedup_topic:
                 # not in the graph: its signature in the dedup log is let go with the dead letter (same write)
-                releases.append(Outgoing(self.options.dedup_topic, *release_entry(chunk, reason)))
+                outgoing.append(Outgoing(self.options.dedup_topic, *release_entry(chunk, reason)))
+        outgoing += self._log_entries(written, whole_journals)
         touched = [(x.chunk, {m.entity_id for m in x.mentions}) for x in written] + self._remirror(whole)
         given_up: tuple[GiveUp, ...] = ()
         if self.m2 and touched:
@@ -213,33 +228,50 @@ class ExtractStage(Stage[ExtractAck]):
             self.m2.after_write(self._touched_pairs(touched))
             given_up = self.m2.given_up()
         letters = tuple(dead) + tuple(g.letter for g in given_up)
-        return StageOutput(tuple(releases), letters, ExtractAck(given_up, outcomes))
+        return StageOutput(tuple(outgoing), letters, ExtractAck(given_up, outcomes))
 
-    def _split_written(self, chunks: list[Chunk]) -> tuple[list[Chunk], list[Chunk]]:
-        """(to extract, written whole already): a chunk with a linking journal of a record of its article in the
-        graph was written whole, before a restart or by an earlier record (a redelivery, a re-emission, the same
-        page ingested again). Linking it again would teach the index twice what the journal taught it, and, with
-        the record's later ingestion instant, against a larger index: other mentions, other facts. (A journal
-        written before journals noted their article stands for any article.)
+    def _split_written(self, chunks: list[Chunk]) -> tuple[list[Chunk], list[Chunk], list[str]]:
+        """(to extract, written whole already, the ids of the journals that wrote those): a chunk with a linking
+        journal of a record of its article in the graph was written whole, before a restart or by an earlier
+        record (a redelivery, a re-emission, the same page ingested again). Linking it again would teach the index
+        twice what the journal taught it, and, with the record's later ingestion instant, against a larger index:
+        other mentions, other facts. (A journal written before journals noted their article stands for any
+        article.)
 
         A chunk this process linked whose batch write raised (an outage) after the graph had taken it: its
         journal is in the graph but its operations were rolled back with the batch; they are replayed now."""
         done = journals.written_chunks(self.store.conn, (c.id for c in chunks))
         fresh: list[Chunk] = []
         whole: list[Chunk] = []
+        writers: list[str] = []
         for chunk in chunks:
-            articles = set(done.get(chunk.id, {}).values())
-            (whole if chunk.article_id in articles or None in articles else fresh).append(chunk)
+            theirs = [key for key, article in done.get(chunk.id, {}).items() if article in (chunk.article_id, None)]
+            (whole if theirs else fresh).append(chunk)
+            writers += theirs
         for chunk in sorted(whole, key=lambda c: self._linked.get(journal_id(c), (0,))[0]):
             key = journal_id(chunk)
-            if key in self._linked and key in done[chunk.id] and key not in self._applied:
+            linker = self.extractor.linker
+            if key in self._linked and key in done[chunk.id] and key not in self._applied and key not in linker.held:
                 journal = self._linked[key][1].journal
                 if journal is not None:
-                    self.extractor.linker.replay(journal)
+                    linker.replay(journal)
                 self._applied[key] = journal
                 self._wrote.add(key)
             self._forget(chunk)
-        return fresh, whole
+        return fresh, whole, writers
+
+    def _log_entries(self, written: list[ChunkExtraction], whole_journals: list[str]) -> list[Outgoing]:
+        """The linking log's entries of the batch (extract/entities/link_log.py): the journals of the chunks it
+        wrote, and again those of the chunks it found written whole (the stage that wrote them may have died
+        before their entries were on the broker; compaction keeps one of each)."""
+        if self.link_log is None:
+            return []
+        entries = [link_entry(x.chunk, x.journal) for x in written if x.journal is not None]
+        for key, chunk_id, text in journals.bodies(self.store.conn, whole_journals):
+            if text != journals.NO_JOURNAL:
+                journal = LinkJournal.model_validate_json(text)
+                entries.append((key, LinkingEntry(journal_id=key, chunk_id=chunk_id, journal=journal)))
+        return [Outgoing(self.link_log.topic, key, item) for key, item in entries]
 
     def _settle(self) -> None:
         """End the batch's transaction over the linker: keep the operations of the chunks written (in the order
@@ -254,6 +286,7 @@ class ExtractStage(Stage[ExtractAck]):
                 if journal is not None:
                     linker.replay(journal)
         linker.commit()
+        linker.held.update(key for key, _ in kept)
         self._applied, self._wrote = {}, set()
 
     def _remirror(self, chunks: list[Chunk]) -> list[tuple[Chunk, set[str]]]:

@@ -17,6 +17,7 @@ from newskg.wiring import NotConfigured, Wiring, kafka_options
 # The stages' own stacks (spaCy, which imports torch through thinc; trafilatura; MinHash) load only where a stage is
 # built: the QA API and `newskg ask` never parse text, so they do not pay their import time or memory (issue 20).
 if TYPE_CHECKING:
+    from extract.entities.link_log import SharedLinking
     from extract.entities.linker import Linker
     from extract.stage import ExtractOptions, ExtractStage
     from graph.store.store import GraphStore
@@ -32,6 +33,10 @@ def project_topics(settings: Settings) -> list[str]:
 
 
 def ensure_topics(settings: Settings) -> None:
+    """The stream's topics with NEWSKG_TOPIC_PARTITIONS; the linking log with one partition (its entries stay in
+    the order they were written: extract/entities/link_log.py). The two logs compacted."""
+    from extract.entities.link_log import LOG_PARTITIONS
+    from extract.entities.link_log import LOG_TOPIC_CONFIG as LINKING_CONFIG
     from ingest.process.signature_log import LOG_TOPIC_CONFIG
 
     admin = TopicAdmin(kafka_options(settings))
@@ -41,6 +46,12 @@ def ensure_topics(settings: Settings) -> None:
             settings.topic_partitions,
             settings.topic_replication,
             configs={settings.topic_dedup: LOG_TOPIC_CONFIG},
+        )
+        admin.ensure_topics(
+            [settings.topic_linking],
+            LOG_PARTITIONS,
+            settings.topic_replication,
+            configs={settings.topic_linking: LINKING_CONFIG},
         )
     finally:
         admin.close()
@@ -124,10 +135,15 @@ def extract_options(settings: Settings, variant: str | None = None) -> ExtractOp
 
 
 def extract_stage(
-    wiring: Wiring, variant: str | None = None, max_calls: int | None = None, with_mirror: bool = True
+    wiring: Wiring,
+    variant: str | None = None,
+    max_calls: int | None = None,
+    with_mirror: bool = True,
+    link_log: SharedLinking | None = None,
 ) -> ExtractStage:
     """The extract stage over the bundle's clients; the mirror is the bundle's one (serve --pipeline shares it
-    with the QA service: local Qdrant admits one client)."""
+    with the QA service: local Qdrant admits one client). `link_log`: the replicas' shared linking log, opened
+    before this replays the graph's journals (extract/entities/link_log.py)."""
     from extract.chunk_extractor import ChunkExtractor
     from extract.stage import ExtractStage
 
@@ -145,6 +161,7 @@ def extract_stage(
             options,
             llm,
             mirror,
+            link_log,
         )
     )
 
@@ -155,8 +172,11 @@ def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | 
 
     settings = wiring.settings
     group = settings.consumer_group("extract")
+    from extract.entities.link_log import LinkLog
+
     consumer = wiring.consumer(group, "extract", [settings.topic_chunks])  # a clash fails fast
-    stage = extract_stage(wiring, variant, max_calls)
+    link_log = wiring.own(LinkLog(kafka_options(settings), settings.topic_linking))  # before the graph's journals
+    stage = extract_stage(wiring, variant, max_calls, link_log=link_log)
     return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq, outage)
 
 

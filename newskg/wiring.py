@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # the heavy clients load only when a command opens them
     from qdrant_client import QdrantClient
 
     from core.llm.client import LLMClient
+    from graph.mirror.base import VectorMirror
     from graph.mirror.embed import Embedder
-    from graph.mirror.qdrant import VectorMirror
     from graph.store.store import GraphStore
     from ingest.kafka.consumer import GroupConsumer
     from ingest.kafka.producer import RecordProducer
@@ -76,15 +76,33 @@ def llm_base_url(settings: Settings) -> str | None:
 
 
 def open_qdrant(settings: Settings) -> QdrantClient:
-    """The same qdrant-client API for a server (url) and local mode (path): no code path differs above this."""
-    from qdrant_client import QdrantClient
+    """A qdrant-client for the server (url), else local mode on the embedded folder: the same API either way."""
+    from graph.mirror.qdrant import open_local
 
     if settings.qdrant_url:
+        from qdrant_client import QdrantClient
+
         key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
         return QdrantClient(url=settings.qdrant_url, api_key=key)
     path = settings.qdrant_local_path
     path.mkdir(parents=True, exist_ok=True)
-    return QdrantClient(path=str(path))
+    return open_local(str(path))
+
+
+def mirror_engine(settings: Settings) -> str:
+    """qdrant-server when NEWSKG_QDRANT_URL is set (production), else the embedded NEWSKG_MIRROR_ENGINE."""
+    return "qdrant-server" if settings.qdrant_url else settings.mirror_engine
+
+
+def new_mirror(settings: Settings, embedder: Embedder) -> VectorMirror:
+    """The configured mirror adapter, its collections not ensured (a reader that embeds nothing opens it so)."""
+    if mirror_engine(settings) != "edge":
+        from graph.mirror.qdrant import QdrantClientMirror
+
+        return QdrantClientMirror(open_qdrant(settings), embedder)
+    from graph.mirror.edge import EdgeMirror
+
+    return EdgeMirror(settings.qdrant_local_path / "edge", embedder, index_after=settings.mirror_index_after)
 
 
 def open_embedder(settings: Settings) -> Embedder:
@@ -100,30 +118,31 @@ def open_embedder(settings: Settings) -> Embedder:
 
 
 def open_mirror(settings: Settings, embedder: Embedder | None = None) -> VectorMirror:
-    """The Qdrant mirror (closing it closes its client). In local mode the folder admits one process at a time:
-    a second opener gets a clear error naming the fix."""
-    from graph.mirror.qdrant import VectorMirror
+    """The mirror with its collections ensured (closing it closes its engine). The embedded folder admits one
+    process at a time, on either engine (Qdrant Edge's WAL lock, local mode's folder lock): a second opener gets a
+    clear error naming the fix."""
+    from graph.mirror.base import MirrorInUse
 
     try:
-        client = open_qdrant(settings)
-    except RuntimeError as exc:
-        if "already accessed" in str(exc):
-            raise NotConfigured(
-                f"the local Qdrant folder {settings.qdrant_local_path} is in use by another newskg "
-                "process (local mode admits one; stop it, or use a Qdrant server via "
-                "NEWSKG_QDRANT_URL)"
-            ) from exc
-        raise
-    mirror = VectorMirror(client, embedder or open_embedder(settings))
-    mirror.ensure()
+        mirror = new_mirror(settings, embedder or open_embedder(settings))
+        try:
+            mirror.ensure()
+        except BaseException:
+            mirror.close()
+            raise
+    except MirrorInUse as exc:
+        raise NotConfigured(
+            f"the embedded mirror's folder {settings.qdrant_local_path} is in use by another newskg process "
+            f"({mirror_engine(settings)} admits one; stop it, or use a Qdrant server via NEWSKG_QDRANT_URL)"
+        ) from exc
     return mirror
 
 
 class Wiring:
     """Every server client one process uses, opened on demand and owned here: closing the bundle (`with
     Wiring(settings) as wiring:`) closes each exactly once, in the reverse order of opening, also after an error.
-    The mirror and the embedder are one per bundle (local Qdrant admits one client per folder, and the model
-    loads once); graph connections, producers and consumers are one per caller, as each stage has its own."""
+    The mirror and the embedder are one per bundle (the embedded mirror admits one opener per folder, and the
+    model loads once); graph connections, producers and consumers are one per caller, as each stage has its own."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -170,10 +189,10 @@ class Wiring:
         return self._embedder
 
     def mirror(self) -> VectorMirror:
-        """The bundle's one Qdrant mirror, shared by every stage and the QA service of the process."""
+        """The bundle's one mirror, shared by every stage and the QA service of the process."""
         if self._mirror is None:
             mirror = open_mirror(self.settings, self.embedder())
-            self._mirror = self.own(mirror)  # releases the local Qdrant folder for the next process
+            self._mirror = self.own(mirror)  # releases the embedded mirror's folder for the next process
         return self._mirror
 
     def llm(self, max_calls: int | None = None) -> LLMClient | None:

@@ -27,11 +27,10 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 import numpy.typing as npt
-from qdrant_client import models
 
 from core.records import Variant
 from core.timeaxes import day_from_key, day_key
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, VectorMirror
+from graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, VectorMirror
 from graph.store.asof import AsOf, days_between
 from graph.store.rows import EntityChunk, TimelineRow
 from graph.store.store import GraphStore
@@ -47,6 +46,8 @@ CHUNK_K, TUPLE_K = 5, 10  # NEON §4: chunks are 5-6 sentences, tuples one; thes
 METHOD_K: dict[Method, int] = {"newsrag": CHUNK_K, "m0": TUPLE_K, "m1": TUPLE_K, "m2": TUPLE_K}
 METHOD_VARIANT: dict[Method, Variant | None] = {"newsrag": None, "m0": "M0", "m1": "M1", "m2": "M2"}
 COLLECTION: dict[EvidenceKind, str] = {"interaction": INTERACTIONS, "chunk": CHUNKS}
+# The payload fields a semantic hit becomes Evidence with (the whole payload also carries id lists: not read).
+EVIDENCE_FIELDS = ("graph_id", "text", "event_day", "day", "published_day", "variant", "confidence")
 Row = TimelineRow | EntityChunk  # a window read's row: an interaction, or a chunk (NewsRAG)
 
 
@@ -201,7 +202,7 @@ class Retriever:
             return {}
         if self.mirror is None:
             return dict(zip([r.id for r in rows], lexical(query, [r.text for r in rows]), strict=True))
-        stored = self.mirror.vectors(collection, [r.id for r in rows])
+        stored = vector.stored(collection, [r.id for r in rows])
         missing = [r for r in rows if r.id not in stored]
         if missing:  # not mirrored yet: embedded here, the only evidence a request embeds
             stored |= dict(
@@ -244,21 +245,15 @@ class Retriever:
             return []
         as_of, query = AsOf.of(as_of), QueryTexts.of(text)
         vector = vector or QueryVector(self.mirror, query)
-        day_field = "published_day" if collection == INTERACTIONS else "day"
-        # The same as-of bounds as reads.visible(), on the mirror's copy of the graph's time payload.
-        must: list[models.Condition] = [
-            models.FieldCondition(key=day_field, range=models.Range(lte=as_of.day)),
-            models.FieldCondition(key="ingested_ms", range=models.Range(lte=as_of.ms)),
-        ]
-        if entity_id:
-            must.append(models.FieldCondition(key="entity_ids", match=models.MatchValue(value=entity_id)))
-        if variant and collection == INTERACTIONS:
-            must.append(models.FieldCondition(key="variant", match=models.MatchValue(value=variant)))
-        if entity_id and collection == INTERACTIONS and not self.mirror.is_server:
-            scored = self._entity_facts_nearest(vector(), entity_id, as_of, k, variant)
+        if entity_id and collection == INTERACTIONS and self.mirror.scans_filters:
+            scored = self._entity_facts_nearest(vector, entity_id, as_of, k, variant)
         else:
-            hits = self.mirror.search_vector(collection, vector().tolist(), models.Filter(must=must), limit=k)
-            scored = [(hit.payload or {}, float(hit.score)) for hit in hits]
+            # The same as-of bounds as reads.visible(), on the mirror's copy of the graph's time payload; each
+            # mirror adapter translates them to its engine's filter. The hits' vectors come along for MMR.
+            where = AsOfFilter(day=as_of.day, ingested_ms=as_of.ms, entity_id=entity_id, variant=variant)
+            hits = self.mirror.search_vector(collection, vector().tolist(), where, k, EVIDENCE_FIELDS, True)
+            vector.remember(collection, {h.graph_id: h.vector for h in hits if h.vector is not None})
+            scored = [(hit.payload, hit.score) for hit in hits]
         kind: EvidenceKind = "interaction" if collection == INTERACTIONS else "chunk"
         return [
             Evidence(
@@ -276,19 +271,20 @@ class Retriever:
         ]
 
     def _entity_facts_nearest(
-        self, vector: npt.NDArray[np.float32], entity_id: str, as_of: AsOf, k: int, variant: Variant | None
+        self, vector: QueryVector, entity_id: str, as_of: AsOf, k: int, variant: Variant | None
     ) -> list[tuple[dict[str, Any], float]]:
-        """The mirror's entity-filtered search, exactly, where the mirror is qdrant-client's local mode (which tests
-        every point's payload in Python, seconds per query at 1 M points): the candidates are the entity's facts
-        visible as of the day, read from the graph by adjacency (the same bounds as the mirror's filter, whose time
-        payload equals the graph's), ranked by cosine to the mirror's vectors of them; facts not yet mirrored are
-        left out, as the mirror's search leaves them. Cost grows with the entity's facts, not the collection."""
+        """The mirror's entity-filtered search, exactly, where the mirror tests every point's payload in Python
+        (qdrant-client's local mode, `scans_filters`: seconds per query at 1 M points): the candidates are the
+        entity's facts visible as of the day, read from the graph by adjacency (the same bounds as the mirror's
+        filter, whose time payload equals the graph's), ranked by cosine to the mirror's vectors of them; facts not
+        yet mirrored are left out, as the mirror's search leaves them. Cost grows with the entity's facts, not the
+        collection."""
         assert self.mirror is not None
-        stored = self.mirror.vectors(INTERACTIONS, self.store.entity_fact_ids(entity_id, as_of, variant))
+        stored = vector.stored(INTERACTIONS, self.store.entity_fact_ids(entity_id, as_of, variant))
         if not stored:
             return []
         ids = sorted(stored)
-        scores = dict(zip(ids, cosine(vector, [stored[i] for i in ids]), strict=True))
+        scores = dict(zip(ids, cosine(vector(), [stored[i] for i in ids]), strict=True))
         best = sorted(ids, key=lambda i: (-scores[i], i))[:k]
         payloads = {str(p["graph_id"]): p for p in self.mirror.payloads(INTERACTIONS, best)}
         return [(payloads[i], scores[i]) for i in best if i in payloads]
@@ -305,19 +301,20 @@ class Retriever:
         vector: QueryVector | None = None,
     ) -> list[Evidence]:
         collection = COLLECTION[kind]
+        vector = vector or QueryVector(self.mirror, QueryTexts.of(text))
         semantic = self.semantic(collection, text, as_of, 2 * k, entity_id, variant, vector)
         pool = {e.id: e for e in semantic} | {e.id: e for e in temporal}
         scores = rrf([[e.id for e in temporal], [e.id for e in semantic]])
         order = sorted(pool, key=lambda i: (-scores[i], i))
-        chosen = mmr(order, scores, self._vectors(collection, order), k)
+        chosen = mmr(order, scores, self._vectors(collection, order, vector), k)
         for item in chosen:
             pool[item].score = round(scores[item], 6)
         return [pool[i] for i in chosen]
 
-    def _vectors(self, collection: str, ids: list[str]) -> dict[str, npt.NDArray[np.float32]]:
+    def _vectors(self, collection: str, ids: list[str], vector: QueryVector) -> dict[str, npt.NDArray[np.float32]]:
         if self.mirror is None or not ids:
             return {}
-        return {g: np.asarray(v, dtype=np.float32) for g, v in self.mirror.vectors(collection, ids).items()}
+        return {g: np.asarray(v, dtype=np.float32) for g, v in vector.stored(collection, ids).items()}
 
     def _with_sources(self, found: list[Evidence], as_of: AsOf) -> list[Evidence]:
         for kind in ("interaction", "chunk"):
@@ -333,11 +330,26 @@ class Retriever:
 
 class QueryVector:
     """The query's vector for one retrieval: embedded on first use (never when no read needs it), then shared, so a
-    retrieval embeds the query once; and the Similarity its cosines are, for the evidence."""
+    retrieval embeds the query once; the Similarity its cosines are, for the evidence; and the mirror's vectors the
+    retrieval read, each read once (hybrid scores the day's facts by them, then diversifies the fused list by them,
+    and its semantic search returns its hits' vectors with them)."""
 
     def __init__(self, mirror: VectorMirror | None, query: QueryTexts):
         self.mirror, self.query = mirror, query
         self._vector: Vector | None = None
+        self._stored: dict[str, dict[str, list[float]]] = {}  # collection → graph id → the mirror's vector
+
+    def stored(self, collection: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The mirror's vectors of these ids (those it holds), reading only the ones this retrieval has not."""
+        assert self.mirror is not None, "stored vectors need the mirror"
+        known = self._stored.setdefault(collection, {})
+        unread = [i for i in dict.fromkeys(ids) if i not in known]
+        if unread:
+            known.update(self.mirror.vectors(collection, unread))
+        return {i: known[i] for i in ids if i in known}
+
+    def remember(self, collection: str, vectors: dict[str, list[float]]) -> None:
+        self._stored.setdefault(collection, {}).update(vectors)
 
     def __call__(self) -> Vector:
         if self._vector is None:

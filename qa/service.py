@@ -11,7 +11,7 @@ from typing import Any
 
 from core.llm.client import LLMClient
 from core.timeaxes import day_iso, day_words, iso
-from graph.mirror.qdrant import VectorMirror
+from graph.mirror.base import VectorMirror
 from graph.store.asof import AsOf, Knowledge
 from graph.store.store import GraphStore
 from qa.answer import AnswerMode, generate

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from graph.mirror.qdrant import VectorMirror
+    from graph.mirror.base import VectorMirror
     from qa.service import QAService
 
 log = logging.getLogger(__name__)
@@ -119,8 +119,8 @@ class Warmup:
 def service_steps(service: QAService) -> dict[str, Step]:
     """What the first hybrid query would otherwise pay for: the embedding model's load and first inference, the
     resolver's in-memory name index (read from the graph on first use), the mirror's first search of each
-    collection (local Qdrant loads its segments, a server client opens its connection pool), and the first run of
-    each read a query makes."""
+    collection (an Edge shard or local mode pages its segments in, a server client opens its connection pool),
+    and the first run of each read a query makes."""
     steps: dict[str, Step] = {}
     mirror = service.mirror
     if mirror is not None:
@@ -156,7 +156,7 @@ def _retrieve_once(service: QAService) -> None:
 
 
 def _search_each(mirror: VectorMirror) -> None:
-    from graph.mirror.qdrant import CHUNKS, INTERACTIONS
+    from graph.mirror.base import CHUNKS, INTERACTIONS
 
     for collection in (INTERACTIONS, CHUNKS):
         mirror.search(collection, WARM_TEXT, limit=1)

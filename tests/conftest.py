@@ -53,11 +53,14 @@ def embedder() -> MiniLMEmbedder:
 
 
 @pytest.fixture
-def world(isolated: Isolated, embedder: MiniLMEmbedder) -> Iterator[GraphWorld]:
-    """An initialised graph store and its Qdrant mirror in this test's isolation, as the extract stage opens them."""
+def world(request: pytest.FixtureRequest, isolated: Isolated, embedder: MiniLMEmbedder) -> Iterator[GraphWorld]:
+    """An initialised graph store and its mirror in this test's isolation, as the extract stage opens them: on the
+    default engine, or on each of tests/support/graph_world.MIRROR_ENGINES where a test parametrizes `world`
+    indirectly with them (the mirror contract tests)."""
     from tests.support.graph_world import open_graph_world
 
-    with open_graph_world(isolated, embedder) as opened:
+    engine = getattr(request, "param", None)
+    with open_graph_world(isolated.configured(mirror_engine=engine) if engine else isolated, embedder) as opened:
         yield opened
 
 

@@ -9,7 +9,13 @@ publication day and ingestion instant of the first chunk that showed it), and a 
 what was published on or before the chunk's day and ingested strictly before it. So a chunk links the same way
 whether a later-published article happened to be processed before it or not (KB entries and entities loaded
 without a time are always visible). Nothing here depends on set iteration order (PYTHONHASHSEED): candidates
-are visited in sorted order and trimming keeps the earliest-seen words."""
+are visited in sorted order and trimming keeps the earliest-seen words.
+
+In any order: extract replicas apply each other's linking journals as they arrive (extract/entities/link_log.py)
+and a restart replays them from the graph in another order, so every operation is commutative: first-seen times
+are minima, counts and votes sums, an entity's name and type those of its earliest-seen spelling (then the
+smaller name and type), every spelling an add showed a key of its entity, and an alias edge the first seen one
+(cycles broken at their latest edge). Applying the same journals in any order gives the same index."""
 
 from __future__ import annotations
 
@@ -58,6 +64,8 @@ class KnownEntity:
     description: str | None = None
     # (type, first seen) → vote weight: the mentions' types, for the type vote (`type_as_of`).
     votes: dict[tuple[str, Seen], int] = field(default_factory=dict)
+    # (name, type) → first seen: every spelling and type it was added under; the earliest names it (`_spelling`)
+    spellings: dict[tuple[str, str], Seen] = field(default_factory=dict)
     from_kb: bool = False  # a knowledge-base entry: its id wins over content-hash ids of the same name
 
     def context_as_of(self, as_of: Seen | None) -> set[str]:
@@ -98,7 +106,8 @@ class AliasIndex:
         # key → {entity id → when that key was first seen for it}
         self._by_key: dict[str, dict[str, Seen]] = defaultdict(dict)
         self._by_acronym: dict[str, dict[str, Seen]] = defaultdict(dict)
-        self._keys_by_type: dict[str, dict[str, Seen]] = defaultdict(dict)  # type → {key → first seen}
+        # type → {key → {entity id → first seen}}: per entity, so a retyped entity's keys move with it
+        self._keys_by_type: dict[str, dict[str, dict[str, Seen]]] = defaultdict(dict)
         self._person_parts: dict[str, dict[str, Seen]] = defaultdict(dict)  # surname of a full name → ids
         # alias edges: an entity first created from a short form alone ("Leto") → the full entity it was later
         # proven to abbreviate ("Jared Leto"), with when that was first seen: lookups as of then follow the edge
@@ -141,6 +150,12 @@ class AliasIndex:
             self._undo.append((target, name, getattr(target, name)))
         setattr(target, name, value)
 
+    def _drop(self, table: dict, key: object) -> None:
+        if key in table:
+            if self._undo is not None:
+                self._undo.append((table, key, table[key]))
+            del table[key]
+
     def _table(self, tables: dict[str, dict], key: str) -> dict:
         """tables[key], made (and logged) if missing: a rollback leaves no empty table behind."""
         table = tables.get(key)
@@ -153,6 +168,14 @@ class AliasIndex:
         table = self._table(tables, key)
         known = table.get(entity_id)
         self._put(table, entity_id, seen if known is None else _earlier(known, seen))
+
+    def _unnote(self, tables: dict[str, dict[str, Seen]], key: str, entity_id: str) -> None:
+        """The entity no longer under `key` (and the key gone once no entity is: the same tables in any order)."""
+        table = tables.get(key)
+        if table is not None:
+            self._drop(table, entity_id)
+            if not table:
+                self._drop(tables, key)
 
     def __len__(self) -> int:
         return len(self.entities)
@@ -174,6 +197,10 @@ class AliasIndex:
             self._put(self.entities, entity_id, entity)
         else:
             self._set_attr(entity, "seen", _earlier(entity.seen, seen))
+        known = entity.spellings.get((name, kind))
+        self._put(entity.spellings, (name, kind), seen if known is None else _earlier(known, seen))
+        self._spelling(entity)
+        self._index_key(entity, name, entity.spellings[(name, kind)])
         self._index_name(entity, entity.seen)  # again when an earlier chunk lowered the first-seen time
         self._set_attr(entity, "mentions", entity.mentions + mentions)
         for alias in aliases:
@@ -188,14 +215,61 @@ class AliasIndex:
                 self._set_attr(entity, "context", dict(kept))
         return entity
 
-    def _index_name(self, entity: KnownEntity, seen: Seen) -> None:
-        self._index_key(entity, entity.name, seen)
+    def _spelling(self, entity: KnownEntity) -> None:
+        """Name and type from the earliest-seen spelling (then the smaller name and type), whatever order the adds
+        came in; a KB entry keeps the KB's. What hangs on the name and type moves with them."""
+        (name, kind), _ = min(entity.spellings.items(), key=lambda item: (item[1], item[0]))
+        if entity.from_kb or (name, kind) == (entity.name, entity.type):
+            return
+        self._unindex_name(entity)
+        if kind != entity.type:
+            self._retype_keys(entity, kind)
+        self._set_attr(entity, "name", name)
+        self._set_attr(entity, "type", kind)
+
+    def _retype_keys(self, entity: KnownEntity, kind: str) -> None:
+        """The entity's keys from its type's fuzzy table to `kind`'s (a table left empty goes)."""
+        keys = self._keys_of(entity)
+        old = self._keys_by_type.get(entity.type, {})
+        for key in keys:
+            self._unnote(old, key, entity.id)
+        if not old:
+            self._drop(self._keys_by_type, entity.type)
+        for key, seen in keys.items():
+            self._note(self._table(self._keys_by_type, kind), key, entity.id, seen)
+
+    @staticmethod
+    def _keys_of(entity: KnownEntity) -> dict[str, Seen]:
+        """The entity's name keys (of every spelling and alias), each first seen when its earliest one was."""
+        keys: dict[str, Seen] = {}
+        for name, seen in [*((n, s) for (n, _), s in entity.spellings.items()), *entity.aliases.items()]:
+            key = name_key(name)
+            if key:
+                keys[key] = _earlier(keys[key], seen) if key in keys else seen
+        return keys
+
+    def _name_parts(self, entity: KnownEntity) -> tuple[str | None, str | None]:
+        """(acronym, surname) the entity's name gives under its type: an organisation's initials, a person's last
+        word."""
         words = name_key(entity.name).split()
-        if entity.type == "ORG" and len(words) > 1:
-            self._note(self._by_acronym, initials(entity.name), entity.id, seen)
-        if entity.type == "PERSON" and len(words) > 1 and words[-1] not in CALENDAR_WORDS:
-            # Surnames only: across documents a lone first name ("Karl") is too common to trust.
-            self._note(self._person_parts, words[-1], entity.id, seen)
+        acronym = initials(entity.name) if entity.type == "ORG" and len(words) > 1 else None
+        # Surnames only: across documents a lone first name ("Karl") is too common to trust.
+        person = entity.type == "PERSON" and len(words) > 1 and words[-1] not in CALENDAR_WORDS
+        return acronym, words[-1] if person else None
+
+    def _index_name(self, entity: KnownEntity, seen: Seen) -> None:
+        acronym, surname = self._name_parts(entity)
+        if acronym:
+            self._note(self._by_acronym, acronym, entity.id, seen)
+        if surname:
+            self._note(self._person_parts, surname, entity.id, seen)
+
+    def _unindex_name(self, entity: KnownEntity) -> None:
+        acronym, surname = self._name_parts(entity)
+        if acronym:
+            self._unnote(self._by_acronym, acronym, entity.id)
+        if surname:
+            self._unnote(self._person_parts, surname, entity.id)
 
     def add_alias(self, entity_id: str, alias: str, seen: Seen = ALWAYS) -> None:
         entity = self.entities[entity_id]
@@ -213,9 +287,7 @@ class AliasIndex:
             by_word = self._table(self._by_first_word, words[0])
             known = by_word.get(words)
             self._put(by_word, words, seen if known is None else _earlier(known, seen))
-            by_type = self._table(self._keys_by_type, entity.type)
-            known = by_type.get(key)
-            self._put(by_type, key, seen if known is None else _earlier(known, seen))
+            self._note(self._table(self._keys_by_type, entity.type), key, entity.id, seen)
 
     def _visible_ids(self, table: dict[str, dict[str, Seen]], key: str, as_of: Seen | None) -> list[str]:
         """The ids visible as of the chunk under `key`, each as the entity it stands for then (alias edges)."""
@@ -246,23 +318,28 @@ class AliasIndex:
         return self._visible_ids(self._by_key, key, as_of)
 
     def canonical(self, entity_id: str, as_of: Seen | None = None) -> str:
-        """The entity an id stands for as of the chunk: alias edges visible then are followed."""
-        seen_ids = {entity_id}
-        while (edge := self.merged.get(entity_id)) and visible(edge[1], as_of) and edge[0] not in seen_ids:
-            entity_id = edge[0]
-            seen_ids.add(entity_id)
-        return entity_id
+        """The entity an id stands for as of the chunk: alias edges visible then are followed. Edges learnt in
+        different orders can close a cycle; its latest edge (by first seen, then source id) is not followed, so
+        every id of the cycle stands for that edge's source, whichever order the edges came in."""
+        path = [entity_id]
+        while (edge := self.merged.get(path[-1])) and visible(edge[1], as_of):
+            if edge[0] in path:
+                cycle = path[path.index(edge[0]) :]
+                return max(cycle, key=lambda i: (self.merged[i][1], i))
+            path.append(edge[0])
+        return path[-1]
 
     def merge(self, source: str, target: str, seen: Seen = ALWAYS) -> bool:
-        """An alias edge source → target, first seen `seen`. Replay-deterministic: a source keeps the edge
-        first seen (then the smaller target id), whatever order the chunks came in; an edge that would close a
-        cycle is refused."""
-        if source == target or self.canonical(target) == source:
+        """An alias edge source → target, first seen `seen`; True when source now stands for what target does.
+        Replay-deterministic: a source keeps the edge first seen (then the smaller target id), whatever order the
+        chunks came in (a cycle is broken where `canonical` reads it, not refused here: refusing depends on which
+        edge came first)."""
+        if source == target:
             return False
         known = self.merged.get(source)
         if known is None or (seen, target) < (known[1], known[0]):
             self._put(self.merged, source, (target, seen))
-        return self.merged[source][0] == target
+        return self.merged[source][0] == target and self.canonical(source) == self.canonical(target)
 
     def vote(self, entity_id: str, kind: str, weight: int, seen: Seen = ALWAYS) -> None:
         """One mention's type, for the entity's type vote, remembered as first seen `seen`."""
@@ -305,7 +382,8 @@ class AliasIndex:
         return LinkDecision(chosen, method, score, f"{why} of {entity.name!r} ({entity.type_as_of(as_of)}){note}")
 
     def _fuzzy(self, name: str, key: str, kind: str, context: set[str], as_of: Seen | None) -> LinkDecision | None:
-        choices = sorted(k for k, seen in self._keys_by_type.get(kind, {}).items() if visible(seen, as_of))
+        keys = self._keys_by_type.get(kind, {})
+        choices = sorted(k for k, ids in keys.items() if any(visible(seen, as_of) for seen in ids.values()))
         if not choices:
             return None
         for candidate, score, _ in process.extract(

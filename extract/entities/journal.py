@@ -14,55 +14,25 @@ written in the same batch write, after everything else of the chunk):
 A chunk with a journal of a record of its article in the graph was written whole: the stage does not link that
 article's records of it again (that would apply its operations twice, and a later record would link against a
 larger index), it records the record as a sighting and re-mirrors what the graph holds for the chunk. The index
-learns a chunk's operations only once its write succeeded (extract/stage.py): the index is always the journals of
-the graph replayed in order."""
+learns a chunk's operations only once its write succeeded (extract/stage.py): the index is always journals of the
+graph replayed. The same journals also travel between extract replicas on the linking log
+(extract/entities/link_log.py); the index applies them commutatively (alias_index.py), so the order they arrive
+in does not matter, and each once (`Linker.held`)."""
 
 from __future__ import annotations
 
 import logging
-from typing import Literal, Protocol
-
-from pydantic import BaseModel, ConfigDict
+from typing import Protocol
 
 from core.ids import digest
-from core.records import Chunk
+from core.records import ArticleMemory, Chunk, IndexOp, LinkJournal
 from graph.connection import GraphConnection
 from graph.store import journals
 
 log = logging.getLogger(__name__)
 
-OpKind = Literal["add", "alias", "merge", "vote"]
-
-
-class IndexOp(BaseModel):
-    """One call on the alias index: add(entity, name, type), add_alias(entity, alias), merge(entity → target),
-    vote(entity, type, weight). Time and context are the journal's."""
-
-    model_config = ConfigDict(frozen=True)
-
-    op: OpKind
-    entity_id: str
-    text: str = ""  # add: the name; alias: the alias; merge: the target id; vote: the type
-    kind: str = ""  # add: the type
-    weight: int = 0  # vote
-
-
-class ArticleMemory(BaseModel):
-    """extract/entities/linker.py `_ArticleMemory` as plain data: in a journal, what its chunk added to it."""
-
-    fulls: list[tuple[str, str, str]] = []  # (name, type, explanation)
-    person_tokens: list[str] = []
-    linked: dict[str, str] = {}
-    names: list[tuple[list[str], str]] = []  # (key words, type)
-    votes: list[tuple[str, str, int, int, int]] = []  # (entity id, type, seen day, seen ms, weight)
-
-
-class LinkJournal(BaseModel):
-    article_id: str
-    seen: tuple[int, int]
-    context: list[str]
-    ops: list[IndexOp]
-    memory: ArticleMemory
+# The journal's types are shared records (core/records.py): the linking log carries them between replicas.
+__all__ = ["ArticleMemory", "IndexOp", "LinkJournal", "journal_id", "replay_all"]
 
 
 def journal_id(chunk: Chunk) -> str:
@@ -73,16 +43,20 @@ def journal_id(chunk: Chunk) -> str:
 
 
 class Replayable(Protocol):
+    held: set[str]
+
     def replay(self, journal: LinkJournal) -> None: ...
 
 
 def replay_all(linker: Replayable, conn: GraphConnection) -> int:
-    """Teach the linker every journal in the graph, in the order they were made; returns how many."""
+    """Teach the linker every journal in the graph it does not hold, in the order they were made (the index does
+    not depend on the order: extract/entities/alias_index.py); returns how many."""
     replayed = 0
-    for text in journals.all_in_order(conn):
-        if text == journals.NO_JOURNAL:
+    for key, text in journals.in_order(conn):
+        if text == journals.NO_JOURNAL or key in linker.held:
             continue
         linker.replay(LinkJournal.model_validate_json(text))
+        linker.held.add(key)
         replayed += 1
     if replayed:
         log.info("the linker resumed from %d chunk journals", replayed)

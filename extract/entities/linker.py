@@ -77,6 +77,10 @@ class Linker:
         self._articles: OrderedDict[str, _ArticleMemory] = OrderedDict()
         self._limit = articles_remembered
         self.journal: LinkJournal | None = None  # what the last `link` taught (extract/entities/journal.py)
+        # The journal ids whose operations the index holds for good (replayed from the graph, committed after a
+        # write, or read off the shared linking log): a journal is applied once, whoever linked it. (An id per chunk
+        # record, ~100 B: less than what the index itself keeps per chunk, its votes and context words.)
+        self.held: set[str] = set()
         self._ops: list[IndexOp] = []
         # While a transaction is open (`mark`): per linked or replayed chunk, the article memories as they were
         # before it (the LRU order, and the one memory it changes with a copy of its content), so `rollback` can

@@ -7,8 +7,9 @@ payload when what it hangs on (entities, chunks) is there, and deleted otherwise
 
 Safe beside a running stage: the mirror is scanned before the graph, and a stage writes the graph before the
 mirror, so a point the stage writes during the scan is either not seen in the mirror or seen in the graph too;
-and a delete removes a point only if it was last written before the scan began (`mirrored_ms`, checked by Qdrant
-with the delete)."""
+and a delete removes a point only if it was last written before the scan began (`mirrored_ms`, checked by the
+engine with the delete). The same for both mirror adapters (graph/mirror/base.py): an Edge shard lost or left
+unloadable by a crash is rebuilt from the graph here."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pydantic import ValidationError
 
 from core.records import Interaction
 from graph.connection.base import Row
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, TIME_FIELDS, Payload, VectorMirror
+from graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS, Payload, VectorMirror
 from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
 from graph.store.times import graph_times
@@ -44,7 +45,9 @@ class ReconcileReport:
 def reconcile(store: GraphStore, mirror: VectorMirror, started_ms: int | None = None) -> list[ReconcileReport]:
     started_ms = started_ms or int(time.time() * 1000)
     mirror.ensure()
-    return [_interactions(store, mirror, started_ms), _chunks(store, mirror, started_ms)]
+    reports = [_interactions(store, mirror, started_ms), _chunks(store, mirror, started_ms)]
+    mirror.optimize()  # a rebuilt Edge shard is left indexed, not searched exactly until the next big write
+    return reports
 
 
 @dataclass(frozen=True)

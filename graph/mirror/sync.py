@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graph.mirror.qdrant import VectorMirror
+from graph.mirror.base import VectorMirror
 from graph.store.store import GraphStore
 
 PAGE = 256

@@ -26,6 +26,13 @@ UNWIND $ids AS cid
 MATCH (l:Linking {chunk_id: cid})
 RETURN l.chunk_id AS chunk_id, l.id AS id, l.article_id AS article_id
 """
+# Journals by id, with their chunks: what the extract stage puts on the linking log again for a chunk it finds
+# written whole (extract/entities/link_log.py).
+JOURNAL_BODIES = """
+UNWIND $ids AS jid
+MATCH (l:Linking {id: jid})
+RETURN l.id AS id, l.chunk_id AS chunk_id, l.body AS body
+"""
 
 
 @dataclass(frozen=True)
@@ -71,15 +78,28 @@ def chunk_parts(conn: GraphConnection, chunk_ids: Iterable[str]) -> list[Written
     return rows_of(WrittenChunkParts, conn.read(reads.WRITTEN_CHUNK_PARTS, {"ids": ids})) if ids else []
 
 
+def bodies(conn: GraphConnection, journal_ids: Iterable[str]) -> list[tuple[str, str, str]]:
+    """(journal id, chunk id, text) of the journals of these ids in the graph."""
+    ids = sorted(set(journal_ids))
+    rows = conn.read(JOURNAL_BODIES, {"ids": ids}) if ids else []
+    return [(str(r["id"]), str(r["chunk_id"]), unpack(str(r["body"]))) for r in rows]
+
+
 def all_in_order(conn: GraphConnection) -> Iterator[str]:
     """Every journal's text, in the order they were made (NO_JOURNAL for a chunk linking did not read)."""
+    for _, text in in_order(conn):
+        yield text
+
+
+def in_order(conn: GraphConnection) -> Iterator[tuple[str, str]]:
+    """(journal id, text) of every journal, in the order they were made."""
     after, after_id = -1, ""
     while True:
         page = rows_of(
             StoredJournal, conn.read(reads.JOURNALS_PAGE, {"after": after, "after_id": after_id, "limit": PAGE})
         )
         for row in page:
-            yield unpack(row.body)
+            yield row.id, unpack(row.body)
         if len(page) < PAGE:
             return
         after, after_id = page[-1].order, page[-1].id

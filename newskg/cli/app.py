@@ -76,7 +76,7 @@ def _address(server: Server) -> str:
         if server is Server.GRAPH:
             return wiring.graph_uri(settings)
         if server is Server.VECTOR:
-            return settings.qdrant_url or f"{settings.qdrant_local_path} (local)"
+            return settings.qdrant_url or f"{settings.qdrant_local_path} ({wiring.mirror_engine(settings)})"
         return wiring.llm_base_url(settings) or "(no address configured)"
     except Exception:
         configured = {

@@ -20,7 +20,7 @@ from newskg.wiring import Wiring
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
     from evaluation.fanoutqa.answerers import Answerer
-    from graph.mirror.qdrant import VectorMirror
+    from graph.mirror.base import VectorMirror
 
 SPLITS = ("dev", "test")
 
@@ -245,11 +245,11 @@ def _answerer(name: str, k: int, wiring: Wiring) -> Answerer:
 
 
 def _mirror_or_none(wiring: Wiring) -> VectorMirror | None:
-    """The mirror is one process's in local mode (qdrant-client's folder lock): when another holds it, the graph
-    alone answers, said out loud."""
+    """The embedded mirror is one process's (Qdrant Edge's WAL lock, local mode's folder lock): when another
+    holds it, the graph alone answers, said out loud."""
     try:
         return wiring.mirror()
-    except Exception as exc:  # qdrant-client raises RuntimeError/ValueError variants for a locked folder
+    except Exception as exc:  # NotConfigured for a held folder; a server's errors vary
         console.print(f"[yellow]mirror unavailable ({exc}); answering from the graph alone[/]")
         return None
 

@@ -17,7 +17,7 @@ from newskg.cli.output import JsonOption, console, emit, fail
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
-    from graph.mirror.qdrant import VectorMirror
+    from graph.mirror.base import VectorMirror
     from graph.store.store import GraphStore
 
 
@@ -95,7 +95,7 @@ def _print_ddl(dialect: str | None) -> None:
 @graph_app.command("stats")
 def graph_stats(as_json: bool = JsonOption) -> None:
     """Counts of the graph and of its Qdrant mirror."""
-    from graph.mirror.qdrant import CHUNKS, INTERACTIONS
+    from graph.mirror.base import CHUNKS, INTERACTIONS
 
     with Wiring(get_settings()) as wiring:
         data: dict = _store(wiring).counts()

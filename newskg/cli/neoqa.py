@@ -19,7 +19,7 @@ from newskg.extras import MissingExtra, require
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
-    from graph.mirror.qdrant import VectorMirror
+    from graph.mirror.base import VectorMirror
 
 ANSWERERS = ("evidence", "graph", "llm")
 SETS = ("main", "ablation", "all")
@@ -193,8 +193,8 @@ def _answerer(name: str, wiring: Wiring, max_documents: int, max_chars: int):
 
 
 def _mirror_or_none(wiring: Wiring) -> VectorMirror | None:
-    """The mirror adds nearest-chunk retrieval; a local Qdrant folder held by another process (`serve
-    --pipeline`) admits no second client, and then the graph alone answers, said out loud."""
+    """The mirror adds nearest-chunk retrieval; the embedded mirror's folder held by another process (`serve
+    --pipeline`) admits no second opener, and then the graph alone answers, said out loud."""
     if not wiring.settings.mirror_enabled:
         return None
     try:

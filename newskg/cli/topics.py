@@ -37,11 +37,9 @@ def topics(
         fail(str(exc))
     try:
         if ensure:
-            admin.ensure_topics(
-                [settings.topic_articles, settings.topic_chunks, settings.topic_dlq],
-                settings.topic_partitions,
-                settings.topic_replication,
-            )
+            from newskg.pipeline import ensure_topics
+
+            ensure_topics(settings)  # the stages' own: the two logs compacted, the linking log in one partition
         reports = admin.report(include_internal=internal)
     finally:
         admin.close()

@@ -48,7 +48,7 @@ class ServiceStatus:
     def mode(self) -> str:
         if self.managed:
             return "local" if self.pid else "not started"
-        return "in-process" if self.engine == "qdrant-local" else "external"
+        return "in-process" if self.engine in ("qdrant-edge", "qdrant-local") else "external"
 
     def as_dict(self) -> dict:
         return {**self.__dict__, "mode": self.mode}
@@ -194,9 +194,10 @@ class ServiceManager:
             headers = {"api-key": key.get_secret_value()} if key else None
             healthy = http_ok(self.settings.qdrant_url.rstrip("/") + "/collections", headers)
             return ServiceStatus("mirror", "qdrant-server", self.settings.qdrant_url, False, healthy, healthy)
-        # Local mode is a folder opened in-process (one process at a time): nothing to start or probe.
+        # The embedded mirror is a folder opened in-process (one process at a time): nothing to start or probe.
         path = Path(self.settings.qdrant_local_path).resolve()
-        return ServiceStatus("mirror", "qdrant-local", str(path), False, True, True)
+        engine = "qdrant-edge" if self.settings.mirror_engine == "edge" else "qdrant-local"
+        return ServiceStatus("mirror", engine, str(path), False, True, True)
 
     def _llm_status(self, records: dict[str, ServiceRecord]) -> ServiceStatus:
         if self.settings.llm_base_url:

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, TIME_FIELDS, VectorMirror
+from graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS
 from graph.store.store import GraphStore
-from newskg.wiring import open_graph, open_qdrant
+from newskg.wiring import new_mirror, open_graph
 from tests.support.articles import NEWS_HTML
 from tests.support.cli import newskg, newskg_json
 from tests.support.isolation import Isolated
@@ -70,7 +70,7 @@ def snapshot(isolated: Isolated, folder: Path) -> Snapshot:
     with open_graph(isolated.settings) as conn:
         store = GraphStore(conn)
         ids = {label: sorted(store.ids(label)) for label in ("Article", "Chunk", "Entity", "Interaction")}
-    mirror = VectorMirror(open_qdrant(isolated.settings), NoEmbedder())
+    mirror = new_mirror(isolated.settings, NoEmbedder())
     try:
         times = {
             c: {gid: {f: p.get(f) for f in TIME_FIELDS[c]} for gid, p in mirror.time_payloads(c).items()}

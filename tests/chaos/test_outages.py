@@ -12,15 +12,16 @@ from typing import Any
 import pytest
 
 from core.records import Chunk, decode_any
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, TIME_FIELDS
+from graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS
 from graph.store.store import GraphStore
 from graph.store.times import graph_times
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.reader import read_topic
 from newskg.services.manager import ServiceManager
-from newskg.wiring import kafka_bootstrap, kafka_options, open_graph, open_qdrant
+from newskg.wiring import kafka_bootstrap, kafka_options, new_mirror, open_graph
 from tests.chaos.stream import NoEmbedder
 from tests.support.cli import LocalStack, newskg, newskg_json
+from tests.support.graph_world import MIRROR_ENGINES
 from tests.support.isolation import Isolated, Isolation
 from tests.support.processes import StageProcess
 
@@ -100,9 +101,7 @@ def test_the_graph_server_down_for_30_s_is_waited_out_with_nothing_committed_and
 
 
 def _mirror_state(isolated: Isolated) -> dict[str, dict[str, dict[str, Any]]]:
-    from graph.mirror.qdrant import VectorMirror
-
-    mirror = VectorMirror(open_qdrant(isolated.settings), NoEmbedder())
+    mirror = new_mirror(isolated.settings, NoEmbedder())
     try:
         return {
             c: {gid: {f: p.get(f) for f in TIME_FIELDS[c]} for gid, p in mirror.time_payloads(c).items()}
@@ -121,12 +120,13 @@ def _graph_state(isolated: Isolated) -> dict[str, dict[str, dict[str, Any]]]:
         }
 
 
-def test_a_mirror_store_lost_mid_stream_is_rebuilt_by_reconcile(own_stack: LocalStack, tmp_path: Path):
-    """The local Qdrant store is a folder on one disk: lost mid-stream (the stage killed, the folder gone), the
-    restarted stage mirrors only what it writes from then on; `graph reconcile` restores every point with the
-    graph's times."""
+@pytest.mark.parametrize("engine", MIRROR_ENGINES)
+def test_a_mirror_store_lost_mid_stream_is_rebuilt_by_reconcile(own_stack: LocalStack, tmp_path: Path, engine: str):
+    """The embedded mirror is a folder on one disk (Qdrant Edge shards, or local mode's storage): lost mid-stream
+    (the stage killed, the folder gone), the restarted stage mirrors only what it writes from then on; `graph
+    reconcile` restores every point with the graph's times."""
     with Isolation(own_stack, tmp_path) as isolation:
-        world = _world(isolation)
+        world = _world(isolation).configured(mirror_engine=engine)
         _small_stream(world, tmp_path)
         newskg("run", "process", "--until-idle", "--json", env=world.env)
         extract = StageProcess(["run", "extract", "--json"], world.env)

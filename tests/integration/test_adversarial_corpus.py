@@ -45,7 +45,7 @@ import pytest
 
 from core.records import DeadLetter, DedupRelease, decode_any
 from core.settings import Settings
-from graph.mirror.qdrant import VectorMirror
+from graph.mirror.base import VectorMirror
 from graph.store.store import GraphStore
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.producer import RecordProducer
@@ -53,7 +53,7 @@ from ingest.kafka.reader import read_topic
 from ingest.sources import http
 from newskg.feeds import poll_once
 from newskg.pipeline import ensure_topics
-from newskg.wiring import graph_uri, kafka_bootstrap, kafka_options, open_graph, open_qdrant
+from newskg.wiring import graph_uri, kafka_bootstrap, kafka_options, new_mirror, open_graph
 from tests.support.adversarial import DAY, FEEDS, STOPS, VANISHES, Case, Corpus, generate
 from tests.support.cli import newskg_json
 from tests.support.graph_dump import graph_dump
@@ -102,8 +102,8 @@ def chunk_texts(settings: Settings) -> dict[str, str]:
 
 @contextlib.contextmanager
 def mirror_of(settings: Settings) -> Iterator[VectorMirror]:
-    """The stage's Qdrant folder, opened read-only in this process (no stage may hold it meanwhile)."""
-    mirror = VectorMirror(open_qdrant(settings), embedder=cast(Any, None))
+    """The stage's mirror folder, opened to read in this process (no stage may hold it meanwhile)."""
+    mirror = new_mirror(settings, embedder=cast(Any, None))
     try:
         yield mirror
     finally:
@@ -264,7 +264,9 @@ def test_review_findings_an_adversarial_corpus_stops_no_stage_and_every_bad_item
     assert ran["process"]["produced"] == chunk_messages - len(corpus.chunks)
     assert ran["process"]["dead"] == by_stage["process"]
     assert ran["extract"]["consumed"] == chunk_messages
-    assert (ran["extract"]["dead"], ran["extract"]["produced"]) == (by_stage["extract"], len(released))
+    # (what it produced: the dedup releases and the linking log's entries, a journal per chunk it wrote)
+    logged = len(read_topic(kafka_options(settings), settings.topic_linking))
+    assert (ran["extract"]["dead"], ran["extract"]["produced"]) == (by_stage["extract"], len(released) + logged)
 
     # --- Run 2: the same corpus sent again through every source; the stages run until idle.
     requested = Counter(public.paths())

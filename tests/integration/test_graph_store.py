@@ -1,6 +1,6 @@
-"""The graph store and its Qdrant mirror on the real FalkorDB server and qdrant-client: idempotent batches,
-three time axes and as-of reads, reconcile after a crash between the two writes, the Browser queries over
-Bolt, and the graph CLI."""
+"""The graph store and its mirror on the real FalkorDB server and the default mirror engine (Qdrant Edge):
+idempotent batches, three time axes and as-of reads, reconcile after a crash between the two writes (on each mirror
+engine), the Browser queries over Bolt, and the graph CLI."""
 
 import json
 
@@ -11,13 +11,14 @@ from core.records import ChunkSighting
 from core.timeaxes import end_of_day_ms
 from graph.browser import saved_queries
 from graph.connection import connect_graph
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS
+from graph.mirror.base import CHUNKS, INTERACTIONS
 from graph.mirror.reconcile import reconcile
 from graph.store.store import GraphStore
 from newskg.services.state import ServiceState
 from newskg.wiring import open_graph
 from tests.support.cli import LocalStack, newskg, newskg_json
 from tests.support.graph_dump import graph_dump
+from tests.support.graph_world import MIRROR_ENGINES
 from tests.support.records import CHOUPETTE, DOJA, ENTITIES
 from tests.support.records import dated_chunk as chunk
 from tests.support.records import doja_and_choupette as interaction
@@ -148,6 +149,7 @@ def test_what_a_node_says_does_not_depend_on_the_order_its_records_arrive_in(iso
     assert forward == backward == together
 
 
+@pytest.mark.parametrize("world", MIRROR_ENGINES, indirect=True)
 def test_crash_between_graph_and_mirror_is_repaired_by_reconcile(world):
     store, mirror = world.store, world.mirror
     chunks, interactions = batch_one()

@@ -1,25 +1,27 @@
-"""The mirror agrees with the graph (issue 11, item 4), on the real FalkorDB server and qdrant-client: payload
-times are the graph's first publication and first ingestion whatever order the records arrive in, reconcile
-repairs differing payload times, and reconcile never deletes a point a stage wrote after its scan began."""
+"""The mirror agrees with the graph (issue 11, item 4), on the real FalkorDB server and each mirror engine (Qdrant
+Edge, qdrant-client local mode): payload times are the graph's first publication and first ingestion whatever
+order the records arrive in, reconcile repairs differing payload times, and reconcile never deletes a point a stage
+wrote after its scan began."""
 
 import time
 
 import pytest
 
-from core.ids import point_uuid
 from core.records import Chunk, Interaction
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, TIME_FIELDS, VectorMirror
+from graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS, VectorMirror
 from graph.mirror.reconcile import reconcile
 from graph.mirror.sync import mirror_from_graph
 from graph.store.store import GraphStore
 from graph.store.times import graph_times
-from newskg.wiring import open_graph, open_qdrant
+from newskg.wiring import new_mirror, open_graph
 from tests.support.articles import write_jsonl
 from tests.support.cli import newskg_json
+from tests.support.graph_world import MIRROR_ENGINES
 from tests.support.records import DOJA, ENTITIES, doja_and_choupette
 from tests.support.records import dated_chunk as chunk
 
 pytestmark = pytest.mark.integration
+over_engines = pytest.mark.parametrize("world", MIRROR_ENGINES, indirect=True)
 
 
 def met_gala(c: Chunk) -> Interaction:
@@ -37,6 +39,12 @@ def stage_write(store: GraphStore, mirror: VectorMirror, chunks: list[Chunk], in
     mirror_from_graph(store, mirror, [i.id for i in interactions], [c.id for c in chunks])
 
 
+def overwrite(mirror: VectorMirror, collection: str, graph_id: str, fields: dict[str, int]) -> None:
+    """Rewrite these payload fields of one point through the mirror's bulk path (its vector kept)."""
+    payload = mirror.payloads(collection, [graph_id])[0]
+    mirror.upsert_vectors(collection, [(payload | fields, mirror.vectors(collection, [graph_id])[graph_id])])
+
+
 def assert_mirror_equals_graph(store: GraphStore, mirror: VectorMirror) -> None:
     for collection, label in ((INTERACTIONS, "Interaction"), (CHUNKS, "Chunk")):
         graph, payloads = graph_times(store, label), mirror.time_payloads(collection)
@@ -47,6 +55,7 @@ def assert_mirror_equals_graph(store: GraphStore, mirror: VectorMirror) -> None:
             }, (collection, graph_id)
 
 
+@over_engines
 def test_out_of_order_backfill_keeps_first_times_in_graph_and_mirror(world):
     store, mirror = world.store, world.mirror
     late = chunk("Doja Cat dressed as Choupette, the Met Gala recap says.", 20230520, "gamma", 20230520)
@@ -78,6 +87,7 @@ def test_out_of_order_backfill_keeps_first_times_in_graph_and_mirror(world):
     assert_mirror_equals_graph(store, mirror)
 
 
+@over_engines
 def test_a_backfilled_fact_is_not_dated_by_one_record_and_ingested_by_another(world):
     """The live report (published and ingested June 1) is visible first; the backfill that re-dates the same fact
     to May 15 arrives on June 2. As of June 1 the fact shows with June 1, never with the backfill's May 15."""
@@ -91,6 +101,7 @@ def test_a_backfilled_fact_is_not_dated_by_one_record_and_ingested_by_another(wo
     assert_mirror_equals_graph(store, mirror)
 
 
+@over_engines
 def test_the_same_fact_twice_in_one_batch_keeps_both_chunks_and_the_first_times(world):
     store, mirror = world.store, world.mirror
     a = chunk("On May 1 Doja Cat dressed as Choupette. Fans cheered.", 20230503, "alpha", 20230504)
@@ -130,25 +141,21 @@ def test_the_stage_mirrors_the_graph_times_after_an_out_of_order_backfill(isolat
         "MATCH (x:Interaction) WHERE x.text CONTAINS 'thanked' RETURN x.id AS id, x.published_day AS p"
     )
     assert thanked and all(r["p"] == 20230502 for r in thanked)
-    mirror = VectorMirror(open_qdrant(settings), embedder)
+    mirror = new_mirror(settings, embedder)  # the engine the stages ran on: the default
     try:
         assert_mirror_equals_graph(store, mirror)
     finally:
         mirror.close()
 
 
+@over_engines
 def test_reconcile_repairs_a_payload_time_that_differs_from_the_graph(world):
     store, mirror = world.store, world.mirror
     early = chunk("Doja Cat dressed as Choupette at the Met Gala on May 1.", 20230502, "alpha", 20230503)
     stage_write(store, mirror, [early], [met_gala(early)])
     # A mirror written by the old code: the last write's times, not the graph's first ones.
-    mirror.client.set_payload(
-        mirror.name(INTERACTIONS),
-        {"published_day": 20230520, "ingested_ms": 1},
-        points=[point_uuid(met_gala(early).id)],
-        wait=True,
-    )
-    mirror.client.set_payload(mirror.name(CHUNKS), {"day": 20230520}, points=[point_uuid(early.id)], wait=True)
+    overwrite(mirror, INTERACTIONS, met_gala(early).id, {"published_day": 20230520, "ingested_ms": 1})
+    overwrite(mirror, CHUNKS, early.id, {"day": 20230520})
     reports = {r.collection: r for r in reconcile(store, mirror)}
     assert reports[INTERACTIONS].times_repaired == 1 and reports[CHUNKS].times_repaired == 1
     assert reports[INTERACTIONS].deleted_from_mirror == reports[CHUNKS].deleted_from_mirror == 0
@@ -157,6 +164,7 @@ def test_reconcile_repairs_a_payload_time_that_differs_from_the_graph(world):
     assert again[INTERACTIONS].times_repaired == again[CHUNKS].times_repaired == 0
 
 
+@over_engines
 def test_reconcile_never_deletes_what_a_stage_wrote_after_its_scan_began(world):
     store, mirror = world.store, world.mirror
     first = chunk("Doja Cat dressed as Choupette at the Met Gala on May 1.", 20230502, "alpha", 20230503)

@@ -141,6 +141,8 @@ def workload(store: GraphStore) -> None:
     mentions.entities_first_seen(store.conn)
     assert journals.written(store.conn, [r.id for r in FullBatch().journals]) == {r.id for r in FullBatch().journals}
     assert len(list(journals.all_in_order(store.conn))) == 2
+    logged = {key for key, _, _ in journals.bodies(store.conn, [r.id for r in FullBatch().journals])}
+    assert logged == {r.id for r in FullBatch().journals}  # a whole chunk's journal, put on the linking log again
     assert {p.id for p in journals.chunk_parts(store.conn, chunk_ids)} == set(chunk_ids)
     assert set(journals.written_chunks(store.conn, chunk_ids)) <= set(chunk_ids)  # a re-ingested chunk's lookup
     assert mentions.counted(store.conn, chunk_ids) == set(chunk_ids)  # the chunks whose mentions are counted

@@ -1,4 +1,5 @@
-"""Retrieval as NEON defines it, on the real FalkorDB (RESP) and qdrant-client with the local MiniLM embedder:
+"""Retrieval as NEON defines it, on the real FalkorDB (RESP) and each mirror engine (Qdrant Edge, qdrant-client
+local mode) with the local MiniLM embedder:
 on a day with two stories about one entity the query's own words pick the story (temporal and generic, through
 the QA service too); a date written in the query is its day; NEON(Mx) reads only variant Mx, and the same
 sentence from two variants stays two facts; nothing published or ingested after the day shows, for every
@@ -10,13 +11,12 @@ import uuid
 from dataclasses import replace
 
 import pytest
-from qdrant_client import models
 
 from core.ids import chunk_id, entity_id, interaction_id, source_id
 from core.records import Chunk, Entity, Interaction, Variant
 from core.timeaxes import day_iso, end_of_day_ms
+from graph.mirror.base import INTERACTIONS, AsOfFilter
 from graph.mirror.embed import Embedder
-from graph.mirror.qdrant import INTERACTIONS, VectorMirror
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph, open_mirror
 from qa.answer import extractive
@@ -24,6 +24,7 @@ from qa.query import parse_query
 from qa.retrieve import CHUNK_K, METHOD_K, TUPLE_K, Retriever
 from qa.service import QAService
 from qa.similarity import QueryTexts, query_vector
+from tests.support.graph_world import MIRROR_ENGINES
 from tests.support.isolation import Isolation
 
 pytestmark = pytest.mark.integration
@@ -92,10 +93,10 @@ def fact(c: Chunk, text: str, variant: Variant) -> Interaction:
     )
 
 
-@pytest.fixture(scope="module")
-def world(stack, tmp_path_factory):
+@pytest.fixture(scope="module", params=MIRROR_ENGINES)
+def world(request, stack, tmp_path_factory):
     with Isolation(stack, tmp_path_factory.mktemp("retrieval")) as isolation:
-        settings = isolation.new().settings
+        settings = isolation.new(mirror_engine=request.param).settings
         store = GraphStore(open_graph(settings))
         store.init()
         mirror = open_mirror(settings)
@@ -240,35 +241,32 @@ def test_an_entitys_window_holds_the_facts_stated_by_chunks_that_mention_it(worl
     assert stated.id not in {e.id for e in named_only.retrieve("temporal", DOJA.id, "Doja Cat Forum", early, 3, "M0")}
 
 
-def test_in_local_mode_the_entity_search_ranks_the_entitys_facts_without_a_filtered_scan(world, monkeypatch):
-    """qdrant-client's local mode tests every point's payload in Python (seconds per query at 1 M points,
-    bench/qa.py), so the entity-filtered semantic search takes its candidates from the graph (the entity's facts
-    visible as of the day) and ranks them by the mirror's vectors: the same hits and scores as the mirror's own
-    filtered search, as of every day and for every variant, and no filtered query is sent."""
+def test_the_entity_search_is_the_mirrors_filtered_search_on_every_engine(world, monkeypatch):
+    """The entity-filtered semantic search gives the mirror's own as-of filtered search's hits and scores, as of
+    every day and for every variant. Qdrant Edge filters by its payload indexes; qdrant-client's local mode tests
+    every point's payload in Python (seconds per query at 1 M points, bench/qa.py), so there the candidates come
+    from the graph (the entity's facts visible as of the day), ranked by the mirror's vectors, and no filtered
+    query is sent."""
     store, mirror, _ = world
-    assert not mirror.is_server
     retriever = Retriever(store, mirror)
     query = QueryTexts("doja cat layoffs tour", "(Date: August 31, 2023) Doja Cat layoffs tour", "layoffs tour")
     vector = query_vector(mirror.embedder, query).tolist()
-    expected: dict[tuple[int, str | None], list[tuple[str, float]]] = {}
+    expected: dict[tuple[int, Variant | None], list[tuple[str, float]]] = {}
+    variants: tuple[Variant | None, ...] = (None, "M0", "M1")
     for day in (BEFORE, DAY, AFTER):
-        for variant in (None, "M0", "M1"):
-            must = [
-                models.FieldCondition(key="published_day", range=models.Range(lte=day)),
-                models.FieldCondition(key="ingested_ms", range=models.Range(lte=end_of_day_ms(day))),
-                models.FieldCondition(key="entity_ids", match=models.MatchValue(value=DOJA.id)),
-            ] + ([models.FieldCondition(key="variant", match=models.MatchValue(value=variant))] if variant else [])
-            hits = mirror.search_vector(INTERACTIONS, vector, models.Filter(must=must), limit=3)
-            expected[day, variant] = ranked([(str((h.payload or {})["graph_id"]), h.score) for h in hits])
+        for variant in variants:
+            where = AsOfFilter(day=day, ingested_ms=end_of_day_ms(day), entity_id=DOJA.id, variant=variant)
+            hits = mirror.search_vector(INTERACTIONS, vector, where, limit=3)
+            expected[day, variant] = ranked([(h.graph_id, h.score) for h in hits])
     filtered: list[object] = []
-    search = mirror.client.query_points
-    monkeypatch.setattr(mirror.client, "query_points", lambda *a, **kw: filtered.append(kw) or search(*a, **kw))
+    search = mirror.search_vector
+    monkeypatch.setattr(mirror, "search_vector", lambda *a, **kw: filtered.append(a) or search(*a, **kw))
     for (day, variant), hits in expected.items():
         found = retriever.semantic(INTERACTIONS, query, day, 3, DOJA.id, variant)
         assert ranked([(e.id, e.score) for e in found]) == hits, (day, variant)
         assert all(e.published_day <= day for e in found)
     assert expected[DAY, None] and expected[AFTER, None] != expected[DAY, None]
-    assert filtered == []
+    assert (filtered == []) == mirror.scans_filters
 
 
 def ranked(hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -293,14 +291,15 @@ class CountingEmbedder:
 
 
 @pytest.mark.parametrize("strategy", ["temporal", "hybrid", "generic"])
-def test_an_answer_embeds_only_the_query_once_and_picks_the_sentences_it_did_before(world, strategy):
+def test_an_answer_embeds_only_the_query_once_and_picks_the_sentences_it_did_before(world, strategy, monkeypatch):
     """Issue 30: no per-request work ingest did. An interaction is one sentence, embedded when it was mirrored;
     retrieval scores it by that vector, and the extractive answer reuses the score: one embedding call per answer,
     for the query's forms, none for the evidence (hybrid's two lists share the query's vector). The sentences
     chosen are those the answer chose when it embedded every evidence sentence per request."""
     store, mirror, _ = world
     counting = CountingEmbedder(mirror.embedder)
-    service = QAService(store, VectorMirror(mirror.client, counting, mirror.prefix))
+    monkeypatch.setattr(mirror, "embedder", counting)  # the same mirror, its embedder counted
+    service = QAService(store, mirror)
     for question in ("Doja Cat layoffs", "doja cat tour news", "Doja Cat"):
         counting.calls.clear()
         result = service.ask(question, day_iso(DAY), k=5, strategy=strategy)
@@ -309,4 +308,4 @@ def test_an_answer_embeds_only_the_query_once_and_picks_the_sentences_it_did_bef
         assert counting.calls == [texts.forms], (strategy, question)
         assert all(e.similarity is not None for e in result.evidence)
         embedded_per_request = [replace(e, similarity=None) for e in result.evidence]
-        assert result.answer == extractive(texts, embedded_per_request, mirror.embedder), (strategy, question)
+        assert result.answer == extractive(texts, embedded_per_request, counting.inner), (strategy, question)

@@ -1,42 +1,245 @@
-"""qdrant-client in local mode (the same API the production server is reached through)."""
+"""The mirror contract (graph/mirror/base.py), held for both adapters on their real engines: Qdrant Edge (the
+embedded default) and qdrant-client, here in local mode (the production server speaks the same client API; no
+Qdrant server binary exists on these machines). No graph server: the mirror alone, in a folder of the test's."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
-from qdrant_client import models
 
-from core.ids import point_uuid
-from newskg.wiring import open_qdrant
+from core.settings import Settings
+from graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, Payload, VectorMirror
+from graph.mirror.edge import EdgeMirror
+from newskg.wiring import NotConfigured, new_mirror, open_mirror
+from tests.support.cli import REPO
+from tests.support.graph_world import MIRROR_ENGINES
 
 pytestmark = pytest.mark.integration
 
+DIM = 8
+DAYS = [20230801 + d for d in range(10)]
+ENTITIES = ["e_doja", "e_rca", "e_wintour"]
 
-def test_upsert_and_filtered_search_by_integer_day(isolated):
-    settings = isolated.settings
-    client = open_qdrant(settings)
-    client.create_collection(
-        "interactions", vectors_config=models.VectorParams(size=8, distance=models.Distance.COSINE)
+
+class HashEmbedder:
+    """A text's vector from its hash: deterministic, and any text's vector is known to the test."""
+
+    name, dim = "hash-8", DIM
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return [vector_of(t).tolist() for t in texts]
+
+
+def vector_of(text: str) -> np.ndarray:
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+    v = np.random.default_rng(seed).standard_normal(DIM)
+    return v / np.linalg.norm(v)
+
+
+def fact(n: int) -> Payload:
+    """Interaction-shaped payload n: a day, an ingestion instant, one entity and a variant, spread over n."""
+    return {
+        "graph_id": f"i{n}",
+        "text": f"fact number {n}",
+        "published_day": DAYS[n % len(DAYS)],
+        "event_day": DAYS[n % len(DAYS)],
+        "ingested_ms": 1_000 + n,
+        "ingested_at": str(1_000 + n),
+        "entity_ids": [ENTITIES[n % len(ENTITIES)]],
+        "variant": "M0" if n % 4 else "M1",
+        "confidence": 0.5,
+    }
+
+
+def settings_for(folder: Path, engine: str) -> Settings:
+    return Settings(data_dir=folder, mirror_engine=engine, _env_file=None)  # pyright: ignore[reportCallIssue]
+
+
+@pytest.fixture(params=MIRROR_ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def mirror(engine: str, tmp_path: Path):
+    opened = open_mirror(settings_for(tmp_path, engine), HashEmbedder())
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def visible(n: int, where: AsOfFilter) -> bool:
+    p = fact(n)
+    return (
+        p["published_day"] <= where.day
+        and p["ingested_ms"] <= where.ingested_ms
+        and (where.entity_id is None or where.entity_id in p["entity_ids"])
+        and (where.variant is None or p["variant"] == where.variant)
     )
-    rng = np.random.default_rng(7)
-    vectors = rng.normal(size=(200, 8))
-    points = [
-        models.PointStruct(
-            id=point_uuid(f"i{i}"),
-            vector=vectors[i].tolist(),
-            payload={"graph_id": f"i{i}", "event_day": 20230801 + i % 30},
+
+
+def test_upserts_are_idempotent_and_the_as_of_filter_bounds_day_ingestion_entity_and_variant(mirror: VectorMirror):
+    facts = [fact(n) for n in range(300)]
+    assert mirror.upsert(INTERACTIONS, facts) == 300
+    mirror.upsert(INTERACTIONS, facts)  # the same ids again: the same points
+    assert mirror.count(INTERACTIONS) == 300 and mirror.count(CHUNKS) == 0
+    query = vector_of("fact number 97")
+    for where in (
+        AsOfFilter(day=DAYS[4], ingested_ms=1_200),
+        AsOfFilter(day=DAYS[9], ingested_ms=1_150, entity_id="e_rca"),
+        AsOfFilter(day=DAYS[7], ingested_ms=2_000, entity_id="e_rca", variant="M0"),
+        AsOfFilter(day=DAYS[0] - 1, ingested_ms=2_000),  # before every fact
+    ):
+        hits = mirror.search_vector(INTERACTIONS, query.tolist(), where, limit=300)
+        assert {h.graph_id for h in hits} == {f"i{n}" for n in range(300) if visible(n, where)}, where
+        scores = [h.score for h in hits]
+        assert scores == sorted(scores, reverse=True)
+        best = sorted((-float(vector_of(f"fact number {n}") @ query), f"i{n}") for n in range(300) if visible(n, where))
+        assert [h.graph_id for h in hits[:3]] == [i for _, i in best[:3]], where
+    own = mirror.search(INTERACTIONS, "fact number 97", AsOfFilter(day=DAYS[9], ingested_ms=2_000), limit=1)
+    assert own[0].graph_id == "i97" and own[0].score == pytest.approx(1.0, abs=1e-5)
+    assert own[0].payload["text"] == "fact number 97" and own[0].payload["mirrored_ms"] > 0
+
+
+def test_reads_page_through_every_point_and_return_only_what_exists(mirror: VectorMirror):
+    mirror.upsert(INTERACTIONS, [fact(n) for n in range(2_500)])  # more than two scroll pages
+    times = mirror.time_payloads(INTERACTIONS)
+    assert len(times) == 2_500 and mirror.graph_ids(INTERACTIONS) == {f"i{n}" for n in range(2_500)}
+    assert {k: times["i7"][k] for k in ("published_day", "ingested_ms", "confidence")} == {
+        "published_day": DAYS[7],
+        "ingested_ms": 1_007,
+        "confidence": 0.5,
+    }
+    assert "text" not in times["i7"]  # only the fields asked for
+    vectors = mirror.vectors(INTERACTIONS, ["i1", "i2", "missing"])
+    assert set(vectors) == {"i1", "i2"}
+    assert np.allclose(vectors["i1"], vector_of("fact number 1"), atol=1e-6)  # stored unit-length
+    assert [p["graph_id"] for p in mirror.payloads(INTERACTIONS, ["i3", "missing"])] == ["i3"]
+    assert mirror.vectors(CHUNKS, ["i1"]) == {} and mirror.payloads(CHUNKS, []) == []
+
+
+def test_deletes_remove_only_points_written_before_the_scan(mirror: VectorMirror):
+    mirror.upsert(INTERACTIONS, [fact(n) for n in range(4)])
+    legacy = fact(9) | {"graph_id": "legacy"}  # written before `mirrored_ms` existed: counts as old
+    mirror.upsert_vectors(INTERACTIONS, [(legacy, vector_of("legacy").tolist())])
+    started = int(time.time() * 1000) + 1
+    time.sleep(0.01)
+    mirror.upsert(INTERACTIONS, [fact(1)])  # rewritten after the scan began
+    mirror.delete_if_older(INTERACTIONS, ["i0", "i1", "legacy", "missing"], started)
+    assert mirror.graph_ids(INTERACTIONS) == {"i1", "i2", "i3"}
+    mirror.delete(INTERACTIONS, ["i2", "missing"])
+    assert mirror.graph_ids(INTERACTIONS) == {"i1", "i3"} and mirror.count(INTERACTIONS) == 2
+
+
+def test_the_mirror_persists_and_one_process_opens_its_folder(engine: str, tmp_path: Path):
+    """Both embedded engines admit one process per folder (Qdrant Edge locks its WAL; without a WAL it takes no
+    lock, and an open shard does not see another process's writes). A second opener, in this process or another,
+    gets NotConfigured naming the fix; after close the folder opens again with everything in it."""
+    settings = settings_for(tmp_path, engine)
+    first = open_mirror(settings, HashEmbedder())
+    first.upsert(INTERACTIONS, [fact(n) for n in range(50)])
+    try:
+        with pytest.raises(NotConfigured, match="in use by another newskg process"):
+            open_mirror(settings, HashEmbedder())
+        other = subprocess.run(
+            [sys.executable, "-c", OPEN_IN_ANOTHER_PROCESS, str(tmp_path), engine],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
-        for i in range(200)
-    ]
-    client.upsert("interactions", points)
-    client.upsert("interactions", points)  # idempotent: same ids
-    assert client.count("interactions").count == 200
+        assert other.returncode == 3, other.stdout + other.stderr
+    finally:
+        first.close()
+    again = open_mirror(settings, HashEmbedder())
+    try:
+        assert again.count(INTERACTIONS) == 50
+        again.ensure()  # idempotent on an existing folder
+        assert again.count(INTERACTIONS) == 50
+    finally:
+        again.close()
 
-    window = models.Filter(
-        must=[models.FieldCondition(key="event_day", range=models.Range(gte=20230810, lte=20230812))]
-    )
-    hits = client.query_points("interactions", query=vectors[9].tolist(), query_filter=window, limit=50).points
-    assert len(hits) == 3 * 200 // 30 + 1 - 1 or hits  # non-empty and all inside the window
-    assert all(20230810 <= h.payload["event_day"] <= 20230812 for h in hits)
-    assert hits[0].payload["graph_id"] == "i9"  # its own vector is the best match and day 20230810 is inside
-    expected = sum(1 for i in range(200) if 20230810 <= 20230801 + i % 30 <= 20230812)
-    assert len(hits) == expected
-    client.close()
+
+OPEN_IN_ANOTHER_PROCESS = """
+import sys
+from pathlib import Path
+from core.settings import Settings
+from newskg.wiring import NotConfigured, open_mirror
+from tests.integration.test_vector_store import HashEmbedder
+try:
+    open_mirror(Settings(data_dir=Path(sys.argv[1]), mirror_engine=sys.argv[2], _env_file=None), HashEmbedder())
+except NotConfigured as exc:
+    print(exc)
+    sys.exit(3)
+"""
+
+
+def test_a_reader_that_embeds_nothing_sees_an_empty_mirror_before_any_write(engine: str, tmp_path: Path):
+    """The chaos tests' snapshot opens the mirror without an embedder: nothing is created, nothing embedded."""
+    reader = new_mirror(settings_for(tmp_path, engine), HashEmbedder())
+    try:
+        assert reader.time_payloads(INTERACTIONS) == {} and reader.count(CHUNKS) == 0
+    finally:
+        reader.close()
+
+
+def test_searches_run_beside_a_writer_thread(mirror: VectorMirror):
+    """`serve --pipeline`: the API's threads search while the stage's thread writes the same mirror."""
+    mirror.upsert(INTERACTIONS, [fact(n) for n in range(200)])
+    errors: list[BaseException] = []
+    where = AsOfFilter(day=DAYS[9], ingested_ms=10_000, entity_id="e_doja")
+
+    def write() -> None:
+        try:
+            for start in range(200, 1_000, 100):
+                mirror.upsert(INTERACTIONS, [fact(n) for n in range(start, start + 100)])
+        except BaseException as exc:
+            errors.append(exc)
+
+    def read() -> None:
+        try:
+            for n in range(100):
+                assert mirror.search_vector(INTERACTIONS, vector_of(f"fact number {n}").tolist(), where, limit=5)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write)] + [threading.Thread(target=read) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and mirror.count(INTERACTIONS) == 1_000
+
+
+def test_edge_builds_its_index_once_enough_points_are_unindexed_and_answers_the_same(tmp_path: Path):
+    """Qdrant Edge runs no background optimizer: writes land in a segment searched exactly, and the adapter builds
+    HNSW when `index_after` points are unindexed (and on optimize(), after bulk loads and reconcile)."""
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=500)
+    mirror.ensure()
+    try:
+        query, where = vector_of("fact number 3").tolist(), AsOfFilter(day=DAYS[9], ingested_ms=10_000)
+        mirror.upsert(INTERACTIONS, [fact(n) for n in range(400)])
+        assert unindexed(mirror) == 400
+        exact = [h.graph_id for h in mirror.search_vector(INTERACTIONS, query, where, limit=5)]
+        mirror.upsert(INTERACTIONS, [fact(n) for n in range(400, 600)])  # 600 unindexed ≥ 500: the write indexes
+        assert unindexed(mirror) == 0
+        indexed = [h.graph_id for h in mirror.search_vector(INTERACTIONS, query, where, limit=5)]
+        assert indexed[0] == exact[0] == "i3"
+        assert mirror.payloads(INTERACTIONS, ["i599"])[0]["published_day"] == DAYS[599 % len(DAYS)]
+    finally:
+        mirror.close()
+
+
+def unindexed(mirror: EdgeMirror) -> int:
+    shard = mirror._shard(INTERACTIONS)  # the engine's own count: what this test is about
+    assert shard is not None
+    info = shard.info()
+    return info.points_count - info.indexed_vectors_count

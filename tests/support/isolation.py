@@ -1,6 +1,6 @@
 """Private names for one test on the shared servers, and their cleanup whatever the test's outcome.
 
-Every name an isolation makes starts with its own prefix: the topics `PREFIX.articles|chunks|dlq|dedup`, the
+Every name an isolation makes starts with its own prefix: the topics `PREFIX.articles|chunks|dlq|dedup|linking`, the
 consumer groups `PREFIX-process|extract` (NEWSKG_GROUP_PREFIX), the graph `PREFIX.graph` (and any other graph a
 test names `PREFIX.*`). The Qdrant local folder is the test's own. On exit everything under the prefix is removed
 from the servers: the graphs dropped, the groups emptied of their static members (noida-db never expires them)
@@ -28,7 +28,7 @@ from ingest.kafka.consumer import remove_static_members
 from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import LocalStack
 
-TOPICS = ("articles", "chunks", "dlq", "dedup")
+TOPICS = ("articles", "chunks", "dlq", "dedup", "linking")
 
 
 def env_value(value: Any) -> str:
@@ -53,7 +53,7 @@ class Isolated:
 
     @property
     def topics(self) -> dict[str, str]:
-        """articles, chunks, dlq, dedup -> this test's topic name."""
+        """articles, chunks, dlq, dedup, linking -> this test's topic name."""
         return {name: getattr(self.settings, f"topic_{name}") for name in TOPICS}
 
     def group(self, stage: str) -> str:

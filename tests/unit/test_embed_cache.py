@@ -11,7 +11,7 @@ from qdrant_client import QdrantClient
 
 from core.ids import point_uuid
 from graph.mirror.embed_cache import CachingEmbedder
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, VectorMirror
+from graph.mirror.qdrant import CHUNKS, INTERACTIONS, QdrantClientMirror
 from tests.support.records import dated_chunk as chunk
 from tests.support.records import doja_and_choupette
 
@@ -106,7 +106,7 @@ def test_threads_sharing_it_get_the_inner_vectors():
         assert got == [vector(t) for t in rotated(offset)], offset
 
 
-def mirror_points(mirror: VectorMirror, collection: str, ids: list[str]):
+def mirror_points(mirror: QdrantClientMirror, collection: str, ids: list[str]):
     points = mirror.client.retrieve(mirror.name(collection), [point_uuid(i) for i in ids], with_vectors=True)
     return {str(p.id): ({k: v for k, v in (p.payload or {}).items() if k != "mirrored_ms"}, p.vector) for p in points}
 
@@ -118,8 +118,8 @@ def test_one_upsert_of_both_collections_writes_the_points_of_separate_upserts():
     interactions = [doja_and_choupette(c, "Doja Cat dressed as Choupette", 20230501) for c in chunks]
     interactions += [doja_and_choupette(chunks[0], "Doja Cat met Choupette", 20230502)]
     items = [(c, ["e1", "e2"], ["s1"]) for c in chunks]
-    separate = VectorMirror(QdrantClient(":memory:"), HashEmbedder())
-    together = VectorMirror(QdrantClient(":memory:"), CachingEmbedder(HashEmbedder(), size=100))
+    separate = QdrantClientMirror(QdrantClient(":memory:"), HashEmbedder())
+    together = QdrantClientMirror(QdrantClient(":memory:"), CachingEmbedder(HashEmbedder(), size=100))
     for mirror in (separate, together):
         mirror.ensure()
     assert separate.upsert_interactions(interactions) == 2 and separate.upsert_chunks(items) == 3

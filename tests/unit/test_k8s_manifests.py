@@ -82,6 +82,7 @@ DEFAULT_ON_A_CLUSTER = {
     "topic_chunks": TOPICS_ARE_DEFAULTS,
     "topic_dlq": TOPICS_ARE_DEFAULTS,
     "topic_dedup": TOPICS_ARE_DEFAULTS,
+    "topic_linking": TOPICS_ARE_DEFAULTS,
     "chunk_sentences": "the chunking the evaluations measured (m=5, as NEON); changing it changes chunk ids",
     "chunk_stride": "the chunking the evaluations measured (s=3); changing it changes chunk ids",
     "dedup_threshold": "the near-duplicate threshold the dedup evaluation measured (Jaccard 0.7)",
@@ -95,7 +96,9 @@ DEFAULT_ON_A_CLUSTER = {
     "fetch_allow_private": "must stay false on a cluster: true lets a feed reach in-cluster addresses (SSRF)",
     "fetch_max_redirects": "5 redirect hops are enough for news sites and bound redirect loops",
     "graph_database": "the Neo4j server's home database (Aura and a community server have one)",
-    "qdrant_path": "local Qdrant mode only; pods use the Qdrant server at NEWSKG_QDRANT_URL",
+    "qdrant_path": "the embedded mirror only; pods use the Qdrant server at NEWSKG_QDRANT_URL",
+    "mirror_engine": "the embedded mirror only; pods use the Qdrant server at NEWSKG_QDRANT_URL",
+    "mirror_index_after": "Qdrant Edge only; the server indexes on its own (its optimizers)",
     "llm_max_concurrency": "4 calls in flight per extract replica stay under a small account's rate limit",
     "llm_timeout_s": "120 s per call covers a slow hosted model; retries follow",
     "llm_max_tokens": "512 tokens bound one answer of the M1/M2/QA prompts, which need ~100",
@@ -280,7 +283,13 @@ def test_kafka_runs_kraft_on_node_pools_with_a_tls_scram_listener(overlay):
 def test_topics_are_the_settings_topics_with_the_design_s_retention(overlay):
     defaults = Settings(_env_file=None)
     topics = kafka_topics(overlay)
-    names = [defaults.topic_articles, defaults.topic_chunks, defaults.topic_dlq, defaults.topic_dedup]
+    names = [
+        defaults.topic_articles,
+        defaults.topic_chunks,
+        defaults.topic_dlq,
+        defaults.topic_dedup,
+        defaults.topic_linking,
+    ]
     assert sorted(topics) == sorted(names)
     brokers = sum(p["spec"]["replicas"] for p in objects(overlay, "KafkaNodePool") if "broker" in p["spec"]["roles"])
     kafka_config = one(overlay, "Kafka", "newskg")["spec"]["kafka"]["config"]
@@ -296,6 +305,13 @@ def test_topics_are_the_settings_topics_with_the_design_s_retention(overlay):
     dedup = topics[defaults.topic_dedup]["spec"]["config"]
     assert dedup["cleanup.policy"] == LOG_TOPIC_CONFIG["cleanup.policy"] == "compact"
     assert dedup["retention.ms"] == -1
+    # The linking log is the extract replicas' shared alias index: the same, in one partition (link_log.py).
+    from extract.entities.link_log import LOG_PARTITIONS
+    from extract.entities.link_log import LOG_TOPIC_CONFIG as LINKING_CONFIG
+
+    linking = topics[defaults.topic_linking]["spec"]
+    assert linking["config"]["cleanup.policy"] == LINKING_CONFIG["cleanup.policy"] == "compact"
+    assert linking["config"]["retention.ms"] == -1 and linking["partitions"] == LOG_PARTITIONS == 1
     for name in (defaults.topic_articles, defaults.topic_chunks, defaults.topic_dlq):
         config_ = topics[name]["spec"]["config"]
         assert config_.get("cleanup.policy", "delete") == "delete" and config_["retention.ms"] > 0

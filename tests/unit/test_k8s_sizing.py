@@ -1,7 +1,7 @@
 """Pod memory from one place: k8s/sizing.yaml holds the measured per-item costs and the daily volume each overlay is
 sized for, k8s/sizing.py derives the process pods' memory from them; here every overlay's process pods hold it,
-every other stateful pod is either derived or says why it is not, and the README's capacity table and measured
-figures are the same numbers."""
+every other stateful pod is either derived or says why it is not, and the capacity table and measured figures of
+the docs (docs/operating/scaling.md) are the same numbers."""
 
 from __future__ import annotations
 
@@ -72,8 +72,9 @@ def test_the_worst_moment_follows_the_index_layout():
     assert 2800 < peak < 3000 and peak > sizing["measured"]["dedup_bytes_per_signature"] * 2
 
 
-def test_the_readme_states_the_derived_sizes_and_the_measured_costs():
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_state_the_derived_sizes_and_the_measured_costs():
+    """The capacity table and figures of the docs site's scaling page (moved there from the README)."""
+    readme = (ROOT / "docs" / "operating" / "scaling.md").read_text()
     sizing: dict[str, Any] = SIZING.inputs()
     measured = sizing["measured"]
     assert f"{measured['dedup_bytes_per_signature']:,} B per signature" in readme

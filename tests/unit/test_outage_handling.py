@@ -117,7 +117,7 @@ def extract_stage(write, dedup_topic: str = DEDUP):
     """The M0 extract stage over a graph that is not there: `write` stands in for the graph + mirror write."""
     extract = stage()
     extract.options.dedup_topic = dedup_topic
-    extract._split_written = lambda chunks: (chunks, [])  # nothing written before a restart
+    extract._split_written = lambda chunks: (chunks, [], [])  # nothing written before a restart
     extract._write = write
     return extract
 

@@ -6,6 +6,7 @@ from core.records import (
     RECORD_TYPES,
     SCHEMA_VERSION,
     Article,
+    ArticleMemory,
     Chunk,
     ChunkSighting,
     DeadLetter,
@@ -13,7 +14,10 @@ from core.records import (
     DedupSighting,
     DedupSignature,
     Entity,
+    IndexOp,
     Interaction,
+    LinkingEntry,
+    LinkJournal,
     Mention,
     RawArticle,
     RecordError,
@@ -94,6 +98,17 @@ SAMPLES = [
         payload_excerpt="{",
         payload_bytes=1,
         at=NOW,
+    ),
+    LinkingEntry(
+        journal_id="lj_1",
+        chunk_id="c_1",
+        journal=LinkJournal(
+            article_id="a_1",
+            seen=(20230831, 1),
+            context=["dressed"],
+            ops=[IndexOp(op="add", entity_id="e_1", text="Doja Cat", kind="PERSON")],
+            memory=ArticleMemory(linked={"doja cat": "e_1"}),
+        ),
     ),
 ]
 

@@ -1,17 +1,25 @@
 """Docs, docstrings, comments and help text name only what exists: repository paths (`core/settings.py`), test
 ids (`tests/unit/test_x.py::test_name`) and CLI commands (`newskg graph stats`), and nothing outside the
-repository. README.md has its own test, so what it still lacks shows apart from the code's references."""
+repository. README.md and the docs site (docs/, its generated pages included) have their own tests, so what they
+still lack shows apart from the code's references; the site must also document every setting, name the tests of
+every guarantee and the command of every benchmark figure, and keep every page in its navigation."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 import typer.main
+import yaml
+
+from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 SCANNED_SUFFIXES = {".py", ".md", ".toml", ".sh", ".yaml", ".cypher", ".html"}
 
 # A repository path: its first folder is one of the repository's own, it ends in a file suffix, and it is not
@@ -25,6 +33,10 @@ COMMAND = re.compile(r"(?:^|[`(]|(?<!-n)\s)(?:[\w./$()]*/)?newskg ([a-z][a-z-]*(
 SHELL_COMMAND = re.compile(r"(?:^\s*|[;&|(]\s*|/|python -m )newskg ([a-z][a-z-]*(?: [a-z][a-z-]*)?)", re.M)
 SHELL_ALIAS = re.compile(r"^(\w+)=\S*/newskg$", re.M)  # NEWSKG=.venv/bin/newskg, then `$NEWSKG eval ...`
 OUTSIDE = re.compile(r"\.\./shared|/work/(?:shared|main|wt)\b")
+# On the docs site a test is named by its full path: `unit/test_x.py` or a bare `::test_name` would go unchecked.
+SHORT_TEST = re.compile(r"(?<![\w./-])(?:unit|integration|chaos)/test_\w+\.py|`::\w+")
+SETTING = re.compile(r"\bNEWSKG_[A-Z0-9_]*[A-Z0-9]\b")
+BENCH_MODULE = re.compile(r"\bbench\.([a-z_]+)\b")
 DOCUMENT = re.compile(r"(?<![\w./-])([A-Z][A-Za-z_-]*\.md)\b")  # a bare README.md, DESIGN.md: one of ours?
 
 
@@ -39,16 +51,45 @@ def tracked_files() -> list[str]:
 
 
 def texts(readme: bool) -> list[tuple[str, str]]:
-    """(path, text) of the scanned files: README.md alone, or every other one. This file is skipped: it names
-    stale references on purpose."""
+    """(path, text) of the scanned files: README.md alone, or every other one but the docs site's pages. This file
+    is skipped: it names stale references on purpose."""
     me = str(Path(__file__).relative_to(ROOT))
-    chosen = [f for f in tracked_files() if (f == "README.md") == readme and f != me]
+    chosen = [f for f in tracked_files() if (f == "README.md") == readme and f != me and not f.startswith("docs/")]
     return [(f, (ROOT / f).read_text(encoding="utf-8")) for f in chosen]
 
 
 @cache
+def docs_gen() -> ModuleType:
+    """scripts/docs_gen.py, the generator of the site's generated pages (a script, not a package module)."""
+    spec = importlib.util.spec_from_file_location("docs_gen", ROOT / "scripts" / "docs_gen.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@cache
+def generated_pages() -> dict[str, str]:
+    """The generated pages as the site build makes them: docs path (under docs/) -> text."""
+    return docs_gen().pages()
+
+
+@cache
+def docs_pages() -> tuple[tuple[str, str], ...]:
+    """(path, text) of every page of the docs site: the written ones under docs/ and the generated ones, each
+    named by its place in docs/ (tracked or not: a page is checked before it is committed)."""
+    written = [(str(p.relative_to(ROOT)), p.read_text(encoding="utf-8")) for p in sorted(DOCS.rglob("*.md"))]
+    made = [(f"docs/{path}", text) for path, text in generated_pages().items() if path.endswith(".md")]
+    return tuple(written + made)
+
+
+def page(path: str) -> str:
+    return dict(docs_pages())[f"docs/{path}"]
+
+
+@cache
 def top_folders() -> frozenset[str]:
-    return frozenset(f.split("/", 1)[0] for f in tracked_files() if "/" in f)
+    return frozenset(f.split("/", 1)[0] for f in tracked_files() if "/" in f) | {"docs"}
 
 
 def missing_paths(path: str, text: str) -> list[str]:
@@ -128,9 +169,22 @@ def outside_references(path: str, text: str) -> list[str]:
     return [f"{path}: {name}" for name in outside]
 
 
-def problems(readme: bool) -> list[str]:
+def short_test_references(path: str, text: str) -> list[str]:
+    return [f"{path}: {m.group(0)} (name the test by its full path, tests/...)" for m in SHORT_TEST.finditer(text)]
+
+
+def missing_bench_modules(path: str, text: str) -> list[str]:
+    """`python -m bench.NAME` and `bench.NAME` name a bench script that exists."""
+    return [
+        f"{path}: bench.{name}" for name in BENCH_MODULE.findall(text) if not (ROOT / "bench" / f"{name}.py").exists()
+    ]
+
+
+def problems(readme: bool | None = None, files: tuple[tuple[str, str], ...] | None = None) -> list[str]:
+    """What the files name that does not exist: README.md (readme=True), every other scanned file (readme=False),
+    or the files given."""
     found: list[str] = []
-    for path, text in texts(readme):
+    for path, text in files if files is not None else texts(bool(readme)):
         found += missing_paths(path, text) + missing_test_ids(path, text)
         found += unknown_commands(path, text) + outside_references(path, text)
     return sorted(set(found))
@@ -161,6 +215,14 @@ def test_the_checks_see_what_they_should():
         "x.py: ../shared",
         "x.py: INFRA.md",
     ]
+    docs = "`unit/test_a.py::b`, `::c`, `tests/unit/test_a.py::b` and `python -m bench.nope` after bench.results"
+    assert [line.split(" (")[0] for line in short_test_references("x.md", docs)] == [
+        "x.md: unit/test_a.py",
+        "x.md: `::c",
+    ]
+    assert missing_bench_modules("x.md", docs) == ["x.md: bench.nope"]
+    table = "| figure | command |\n|---|---|\n| `a` | `python -m bench.qa` |\n| `b\\|c` | same |\n"
+    assert _tables(table) == [[["figure", "command"], ["`a`", "`python -m bench.qa`"], ["`b\\|c`", "same"]]]
 
 
 def test_code_docs_and_help_name_only_what_exists():
@@ -169,3 +231,152 @@ def test_code_docs_and_help_name_only_what_exists():
 
 def test_the_readme_names_only_what_exists():
     assert problems(readme=True) == []
+
+
+def test_the_docs_site_names_only_what_exists():
+    """Written and generated pages alike: paths, test ids (in full), `newskg` commands and bench scripts."""
+    pages = docs_pages()
+    found = problems(files=pages)
+    for path, text in pages:
+        found += short_test_references(path, text) + missing_bench_modules(path, text)
+    assert found == []
+
+
+def test_every_page_is_in_the_nav_and_every_nav_entry_is_a_page():
+    """mkdocs.yml's nav against docs/ and the generated pages (the strict build checks it too; this runs without
+    building), and no written page shadows a generated one."""
+
+    def entries(nav: object) -> list[str]:
+        if isinstance(nav, str):
+            return [nav]
+        if isinstance(nav, list):
+            return [page for item in nav for page in entries(item)]
+        if isinstance(nav, dict):
+            return [page for value in nav.values() for page in entries(value)]
+        return []
+
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    nav = entries(config["nav"])
+    written = {str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md")}
+    made = {path for path in generated_pages() if path.endswith(".md")}
+    assert not written & made, f"written copies of generated pages: {written & made}"
+    assert len(nav) == len(set(nav)), "a page is in the nav twice"
+    assert set(nav) == written | made, (set(nav) - (written | made), (written | made) - set(nav))
+    assert config["strict"] is True and config["theme"]["font"] is False
+
+
+def test_the_generated_pages_are_deterministic():
+    """Two generations give the same bytes, and nothing in them depends on where the checkout is."""
+    again = docs_gen().pages()
+    assert again == generated_pages()
+    assert not any(str(ROOT) in text for text in again.values())
+
+
+def test_every_setting_is_documented_on_the_docs_site():
+    """The generated configuration reference has a row for every setting with its type, default and the
+    description the code gives; every NEWSKG_* variable a written page or the README names is a setting or an
+    environment variable the repository's code or scripts read (a test or bench knob), not a stale name."""
+    reference = page("operating/configuration.md")
+    escape = docs_gen()._escape  # pyright: ignore[reportPrivateUsage]
+    for name, field in Settings.model_fields.items():
+        variable = f"NEWSKG_{name.upper()}"
+        row = next((line for line in reference.splitlines() if line.startswith(f"| `{variable}` |")), None)
+        assert row is not None, f"{variable} missing from the configuration reference"
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", row)[1:-1]]
+        assert len(cells) == 5 and cells[1] and cells[2], row  # variable, type, default, limits, description
+        assert field.description and cells[4] == escape(field.description, table=True), row
+    settings = {f"NEWSKG_{name.upper()}" for name in Settings.model_fields}
+    code = "\n".join(
+        (ROOT / f).read_text(encoding="utf-8")
+        for f in tracked_files()
+        if f.endswith((".py", ".sh", ".yaml")) or f.endswith("Makefile")
+    )
+    named = [(path, text) for path, text in docs_pages()] + texts(readme=True)
+    unknown = sorted(
+        {f"{path}: {v}" for path, text in named for v in SETTING.findall(text) if v not in settings and v not in code}
+    )
+    assert unknown == []
+
+
+def test_every_guarantee_names_the_tests_that_prove_it():
+    """Each bullet of the guarantees page names at least one test (a test file or test id under tests/); that each
+    exists is test_the_docs_site_names_only_what_exists's check."""
+    text = page("guarantees.md")
+    sections = re.split(r"^## ", text, flags=re.M)[1:]
+    assert len(sections) >= 9
+    for section in sections:
+        title = section.splitlines()[0]
+        bullets = re.split(r"^- ", section, flags=re.M)[1:]
+        assert bullets, f"guarantees: section {title!r} holds no guarantee"
+        for bullet in bullets:
+            assert re.search(r"tests/[\w/]+\.py", bullet), f"guarantees, {title!r}: no test named in {bullet[:120]!r}"
+
+
+def _tables(text: str) -> list[list[list[str]]]:
+    """Every Markdown table of a page: its rows (header first), each a list of cells."""
+    tables: list[list[list[str]]] = []
+    rows: list[list[str]] = []
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("|"):
+            cells = [cell.strip() for cell in re.split(r"(?<!\\)\|(?=(?:[^`]*`[^`]*`)*[^`]*$)", line)[1:-1]]
+            if not all(re.fullmatch(r":?-+:?", cell) for cell in cells):
+                rows.append(cells)
+        elif rows:
+            tables.append(rows)
+            rows = []
+    return tables
+
+
+def test_every_benchmark_figure_names_its_command():
+    """On the benchmarks pages, every row of a table with a command column names a `python -m bench.…` or `make …`
+    command (or "same" for the row above's); on the generated results page, every figure sits in a bench's section
+    headed by its command, and every figure of bench/RESULTS.md is there."""
+    command = re.compile(r"`[^`]*(?:python -m bench\.[a-z_]+|make [a-z]+)[^`]*`")
+    checked = 0
+    for path, text in docs_pages():
+        if not path.startswith("docs/benchmarks/"):
+            continue
+        for table in _tables(text):
+            header = [cell.lower() for cell in table[0]]
+            if "command" not in header:
+                continue
+            column = header.index("command")
+            previous = None
+            for row in table[1:]:
+                cell = row[column] if column < len(row) else ""
+                if cell == "same":
+                    assert previous, f"{path}: 'same' with no command above: {row[0]}"
+                    continue
+                assert command.search(cell), f"{path}: the figure {row[0]!r} names no command"
+                previous = cell
+                checked += 1
+    assert checked >= 20, checked  # the benchmarks page's tables were found
+
+    results = page("benchmarks/results.md")
+    sections = re.split(r"^## ", results, flags=re.M)[1:]
+    figures_shown = set()
+    for section in sections:
+        name, _, body = section.partition("\n")
+        first = next(line for line in body.splitlines() if line.strip())
+        assert re.match(rf"`python -m bench\.{re.escape(name.strip())}\b[^`]*`", first), (name, first)
+        figures_shown |= set(re.findall(r"^\| `(\w+)` \|", body, re.M))
+    source = (ROOT / "bench" / "RESULTS.md").read_text(encoding="utf-8")
+    figures = set(re.findall(r"^\| `(\w+)` \|", source, re.M))
+    assert figures and figures == figures_shown
+    head = results.split("\n## ", 1)[0]
+    assert re.findall(r"^\| `(\w+)` \|", head, re.M) == []  # no figure outside a bench's section
+
+
+def test_the_readme_is_short_and_opens_with_the_two_commands():
+    """The door: at most 200 lines, the two commands in the first code block, before anything else is run; the
+    docs pages and images it points at exist (paths: test_the_readme_names_only_what_exists)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    first_block = re.search(r"^```[^\n]*\n(.*?)^```", readme, re.M | re.S)
+    assert first_block is not None
+    commands = [line.split("#", 1)[0].strip() for line in first_block.group(1).splitlines()]
+    assert [c for c in commands if c] == ["make demo", "make test"]
+    assert readme.index("make demo") < readme.index("```", first_block.end())
+    for image in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", readme):
+        assert (ROOT / image).is_file(), image
+    assert re.search(r"\(docs/[\w/-]+\.md\)", readme), "the README points into the docs site"
