@@ -88,7 +88,6 @@ class ChunkExtractor:
                 text,
                 obj is not None,
                 sentence_shape(sentence, extraction.chunk.sentence_start + n),
-                subject.method,
                 pronouns_in(sentence, text),
                 whole,
             )

@@ -35,7 +35,6 @@ class FactSignals:
     text: str
     has_object: bool
     sentence: SentenceShape
-    subject_method: str = ""  # how the linker found the subject (LinkedMention.method): "new" is a name never seen
     pronouns: int = 0  # pronouns_in(sentence, text)
     whole_sentence: bool = False  # the text is its whole sentence, not a clause cut from it (sentence_text.py)
 
@@ -90,7 +89,6 @@ FEATURES: tuple[str, ...] = (
     *(f"doubt={d}" for d in DOUBTS),
     *(f"subject={t}" for t in SUBJECT_TYPES),
     "subject_one_word",
-    "subject_new",
     "fact_pronouns",
     "has_object",
     "fact_words_log",
@@ -118,7 +116,6 @@ def features(s: FactSignals) -> list[float]:
         *(float(d in s.doubts) for d in DOUBTS),
         *(float(s.subject_type == t) for t in SUBJECT_TYPES),
         float(s.subject_words == 1),
-        float(s.subject_method == "new"),
         float(s.pronouns),
         float(s.has_object),
         math.log1p(words),

@@ -1,7 +1,7 @@
 """Replays repeat (issue 11, item 8), on the real broker and FalkorDB: the daily mention counts live in the graph
 (idempotent, shared by replicas and restarts), alias merges do not depend on the order of writes, and the same
 input in the same order gives the same graph whatever the hash seed and whatever the batch boundaries; the chaos
-stream in three partition interleavings and batch sizes gives one graph but for the fact confidences (issue 29)."""
+stream in three partition interleavings and batch sizes gives one export, byte for byte (issue 29)."""
 
 import itertools
 import json
@@ -199,11 +199,9 @@ def _interleavings(records: list) -> dict[str, tuple[list, int]]:
 
 def test_the_chaos_stream_in_three_interleavings_and_batch_sizes_gives_one_export(isolated, tmp_path):
     """Issue 29: the chaos stream's chunks topic (6 partitions) replayed in three partition interleavings and batch
-    sizes into three graphs gives one `graph export`, names, types, aliases, texts, links and facts included. Not
-    yet the fact confidence: its model (extract/openie/confidence.py) reads whether the subject's name was new when
-    linked, and a chunk linked before an earlier-ingested chunk on another partition that first named it finds
-    it new (37 of the export's ~1,660 records in the reversed interleaving). The exports are compared without it,
-    and it is the only property allowed to differ."""
+    sizes into three graphs gives one `graph export`, byte for byte: names, types, aliases, texts, links, facts and
+    their confidence (whose model no longer reads whether the linker had seen the subject's name before: that
+    depended on which partition came first, and made 37 of ~1,660 records differ)."""
     run = isolated.fresh(topic_partitions=6, mirror_enabled=False)
     newskg_json("ingest", "synthetic", *CHAOS, "--out", str(tmp_path / "synthetic"), env=run.env)
     newskg_json("run", "process", "--until-idle", env=run.env)
