@@ -90,16 +90,12 @@ class LinkLog:
 
     def __init__(self, options: dict[str, Any], topic: str):
         self.topic = topic
-        self._reader = client.consumer(
+        self._reader, self._tps = client.log_reader(
             options,
-            group_id=None,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
+            topic,
             max_poll_records=5_000,
             check_crcs=False,  # as the dedup log's reader: the broker checked them; entries are validated
         )
-        self._tps = client.partitions_of(topic, self._reader.partitions_for_topic(topic) or ())
-        self._reader.assign(self._tps)
         # Noted now, before the caller replays the graph's journals: everything before it is in the graph by then.
         for tp, end in (self._reader.end_offsets(self._tps) if self._tps else {}).items():
             self._reader.seek(tp, end)

@@ -38,6 +38,7 @@ __all__ = [
     "admin",
     "consumer",
     "error_code",
+    "log_reader",
     "partitions_of",
     "producer",
     "static_member",
@@ -177,6 +178,15 @@ class Admin(Protocol):
 def consumer(options: Mapping[str, Any], **config: Any) -> Consumer:
     """A KafkaConsumer with the connection options and this consumer's own config (kafka-python's keywords)."""
     return cast(Consumer, kafka.KafkaConsumer(**options, **config))
+
+
+def log_reader(options: Mapping[str, Any], topic: str, **config: Any) -> tuple[Consumer, list[TopicPartition]]:
+    """A consumer in no group, assigned every partition of `topic` (from the earliest offset unless it seeks): how a
+    log is read whole or tailed (the dedup and linking logs, `read_topic`); and those partitions."""
+    reader = consumer(options, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest", **config)
+    partitions = partitions_of(topic, reader.partitions_for_topic(topic) or ())
+    reader.assign(partitions)
+    return reader, partitions
 
 
 def producer(options: Mapping[str, Any], **config: Any) -> Producer:

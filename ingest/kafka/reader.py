@@ -12,12 +12,10 @@ from ingest.kafka.client import ConsumerRecord, TopicPartition
 def read_topic(
     options: dict[str, Any], topic: str, limit: int | None = None, timeout_s: float = 120.0
 ) -> list[ConsumerRecord]:
-    consumer = client.consumer(options, group_id=None, enable_auto_commit=False, auto_offset_reset="earliest")
+    consumer, tps = client.log_reader(options, topic)
     try:
-        tps = client.partitions_of(topic, consumer.partitions_for_topic(topic) or ())
         if not tps:
             return []
-        consumer.assign(tps)
         consumer.seek_to_beginning(*tps)
         ends = consumer.end_offsets(tps)
         records: list[ConsumerRecord] = []

@@ -99,19 +99,15 @@ class SignatureLog:
         # every entry is still validated as a record. noida-db 0.2.3 ignores the fetch size limits and answers
         # with everything after the offset (109 MB for a 200k-signature log): a larger frame limit than
         # kafka-python's 100 MB lets such a log be read at all; Kafka honours the limits and never sends one.
-        self._reader = client.consumer(
+        self._reader, self._tps = client.log_reader(
             options,
-            group_id=None,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
+            topic,
             fetch_max_bytes=64 * 1024 * 1024,
             max_partition_fetch_bytes=16 * 1024 * 1024,
             max_poll_records=20_000,
             check_crcs=False,
             receive_message_max_bytes=RECEIVE_MAX_BYTES,
         )
-        self._tps = client.partitions_of(topic, self._reader.partitions_for_topic(topic) or ())
-        self._reader.assign(self._tps)
         self._reader.seek_to_beginning(*self._tps)
 
     def replay(self, index: DedupIndex) -> ReplayStats:
