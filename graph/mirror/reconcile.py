@@ -43,11 +43,20 @@ class ReconcileReport:
 
 
 def reconcile(store: GraphStore, mirror: VectorMirror, started_ms: int | None = None) -> list[ReconcileReport]:
-    started_ms = started_ms or int(time.time() * 1000)
+    started_ms = started_ms or _next_millisecond()
     mirror.ensure()
     reports = [_interactions(store, mirror, started_ms), _chunks(store, mirror, started_ms)]
     mirror.optimize()  # a rebuilt Edge shard is left indexed, not searched exactly until the next big write
     return reports
+
+
+def _next_millisecond() -> int:
+    """The first whole millisecond after now: a point stamped with it or later was written after the scan began, and
+    one stamped earlier before (taking now itself would keep a point written earlier in the same millisecond)."""
+    now_ms = time.time_ns() // 1_000_000
+    while (tick := time.time_ns() // 1_000_000) <= now_ms:
+        time.sleep(0.0002)
+    return tick
 
 
 @dataclass(frozen=True)
