@@ -5,11 +5,15 @@ The input goes through the real pipeline once (`newskg ingest files … --backfi
 `run process` into a 3-partition chunks topic on the local servers `newskg services up` starts in a temporary
 folder); the chunks topic is then replayed into an empty FalkorDB graph per configuration:
 
-  single      one consumer, every record in production order (what one partition would deliver);
-  partitions  one consumer reading the 3 partitions one after the other (another arrival order);
+  single      one consumer, every record in ingestion order (instant, partition, offset: what the extract
+              stage's ingestion-order gate hands on, ingest/kafka/ingestion_order.py);
+  partitions  one consumer reading the 3 partitions one after the other, as polled (the gate off);
+  gated       the same arrival through the gate (its merge over the records as they arrive);
+  run         the real `newskg run extract --until-idle` (one consumer of the topic, the gate on);
   two         two consumers sharing the graph and the linking log (in memory here, on the broker for `run
-              extract` replicas: extract/entities/link_log.py), each with its own in-memory alias index:
-              partitions {0, 1} and {2}, their batches interleaved (the `run extract` group with 2 replicas).
+              extract` replicas: extract/entities/link_log.py), each with its own in-memory alias index and its
+              own partitions in ingestion order: {0, 1} and {2}, their batches interleaved (the `run extract`
+              group with 2 replicas).
 
 Each is compared with `single`: entities, chunk→entity links (MENTIONS) and interactions that only one side
 has. Run: `.venv/bin/python -m bench.determinism [--pages DIR | --synthetic N] [--batch 16]`.
@@ -34,6 +38,8 @@ from core.settings import Settings
 from extract.entities.link_log import apply_entry
 from extract.entities.linker import Linker
 from graph.store.store import GraphStore
+from ingest.kafka.client import ConsumerRecord, TopicPartition
+from ingest.kafka.ingestion_order import IngestionOrder, OrderKey, ingestion_key
 from ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
 from newskg.services.manager import ServiceManager
@@ -101,6 +107,58 @@ def replay(settings: Settings, consumers: list[list], batch: int) -> dict[str, s
             conn.drop()
 
 
+class Arrival:
+    """Records arriving partition after partition, `batch` at a time, for the gate (its PartitionView and
+    HeadReader): the order a consumer without the gate would handle them in."""
+
+    def __init__(self, by_partition: list[list[ConsumerRecord]], batch: int):
+        self.logs = {TopicPartition(p[0].topic, p[0].partition): p for p in by_partition if p}
+        self.positions = dict.fromkeys(self.logs, 0)
+        self.batch = batch
+
+    def poll(self) -> list[ConsumerRecord]:
+        for tp, log in self.logs.items():
+            if self.positions[tp] < len(log):
+                start = self.positions[tp]
+                self.positions[tp] = min(len(log), start + self.batch)
+                return log[start : self.positions[tp]]
+        return []
+
+    def assignment(self) -> set[TopicPartition]:
+        return set(self.logs)
+
+    def unread(self, partitions: set[TopicPartition]) -> dict[TopicPartition, int]:
+        return {tp: self.positions[tp] for tp in partitions if self.positions[tp] < len(self.logs[tp])}
+
+    def rewind(self, partition: TopicPartition, offset: int) -> None:
+        self.positions[partition] = next(i for i, r in enumerate(self.logs[partition]) if r.offset == offset)
+
+    def key_at(self, partition: TopicPartition, offset: int) -> OrderKey | None:
+        return ingestion_key(self.logs[partition][offset])
+
+
+def gated(by_partition: list[list[ConsumerRecord]], batch: int) -> list[ConsumerRecord]:
+    """The records in the order the gate hands them on, each batch ordered as the stage orders it."""
+    arrival = Arrival(by_partition, batch)
+    gate = IngestionOrder(arrival, arrival)
+    handed: list[ConsumerRecord] = []
+    while gate.buffered or arrival.unread(arrival.assignment()):
+        handed += sorted(gate.admit(arrival.poll()), key=ingestion_key)
+    return handed
+
+
+def run_extract(settings: Settings, env: dict[str, str]) -> dict[str, set]:
+    """The real extract stage over the topic, in a graph of its own."""
+    graph = f"bench{uuid.uuid4().hex[:8]}"
+    newskg({**env, "NEWSKG_GRAPH_DATABASE": graph}, "run", "extract", "--until-idle")
+    local = settings.model_copy(update={"graph_database": graph})
+    with open_graph(local) as conn:
+        try:
+            return snapshot(GraphStore(conn))
+        finally:
+            conn.drop()
+
+
 def compare(base: dict[str, set], other: dict[str, set]) -> dict[str, dict[str, int]]:
     return {
         kind: {
@@ -160,11 +218,13 @@ def main() -> None:
         newskg(env, "run", "process", "--until-idle")
         records = read_topic(kafka_options(settings), names["chunks"])
         by_partition = [[r for r in records if r.partition == p] for p in range(3)]
-        production_order = sorted(records, key=lambda r: (r.timestamp, r.partition, r.offset))
-        base = replay(settings, [production_order], args.batch)
+        base = replay(settings, [sorted(records, key=ingestion_key)], args.batch)
+        own = [sorted(by_partition[0] + by_partition[1], key=ingestion_key), by_partition[2]]
         results = {
             "partitions": compare(base, replay(settings, [[r for p in by_partition for r in p]], args.batch)),
-            "two": compare(base, replay(settings, [by_partition[0] + by_partition[1], by_partition[2]], args.batch)),
+            "gated": compare(base, replay(settings, [gated(by_partition, args.batch)], args.batch)),
+            "run": compare(base, run_extract(settings, env)),
+            "two": compare(base, replay(settings, own, args.batch)),
         }
         report = {
             "input": source,
@@ -173,7 +233,7 @@ def main() -> None:
             "partition_sizes": [len(p) for p in by_partition],
             "against_single": results,
         }
-        table = Table(title=f"differences from one consumer in production order ({source})")
+        table = Table(title=f"differences from one consumer in ingestion order ({source})")
         for column in ("configuration", "kind", "single", "only single", "only other"):
             table.add_column(column)
         for config, kinds in results.items():

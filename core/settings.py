@@ -199,6 +199,12 @@ class Settings(BaseSettings):
         "clean) is below this is not written. 0 writes every fact and leaves the choice to readers (the API, export "
         "and explorer show each fact's confidence); bench/fit_confidence.py prints precision and recall per threshold.",
     )
+    extract_ingestion_order: bool = Field(
+        default=True,
+        description="Hand the extract stage its chunks in ingestion order across the partitions it holds (holding "
+        "back those ingested after the head of a lagging partition), so how partitions interleave cannot change "
+        "what the alias index learns first (ingest/kafka/ingestion_order.py). Off: as polled.",
+    )
     extract_kb_path: Path | None = Field(
         default=None, description="Optional KB (JSONL: id, name, aliases, type, description)."
     )

@@ -179,6 +179,7 @@ class ExtractStage(Stage[ExtractAck]):
         sightings: list[tuple[ChunkSighting, ConsumerRecord]] = []
         origin: dict[str, list[ConsumerRecord]] = {}  # journal id of a chunk record -> the messages that carried it
         extracted: dict[tuple[str, str], Chunk] = {}  # (chunk id, article id) -> the record of it extracted
+        place: dict[int, tuple[int, int]] = {}  # id() of a chunk extracted -> (partition, offset) of its record
         for record in records:
             try:
                 item = decode_any(record.value or b"")
@@ -189,6 +190,7 @@ class ExtractStage(Stage[ExtractAck]):
                 first = extracted.setdefault((item.id, item.article_id), item)
                 if first is item:
                     chunks.append(item)
+                    place[id(item)] = (record.partition, record.offset)
                 # a copy of an article's chunk in the same batch (redelivered, re-emitted, the page ingested again)
                 # is extracted once: written or dead-lettered with it
                 origin.setdefault(journal_id(first), []).append(record)
@@ -198,9 +200,10 @@ class ExtractStage(Stage[ExtractAck]):
                 misplaced = NewskgError(f"{item.KIND} on the chunks topic", reason="wrong_kind")
                 dead.append(dead_letter(record, self.name, misplaced))
         # Linked in as-of order: a chunk can only learn from chunks ingested before it (alias_index.visible), so
-        # those of the batch go first, whatever order the partitions interleaved in (stable: an article's chunks,
-        # one ingestion instant, keep their order).
-        chunks.sort(key=lambda c: c.ingested_ms)
+        # those of the batch go first, whatever order the partitions interleaved in; records of one instant in
+        # partition and offset order, the order the runner admits records in across batches
+        # (ingest/kafka/ingestion_order.py), so where a batch ends cannot reorder them.
+        chunks.sort(key=lambda c: (c.ingested_ms, *place[id(c)]))
         if self.link_log:
             self.link_log.catch_up(self.extractor.linker)  # what the other replicas wrote since the last batch
         self.extractor.linker.mark()  # the batch's transaction over the linker (see the module docstring)

@@ -12,7 +12,7 @@ from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.producer import RecordProducer
 from ingest.kafka.stage import StageRunner, run_stages
-from newskg.wiring import NotConfigured, Wiring, kafka_options
+from newskg.wiring import Wiring, kafka_options
 
 # The stages' own stacks (spaCy, which imports torch through thinc; trafilatura; MinHash) load only where a stage is
 # built: the QA API and `newskg ask` never parse text, so they do not pay their import time or memory (issue 20).
@@ -177,7 +177,12 @@ def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | 
     consumer = wiring.consumer(group, "extract", [settings.topic_chunks])  # a clash fails fast
     link_log = wiring.own(LinkLog(kafka_options(settings), settings.topic_linking))  # before the graph's journals
     stage = extract_stage(wiring, variant, max_calls, link_log=link_log)
-    return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq, outage)
+    order = None
+    if settings.extract_ingestion_order:
+        from ingest.kafka.ingestion_order import IngestionOrder, Peeker
+
+        order = IngestionOrder(consumer, wiring.own(Peeker(kafka_options(settings))))
+    return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq, outage, order)
 
 
 def build_runners(
@@ -193,14 +198,8 @@ def build_runners(
 
 
 def qa_service(wiring: Wiring) -> QAService:
-    """The QA service over a graph connection of its own and the bundle's mirror."""
-    from qa.service import QAService
-
-    settings = wiring.settings
-    llm = None if settings.qa_answerer == "extractive" else wiring.llm()
-    if settings.qa_answerer == "llm" and llm is None:
-        raise NotConfigured("NEWSKG_QA_ANSWERER=llm but no LLM: set NEWSKG_LLM_BASE_URL or `services up --llm`")
-    return QAService(wiring.store(), wiring.mirror(), llm, settings.qa_backoff_days)
+    """The QA service of the bundle (`Wiring.qa_service`), under the name the servers and benches know."""
+    return wiring.qa_service()
 
 
 class PipelineThread:

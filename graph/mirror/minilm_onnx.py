@@ -13,7 +13,8 @@ transformer optimizer (`onnxruntime.transformers.optimizer`, model_type bert; it
 EmbedLayerNormalization only on an export with `attn_implementation="eager"`, SkipLayerNormalization and BiasGelu on
 either) runs 5-10% slower than this export under ORT's own ORT_ENABLE_ALL (the session default); fp16 weights are
 slower on CPU (1.48x torch vs 1.63x); int8 of the fused graph reaches 2.8x but cosine 0.958, int8 of only the FFN
-up-projections 1.8x at 0.976. Disabling intra-op spinning and batch sizes 16/64 move the rate within the noise.
+up-projections 1.8x at 0.976. Batch sizes 16/64 move the rate within the noise; so does turning intra-op spinning
+off, which the session does for what it saves per query (open_session).
 """
 
 from __future__ import annotations
@@ -174,6 +175,13 @@ def open_session(model: Path, threads: int) -> OrtSession:
     options = onnxruntime.SessionOptions()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
     options.intra_op_num_threads = threads  # pyright: ignore[reportUnknownMemberType]
     options.inter_op_num_threads = 1  # pyright: ignore[reportUnknownMemberType]
+    # Idle intra-op threads spin-wait for the next run by default: after every query embedding they kept both
+    # cores busy, which doubled the CPU of an answer and slowed the mirror search that follows (issue 30). Off:
+    # one query's embedding 15.2 → 7.0–8.1 ms CPU and 24 → 7–8 ms wall p50 (300 queries, load ~6, 2026-11-26);
+    # batch rates are within the noise either way.
+    options.add_session_config_entry(  # pyright: ignore[reportUnknownMemberType]
+        "session.intra_op.allow_spinning", "0"
+    )
     session = onnxruntime.InferenceSession(  # pyright: ignore[reportUnknownVariableType]
         str(model),
         options,  # pyright: ignore[reportUnknownArgumentType]

@@ -122,6 +122,19 @@ class GroupConsumer:
     def assignment(self) -> set[TopicPartition]:
         return set(self._consumer.assignment())
 
+    def unread(self, partitions: set[TopicPartition]) -> dict[TopicPartition, int]:
+        """partition → this member's position on it, for those of `partitions` it has records left to read on."""
+        if not partitions:
+            return {}
+        ends = self._consumer.end_offsets(list(partitions))
+        positions = {tp: self._consumer.position(tp) for tp in partitions}
+        return {tp: at for tp, at in positions.items() if at < ends[tp]}
+
+    def rewind(self, partition: TopicPartition, offset: int) -> None:
+        """Read `partition` again from `offset`: the records from there were polled but not handled (nor committed:
+        the commit covers the handled records only)."""
+        self._consumer.seek(partition, offset)
+
     def close(self) -> None:
         """A static member does not leave the group on close (Kafka's rule): its restart takes the partitions
         back at once. An extra local slot does leave (ingest/kafka/membership.py). The local lease is released."""

@@ -22,6 +22,7 @@ from core.records import DeadLetter, Record
 from core.timeaxes import iso, utc_now
 from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.consumer import GroupConsumer
+from ingest.kafka.ingestion_order import IngestionOrder
 from ingest.kafka.membership import GroupMembershipError
 from ingest.kafka.producer import RecordProducer, producer_state_lost
 
@@ -157,8 +158,10 @@ class StageRunner(Generic[AckT]):
         producer: RecordProducer,
         dlq_topic: str,
         outage: Callable[[BaseException], bool] = outage,
+        order: IngestionOrder | None = None,
     ):
         self.stage = stage
+        self.order = order  # hands the stage its records in ingestion order across partitions (None: as polled)
         self.consumer = consumer
         self.producer = producer
         self.dlq_topic = dlq_topic
@@ -180,6 +183,8 @@ class StageRunner(Generic[AckT]):
         else:
             try:
                 records, output = self.consumer.poll(timeout_ms=timeout_ms), None
+                if self.order is not None:
+                    records = self.order.admit(records)  # the rest waits for what is unread before it
             except Exception as exc:
                 if not self.outage(exc):
                     raise
@@ -293,8 +298,8 @@ class StageRunner(Generic[AckT]):
         return self.deferred(self.stage.on_idle)
 
     def idle(self) -> bool:
-        """Holds partitions, no batch held back by an outage, and has read everything on them."""
-        if self.held is not None:
+        """Holds partitions, no batch held back by an outage, and has read and handled everything on them."""
+        if self.held is not None or (self.order is not None and self.order.buffered):
             return False
         try:
             return bool(self.consumer.assignment()) and self.consumer.lag() == 0

@@ -140,7 +140,7 @@ def test_review_finding_qdrant_503_and_falkordb_readonly_are_outages_everywhere(
     readonly = redis_reply_error("READONLY You can't write against a read only replica.")
     for exc in (qdrant(503), readonly):
         assert kafka_outage(exc) and extract_failures.outage(exc) and extract_failures.must_stop(exc)
-    assert StageRunner.__init__.__defaults__ == (outage,)
+    assert StageRunner.__init__.__defaults__ == (outage, None)  # (outage, order)
     assert kafka_outage is outage and extract_failures.outage is outage and extract_failures.must_stop is must_stop
 
 

@@ -76,6 +76,8 @@ DEFAULT_ON_A_CLUSTER = {
     "embed_cache_size": "8192 distinct texts, about 25 MB per process: well inside every pod's memory limit",
     "extract_m0_rules": "wide: the rules whose replay recall and fact precision the README states; strict is a "
     "deployment's choice of fewer, more precise facts",
+    "extract_ingestion_order": "on: each extract replica hands its own partitions' chunks on in ingestion order, "
+    "which costs a buffer of at most 256 records a partition",
     "extract_min_confidence": "0: every fact written with its confidence shown; a floor trades replay recall for "
     "precision (README, Fact confidence), a deployment's choice",
     "topic_articles": TOPICS_ARE_DEFAULTS,

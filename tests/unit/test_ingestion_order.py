@@ -1,0 +1,134 @@
+"""The ingestion-order gate's merge (ingest/kafka/ingestion_order.py) over a scripted group member whose polls
+return partitions in any order and any sizes: the batches, each ordered by key as the stage orders them, are the
+records in ingestion order; commits never pass a record not handed on; a buffer over its cap rewinds the member.
+The real broker path is tests/integration/test_ingestion_order.py."""
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ingest.kafka.client import ConsumerRecord, TopicPartition
+from ingest.kafka.ingestion_order import EARLIEST, IngestionOrder, OrderKey, ingestion_key
+
+TOPIC = "news.chunks"
+
+
+def record(partition: int, offset: int, instant: int | None, key: str = "a") -> ConsumerRecord:
+    value = json.dumps({"kind": "chunk"} | ({} if instant is None else {"ingested_ms": instant})).encode()
+    return ConsumerRecord(TOPIC, partition, None, offset, 0, 0, key.encode(), value, [], None, -1, len(value), -1)
+
+
+class Member:
+    """A group member over fixed partitions: each poll returns the next few records of one partition, chosen by
+    the seeded random source (as fetches come back in any order)."""
+
+    def __init__(
+        self, partitions: dict[int, list[ConsumerRecord]], seed: int | None = None, most: int = 4
+    ):  # seed None: the lowest partition with records left first
+        self.logs = {TopicPartition(TOPIC, p): records for p, records in partitions.items()}
+        self.positions = dict.fromkeys(self.logs, 0)
+        self.random, self.most = (None if seed is None else random.Random(seed)), most
+        self.rewinds: list[tuple[int, int]] = []
+
+    def poll(self) -> list[ConsumerRecord]:
+        ready = [tp for tp in self.logs if self.positions[tp] < len(self.logs[tp])]
+        if not ready:
+            return []
+        tp = min(ready) if self.random is None else self.random.choice(ready)
+        start = self.positions[tp]
+        size = self.most if self.random is None else self.random.randint(1, self.most)
+        self.positions[tp] = min(len(self.logs[tp]), start + size)
+        return self.logs[tp][start : self.positions[tp]]
+
+    def assignment(self) -> set[TopicPartition]:
+        return set(self.logs)
+
+    def unread(self, partitions: set[TopicPartition]) -> dict[TopicPartition, int]:
+        return {tp: self.positions[tp] for tp in partitions if self.positions[tp] < len(self.logs[tp])}
+
+    def rewind(self, partition: TopicPartition, offset: int) -> None:
+        self.rewinds.append((partition.partition, offset))
+        self.positions[partition] = offset
+
+    def key_at(self, partition: TopicPartition, offset: int) -> OrderKey | None:
+        return ingestion_key(self.logs[partition][offset])
+
+
+class Blind:
+    """A head reader the broker never answers."""
+
+    def key_at(self, partition: TopicPartition, offset: int) -> OrderKey | None:
+        return None
+
+
+def drain(member: Member, gate: IngestionOrder, rounds: int = 10_000) -> list[ConsumerRecord]:
+    handed: list[ConsumerRecord] = []
+    for _ in range(rounds):
+        handed += sorted(gate.admit(member.poll()), key=ingestion_key)
+        if not gate.buffered and not member.unread(member.assignment()):
+            break
+    return handed
+
+
+def streams(instants: list[int], partitions: int) -> dict[int, list[ConsumerRecord]]:
+    """Articles ingested at `instants` (article i keyed "a<i>"), each on partition i % partitions, in order."""
+    logs: dict[int, list[ConsumerRecord]] = {p: [] for p in range(partitions)}
+    for i, instant in enumerate(sorted(instants)):
+        log = logs[i % partitions]
+        log.append(record(i % partitions, len(log), instant, f"a{i:04d}"))
+    return logs
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    instants=st.lists(st.integers(0, 50), min_size=1, max_size=60),
+    partitions=st.integers(1, 4),
+    seed=st.integers(0, 1000),
+    cap=st.integers(1, 8),
+)
+def test_any_poll_order_gives_the_records_in_ingestion_order(instants, partitions, seed, cap):
+    member = Member(streams(instants, partitions), seed)
+    handed = drain(member, IngestionOrder(member, member, cap=cap))
+    everything = [r for log in member.logs.values() for r in log]
+    assert [ingestion_key(r) for r in handed] == sorted(ingestion_key(r) for r in everything)
+
+
+def test_a_buffer_over_its_cap_rewinds_the_member_to_the_first_record_it_dropped():
+    # partition 0 first: all six of it, far ahead of partition 1
+    member = Member({0: [record(0, o, 100 + o) for o in range(6)], 1: [record(1, 0, 1)]}, most=6)
+    gate = IngestionOrder(member, member, cap=2)
+    assert gate.admit(member.poll()) == []  # partition 1's head (instant 1) is unread: nothing can go yet
+    assert member.rewinds == [(0, 2)] and gate.buffered == 2
+
+
+def test_a_partition_out_of_ingestion_order_does_not_stall_the_member():
+    """A record later than the ones after it in its partition (two process replicas raced): partition 1's head
+    (40) goes first, then partition 0's head with what follows it up to there."""
+    member = Member({0: [record(0, 0, 50), record(0, 1, 10)], 1: [record(1, 0, 40)]}, seed=1)
+    assert [ingestion_key(r)[0] for r in drain(member, IngestionOrder(member, member))] == [40, 10, 50]
+
+
+def test_a_record_without_an_instant_goes_first_and_partition_and_offset_break_ties():
+    assert ingestion_key(record(3, 9, None)) == (EARLIEST, 3, 9)
+    assert ingestion_key(record(0, 5, 7)) < ingestion_key(record(1, 0, 7)) < ingestion_key(record(1, 1, 7))
+    junk = ConsumerRecord(TOPIC, 0, None, 4, 0, 0, None, b"\xff not json", [], None, -1, 10, -1)
+    assert ingestion_key(junk) == (EARLIEST, 0, 4)
+
+
+def test_records_of_one_instant_keep_their_partition_order_whatever_the_batches():
+    """A day backfilled at midnight: every article has one instant; the order is the partitions' own."""
+    logs = {p: [record(p, o, 500, f"z{9 - o}") for o in range(5)] for p in range(2)}
+    for most in (1, 2, 5):
+        member = Member(logs, seed=most, most=most)
+        handed = drain(member, IngestionOrder(member, member))
+        assert [(r.partition, r.offset) for r in handed] == [(p, o) for p in range(2) for o in range(5)]
+
+
+def test_a_head_that_cannot_be_read_holds_the_batch_and_a_partition_given_away_is_forgotten():
+    member = Member({0: [record(0, 0, 5)], 1: [record(1, 0, 1)]})
+    blind = IngestionOrder(member, Blind())
+    assert blind.admit(member.poll()) == [] and blind.buffered == 1
+    del member.logs[TopicPartition(TOPIC, 0)]  # a rebalance gave partition 0 away
+    assert blind.admit([]) == [] and blind.buffered == 0
