@@ -71,7 +71,7 @@ services: setup-demo
 demo: setup-demo
 	bash scripts/demo.sh
 
-# The explorer on the demo's graph: prints its URL (the most connected entity, as of the last day), then serves.
+# The explorer on the demo's graph: prints its URL (the entity with the most facts as of the last day), then serves.
 explore: setup-demo setup-explore
 	bash scripts/explore.sh
 

@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # the heavy clients load only when a command opens them
     from graph.store.store import GraphStore
     from ingest.kafka.consumer import GroupConsumer
     from ingest.kafka.producer import RecordProducer
+    from qa.query import EntityResolver
+    from qa.retrieve import Retriever
+    from qa.service import QAService
 
 
 class Closeable(Protocol):
@@ -172,13 +175,41 @@ class Wiring:
         """A new graph connection of this bundle."""
         return self._stack.enter_context(open_graph(self.settings))
 
-    def store(self) -> GraphStore:
-        """A graph store over a new connection, its schema ensured."""
+    def store(self, ensure_schema: bool = True) -> GraphStore:
+        """A graph store over a new connection, its schema ensured unless the caller only reads and says when
+        (`graph init`)."""
         from graph.store.store import GraphStore
 
         store = GraphStore(self.graph())
-        store.init()
+        if ensure_schema:
+            store.init()
         return store
+
+    def retriever(self, with_mirror: bool = True) -> Retriever:
+        """As-of retrieval over a store of its own, with the bundle's mirror (without it: the graph's reads alone)."""
+        from qa.retrieve import Retriever
+
+        return Retriever(self.store(), self.mirror() if with_mirror else None)
+
+    def resolver(self) -> EntityResolver:
+        """Entity resolution as of a day (the QA layer's), over a store of its own."""
+        from qa.query import EntityResolver
+
+        return EntityResolver(self.store())
+
+    def qa_service(self) -> QAService:
+        """The QA service over a graph connection of its own and the bundle's mirror."""
+        from qa.service import QAService
+
+        settings = self.settings
+        llm = None if settings.qa_answerer == "extractive" else self.llm()
+        if settings.qa_answerer == "llm" and llm is None:
+            raise NotConfigured("NEWSKG_QA_ANSWERER=llm but no LLM: set NEWSKG_LLM_BASE_URL or `services up --llm`")
+        return QAService(self.store(), self.mirror(), llm, settings.qa_backoff_days)
+
+    def over(self, settings: Settings) -> Wiring:
+        """A bundle for other settings (another graph: `eval fanoutqa --answerer evidence`), closed with this one."""
+        return self.own(Wiring(settings))
 
     def embedder(self) -> Embedder:
         """The bundle's one embedder, remembering the vectors of recent texts (NEWSKG_EMBED_CACHE_SIZE)."""
@@ -194,6 +225,10 @@ class Wiring:
             mirror = open_mirror(self.settings, self.embedder())
             self._mirror = self.own(mirror)  # releases the embedded mirror's folder for the next process
         return self._mirror
+
+    def has_llm(self) -> bool:
+        """Is an LLM endpoint configured (or started locally)? Asked before slow work that will need one."""
+        return bool(llm_base_url(self.settings))
 
     def llm(self, max_calls: int | None = None) -> LLMClient | None:
         """A client of the configured (or local) LLM endpoint with its answer cache; None when there is none."""

@@ -29,7 +29,6 @@ from graph.connection.base import ConsoleRefused
 from graph.store import explore
 from graph.store.asof import AsOf
 from graph.store.explore import Window
-from graph.store.reads import DAY_RANGE
 from graph.store.store import GraphStore
 from qa.contract import (
     DATE_PATTERN,
@@ -296,9 +295,8 @@ def _latest_day(store: GraphStore, as_of: AsOf) -> int:
     """The as-of day, or for "now" the last day with mentions (a timeline needs a last day)."""
     if not as_of.is_latest:
         return as_of.day
-    rows = store.conn.read(DAY_RANGE, {"as_of_day": as_of.day})
-    last = rows[0].get("last") if rows else None
-    return last if isinstance(last, int) else day_key(dt.datetime.now(dt.UTC).date())
+    _, last = explore.day_range(store, as_of)
+    return last if last is not None else day_key(dt.datetime.now(dt.UTC).date())
 
 
 def explore_router(
@@ -314,12 +312,8 @@ def explore_router(
     @router.get("/v1/explore/days", responses=ERRORS)
     def days() -> dict[str, object]:
         """The first and last publication day with mentions in the graph (the page's date slider bounds)."""
-        rows = store_of().conn.read(DAY_RANGE, {"as_of_day": AsOf.of(None).day})
-        first, last = (rows[0].get("first"), rows[0].get("last")) if rows else (None, None)
-        return {
-            "first": day_iso(first) if isinstance(first, int) else None,
-            "last": day_iso(last) if isinstance(last, int) else None,
-        }
+        first, last = explore.day_range(store_of(), AsOf.of(None))
+        return {"first": day_iso(first) if first else None, "last": day_iso(last) if last else None}
 
     @router.get("/v1/explore/search", responses=ERRORS)
     def search(

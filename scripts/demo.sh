@@ -107,6 +107,6 @@ $NEWSKG services status
 timed "8 irb"
 echo
 echo "== 9. The graph explorer (as of any day): \`make explore\` installs its graph library (cytoscape, npm) and serves"
-echo "==    it; this view opens on the most connected entity:"
+echo "==    it; this view opens on the entity with the most facts as of the last day:"
 echo "   $($PY scripts/explore_url.py || echo "(the URL could not be made: see above)")"
 timed "9 explorer url"

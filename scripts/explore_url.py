@@ -1,5 +1,5 @@
-"""Print the explorer's URL with a ready view: the most connected entity of the configured graph, as of the last
-day with mentions (scripts/explore.sh, the end of scripts/demo.sh)."""
+"""Print the explorer's URL with a ready view: the entity with the most facts (graph/store/explore.most_facts) as of
+the last day with mentions, the day the view shows (scripts/explore.sh, the end of scripts/demo.sh)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 
 from core.settings import get_settings
 from core.timeaxes import day_iso
+from graph.store import explore
 from graph.store.asof import AsOf
-from graph.store.reads import DAY_RANGE
 from newskg.wiring import Wiring
 
 
@@ -17,11 +17,10 @@ def explore_url() -> str:
     base = f"http://{settings.api_host}:{settings.api_port}/explore"
     with Wiring(settings) as wiring:
         store = wiring.store()
-        rows = store.conn.read(DAY_RANGE, {"as_of_day": AsOf.of(None).day})
-        last = rows[0].get("last") if rows else None
-        if not isinstance(last, int):
+        _, last = explore.day_range(store, AsOf.of(None))
+        if last is None:
             return base
-        top = store.top_entities(limit=1, as_of=last)
+        top = explore.most_facts(store, AsOf.of(last))
     if not top:
         return base
     return f"{base}?{urlencode({'entity': top[0].id, 'as_of': day_iso(last)})}"

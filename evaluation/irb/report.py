@@ -18,7 +18,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from pydantic import BaseModel
 
-from evaluation.irb.run import CLOSED_BOOK, IRBRun, QuestionResult
+from evaluation.irb.outcomes import CLOSED_BOOK, IRBRun, QuestionResult
 from evaluation.kit.charts import grouped_bars
 from evaluation.kit.report import Html, ReportFolder, images, page, paragraph, section, table
 

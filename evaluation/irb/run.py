@@ -1,6 +1,6 @@
 """One IRB evaluation run: every question through each retriever (nDCG@5, max-passage) and each answering
-setting (closed-book; RAG over each retriever's top-5 passages), every answer graded. The summary tables are in
-evaluation/irb/report.py."""
+setting (closed-book; RAG over each retriever's top-5 passages), every answer graded (`evaluate`). `run(config,
+clients)` does it on a questions file over the graph and writes the report (evaluation/irb/report.py)."""
 
 from __future__ import annotations
 
@@ -11,61 +11,76 @@ from typing import Literal, get_args
 from pydantic import BaseModel, ValidationError
 
 from core.errors import NewskgError
-from evaluation.irb.answer import Answerer, Grader, GraderName, Prediction
+from evaluation.irb.answer import Answerer, Grader, Prediction
+from evaluation.irb.outcomes import CLOSED_BOOK, AnswerOutcome, IRBRun, QuestionResult, RetrievalOutcome
 from evaluation.irb.prompts.grade import Grade
 from evaluation.irb.records import IRBQuestion
-from evaluation.irb.retrieval import K, Rankers, RetrieverName, ndcg_at_k
+from evaluation.irb.report import IRBSummary, write_report
+from evaluation.irb.retrieval import RETRIEVERS, Rankers, RetrieverName, load_passages, ndcg_at_k
+from evaluation.kit.run import UNSEEN, Clients, Progress, Refused, refusing
 from graph.store.asof import AsOf
 
 AnswererName = Literal["closed-book", "rag"]
 ANSWERERS: tuple[AnswererName, ...] = get_args(AnswererName)
-CLOSED_BOOK = "closed-book"
 POPULARITY_BUCKETS = ((1, 2, "1-2"), (3, 9, "3-9"), (10, None, "10+"))  # mentions as of the day
+
+
+GraderChoice = Literal["auto", "llm", "deterministic"]
+NEEDS_LLM = "--grader llm: no LLM configured (set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`)"
+
+
+class IRBConfig(BaseModel):
+    file: Path  # the IRB questions (JSONL, `eval irb generate`)
+    out: Path  # report folder
+    retrievers: list[RetrieverName] = list(RETRIEVERS)
+    answerers: list[AnswererName] = list(ANSWERERS)
+    grader: GraderChoice = "auto"  # auto: the LLM when one is configured
+    limit: int | None = None  # only the first N questions
+    use_llm: bool = True  # False: offline answers and the deterministic grader even with an LLM up
+
+
+class IRBReport(BaseModel):
+    summary: IRBSummary
+    files: dict[str, str]
+
+
+def run(config: IRBConfig, clients: Clients, progress: Progress = UNSEEN) -> IRBReport:
+    """nDCG@5 (max-passage) per retriever as of each question's day, and closed-book / RAG answers graded
+    CORRECT / INCORRECT / NOT_ATTEMPTED; offline, RAG answers extractively and closed-book gives no answer."""
+    if not config.use_llm and config.grader == "llm":
+        raise Refused("--grader llm and --no-llm contradict each other")
+    with refusing(NewskgError):  # a bad questions file, a graph not configured
+        questions = load_questions(config.file)[: config.limit]
+        llm = clients.llm() if config.use_llm else None  # answers through the LLM when one is up, whoever grades
+        if config.grader == "llm" and llm is None:
+            raise Refused(NEEDS_LLM)
+        rankers = _rankers(config, clients, progress)
+        task = progress.task(f"evaluating {len(questions)} questions", total=len(questions))
+        evaluated = evaluate(
+            questions,
+            rankers,
+            [r for r in RETRIEVERS if r in config.retrievers],  # the canonical order
+            [a for a in ANSWERERS if a in config.answerers],
+            Answerer(llm),
+            Grader(None if config.grader == "deterministic" else llm),
+            source=str(config.file),
+            on_done=task.advance,
+        )
+        summary, paths = write_report(evaluated, config.out, title=f"IRB — {config.file.name}")
+    return IRBReport(summary=summary, files={k: str(v) for k, v in paths.items()})
+
+
+def _rankers(config: IRBConfig, clients: Clients, progress: Progress) -> Rankers:
+    """BM25 over the graph's passages, and the QA layer's retrieval (with the mirror for dense and hybrid)."""
+    retriever = clients.retriever(with_mirror=any(r != "bm25" for r in config.retrievers))
+    reading = progress.task("reading the graph's passages")
+    passages = load_passages(retriever.store)
+    reading.finish()
+    return Rankers(passages, retriever)
 
 
 class IRBFileError(NewskgError, ValueError):
     """An IRB questions file that is missing or not a JSONL of IRB questions."""
-
-
-class RetrievalOutcome(BaseModel):
-    ndcg: float
-    documents: list[str]  # the top-k articles, by best passage
-    passages: list[str]  # the top-k chunks: the RAG context
-    right: bool  # every relevant document has a passage in the context (the paper's "correct retrieval")
-    any_relevant: bool  # at least one has
-
-
-class AnswerOutcome(BaseModel):
-    answer: str | None
-    answer_status: str
-    mode: str
-    grade_status: str
-    grade: Grade | None
-
-
-class QuestionResult(BaseModel):
-    id: str
-    question: str
-    as_of: int
-    expected: str
-    hops: int
-    premise: str
-    paraphrase: str
-    popularity: int
-    popularity_bucket: str
-    qrels: dict[str, int]
-    retrieval: dict[str, RetrievalOutcome]
-    answers: dict[str, AnswerOutcome]  # setting ("closed-book", "rag:bm25", ...) → graded answer
-
-
-class IRBRun(BaseModel):
-    questions_file: str
-    grader: GraderName
-    answer_mode: Literal["llm", "offline"]
-    retrievers: list[str]
-    settings: list[str]
-    k: int = K
-    results: list[QuestionResult]
 
 
 def popularity_bucket(mentions: int) -> str:

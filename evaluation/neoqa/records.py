@@ -8,6 +8,7 @@ Entity markup in outline sentences and article passages is `{surface text|ENTITY
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
@@ -176,3 +177,13 @@ class Instance(Question):
     @property
     def expects_deflection(self) -> bool:
         return self.answerable != "answerable-sufficient"
+
+
+@dataclass
+class RunResult:
+    """One benchmark run's scores (evaluation/neoqa/run.py makes it, evaluation/neoqa/report.py writes it)."""
+
+    answerer: str
+    summary: dict
+    by_set: dict[str, dict]
+    predictions: list[dict] = field(default_factory=list)

@@ -9,7 +9,7 @@ from pathlib import Path
 from matplotlib.figure import Figure
 
 from evaluation.kit.report import BREAK, Html, ReportFolder, images, join, page, paragraph, table
-from evaluation.neoqa.run import RunResult
+from evaluation.neoqa.records import RunResult
 
 RANDOM = 100 / 7
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from core.records import Variant
 from graph.store.asof import AsOf
-from graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
+from graph.store.reads import DAILY_COUNTS, DAY_RANGE, ENTITY_ALIASES, ENTITY_VISIBLE, visible
 from graph.store.rows import EntityAsOf, rows_of
 from graph.store.store import GraphStore
 
@@ -52,6 +52,18 @@ RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.published_day AS 
        x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
        n_sources
 ORDER BY event_day DESC, id
+"""
+
+# The entities with the most facts as of D, as a view of the explorer shows them (NEIGHBOURHOOD with its default
+# window: every event day up to D): visible interactions naming the entity as subject or object, a fact with no
+# object included. The entity exists as of D since a visible interaction names it (reads.ENTITY_VISIBLE).
+MOST_FACTS = f"""
+MATCH (e:Entity)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH e, x
+WHERE {visible("x")} AND x.event_day <= $as_of_day
+RETURN e.id AS id, e.name AS name, e.type AS type, count(DISTINCT x) AS facts
+ORDER BY facts DESC, name, id
+LIMIT $limit
 """
 
 NODES_AS_OF = (
@@ -116,6 +128,16 @@ class EvidenceRow:
 
 
 @dataclass(frozen=True)
+class FactCount:
+    """MOST_FACTS: an entity and how many facts a view of it as of D shows."""
+
+    id: str
+    name: str
+    type: str
+    facts: int
+
+
+@dataclass(frozen=True)
 class DayCount:
     day: int
     chunks: int
@@ -145,6 +167,19 @@ def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window
         **as_of.params(),
     }
     return rows_of(EdgeRow, store.conn.read(NEIGHBOURHOOD, params))
+
+
+def day_range(store: GraphStore, as_of: AsOf) -> tuple[int | None, int | None]:
+    """The first and last publication day with mentions ingested by D (the date slider's bounds)."""
+    rows = store.conn.read(DAY_RANGE, {"as_of_day": as_of.day})
+    first, last = (rows[0].get("first"), rows[0].get("last")) if rows else (None, None)
+    return (first if isinstance(first, int) else None, last if isinstance(last, int) else None)
+
+
+def most_facts(store: GraphStore, as_of: AsOf, limit: int = 1) -> list[FactCount]:
+    """The entities with the most facts as of D (nothing published or ingested after D counts, nor an event day
+    after D), the most first, then by name: the view the explorer opens on (scripts/explore_url.py)."""
+    return rows_of(FactCount, store.conn.read(MOST_FACTS, {"limit": limit, **as_of.params()}))
 
 
 def nodes(store: GraphStore, ids: list[str], as_of: AsOf) -> list[EntityAsOf]:

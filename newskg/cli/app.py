@@ -11,12 +11,24 @@ from rich.markup import escape
 
 from core.failures import Failure, Server, classify
 from core.settings import get_settings
-from newskg.cli import services
+from newskg.cli import (
+    entities,
+    extract,
+    facts,
+    fanoutqa,
+    graph,
+    ingest,
+    irb,
+    neon,
+    neoqa,
+    qa,
+    run,
+    services,
+    topics,
+)
+from newskg.cli.output import EXIT_BUDGET_SPENT, EXIT_UNREACHABLE, err_console
 
-# Exit codes of a command that did not finish its work (README "Exit codes"): 1 a server out of reach or refusing
-# the credentials (one line naming it), 2 a usage error, 3 the --max-llm-calls budget spent with work left.
-EXIT_UNREACHABLE = 1
-EXIT_BUDGET_SPENT = 3
+__all__ = ["EXIT_BUDGET_SPENT", "EXIT_UNREACHABLE", "NewskgTyper", "app", "unreachable_server"]
 
 
 class NewskgTyper(typer.Typer):
@@ -31,8 +43,6 @@ class NewskgTyper(typer.Typer):
             message = unreachable_server(exc)
             if message is None:
                 raise
-            from newskg.cli.output import err_console
-
             err_console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
             sys.exit(EXIT_UNREACHABLE)
 
@@ -96,18 +106,21 @@ app = NewskgTyper(
 )
 
 
-def _group(name: str, help_text: str) -> typer.Typer:
-    group = typer.Typer(help=help_text, no_args_is_help=True)
-    app.add_typer(group, name=name)
-    return group
-
-
+# Each module owns its commands; this one only assembles them, in the order `--help` lists them.
+app.add_typer(qa.app)  # ask, serve
+app.add_typer(topics.app)  # topics
 app.add_typer(services.app, name="services")
-ingest_app = _group("ingest", "Produce articles into Kafka: files, feeds, the synthetic stream.")
-run_app = _group("run", "Run the consumer stages (process, extract, all).")
-extract_app = _group("extract", "Entity linking and open-IE on a text, LLM usage stats.")
-graph_app = _group("graph", "The Cypher store and its Qdrant mirror: init, stats, reconcile, timelines.")
-eval_app = _group("eval", "Evaluation: the NeoQA benchmark off the graph.")
+app.add_typer(ingest.app, name="ingest")
+app.add_typer(run.app, name="run")
+app.add_typer(extract.app, name="extract")
+app.add_typer(graph.app, name="graph")
+
+eval_app = typer.Typer(help="Evaluation: the NeoQA benchmark off the graph.", no_args_is_help=True)
+for commands in (entities.app, facts.app, neon.app, neoqa.app):
+    eval_app.add_typer(commands)
+eval_app.add_typer(fanoutqa.app, name="fanoutqa")
+eval_app.add_typer(irb.app, name="irb")
+app.add_typer(eval_app, name="eval")
 
 
 @app.callback()
@@ -117,25 +130,3 @@ def main(verbose: bool = typer.Option(False, "--verbose", "-v", help="Debug logg
     # kafka-python logs every refused connection while a broker starts; our own messages say what matters.
     logging.getLogger("kafka").setLevel(logging.DEBUG if verbose else logging.CRITICAL)
     logging.getLogger("httpx").setLevel(logging.DEBUG if verbose else logging.WARNING)
-
-
-def _register() -> None:
-    # Imported here so each command module can import `app` objects above without a cycle.
-    from newskg.cli import (  # noqa: F401
-        entities,
-        extract,
-        facts,
-        fanoutqa,
-        graph,
-        ingest,
-        irb,
-        irb_run,
-        neon,
-        neoqa,
-        qa,
-        run,
-        topics,
-    )
-
-
-_register()

@@ -14,14 +14,16 @@ from rich.table import Table
 from core.errors import NewskgError
 from core.settings import get_settings
 from evaluation.entities.gold import DEFAULT_GOLD
-from newskg.cli.app import eval_app
 from newskg.cli.output import JsonOption, console, emit, fail
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
     from evaluation.entities.report import EntityReport
 
 
-@eval_app.command("entities")
+app = typer.Typer()  # eval entities, added to the `eval` group by app.py
+
+
+@app.command("entities")
 def eval_entities(
     gold: Path = typer.Option(DEFAULT_GOLD, "--gold", dir_okay=False, help="Gold JSONL (tests/fixtures/entities/)."),
     out: Path | None = typer.Option(

@@ -9,12 +9,13 @@ from core.ids import chunk_id, source_id
 from core.records import Chunk
 from core.settings import get_settings
 from core.timeaxes import day_key, epoch_ms, iso, parse_instant, utc_now
-from newskg.cli.app import extract_app
 from newskg.cli.output import JsonOption, console, emit, fail
 from newskg.wiring import NotConfigured, Wiring
 
+app = typer.Typer(help="Entity linking and open-IE on a text, LLM usage stats.", no_args_is_help=True)
 
-@extract_app.command("text")
+
+@app.command("text")
 def extract_text(
     text: str = typer.Argument(..., help="The text of one chunk (a few sentences)."),
     date: str = typer.Option(..., "--date", help="Publication date, YYYY-MM-DD."),
@@ -77,7 +78,7 @@ def _render(data: dict, explain: bool) -> None:
         console.print(f"{i['event_day']}  [bold]{i['text']}[/]  ({i['variant']})")
 
 
-@extract_app.command("stats")
+@app.command("stats")
 def extract_stats(as_json: bool = JsonOption) -> None:
     """LLM calls, cache hits, failures, tokens and cost so far, per model and prompt; and what became of the
     answers (e.g. m2_pair lines_dropped_uncited, batches_failed, batches_dead_lettered)."""

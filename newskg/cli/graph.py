@@ -12,7 +12,6 @@ import typer
 from rich.table import Table
 
 from core.settings import get_settings
-from newskg.cli.app import graph_app
 from newskg.cli.output import JsonOption, console, emit, fail
 from newskg.wiring import NotConfigured, Wiring
 
@@ -21,12 +20,15 @@ if TYPE_CHECKING:
     from graph.store.store import GraphStore
 
 
+app = typer.Typer(
+    help="The Cypher store and its Qdrant mirror: init, stats, reconcile, timelines.", no_args_is_help=True
+)
+
+
 def _store(wiring: Wiring) -> GraphStore:
     """A store over the bundle's graph connection (no schema statements: reads and `init` say when)."""
-    from graph.store.store import GraphStore
-
     try:
-        return GraphStore(wiring.graph())
+        return wiring.store(ensure_schema=False)
     except NotConfigured as exc:
         fail(str(exc))
 
@@ -53,7 +55,7 @@ def _day(value: str | None, option: str) -> int | None:
         fail(f"{option} {value!r} is not a date (use YYYY-MM-DD)")
 
 
-@graph_app.command("init")
+@app.command("init")
 def graph_init(
     print_ddl: bool = typer.Option(
         False, "--print-ddl", help="Print the schema statements instead of running them (no server is contacted)."
@@ -92,7 +94,7 @@ def _print_ddl(dialect: str | None) -> None:
     sys.stdout.write(ddl_script(chosen, settings.graph_database or DEFAULT_FALKOR_GRAPH))
 
 
-@graph_app.command("stats")
+@app.command("stats")
 def graph_stats(as_json: bool = JsonOption) -> None:
     """Counts of the graph and of its Qdrant mirror."""
     from graph.mirror.base import CHUNKS, INTERACTIONS
@@ -104,7 +106,7 @@ def graph_stats(as_json: bool = JsonOption) -> None:
     emit(data, as_json, lambda d: console.print(d))
 
 
-@graph_app.command("reconcile")
+@app.command("reconcile")
 def graph_reconcile(as_json: bool = JsonOption) -> None:
     """Compare graph and mirror ids and payload times and repair either side (the graph is the source of truth;
     points written after the scan began are never deleted)."""
@@ -120,7 +122,7 @@ AS_OF = typer.Option(
 )
 
 
-@graph_app.command("entities")
+@app.command("entities")
 def graph_entities(
     top: int = typer.Option(10, "--top", min=1, max=1000), as_of: str | None = AS_OF, as_json: bool = JsonOption
 ) -> None:
@@ -131,7 +133,7 @@ def graph_entities(
     emit({"as_of": as_of, "entities": rows}, as_json, lambda d: _table(d["entities"], "most connected entities"))
 
 
-@graph_app.command("timeline")
+@app.command("timeline")
 def graph_timeline(
     entity: str = typer.Argument(..., help="Entity id, name or alias."),
     from_day: str = typer.Option(..., "--from", help="First event day, YYYY-MM-DD."),
@@ -162,7 +164,7 @@ def graph_timeline(
     )
 
 
-@graph_app.command("export")
+@app.command("export")
 def graph_export(
     fmt: str = typer.Option("jsonl", "--format", help="jsonl: one node or relationship per line."),
     out: Path | None = typer.Option(None, "--out", help="File to write (default: standard output)."),

@@ -1,4 +1,5 @@
-"""`newskg ingest files|extract` (feeds and the synthetic stream join later)."""
+"""`newskg ingest files|extract|feeds|synthetic`: articles from files, feeds or the NeoQA fictional timelines into
+Kafka."""
 
 from __future__ import annotations
 
@@ -9,14 +10,15 @@ from typing import TYPE_CHECKING
 import typer
 from rich.progress import Progress
 
-from core.settings import get_settings
+from core.settings import Settings, get_settings
 from core.timeaxes import iso, parse_instant, utc_now
-from newskg.cli.app import ingest_app
 from newskg.cli.output import JsonOption, console, emit, fail
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
     from ingest.kafka.producer import RecordProducer
+
+app = typer.Typer(help="Produce articles into Kafka: files, feeds, the synthetic stream.", no_args_is_help=True)
 
 PATHS = typer.Argument(..., exists=True, help="Files or directories (.html, .html.gz, .txt, .jsonl).")
 
@@ -30,7 +32,7 @@ def _check_date(date: str | None) -> str | None:
         fail(f"--date {date!r} is not a date (use YYYY-MM-DD): {exc}")
 
 
-@ingest_app.command("files")
+@app.command("files")
 def ingest_files(
     paths: list[Path] = PATHS,
     source: str | None = typer.Option(None, "--source", help="Source name (default: the URL's host)."),
@@ -106,7 +108,7 @@ def _render_report(r: dict) -> None:
         console.print(f"[red]not sent[/] {failure['origin']}: {failure['error']}")
 
 
-@ingest_app.command("extract")
+@app.command("extract")
 def ingest_extract(
     paths: list[Path] = PATHS,
     source: str | None = typer.Option(None, "--source"),
@@ -143,7 +145,7 @@ def ingest_extract(
         raise typer.Exit(1)
 
 
-@ingest_app.command("feeds")
+@app.command("feeds")
 def ingest_feeds(
     urls: list[str] = typer.Argument(
         None, help="RSS/Atom feed URLs to add to the schedule (none: run the stored schedule)."
@@ -158,7 +160,7 @@ def ingest_feeds(
     conditional GET, size cap) on a schedule that survives restarts; new entries' pages go to the articles
     topic, refused, unparseable or empty ones to the dead-letter topic. --once exits 1 if any feed's report
     says error."""
-    from newskg.feeds import parse_every, poll_once, schedule_feed, scheduler
+    from newskg.feeds import parse_every, schedule_feed, scheduler
 
     settings = get_settings()
     try:
@@ -166,29 +168,10 @@ def ingest_feeds(
     except ValueError as exc:
         fail(str(exc))
     if once:
-        if not urls:
-            fail("--once needs at least one feed URL")
-        try:
-            reports = poll_once(settings, urls)
-        except NotConfigured as exc:
-            fail(str(exc))
-        emit({"feeds": [r.__dict__ for r in reports]}, as_json, lambda d: console.print(d))
-        if any(r.status == "error" for r in reports):  # a feed that could not be fetched is a failed run
-            raise typer.Exit(1)
+        _poll_once(settings, urls or [], as_json)
         return
     if remove or show:
-        sched = scheduler(settings, blocking=False)
-        sched.start(paused=True)
-        for url in urls or []:
-            for job in sched.get_jobs():
-                if job.name == url:
-                    job.remove()
-        jobs = [
-            {"url": j.name, "every_s": j.trigger.interval.total_seconds(), "next": str(j.next_run_time)}
-            for j in sched.get_jobs()
-        ]
-        sched.shutdown(wait=False)
-        emit({"jobs": jobs}, as_json, lambda d: console.print(d))
+        _edit_schedule(settings, urls or [], as_json)
         return
     sched = scheduler(settings)
     for url in urls or []:
@@ -198,3 +181,121 @@ def ingest_feeds(
         sched.start()
     except (KeyboardInterrupt, SystemExit):
         sched.shutdown(wait=True)
+
+
+def _poll_once(settings: Settings, urls: list[str], as_json: bool) -> None:
+    """--once: each URL now, no schedule; a feed that could not be fetched is a failed run (exit 1)."""
+    from newskg.feeds import poll_once
+
+    if not urls:
+        fail("--once needs at least one feed URL")
+    try:
+        reports = poll_once(settings, urls)
+    except NotConfigured as exc:
+        fail(str(exc))
+    emit({"feeds": [r.__dict__ for r in reports]}, as_json, lambda d: console.print(d))
+    if any(r.status == "error" for r in reports):
+        raise typer.Exit(1)
+
+
+def _edit_schedule(settings: Settings, urls: list[str], as_json: bool) -> None:
+    """--remove and --list: the stored schedule, without these URLs, and without running it."""
+    from newskg.feeds import scheduler
+
+    sched = scheduler(settings, blocking=False)
+    sched.start(paused=True)
+    for url in urls:
+        for job in sched.get_jobs():
+            if job.name == url:
+                job.remove()
+    jobs = [
+        {"url": j.name, "every_s": j.trigger.interval.total_seconds(), "next": str(j.next_run_time)}
+        for j in sched.get_jobs()
+    ]
+    sched.shutdown(wait=False)
+    emit({"jobs": jobs}, as_json, lambda d: console.print(d))
+
+
+@app.command("synthetic")
+def ingest_synthetic(
+    timelines: int = typer.Option(3, "--timelines", min=1, max=500, help="Fictional timelines to generate."),
+    seed: int = typer.Option(0, "--seed", help="Same seed, same dataset."),
+    out: Path = typer.Option(Path("data/neoqa"), "--out", help="Folder for the four JSONL files."),
+    events: int = typer.Option(10, "--events", min=1, max=30, help="Events per timeline (the paper: 10)."),
+    mode: str = typer.Option("offline", "--mode", help="offline (seeded templates) | llm (the paper's steps)."),
+    produce: bool = typer.Option(
+        True,
+        "--produce/--no-produce",
+        help="Send every article into the articles topic (backfilled at its fictional date).",
+    ),
+    as_json: bool = JsonOption,
+) -> None:
+    """Generate NeoQA-style timelines, articles, questions and instances, and stream the articles into Kafka."""
+    if mode not in ("offline", "llm"):
+        fail(f"--mode must be offline or llm, not {mode!r}")
+    data = _generate(timelines, seed, events, mode, as_json)
+    written = data.write(out)
+    result = {
+        "out": str(out),
+        "timelines": len(data.timelines),
+        "articles": len(data.articles),
+        "questions": len(data.questions),
+        "instances": len(data.instances),
+        "files": {k: str(v) for k, v in written.items()},
+        "sent": 0,
+    }
+    if produce:
+        result["sent"] = _produce(data.articles, as_json)
+    emit(
+        result,
+        as_json,
+        lambda r: console.print(
+            f"{r['timelines']} timelines, {r['articles']} articles, {r['questions']} questions, {r['instances']} "
+            f"instances in {r['out']}; {r['sent']} articles sent to Kafka"
+        ),
+    )
+
+
+def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
+    with Progress(console=console, transient=True, disable=quiet) as progress:
+        task = progress.add_task(f"generating ({mode})", total=timelines)
+        advance = lambda _index: progress.advance(task)  # noqa: E731
+        if mode == "offline":
+            from evaluation.neoqa.generate import generate
+
+            return generate(timelines, seed, events=events, on_timeline=advance)
+        from evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
+
+        with Wiring(get_settings()) as wiring:
+            client = wiring.llm()
+            if client is None:
+                fail("--mode llm needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
+            try:
+                return generate_with_llm(client, timelines, seed, events=events, on_timeline=advance)
+            except LLMGenerationError as exc:
+                fail(f"LLM generation stopped: {exc}")
+
+
+def _produce(articles, quiet: bool) -> int:
+    from evaluation.neoqa.generate import raw_article
+    from ingest.process.article import raw_article_id
+    from ingest.publish import ArticlePublisher
+    from ingest.sources.files import SourceItem
+
+    settings = get_settings()
+    fetched_at = iso(utc_now())
+    items = []
+    for article in articles:
+        raw = raw_article(article, fetched_at)
+        items.append(SourceItem(raw_article_id(raw), raw, article.article_id))
+    with Wiring(settings) as wiring, Progress(console=console, transient=True, disable=quiet) as progress:
+        producer = open_producer(wiring)
+        task = progress.add_task("producing", total=len(items))
+        report = ArticlePublisher(producer, settings.topic_articles).publish(
+            items, on_item=lambda _item: progress.advance(task)
+        )
+    for origin, error in report.failed:
+        console.print(f"[red]not sent[/] {origin}: {error}")
+    if report.failed:
+        raise typer.Exit(1)
+    return report.sent

@@ -1,7 +1,6 @@
 """`newskg eval irb`: IRB factuality benchmarks generated from our own graph (issue 15).
 
-This module owns the `irb` group and `generate`; the evaluation (`run`) joins the same group from
-its own module."""
+This module owns the `irb` group and `generate`; the evaluation (`run`) is irb_run.py's, added here."""
 
 from __future__ import annotations
 
@@ -13,17 +12,17 @@ from rich.progress import Progress
 
 from core.errors import NewskgError
 from core.settings import get_settings
-from newskg.cli.app import eval_app
+from newskg.cli import irb_run
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.wiring import Wiring
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
     from evaluation.irb.records import IRBQuestion
 
-irb_app = typer.Typer(help="IRB: robust factuality questions generated from the graph, and their evaluation.")
-eval_app.add_typer(irb_app, name="irb")
+app = typer.Typer(help="IRB: robust factuality questions generated from the graph, and their evaluation.")
 
 
-@irb_app.command("generate")
+@app.command("generate")
 def generate_questions(
     as_of: str = typer.Option(..., "--as-of", help="The day (YYYY-MM-DD): only what was visible then is used."),
     source: str = typer.Option("news", "--source", help="news | neoqa (the synthetic NeoQA stream)."),
@@ -39,7 +38,6 @@ def generate_questions(
     every answer is unique by a Cypher count, every false premise confirmed false by the graph."""
     from evaluation.irb.generate import SOURCES, generate, save
     from graph.store.asof import AsOf
-    from newskg.wiring import Wiring
 
     if source not in SOURCES:
         fail(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")
@@ -98,3 +96,6 @@ def _render(r: dict[str, Any]) -> None:
     )
     console.print(f"by kind: {r['by_kind']}")
     console.print(f"rejected: {r['rejected'] or 'none'}")
+
+
+app.add_typer(irb_run.app)  # eval irb run

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from core.settings import Settings, get_settings
-from core.timeaxes import day_iso
-from newskg.cli.app import eval_app
+from core.settings import get_settings
+from newskg.cli.evaluate import evaluate
 from newskg.cli.output import JsonOption, console, emit, fail
-from newskg.wiring import NotConfigured, Wiring
 
-if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
-    from evaluation.neon.spikes import SpikeRule
-    from graph.store.store import GraphStore
+app = typer.Typer()  # eval spikes, replay, querylog: added to the `eval` group by app.py
 
+SCORES = ("auto", "judges", "proxies")
 LOG = typer.Option(None, "--log", help="Query log: CSV (header timestamp,query[,user_id][,count]) or JSONL.")
 FROM_GRAPH = typer.Option(False, "--from-graph", help="No log: news-side spikes from the graph's daily mentions.")
 ENTITY = typer.Option(None, "--entity", help="Only this entity (a name, resolved as the QA layer does).")
@@ -27,19 +21,6 @@ TOP = typer.Option(20, "--top", min=1, help="--from-graph without --entity: the 
 WINDOW = typer.Option(None, "--window", min=1, help="Rolling-sum days (default NEWSKG_NEON_SPIKE_WINDOW, 3).")
 SIGMA = typer.Option(None, "--sigma", min=0.0, help="σ multiplier (default NEWSKG_NEON_SPIKE_SIGMA, 1).")
 MIN_USERS = typer.Option(None, "--min-users", min=1, help="Privacy rule (default NEWSKG_NEON_MIN_USERS, 5).")
-
-
-def _progress(quiet: bool) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=quiet,
-    )
 
 
 def _csv(value: str, option: str, allowed: tuple[str, ...] | None = None) -> list[str]:
@@ -52,91 +33,22 @@ def _csv(value: str, option: str, allowed: tuple[str, ...] | None = None) -> lis
     return list(dict.fromkeys(items))
 
 
-class SpikeInputs:
-    """What `spikes` and `replay` share: the spike series, and (with a log) the linked log and its summary."""
-
-    def __init__(self, spikes, linked, log_summary, origin: str):
-        self.spikes, self.linked, self.log_summary, self.origin = spikes, linked, log_summary, origin
-
-
-def _rule(settings: Settings, window: int | None, sigma: float | None) -> SpikeRule:
-    from evaluation.neon.spikes import SpikeRule
-
-    return SpikeRule(window or settings.neon_spike_window, settings.neon_spike_sigma if sigma is None else sigma)
+def _ks(value: str) -> list[int]:
+    try:
+        ks = sorted({int(k) for k in _csv(value, "--k")})
+    except ValueError:
+        fail(f"--k must be comma-separated whole numbers, not {value!r}")
+    if min(ks) < 1:
+        fail("--k values must be at least 1")
+    return ks
 
 
-def _check_source(log: Path | None, from_graph: bool) -> None:
+def _source(log: Path | None, from_graph: bool) -> None:
     if (log is None) == (not from_graph):
         fail("give exactly one of --log FILE or --from-graph")
-    if log is not None and not log.is_file():
-        fail(f"query log {log} does not exist")
-    if log is not None and log.stat().st_size == 0:
-        fail(f"query log {log} is empty")
 
 
-def _spike_inputs(settings, store, resolver, log, entity, top, rule, min_users, quiet) -> SpikeInputs:
-    from evaluation.neon.linking import ResolverLinker, link_log, log_spikes
-    from evaluation.neon.logs import QueryLogError, read_log
-
-    wanted = _entity_id(resolver, entity) if entity else None
-    if log is not None:
-        with _progress(quiet) as progress:
-            progress.add_task(f"reading {log.name}", total=None)
-            try:
-                parsed = read_log(log, min_users or settings.neon_min_users)
-            except QueryLogError as exc:
-                fail(str(exc))
-        with _progress(quiet) as progress:
-            task = progress.add_task("linking queries as of their day", total=len(parsed.daily))
-            linked = link_log(parsed, ResolverLinker(resolver), on_item=lambda: progress.advance(task))
-        spikes = [s for s in log_spikes(linked, rule) if wanted is None or s.entity_id == wanted]
-        summary = parsed.summary() | {
-            "unlinked_queries": linked.unlinked_queries,
-            "unlinked_issues": linked.unlinked_issues,
-        }
-        return SpikeInputs(spikes, linked, summary, "query log")
-    return SpikeInputs(_graph_series(store, wanted, top, rule, quiet), None, None, "news mentions")
-
-
-def _entity_id(resolver, name: str) -> str:
-    best, _ = resolver.resolve(name)
-    if best is None:
-        fail(f"no entity in the graph matches {name!r}")
-    return best.id
-
-
-def _graph_series(store: GraphStore, wanted: str | None, top: int, rule: SpikeRule, quiet: bool):
-    from evaluation.neon.linking import graph_spikes
-    from graph.store.mentions import daily_counts, day_range
-
-    period = day_range(store.conn)
-    if period is None:
-        fail("the graph holds no mention counts yet: ingest and run the stages first")
-    if wanted:
-        entities = [(wanted, next((e.name for e in store.entities_as_of([wanted])), wanted))]
-    else:
-        entities = [(e.id, e.name) for e in store.top_entities(limit=top)]
-    counts = {}
-    with _progress(quiet) as progress:
-        task = progress.add_task("daily mention counts", total=len(entities))
-        for entity_id, name in entities:
-            counts[entity_id] = (name, daily_counts(store.conn, entity_id, period[0], period[1]))
-            progress.advance(task)
-    return graph_spikes(counts, period[0], period[1], rule)
-
-
-def _open_qa(wiring: Wiring):
-    from newskg.pipeline import qa_service
-
-    try:
-        return qa_service(wiring)
-    except NotConfigured as exc:
-        fail(str(exc))
-    except RuntimeError as exc:  # a local Qdrant folder held by another process
-        fail(f"cannot open the graph's mirror: {exc}")
-
-
-@eval_app.command("spikes")
+@app.command("spikes")
 def eval_spikes(
     log: Path | None = LOG,
     from_graph: bool = FROM_GRAPH,
@@ -149,41 +61,12 @@ def eval_spikes(
     as_json: bool = JsonOption,
 ) -> None:
     """Spike days per entity (NEON §3): from a query log, or from the graph's daily mention counts."""
-    from evaluation.neon.report import write_spike_charts
-    from qa.query import EntityResolver
+    from evaluation.neon.run import SpikesConfig, run_spikes
 
-    _check_source(log, from_graph)
-    settings = get_settings()
-    rule = _rule(settings, window, sigma)
-    with Wiring(settings) as wiring:
-        try:
-            store = wiring.store()
-        except NotConfigured as exc:
-            fail(str(exc))
-        inputs = _spike_inputs(settings, store, EntityResolver(store), log, entity, top, rule, min_users, as_json)
-    folder = out or settings.data_dir / "eval" / "spikes"
-    charts = write_spike_charts(inputs.spikes, folder, rule, inputs.origin)
-    result = {
-        "origin": inputs.origin,
-        "rule": {"window": rule.window, "sigma": rule.sigma, "comparison": "rolling sum > mean + sigma * sample std"},
-        "log": inputs.log_summary,
-        "entities": [
-            {
-                "entity_id": s.entity_id,
-                "name": s.name,
-                "threshold": s.threshold,
-                "spike_days": [day_iso(d) for d in s.spikes],
-                "chart": str(chart),
-            }
-            for s, chart in zip(inputs.spikes, charts, strict=True)
-        ],
-    }
-    # The explorer's timeline shows these days (NEWSKG_EXPLORE_SPIKES_FILE; by default the default folder's file).
-    spikes_file = folder / "spikes.json"
-    folder.mkdir(parents=True, exist_ok=True)
-    result["file"] = str(spikes_file)
-    spikes_file.write_text(json.dumps(result, indent=1), encoding="utf-8")
-    emit(result, as_json, _render_spikes)
+    _source(log, from_graph)
+    config = SpikesConfig(log=log, entity=entity, top=top, window=window, sigma=sigma, min_users=min_users, out=out)
+    report = evaluate(lambda wiring, progress: run_spikes(config, wiring, progress), as_json)
+    emit(report.model_dump(), as_json, _render_spikes)
 
 
 def _render_spikes(r: dict) -> None:
@@ -210,7 +93,7 @@ def _render_spikes(r: dict) -> None:
     console.print(f"spike days for the explorer: {r['file']}")
 
 
-@eval_app.command("replay")
+@app.command("replay")
 def eval_replay(
     out: Path = typer.Option(..., "--out", help="Report folder (report.json, report.html, PNGs)."),
     log: Path | None = LOG,
@@ -232,76 +115,33 @@ def eval_replay(
 ) -> None:
     """Answer every query of every spike day as of that day, by every method × strategy × k; score; report."""
     from evaluation.neon.methods import METHODS, STRATEGIES
-    from evaluation.neon.replay import Replayer, ReplayPlan, choose, graph_queries, log_queries
-    from evaluation.neon.report import write_report
-    from evaluation.neon.scoring import ProxyScorer, scorers
+    from evaluation.neon.run import ReplayConfig, run
 
-    _check_source(log, from_graph)
-    chosen_methods = _csv(methods, "--methods", tuple(METHODS))
-    chosen_strategies = _csv(strategies, "--strategies", STRATEGIES)
-    try:
-        chosen_ks = sorted({int(k) for k in _csv(ks, "--k")})
-    except ValueError:
-        fail(f"--k must be comma-separated whole numbers, not {ks!r}")
-    if min(chosen_ks) < 1:
-        fail("--k values must be at least 1")
-    if scores not in ("auto", "judges", "proxies"):
-        fail(f"--scores must be auto, judges or proxies, not {scores!r}")
-    settings = get_settings()
-    rule = _rule(settings, window, sigma)
-    with Wiring(settings) as wiring:
-        service = _open_qa(wiring)
-        judge_llm = None if scores == "proxies" else wiring.llm()
-        if scores == "judges" and judge_llm is None:
-            fail("--scores judges needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
-        chosen_scorers = scorers(judge_llm) if judge_llm is not None else [ProxyScorer()]
-        inputs = _spike_inputs(settings, service.store, service.resolver, log, entity, top, rule, min_users, as_json)
-        candidates = log_queries(inputs.spikes, inputs.linked) if inputs.linked else graph_queries(inputs.spikes)
-        queries = choose(candidates, limit, seed)
-        if not queries:
-            fail(f"no spike days with queries ({inputs.origin}): nothing to replay")
-        plan = ReplayPlan([METHODS[m] for m in chosen_methods], chosen_strategies, chosen_ks)
-        replayer = Replayer(service.resolver, service.retriever, service.llm, chosen_scorers)
-        with _progress(as_json) as progress:
-            task = progress.add_task("replaying as of each spike day", total=len(queries) * plan.runs_per_query)
-            records = replayer.replay(queries, plan, on_run=lambda: progress.advance(task))
-        answerer = f"LLM ({settings.llm_model})" if service.llm else "extractive (offline)"
-    meta = {
-        "origin": inputs.origin,
-        "rule": {"window": rule.window, "sigma": rule.sigma},
-        "log": inputs.log_summary,
-        "unlinked_queries": inputs.log_summary["unlinked_queries"] if inputs.log_summary else 0,
-        "queries": len(queries),
-        "candidate_queries": len(candidates),
-        "spike_days": len({(q.entity_id, q.day) for q in queries}),
-        "methods": chosen_methods,
-        "strategies": chosen_strategies,
-        "ks": chosen_ks,
-        "method_default_k": {m: METHODS[m].default_k for m in chosen_methods},
-        "runs": len(records),
-        "answerer": answerer,
-        "scores": ", ".join(s.name for s in chosen_scorers),
-        "score_family": chosen_scorers[0].family,
-        "knowledge": "ingested: published and ingested by the end of the replay day",
-        "seed": seed,
+    _source(log, from_graph)
+    chosen = {
+        "methods": _csv(methods, "--methods", tuple(METHODS)),
+        "strategies": _csv(strategies, "--strategies", STRATEGIES),
+        "ks": _ks(ks),
     }
-    paths = write_report(
-        out, records, chosen_scorers, inputs.spikes, meta, chosen_methods, chosen_strategies, chosen_ks
-    )
-    from evaluation.neon.report import aggregate
-
-    summary = aggregate(records, chosen_scorers, chosen_methods, chosen_strategies, chosen_ks)
-    emit(
+    if scores not in SCORES:
+        fail(f"--scores must be auto, judges or proxies, not {scores!r}")
+    config = ReplayConfig.model_validate(
         {
-            "meta": meta,
-            "tables": summary["tables"],
-            "unparsed": summary["unparsed"],
-            "no_evidence": summary["no_evidence"],
-            "report": {k: str(v) for k, v in paths.items()},
-        },
-        as_json,
-        _render_replay,
+            "out": out,
+            "log": log,
+            **chosen,
+            "limit": limit,
+            "entity": entity,
+            "top": top,
+            "window": window,
+            "sigma": sigma,
+            "min_users": min_users,
+            "scores": scores,
+            "seed": seed,
+        }
     )
+    report = evaluate(lambda wiring, progress: run(config, wiring, progress), as_json)
+    emit(report.model_dump(), as_json, _render_replay)
 
 
 def _render_replay(r: dict) -> None:
@@ -332,7 +172,7 @@ def _render_replay(r: dict) -> None:
     console.print(f"report: {r['report']['html']}")
 
 
-@eval_app.command("querylog")
+@app.command("querylog")
 def eval_querylog(
     data: Path = typer.Option(
         ..., "--data", help="A NeoQA dataset folder (timelines.jsonl), e.g. from `ingest synthetic`."

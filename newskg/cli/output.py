@@ -11,9 +11,16 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+# Exit codes of a command that did not finish its work (README "Exit codes"): 1 a server out of reach or refusing
+# the credentials (one line naming it), 2 a usage error (`fail`), 3 the --max-llm-calls budget spent with work left.
+EXIT_UNREACHABLE = 1
+EXIT_BUDGET_SPENT = 3
+
 # Piped output (CI logs, `| less`) gets 120 columns instead of rich's 80, so tables stay readable.
 console = Console() if sys.stdout.isatty() else Console(width=120)
-err_console = Console(stderr=True) if sys.stderr.isatty() else Console(stderr=True, width=120)
+# stderr carries lines only (errors, notices): never wrapped, whatever the terminal's width, since they name paths
+# and values that scripts and tests grep for whole (tests/unit/test_cli_width.py).
+err_console = Console(stderr=True, soft_wrap=True)
 
 JsonOption = typer.Option(False, "--json", help="Print machine-readable JSON.")
 

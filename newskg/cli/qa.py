@@ -13,13 +13,14 @@ import typer
 from rich.table import Table
 
 from core.settings import get_settings
-from newskg.cli.app import app
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
     from newskg.pipeline import PipelineThread
     from qa.service import QAService
+
+app = typer.Typer()  # ask, serve: top-level commands
 
 IMPORTED = time.perf_counter()
 

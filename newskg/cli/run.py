@@ -12,12 +12,13 @@ from rich.live import Live
 from rich.table import Table
 
 from core.settings import get_settings
-from newskg.cli.app import EXIT_BUDGET_SPENT, run_app
-from newskg.cli.output import JsonOption, console, emit, err_console, fail
+from newskg.cli.output import EXIT_BUDGET_SPENT, JsonOption, console, emit, err_console, fail
+from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
     from ingest.kafka.stage import StageRunner
-from newskg.wiring import NotConfigured, Wiring
+
+app = typer.Typer(help="Run the consumer stages (process, extract, all).", no_args_is_help=True)
 
 UNTIL_IDLE = typer.Option(
     False,
@@ -80,7 +81,7 @@ def _run(
         raise typer.Exit(EXIT_BUDGET_SPENT)
 
 
-@run_app.command("process")
+@app.command("process")
 def run_process(until_idle: bool = UNTIL_IDLE, as_json: bool = JsonOption) -> None:
     """Consumer group newskg-process: articles → main text, dates, sentences, chunks, dedup → chunks topic."""
     _run(["process"], until_idle, as_json)
@@ -97,7 +98,7 @@ MAX_CALLS = typer.Option(
 )
 
 
-@run_app.command("extract")
+@app.command("extract")
 def run_extract(
     until_idle: bool = UNTIL_IDLE,
     variant: str | None = VARIANT,
@@ -109,7 +110,7 @@ def run_extract(
     _run(["extract"], until_idle, as_json, variant, max_calls)
 
 
-@run_app.command("all")
+@app.command("all")
 def run_all(
     until_idle: bool = UNTIL_IDLE,
     variant: str | None = VARIANT,
@@ -123,7 +124,7 @@ def run_all(
     _run(list(STAGES), until_idle, as_json, variant, max_calls)
 
 
-@run_app.command("forget")
+@app.command("forget")
 def run_forget(
     instances: list[str] = typer.Argument(..., help="NEWSKG_INSTANCE_ID of each replica to remove."),
     as_json: bool = JsonOption,

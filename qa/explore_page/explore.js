@@ -5,7 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const KEY_STORE = "newskg-api-key";
-const state = { entities: [], asOf: "", variant: "", types: [], from: "", to: "", days: [] };
+const state = { entities: [], asOf: "", variant: "", types: [], from: "", to: "", days: [], facts: new Map() };
 let cy = null;
 let consoleCy = null; // the console's graph form of its last result
 let renderSeq = 0; // a slider drag starts many renders: only the latest one draws
@@ -85,47 +85,199 @@ async function loadDays() {
 }
 
 // --- the graph
-function edgeLabel(e) {
-  return `${e.text} (${e.day}, ${e.n_sources} src)`;
+// Labels stay legible at any neighbourhood size: names and fact texts are cut (the side panel has them whole), the
+// font keeps LABEL_PX on screen whatever the zoom, edge labels show only while few edges are drawn (else those of the
+// node under the pointer or selected), and the view is fitted with its labels inside the canvas.
+const NAME_CHARS = 28;
+const EDGE_CHARS = 36;
+const EDGE_LABELS_UP_TO = 14; // pairs of entities with facts drawn: more, and their labels would cover each other
+const LABEL_PX = { node: 12, edge: 10 };
+const ZOOM = { max: 1.6 };
+const MIN_NODE_PX = 10;
+
+function cut(text, chars) {
+  return text.length <= chars ? text : `${text.slice(0, chars - 1).trimEnd()}…`;
+}
+
+function plural(n, word, words) {
+  return `${n} ${n === 1 ? word : words || `${word}s`}`;
+}
+
+// The fact's text without its subject's name when it starts with it (the edge leaves that node), cut, and its day.
+function edgeLabel(e, subject) {
+  const text = subject && e.text.startsWith(`${subject} `) ? `… ${e.text.slice(subject.length + 1)}` : e.text;
+  return `${cut(text, EDGE_CHARS)} (${e.day})`;
+}
+
+// Every fact of the view (an interaction between two entities, or a fact with no object entity), by id.
+function factsOf(views) {
+  const facts = new Map();
+  for (const view of views) for (const e of view.edges) facts.set(e.id, e);
+  return facts;
 }
 
 function elementsOf(views) {
   const nodes = new Map();
-  const edges = new Map();
-  for (const view of views) {
-    for (const n of view.nodes) nodes.set(n.id, n);
-    for (const e of view.edges) if (e.target) edges.set(e.id, e);
-  }
+  for (const view of views) for (const n of view.nodes) nodes.set(n.id, n);
+  const facts = [...state.facts.values()];
+  const solo = new Map(); // facts with no object entity, per subject: shown on the node, listed in the side panel
+  for (const f of facts) if (!f.target) solo.set(f.source, (solo.get(f.source) || 0) + 1);
   const maxMentions = Math.max(1, ...[...nodes.values()].map((n) => n.mentions));
   return [
-    ...[...nodes.values()].map((n) => ({
-      group: "nodes",
-      data: { id: n.id, label: n.name, type: n.type, mentions: n.mentions, size: 20 + 40 * Math.sqrt(n.mentions / maxMentions),
-              focus: state.entities.includes(n.id) ? 1 : 0 },
-    })),
-    ...[...edges.values()].map((e) => ({
+    ...[...nodes.values()].map((n) => {
+      const own = solo.get(n.id) || 0;
+      return {
+        group: "nodes",
+        data: { id: n.id, name: n.name, label: cut(n.name, NAME_CHARS) + (own ? `\n+${plural(own, "fact")}` : ""),
+                type: n.type, mentions: n.mentions, solo: own, size: 24 + 36 * Math.sqrt(n.mentions / maxMentions),
+                focus: state.entities.includes(n.id) ? 1 : 0, named: 1 },
+      };
+    }),
+    ...facts.filter((e) => e.target && nodes.has(e.source) && nodes.has(e.target)).map((e) => ({
       group: "edges",
-      data: { id: e.id, source: e.source, target: e.target, label: edgeLabel(e), day: e.day, text: e.text },
+      data: { id: e.id, source: e.source, target: e.target, label: edgeLabel(e, nodes.get(e.source).name), day: e.day, text: e.text },
     })),
   ];
+}
+
+// The font sizes (graph units) that show LABEL_PX on screen at the current zoom.
+let scaledAt = 1;
+function scaleLabels() {
+  const zoom = cy.zoom();
+  scaledAt = zoom;
+  cy.batch(() => {
+    cy.nodes().style({ "font-size": LABEL_PX.node / zoom, "text-margin-y": 3 / zoom, "text-max-width": 180 / zoom,
+                       "text-background-padding": 2 / zoom });
+    cy.edges().style({ "font-size": LABEL_PX.edge / zoom, "text-background-padding": 1 / zoom, "text-max-width": 130 / zoom,
+                       width: Math.max(1.5, 1.2 / zoom) });
+    // a node stays at least MIN_NODE_PX across on screen, however far the view is zoomed out
+    cy.nodes().forEach((n) => {
+      const size = Math.max(n.data("size"), MIN_NODE_PX / zoom);
+      n.style({ width: size, height: size });
+    });
+  });
+}
+
+// Labels are placed in turn, each only where it covers no label placed before it: the names of the view's entities,
+// then the other names (the most mentioned first), then one label per pair of entities (their latest fact, "+N" for
+// the others) for every pair while few pairs are drawn, else for the pairs of the selected node. What is left out
+// shows on hover, or when zooming in makes room.
+function placeLabels() {
+  const opts = { includeNodes: false, includeEdges: false, includeLabels: true };
+  const placed = [];
+  const place = (element) => {
+    const box = element.boundingBox(opts);
+    if (placed.some((o) => box.x1 < o.x2 && o.x1 < box.x2 && box.y1 < o.y2 && o.y1 < box.y2)) return false;
+    placed.push(box);
+    return true;
+  };
+  const byRank = cy.nodes().sort((a, b) => b.data("focus") - a.data("focus") || b.data("mentions") - a.data("mentions"));
+  cy.batch(() => {
+    byRank.forEach((n) => n.data("named", 1));
+    cy.edges().removeClass("labelled");
+  });
+  const unnamed = byRank.filter((n) => !place(n));
+  const pairs = new Map();
+  cy.edges().forEach((e) => {
+    const key = [e.data("source"), e.data("target")].sort().join(" ");
+    if (!pairs.has(key)) pairs.set(key, []);
+    pairs.get(key).push(e);
+  });
+  const few = pairs.size <= EDGE_LABELS_UP_TO;
+  const latestFirst = (a, b) => (a.data("day") < b.data("day") ? 1 : a.data("day") > b.data("day") ? -1 : 0) ||
+    (a.id() < b.id() ? -1 : 1);
+  const candidates = [...pairs.values()]
+    .filter((edges) => few || edges[0].connectedNodes().some((n) => n.selected()))
+    .sort((a, b) => b.length - a.length)
+    .map((edges) => {
+      const [first] = edges.sort(latestFirst);
+      first.data("shown", first.data("label") + (edges.length > 1 ? ` +${edges.length - 1}` : ""));
+      return first;
+    });
+  cy.batch(() => {
+    unnamed.forEach((n) => n.data("named", 0));
+    candidates.forEach((e) => e.addClass("labelled"));
+  });
+  const unlabelled = candidates.filter((e) => !place(e));
+  cy.batch(() => unlabelled.forEach((e) => e.removeClass("labelled")));
+}
+
+// Fit the whole view, labels included, inside the canvas (the labels' size follows the zoom: a few rounds), never
+// closer than ZOOM.max (one entity is a node, not the whole canvas).
+function fitView() {
+  for (let round = 0; round < 4; round += 1) {
+    cy.fit(cy.elements(), 24);
+    if (cy.zoom() > ZOOM.max) { cy.zoom(ZOOM.max); cy.center(); }
+    if (Math.abs(cy.zoom() / scaledAt - 1) < 0.03) break;
+    scaleLabels();
+  }
+}
+
+// cose spaces the nodes by their labels' size; the labels grow (in graph units) as the fit zooms out, so a view
+// that does not fit at the labels' size is laid out once more with the labels it will have.
+function layout(graph) {
+  graph.zoom(1);
+  scaleLabels();
+  for (let round = 0; round < 2; round += 1) {
+    graph.layout({ name: "cose", animate: false, randomize: false, fit: false, nodeDimensionsIncludeLabels: true,
+                   idealEdgeLength: () => 170, nodeRepulsion: () => 9000, padding: 24 }).run();
+    const before = graph.zoom();
+    fitView();
+    if (graph.zoom() > 0.8 * before) break;
+  }
 }
 
 function ensureGraph() {
   if (cy) return cy;
   cy = cytoscape({
     container: $("graph"),
+    minZoom: 0.05,
+    maxZoom: 4,
+    wheelSensitivity: 0.3,
     style: [
-      { selector: "node", style: { label: "data(label)", width: "data(size)", height: "data(size)", "font-size": 11,
-                                   "background-color": "#6d8fd6" } },
-      { selector: "node[focus = 1]", style: { "background-color": "#d6762f" } },
-      { selector: "edge", style: { label: "data(label)", "font-size": 8, "curve-style": "bezier", width: 1.5,
-                                   "target-arrow-shape": "triangle", "text-rotation": "autorotate", color: "#555" } },
-      { selector: ":selected", style: { "border-width": 3, "border-color": "#222", "line-color": "#222" } },
+      { selector: "node", style: { label: "data(label)", width: "data(size)", height: "data(size)", "font-size": 12,
+                                   "text-valign": "bottom", "text-halign": "center", "text-wrap": "wrap",
+                                   "text-max-width": 400, "text-background-color": "#fff",
+                                   "text-background-opacity": 0.85, "text-background-shape": "roundrectangle",
+                                   "background-color": "#6d8fd6", "border-width": 1, "border-color": "#4a6bb0" } },
+      { selector: "node[named = 0]", style: { label: "" } },
+      { selector: "node[named = 0].hovered, node[named = 0]:selected", style: { label: "data(label)", "z-index": 10 } },
+      { selector: "node[focus = 1]", style: { "background-color": "#d6762f", "border-color": "#a85518",
+                                              "font-weight": "bold" } },
+      { selector: "edge", style: { "font-size": 10, "curve-style": "bezier", width: 1.5, "line-color": "#aab",
+                                   "target-arrow-color": "#aab", "target-arrow-shape": "triangle",
+                                   "control-point-step-size": 28, "text-rotation": "autorotate", color: "#333", "text-wrap": "wrap",
+                                   "text-background-color": "#fff", "text-background-opacity": 0.85 } },
+      { selector: "edge.labelled", style: { label: "data(shown)" } },
+      { selector: "edge:selected, edge.hovered", style: { label: "data(label)", "line-color": "#222",
+                                                         "target-arrow-color": "#222", "z-index": 10 } },
+      { selector: "node:selected", style: { "border-width": 3, "border-color": "#222" } },
     ],
   });
   cy.on("tap", "node", (event) => expand(event.target.id()));
   cy.on("tap", "edge", (event) => showEvidence(event.target.id()));
+  cy.on("mouseover", "node", (event) => event.target.union(event.target.connectedEdges()).addClass("hovered"));
+  cy.on("mouseout", "node", (event) => event.target.union(event.target.connectedEdges()).removeClass("hovered"));
+  cy.on("mouseover", "edge", (event) => event.target.addClass("hovered"));
+  cy.on("mouseout", "edge", (event) => event.target.removeClass("hovered"));
+  cy.on("select unselect", "node", placeLabels);
+  let pending = false;
+  cy.on("zoom", () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      if (Math.abs(cy.zoom() / scaledAt - 1) >= 0.03) { scaleLabels(); placeLabels(); }
+    });
+  });
   return cy;
+}
+
+function summary(graph) {
+  const facts = [...state.facts.values()];
+  const between = facts.filter((f) => f.target).length;
+  return `as of ${state.asOf || "now"}: ${plural(graph.nodes().length, "entity", "entities")}, ` +
+    `${plural(facts.length, "fact")} (${between} between two entities, ${facts.length - between} about one)`;
 }
 
 async function render() {
@@ -140,12 +292,14 @@ async function render() {
         .catch((error) => (error.message.startsWith("404") ? { nodes: [], edges: [] } : Promise.reject(error)))),
     );
     if (seq !== renderSeq) return; // a later render (the day or a filter moved on meanwhile) draws instead
+    state.facts = factsOf(views);
     const graph = ensureGraph();
     graph.elements().remove();
     graph.add(elementsOf(views));
-    graph.layout({ name: "cose", animate: false, randomize: false, nodeDimensionsIncludeLabels: true }).run();
-    status(`as of ${state.asOf || "now"}: ${graph.nodes().length} entities, ${graph.edges().length} interactions`);
-    // The side panel lists the shown entity's edges of the view: rebuild it, or it keeps edges of another day.
+    layout(graph);
+    placeLabels();
+    status(summary(graph));
+    // The side panel lists the shown entity's facts of the view: rebuild it, or it keeps those of another day.
     if (state.shown) await showEntity(state.shown);
   } catch (error) {
     status(String(error.message), true);
@@ -165,26 +319,54 @@ function svg(tag, attrs) {
   return el;
 }
 
-function drawTimeline(body) {
+// The entity's facts of the view, the latest event day first: those with another entity and those about it alone.
+function entityFacts(entityId) {
+  return [...state.facts.values()]
+    .filter((f) => f.source === entityId || f.target === entityId)
+    .sort((a, b) => b.event_day - a.event_day || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0));
+}
+
+function dayIso(key) {
+  const text = String(key);
+  return `${text.slice(0, 4)}-${text.slice(4, 6)}-${text.slice(6, 8)}`;
+}
+
+// Daily mentions as bars (spike days red) and, above them, a mark on each event day of the entity's facts.
+function drawTimeline(body, facts) {
   const box = $("timeline");
   box.replaceChildren();
   const series = body.series;
   const spikes = new Set(body.spike_days);
+  const perDay = new Map();
+  for (const f of facts) perDay.set(f.event_day, (perDay.get(f.event_day) || 0) + 1);
   const max = Math.max(1, ...series.map((p) => p.count));
-  const width = 400, height = 120, bar = width / series.length;
+  const width = 400, height = 120, top = 16, bar = width / series.length;
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img" });
+  let inPeriod = 0;
   series.forEach((p, i) => {
-    const h = (p.count / max) * (height - 20);
+    const h = (p.count / max) * (height - 20 - top);
     const rect = svg("rect", { x: i * bar, y: height - 12 - h, width: Math.max(1, bar - 1), height: h,
                                fill: spikes.has(p.day) ? "#d33" : "#6d8fd6" });
     const tip = svg("title", {});
-    tip.textContent = `${p.day}: ${p.count} mentions${spikes.has(p.day) ? " (spike)" : ""}`;
+    tip.textContent = `${dayIso(p.day)}: ${p.count} mentions${spikes.has(p.day) ? " (spike)" : ""}`;
     rect.appendChild(tip);
     chart.appendChild(rect);
+    const n = perDay.get(p.day);
+    if (n) {
+      inPeriod += n;
+      const x = i * bar + bar / 2, r = Math.min(6, 2.5 + Math.sqrt(n));
+      const mark = svg("path", { d: `M${x} ${top - r - 3} l${r} ${r} l${-r} ${r} l${-r} ${-r} z`, fill: "#333",
+                                 class: "fact-mark" });
+      const factTip = svg("title", {});
+      factTip.textContent = `${dayIso(p.day)}: ${plural(n, "fact")}`;
+      mark.appendChild(factTip);
+      chart.appendChild(mark);
+    }
   });
   const label = svg("text", { x: 2, y: height - 1, "font-size": 9 });
   const source = body.spike_source === "neon" ? "NEON evaluation" : "rolling-sum rule";
-  label.textContent = `${series[0].day} … ${series[series.length - 1].day}; spikes (${source}): ${body.spike_days.length}`;
+  label.textContent = `${dayIso(series[0].day)} … ${dayIso(series[series.length - 1].day)}; ` +
+    `spikes (${source}): ${body.spike_days.length}; ◆ facts: ${inPeriod}`;
   chart.appendChild(label);
   box.appendChild(chart);
 }
@@ -193,15 +375,33 @@ async function showEntity(entityId) {
   state.shown = entityId;
   try {
     const body = await json(`/v1/explore/entities/${encodeURIComponent(entityId)}/timeline`, { as_of: state.asOf });
+    const facts = entityFacts(entityId);
+    const names = new Map(cy ? cy.nodes().map((n) => [n.id(), n.data("name")]) : []);
     $("entity-name").textContent = body.name;
-    drawTimeline(body);
+    const between = facts.filter((f) => f.target).length;
+    $("entity-summary").textContent = facts.length
+      ? `${plural(facts.length, "fact")} as of ${state.asOf || "now"}: ${between} with another entity, ` +
+        `${facts.length - between} about ${body.name} alone`
+      : `no facts as of ${state.asOf || "now"} in this view`;
+    drawTimeline(body, facts);
     const list = $("entity-edges");
     list.replaceChildren();
-    for (const edge of cy.edges().filter((e) => e.data("source") === entityId || e.data("target") === entityId)) {
+    for (const fact of facts) {
       const item = document.createElement("li");
-      item.textContent = edge.data("label");
-      item.dataset.id = edge.id();
-      item.addEventListener("click", () => showEvidence(edge.id()));
+      const other = fact.source === entityId ? fact.target : fact.source;
+      const day = document.createElement("span");
+      day.className = "meta";
+      day.textContent = `${fact.day} · `;
+      const text = document.createElement("span");
+      text.textContent = fact.text;
+      const about = document.createElement("span");
+      about.className = "meta";
+      const sources = fact.n_sources ? ` · ${fact.n_sources} src` : "";
+      about.textContent = other ? ` · with ${names.get(other) || other}${sources}` : ` · no other entity${sources}`;
+      item.append(day, text, about);
+      item.className = other ? "with-entity" : "solo";
+      item.dataset.id = fact.id;
+      item.addEventListener("click", () => showEvidence(fact.id));
       list.appendChild(item);
     }
   } catch (error) {

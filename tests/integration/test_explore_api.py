@@ -15,6 +15,8 @@ from core.ids import chunk_id, entity_id, interaction_id, source_id
 from core.records import Chunk, Entity, Interaction
 from core.spikes import SpikeRule, detect
 from core.timeaxes import day_iso, end_of_day_ms
+from graph.store import explore
+from graph.store.asof import AsOf
 from graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from qa.explore import ConsoleLimits, explore_router
@@ -254,3 +256,59 @@ def test_bad_input_is_a_422(client, path, params):
 def test_unknown_entity_is_a_404(client):
     assert client.get("/v1/explore/entities/nobody/neighbourhood").status_code == 404
     assert client.get(f"/v1/explore/entities/{SOCIETY.id}/timeline", params={"as_of": "2023-05-02"}).status_code == 404
+
+
+def solo(subject: Entity, text: str, published: int, event: int | None = None, ingested: int | None = None):
+    """A fact with no object entity, published on `published` about `event` (default: that day), ingested by the
+    end of `ingested` (default: the day it was published)."""
+    chunk = report(text, published, "wire")
+    ms = end_of_day_ms(ingested or published) - 60_000
+    return chunk, Interaction(
+        id=interaction_id(subject.id, None, text, event or published, "M0"),
+        subject_id=subject.id,
+        subject_name=subject.name,
+        text=text,
+        event_day=event or published,
+        published_day=published,
+        ingested_at=f"{day_iso(ingested or published)}T23:59:00Z",
+        ingested_ms=ms,
+        variant="M0",
+        chunk_ids=[chunk.id],
+        article_ids=[chunk.article_id],
+        source_ids=[chunk.source_id],
+    )
+
+
+def test_the_view_the_explorer_opens_on_has_the_most_facts_as_of_the_day(isolated):
+    """explore.most_facts (the entity scripts/explore_url.py opens on) counts what the view shows as of D: facts
+    with no object too, and nothing published or ingested after D, nor an event day after D."""
+    store = GraphStore(open_graph(isolated.settings))
+    store.init()
+    try:
+        met = [report("Ada Lovelace met Charles Babbage.", EARLY, "wire")]
+        rows = [
+            solo(SOCIETY, "The Royal Society met.", LATE),
+            solo(SOCIETY, "The Royal Society voted.", LATE),
+            *[solo(BABBAGE, f"Charles Babbage built engine {i}.", LATE, ingested=LATE + 2) for i in range(3)],
+            *[solo(ADA, f"Ada Lovelace will speak on topic {i}.", EARLY, event=LATE + 5) for i in range(3)],
+        ]
+        chunks = [*met, *(c for c, _ in rows)]
+        facts = [fact(met, ADA, BABBAGE, "Ada Lovelace met Charles Babbage"), *(x for _, x in rows)]
+        mentions = [(met[0].id, ADA.id), (met[0].id, BABBAGE.id)] + [(c.id, x.subject_id) for c, x in rows]
+        store.write_batch(chunks=chunks, entities=[ADA, BABBAGE, SOCIETY], mentions=mentions, interactions=facts)
+
+        def most(day: int) -> list[tuple[str, int]]:
+            return [(r.name, r.facts) for r in explore.most_facts(store, AsOf.of(day), limit=3)]
+
+        # Ada's three talks are published but their event day is later; Babbage's engines are ingested later
+        assert most(LATE) == [("Royal Society", 2), ("Ada Lovelace", 1), ("Charles Babbage", 1)]
+        assert most(LATE + 2)[0] == ("Charles Babbage", 4)
+        assert most(LATE + 5)[0] == ("Ada Lovelace", 4)
+        assert most(EARLY) == [("Ada Lovelace", 1), ("Charles Babbage", 1)]
+        # the view of it shows every one of those facts, the ones with no object entity included
+        app = FastAPI()
+        app.include_router(explore_router(lambda: store))
+        view = TestClient(app).get(f"/v1/explore/entities/{SOCIETY.id}/neighbourhood", params={"as_of": day_iso(LATE)})
+        assert [e["target"] for e in view.json()["edges"]] == [None, None]
+    finally:
+        store.conn.close()

@@ -1,12 +1,17 @@
 """The explorer page in a real browser (Debian's chromium + chromedriver, selenium) against the API app serving a
-graph built from the synthetic stream (Kafka, process, extract): the page loads with no console errors, a search
-finds an entity, expanding a node adds its neighbours, moving the date earlier removes an edge first reported later,
-the evidence panel shows the chunk, and the console refuses a write and a statement past the timeout. Screenshots
-are saved under the test's temp dir and must not be blank."""
+graph built from the synthetic stream (Kafka, process, extract): the link `make demo` prints opens on the entity
+with the most facts as of the day shown, with every one of them listed (those with no object entity too) and marked
+on the timeline; a search finds an entity, expanding a node adds its neighbours, moving the date earlier removes an
+edge first reported later, the evidence panel shows the chunk, and the console refuses a write and a statement past
+the timeout. At every step the labels are legible: inside the canvas, at least 10 px on screen, no name over
+another. Screenshots are saved under the test's temp dir (NEWSKG_EXPLORE_SHOTS: a folder to keep them in) and must
+not be blank."""
 
 from __future__ import annotations
 
 import datetime as dt
+import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -14,6 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -110,13 +116,73 @@ def severe_logs(driver: webdriver.Chrome) -> list[str]:
 
 
 def screenshot(driver: webdriver.Chrome, folder: Path, name: str) -> Path:
-    """Save and check the screenshot is not blank (its pixels vary)."""
+    """Save and check the screenshot is not blank (its pixels vary); a copy in NEWSKG_EXPLORE_SHOTS when set."""
     path = folder / f"{name}.png"
     assert driver.save_screenshot(str(path))
     with Image.open(path) as image:
         variance = ImageStat.Stat(image.convert("L")).var[0]
     assert variance > 50, f"{name}: a blank screenshot (variance {variance:.1f})"
+    keep = os.environ.get("NEWSKG_EXPLORE_SHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(keep) / path.name)
     return path
+
+
+# What a reader could not read in the drawn graph: a shown name or edge label outside the canvas, smaller than 10 px
+# on screen, or over another one (their bounding boxes).
+LEGIBILITY = """
+const width = cy.width(), height = cy.height(), zoom = cy.zoom();
+const labels = { includeNodes: false, includeEdges: false, includeLabels: true };
+const problems = [], shown = [];
+const outside = (b) => b.x1 < -1 || b.y1 < -1 || b.x2 > width + 1 || b.y2 > height + 1;
+cy.nodes('[named = 1]').forEach((n) => {
+  const b = n.renderedBoundingBox(labels), name = n.data('name');
+  if (outside(b)) problems.push(`${name}: outside the canvas`);
+  const px = parseFloat(n.style('font-size')) * zoom;
+  if (px < 10) problems.push(`${name}: ${px.toFixed(1)} px`);
+  for (const [other, o] of shown) {
+    if (b.x1 < o.x2 && o.x1 < b.x2 && b.y1 < o.y2 && o.y1 < b.y2) problems.push(`${name} over ${other}`);
+  }
+  shown.push([name, b, n.id()]);
+});
+cy.edges('.labelled').forEach((e) => {
+  const b = e.renderedBoundingBox(labels), label = e.data('shown');
+  if (outside(b)) problems.push(`${label}: outside the canvas`);
+  const px = parseFloat(e.style('font-size')) * zoom;
+  if (px < 10) problems.push(`${label}: ${px.toFixed(1)} px`);
+  for (const [other, o] of shown) {
+    if (b.x1 < o.x2 && o.x1 < b.x2 && b.y1 < o.y2 && o.y1 < b.y2) problems.push(`${label} over ${other}`);
+  }
+  shown.push([label, b, null]);
+});
+return { problems, named: shown.filter(([, , id]) => id).map(([, , id]) => id), nodes: cy.nodes().length };
+"""
+
+
+def legible(driver: webdriver.Chrome) -> dict[str, Any]:
+    """The drawn graph's labels pass LEGIBILITY (the graph has settled: its render is the latest)."""
+    found: dict[str, Any] = js(driver, LEGIBILITY)
+    assert found["problems"] == [], found
+    assert found["nodes"] == 0 or found["named"], found
+    return found
+
+
+def most_facts(base: str, last: str) -> tuple[str, int, dict[str, Any]]:
+    """By the API, the entity whose view as of the last day shows the most facts (the first by name among equals):
+    its id, its number of facts and its view."""
+    found = {
+        e["id"]: e for q in "aeiou" for e in api(base, "/v1/explore/search", q=q, as_of=last, limit=50)["entities"]
+    }
+    views = {i: api(base, f"/v1/explore/entities/{i}/neighbourhood", as_of=last) for i in found}
+    best = min(found, key=lambda i: (-len(views[i]["edges"]), found[i]["name"], i))
+    return best, len(views[best]["edges"]), views
+
+
+def opened(driver: webdriver.Chrome, url: str) -> None:
+    driver.get("about:blank")
+    driver.get(url)
+    wait(lambda: js(driver, "return document.body.dataset.ready"), 20, "the page to start")
 
 
 def js(driver: webdriver.Chrome, script: str, *args: Any) -> Any:
@@ -193,6 +259,8 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
         check=True,
     ).stdout.strip()
     assert "/explore?entity=" in printed and printed.endswith(f"as_of={last}")
+    best, n_facts, views = most_facts(base, last)
+    assert f"entity={best}&" in printed, (printed, best, n_facts)
 
     # the page loads with the key typed into it (sessionStorage), with no console errors
     browser.get(f"{base}/explore")
@@ -202,6 +270,47 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
     wait(lambda: js(browser, "return document.body.dataset.ready"), 20, "the page to start")
     assert browser.find_element(By.ID, "asof").get_attribute("value") == last
     screenshot(browser, tmp_path, "1-loaded")
+
+    # the printed link opens on that entity with all its facts: the graph, the side panel and the timeline
+    printed_link = urlsplit(printed)
+    opened(browser, f"{base}{printed_link.path}?{printed_link.query}")
+    view = views[best]
+    solo = [e for e in view["edges"] if e["target"] is None]
+    wait(lambda: f"{n_facts} facts" in text_of(browser, "#status"), 10, "the view's facts in the status line")
+    items = wait(lambda: browser.find_elements(By.CSS_SELECTOR, "#entity-edges li") or None, 10, "the facts listed")
+    assert {li.get_attribute("data-id") for li in items} == {e["id"] for e in view["edges"]}
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#entity-edges li.solo")) == len(solo)
+    assert graph_ids(browser, "edges") == {e["id"] for e in view["edges"] if e["target"]}
+    assert best in legible(browser)["named"]
+    screenshot(browser, tmp_path, "0-opened")
+    assert severe_logs(browser) == []
+
+    # facts with no object entity show with their entity: on the node, in the side panel, on the timeline
+    alone = max(views, key=lambda i: (sum(e["target"] is None for e in views[i]["edges"]), i))
+    own = [e for e in views[alone]["edges"] if e["target"] is None]
+    assert own, "the synthetic graph has a fact with no object entity"
+    opened(browser, f"{base}/explore?entity={alone}&as_of={last}")
+    wait(lambda: len(browser.find_elements(By.CSS_SELECTOR, "#entity-edges li.solo")) == len(own), 10, "solo facts")
+    label = js(browser, "return cy.$id(arguments[0]).data('label')", alone)
+    assert label.endswith(f"+{len(own)} fact" + ("s" if len(own) > 1 else "")), label
+    series = api(base, f"/v1/explore/entities/{alone}/timeline", as_of=last)["series"]
+    period = {p["day"] for p in series}
+    in_period = [e for e in views[alone]["edges"] if e["event_day"] in period]
+    timeline = text_of(browser, "#timeline")
+    assert f"facts: {len(in_period)}" in timeline, timeline
+    marks = browser.find_elements(By.CSS_SELECTOR, "#timeline .fact-mark")
+    assert len(marks) == len({e["event_day"] for e in in_period})
+    legible(browser)
+    screenshot(browser, tmp_path, "0b-facts-without-object")
+
+    # every entity of the graph at once: the names that fit are shown, none over another, all inside the canvas
+    everyone = "&".join(f"entity={i}" for i in sorted(views))
+    opened(browser, f"{base}/explore?{everyone}&as_of={last}")
+    wait(lambda: len(graph_ids(browser, "nodes")) >= len(views), 20, "every entity drawn")
+    legible(browser)
+    screenshot(browser, tmp_path, "0c-every-entity")
+    browser.get(f"{base}/explore")
+    wait(lambda: js(browser, "return document.body.dataset.ready"), 20, "the page to start")
 
     # search with suggestions finds the hub
     browser.find_element(By.ID, "search").send_keys(hub["name"][:4])
@@ -227,6 +336,8 @@ def test_the_explorer_in_a_real_browser(served, browser, tmp_path):
     ).click().perform()
     wait(lambda: graph_ids(browser, "nodes") > before, 10, "the expanded neighbours")
     assert f"entity={neighbour['id']}" in browser.current_url
+    wait(lambda: not text_of(browser, "#status").startswith("loading"), 10, "the expanded view drawn")
+    legible(browser)
     screenshot(browser, tmp_path, "2-expanded")
     assert severe_logs(browser) == []
 

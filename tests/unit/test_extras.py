@@ -75,7 +75,7 @@ def test_services_up_llm_without_the_llm_server_names_make_setup_llm_and_starts_
     with pytest.raises(SystemExit) as exited:
         app(["services", "up", "--llm"], standalone_mode=True)
     assert exited.value.code == 2
-    err = " ".join(capsys.readouterr().err.split())  # rich wraps long lines
+    err = capsys.readouterr().err  # one line, unwrapped (newskg/cli/output.fail)
     assert "`make setup-llm`" in err and "llama_cpp missing" in err and "Traceback" not in err
     assert not list((no_llm_server / "services").glob("*/*/server.log"))
 

@@ -21,7 +21,7 @@ from evaluation.neoqa.prompts import mcq_answer
 from evaluation.neoqa.reader import choose, date_in
 from evaluation.neoqa.records import ENTITY_CLASSES, UNANSWERABLE, plain
 from evaluation.neoqa.report import write_report
-from evaluation.neoqa.run import run
+from evaluation.neoqa.run import answer_all
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "neoqa"
 
@@ -167,7 +167,7 @@ def test_the_release_format_loads_unchanged_and_runs(tmp_path):
     for inst in release.instances:  # options shuffled here when the file has no gold index
         assert inst.answer_options[-1] == UNANSWERABLE and 0 <= inst.gold_answer_idx < 7
     assert release.instances[3].gold_answer_idx == 1  # an index given in the file is kept
-    result = run(release, EvidenceAnswerer())
+    result = answer_all(release, EvidenceAnswerer())
     assert result.summary["instances"] == 4 and result.summary["adt_score"] == 100.0
     paths = write_report(result, tmp_path, "NeoQA release sample")
     assert paths["categories"].read_bytes()[:4] == b"\x89PNG"
