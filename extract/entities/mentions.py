@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from spacy.tokens import Doc, Span, Token
 
 from extract.entities.evidence import DESCRIPTION_NOUNS, first_names, org_by_designator, person_by_first_name
+from extract.entities.name_check import doubtful
 from extract.entities.names import CALENDAR_WORDS, TITLES, clean_name, name_key, tokens_of
 from extract.entities.rules import EntityRules
 from extract.entities.types import LABEL_TO_TYPE
@@ -372,4 +373,5 @@ def find_mentions(
     if rules.coordinated_names:
         mentions += _coordinated_names(doc, sorted(mentions, key=lambda m: m.start), taken, rules)
     mentions.sort(key=lambda m: m.start)
-    return [_typed(doc, m, mentions, rules) for m in mentions]
+    typed = [_typed(doc, m, mentions, rules) for m in mentions]
+    return [m for m in typed if doubtful(doc, m) is None] if rules.name_check else typed

@@ -43,6 +43,10 @@ class EntityRules:
     appositive_types: bool = True
     # The subject of a sentence that a later "she"/"his" of the same sentence can only refer to is a PERSON.
     pronoun_person_evidence: bool = True
+    # A PERSON or ORG mention that a logistic model over its shape and parse (name_check.py, fitted and measured
+    # by bench/fit_names.py) scores below its threshold is no mention: a product ("Stadia"), a common word at a
+    # sentence's start ("Meth"), a place, an event or a fragment.
+    name_check: bool = True
     # An entity's type is the weighted majority of its mentions' types so far (as of the chunk), not its first.
     type_vote: bool = True
     # "she"/"he" (and "it"/"its" for an organisation) resolve to the one compatible entity of the last sentences.

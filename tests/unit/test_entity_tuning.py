@@ -12,8 +12,10 @@ from extract.entities.mentions import find_mentions
 from extract.entities.rules import EntityRules
 from extract.nlp import pipeline
 
-TIDY = replace(EntityRules(), tidy_spans=True)  # off by default: it lost on the held-out half
-UNTIDY = replace(EntityRules(), tidy_spans=False)
+# The span rules alone: the name check (test_entity_name_check.py) would also drop some of the model's span errors
+# ("Australian Timothy Weeks", "Lt Col") that these tests compare with and without tidying.
+TIDY = replace(EntityRules(), tidy_spans=True, name_check=False)  # off by default: it lost on the held-out half
+UNTIDY = replace(EntityRules(), tidy_spans=False, name_check=False)
 
 
 def spans(text: str, rules: EntityRules = TIDY) -> list[tuple[str, str]]:
