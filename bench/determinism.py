@@ -5,14 +5,16 @@ The input goes through the real pipeline once (`newskg ingest files … --backfi
 `run process` into a 3-partition chunks topic on the local servers `newskg services up` starts in a temporary
 folder); the chunks topic is then replayed into an empty FalkorDB graph per configuration:
 
-  single      one consumer, every record in ingestion order (instant, partition, offset: what the extract
-              stage's ingestion-order gate hands on, ingest/kafka/ingestion_order.py);
-  partitions  one consumer reading the 3 partitions one after the other, as polled (the gate off);
-  gated       the same arrival through the gate (its merge over the records as they arrive);
+  single      one consumer as the extract stage's ingestion-order gate hands the records on
+              (ingest/kafka/ingestion_order.py), the partitions' batches arriving in turn from partition 0;
+  reversed    the same gate, the turns starting from the last partition (another fetch timing);
   run         the real `newskg run extract --until-idle` (one consumer of the topic, the gate on);
+  partitions  one consumer without the gate, reading the partitions one after the other, as polled;
+  sorted      every record sorted by ingestion instant across partitions (what the gate gives when each partition
+              is in ingestion order; a backfill's partitions are not: pages are backfilled as of publication);
   two         two consumers sharing the graph and the linking log (in memory here, on the broker for `run
               extract` replicas: extract/entities/link_log.py), each with its own in-memory alias index and its
-              own partitions in ingestion order: {0, 1} and {2}, their batches interleaved (the `run extract`
+              own partitions through the gate: {0, 1} and {2}, their batches interleaved (the `run extract`
               group with 2 replicas).
 
 Each is compared with `single`: entities, chunk→entity links (MENTIONS) and interactions that only one side
@@ -108,21 +110,25 @@ def replay(settings: Settings, consumers: list[list], batch: int) -> dict[str, s
 
 
 class Arrival:
-    """Records arriving partition after partition, `batch` at a time, for the gate (its PartitionView and
-    HeadReader): the order a consumer without the gate would handle them in."""
+    """Records arriving `batch` at a time from the partitions in turn, starting with the first of
+    `by_partition`, for the gate (its PartitionView and HeadReader): another order gives another fetch timing.
+    (A consumer fetches every partition it holds; serving only the first until it is read would leave the gate,
+    whose buffer is capped, waiting for the others.)"""
 
     def __init__(self, by_partition: list[list[ConsumerRecord]], batch: int):
         self.logs = {TopicPartition(p[0].topic, p[0].partition): p for p in by_partition if p}
         self.positions = dict.fromkeys(self.logs, 0)
-        self.batch = batch
+        self.batch, self.turn = batch, 0
 
     def poll(self) -> list[ConsumerRecord]:
-        for tp, log in self.logs.items():
-            if self.positions[tp] < len(log):
-                start = self.positions[tp]
-                self.positions[tp] = min(len(log), start + self.batch)
-                return log[start : self.positions[tp]]
-        return []
+        ready = [tp for tp, log in self.logs.items() if self.positions[tp] < len(log)]
+        if not ready:
+            return []
+        tp = ready[self.turn % len(ready)]
+        self.turn += 1
+        start = self.positions[tp]
+        self.positions[tp] = min(len(self.logs[tp]), start + self.batch)
+        return self.logs[tp][start : self.positions[tp]]
 
     def assignment(self) -> set[TopicPartition]:
         return set(self.logs)
@@ -218,12 +224,13 @@ def main() -> None:
         newskg(env, "run", "process", "--until-idle")
         records = read_topic(kafka_options(settings), names["chunks"])
         by_partition = [[r for r in records if r.partition == p] for p in range(3)]
-        base = replay(settings, [sorted(records, key=ingestion_key)], args.batch)
-        own = [sorted(by_partition[0] + by_partition[1], key=ingestion_key), by_partition[2]]
+        base = replay(settings, [gated(by_partition, args.batch)], args.batch)
+        own = [gated(by_partition[:2], args.batch), gated(by_partition[2:], args.batch)]
         results = {
-            "partitions": compare(base, replay(settings, [[r for p in by_partition for r in p]], args.batch)),
-            "gated": compare(base, replay(settings, [gated(by_partition, args.batch)], args.batch)),
+            "reversed": compare(base, replay(settings, [gated(by_partition[::-1], args.batch)], args.batch)),
             "run": compare(base, run_extract(settings, env)),
+            "partitions": compare(base, replay(settings, [[r for p in by_partition for r in p]], args.batch)),
+            "sorted": compare(base, replay(settings, [sorted(records, key=ingestion_key)], args.batch)),
             "two": compare(base, replay(settings, own, args.batch)),
         }
         report = {
@@ -233,7 +240,7 @@ def main() -> None:
             "partition_sizes": [len(p) for p in by_partition],
             "against_single": results,
         }
-        table = Table(title=f"differences from one consumer in ingestion order ({source})")
+        table = Table(title=f"differences from one consumer through the ingestion-order gate ({source})")
         for column in ("configuration", "kind", "single", "only single", "only other"):
             table.add_column(column)
         for config, kinds in results.items():
