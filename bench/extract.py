@@ -39,7 +39,7 @@ TOP_SUBJECTS = 10
 
 
 def dedup_chunks(pages, settings: Settings):
-    """The process stage's chunks of the pages (its own chunk-and-dedup step, ingest/process/chunk_articles.py)."""
+    """The process stage's chunks of the pages (its own chunk-and-dedup step, ingest/process/chunk_dedup.py)."""
     return chunk_articles([build_article(raw_of(html)) for _, html, _ in pages], settings)
 
 

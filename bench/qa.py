@@ -56,7 +56,7 @@ from core.records import Entity, Interaction
 from core.settings import Settings
 from core.timeaxes import day_iso, end_of_day_ms
 from graph.mirror.base import VectorMirror
-from graph.store.store import interaction_first_key
+from graph.store.writer import interaction_first_key
 from newskg.services.manager import ServiceManager
 from newskg.services.process import free_port, wait_until
 from newskg.wiring import open_graph

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, ClassVar, Literal, Self, cast
+from typing import Annotated, Any, ClassVar, Literal, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
 from core.errors import NewskgError
+from core.variant import Variant
 
 SCHEMA_VERSION = 1
 
 DayKey = Annotated[int, Field(ge=10000101, le=99991231, description="yyyymmdd day key")]
 NonEmpty = Annotated[str, StringConstraints(min_length=1)]
-Variant = Literal["M0", "M1", "M2"]
 
 
 class RecordError(NewskgError, ValueError):
@@ -122,6 +122,10 @@ class Article(Record):
     ingested_ms: int
 
 
+# The provenance fields of a reported text (_Reported), by name: what every copy of them reads and writes.
+PROVENANCE = ("source", "source_id", "url", "title", "day", "published", "ingested_at", "ingested_ms")
+
+
 class _Reported(Record):
     """Where and when a piece of text was reported: shared by a kept chunk and a sighting of it."""
 
@@ -133,6 +137,16 @@ class _Reported(Record):
     published: str
     ingested_at: str
     ingested_ms: int
+
+    def provenance(self) -> dict[str, Any]:
+        """Its provenance fields by name (PROVENANCE), as a graph row stores them."""
+        return self.provenance_of(self)
+
+    @staticmethod
+    def provenance_of(holder: object, **given: Any) -> dict[str, Any]:
+        """The provenance fields (PROVENANCE) read by name off anything that carries them (a record, a graph row,
+        an article), those in `given` as given (an article's `day` is its `published_day`)."""
+        return {name: given[name] if name in given else getattr(holder, name) for name in PROVENANCE}
 
 
 class Chunk(_Reported):

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BeforeValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.variant import Variant
 
 
 class Settings(BaseSettings):
@@ -162,8 +164,8 @@ class Settings(BaseSettings):
     llm_price_out_per_mtok: float = Field(default=0.0, ge=0, description="USD per million completion tokens.")
 
     # --- extraction
-    extract_variant: Literal["m0", "m1", "m2"] = Field(
-        default="m0", description="Open-IE variant of the extract stage."
+    extract_variant: Annotated[Variant, BeforeValidator(Variant.parse)] = Field(
+        default=Variant.M0, description="Open-IE variant of the extract stage: m0, m1 or m2 (either case)."
     )
     extract_subjects: list[str] = Field(
         default=[], description="Target subject names (JSON list). Empty: the top-N entities by mention TF-IDF."

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from core.records import Chunk
+from core.records import Chunk, Variant
 from extract.entities.linker import LinkedMention, Linker, first_seen
 from extract.failures import must_stop
 from extract.markup import mark_up
@@ -95,7 +95,7 @@ class ChunkExtractor:
             if score < self.min_confidence:
                 continue
             day, _ = sentence_day(sentence, extraction.chunk.day)
-            interaction = make_interaction(extraction.chunk, subject, obj, text, day, "M0", rule, score)
+            interaction = make_interaction(extraction.chunk, subject, obj, text, day, Variant.M0, rule, score)
             extraction.interactions.append(interaction)
             extraction.signals[interaction.id] = signals
 

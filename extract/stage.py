@@ -3,8 +3,9 @@ M2) → the graph store, in one idempotent write per consumer batch, committed o
 
 Each chunk is extracted inside its own guard: a chunk whose linking, open-IE or validation raises becomes a dead
 letter (`extraction_error`, with the exception) and the others of the batch go on. Only infrastructure failures
-(extract/failures.py) stop the step, uncommitted, to be retried. M2's batches are scheduled by
-extract/m2_scheduler.py.
+(extract/failures.py) stop the step, uncommitted, to be retried. The variant's interactions come from its own
+module behind one protocol (extract/variants/), called at fixed points: a chunk linked, the batch linked, the batch
+written, the clock, the stream idle; M2's batches are scheduled by extract/m2_scheduler.py.
 
 The alias index learns from a chunk only once the chunk is in the graph. A batch is one transaction over the
 linker (extract/entities/linker.py `mark`/`rollback`/`commit`): its chunks are linked in order, each seeing what
@@ -30,7 +31,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from core.errors import NewskgError
 from core.llm.client import LLMClient, Outcomes
@@ -40,16 +41,17 @@ from extract.entities.journal import LinkJournal, journal_id
 from extract.entities.link_log import SharedLinking
 from extract.entities.link_log import entry as link_entry
 from extract.failures import EXTRACTION_ERROR, describe, must_stop
-from extract.m2_scheduler import GiveUp, M2Scheduler
-from extract.openie.llm_variants import run_m1
+from extract.m2_scheduler import GiveUp
 from extract.openie.targets import GraphMentionStats
+from extract.options import ExtractOptions
 from extract.result import ChunkExtraction
+from extract.variants import OpenIE, open_ie
+from extract.variants.base import Pending, as_of_key
 from graph.mirror.qdrant import VectorMirror
 from graph.mirror.sync import mirror_from_graph
 from graph.store import journals
 from graph.store import mentions as mention_counts
 from graph.store.journals import JournalRow
-from graph.store.mentions import ingested_day
 from graph.store.store import GraphStore
 from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, dead_letter
@@ -89,26 +91,6 @@ def sighting_of(chunk: Chunk) -> ChunkSighting:
     return ChunkSighting(**{**reported, "chunk_id": chunk.id, "article_id": chunk.article_id, "similarity": 1.0})
 
 
-def as_of_key(chunk: Chunk) -> tuple[int, int]:
-    """(publication day, ingestion day) of a chunk: what its target selection is computed as of."""
-    return chunk.day, ingested_day(chunk.ingested_ms)
-
-
-@dataclass
-class ExtractOptions:
-    variant: str = "m0"
-    subjects: list[str] = field(default_factory=list)  # names; empty: top-N by TF-IDF
-    top_n: int = 50
-    window_days: int = 7
-    m2_batch: int = 5
-    m2_max_wait_s: float = 600.0  # a shorter M2 remainder goes out once its oldest chunk waited this long
-    m2_max_tries: int = 3  # an M2 batch that keeps failing is dead-lettered after this many tries
-    chunks_topic: str = ""  # named in the dead letters of M2 batches (which come from no single message)
-    # The shared dedup log (ingest/process/signature_log.py): a chunk dead-lettered here is released there, with
-    # its dead letter. Empty: no release is written (tests, `extract text`).
-    dedup_topic: str = ""
-
-
 @dataclass(frozen=True)
 class ExtractAck:
     """What a handled batch leaves for after its writes: the M2 batches given up whose dead letters are in its
@@ -133,10 +115,6 @@ class ExtractStage(Stage[ExtractAck]):
         mirror: VectorMirror | None = None,
         link_log: SharedLinking | None = None,
     ):
-        if options.variant in ("m1", "m2") and llm is None:
-            raise ValueError(
-                f"variant {options.variant} needs an LLM endpoint (NEWSKG_LLM_BASE_URL or `newskg services up --llm`)"
-            )
         self.store = store
         self.extractor = extractor
         self.options = options
@@ -144,28 +122,17 @@ class ExtractStage(Stage[ExtractAck]):
         self.mirror = mirror
         self.link_log = link_log  # the alias index shared with the other replicas (None: this stage's alone)
         self.mention_stats = GraphMentionStats(store.conn)  # the graph's daily counts: replicas agree
-        # journal id → (order, extraction) of the chunks linked but not written yet; M1's done among them
+        # journal id → (order, extraction) of the chunks linked but not written yet
         self._linked: dict[str, tuple[int, ChunkExtraction]] = {}
-        self._m1_done: set[str] = set()
         # The open transaction over the linker (one per batch): the journal ids whose operations it applied, in
         # order, with their journals; and those written to the graph (kept at its end).
         self._applied: dict[str, LinkJournal | None] = {}
         self._wrote: set[str] = set()
         self._order = 0
-        self.m2: M2Scheduler | None = None
-        if options.variant == "m2" and llm is not None:  # (never None here: refused above)
-            index = extractor.linker.index.entities
-            self.m2 = M2Scheduler(
-                store,
-                llm,
-                lambda entity_id: index[entity_id].name,
-                k=options.m2_batch,
-                max_wait_s=options.m2_max_wait_s,
-                max_tries=options.m2_max_tries,
-                mirror=mirror,
-                stage=self.name,
-                topic=options.chunks_topic,
-            )
+        # the variant's interactions (extract/variants/); ValueError for M1 or M2 without an LLM
+        self.openie: OpenIE = open_ie(
+            options, extractor=extractor, targets=self, store=store, llm=llm, mirror=mirror, stage=self.name
+        )
 
     def handle(self, records: list[ConsumerRecord]) -> StageOutput[ExtractAck]:
         if self.llm is None:
@@ -225,11 +192,7 @@ class ExtractStage(Stage[ExtractAck]):
                 outgoing.append(Outgoing(self.options.dedup_topic, *release_entry(chunk, reason)))
         outgoing += self._log_entries(written, whole_journals)
         touched = [(x.chunk, {m.entity_id for m in x.mentions}) for x in written] + self._remirror(whole)
-        given_up: tuple[GiveUp, ...] = ()
-        if self.m2 and touched:
-            # M2 reads its batches back from the graph, so this batch's chunks had to be written first.
-            self.m2.after_write(self._touched_pairs(touched))
-            given_up = self.m2.given_up()
+        given_up = self.openie.after_write(touched) if touched else ()
         letters = tuple(dead) + tuple(g.letter for g in given_up)
         return StageOutput(tuple(outgoing), letters, ExtractAck(given_up, outcomes))
 
@@ -371,16 +334,14 @@ class ExtractStage(Stage[ExtractAck]):
         return rows
 
     def acknowledged(self, output: StageOutput[ExtractAck]) -> None:
-        if self.m2:
-            # their dead letters are on the broker: note them in the graph
-            self.m2.dead_lettered(output.after_ack.given_up)
+        self.openie.dead_lettered(output.after_ack.given_up)  # their dead letters are on the broker
 
     def committed(self, output: StageOutput[ExtractAck]) -> None:
         if self.llm and output.after_ack.outcomes is not None:
             self.llm.settle(output.after_ack.outcomes)
 
     def extract(self, chunks: list[Chunk]) -> list[ChunkExtraction]:
-        """Linking for every variant; M0 and M1 interactions here (M2 runs over the graph, see the scheduler).
+        """Linking for every variant; M0 and M1 interactions here (M2 runs over the graph, after the write).
         Raises the first chunk's failure (`extract text`); the stage uses extract_each. What the chunks taught the
         index is kept (nothing is written here)."""
         self.extractor.linker.mark()
@@ -403,8 +364,10 @@ class ExtractStage(Stage[ExtractAck]):
         the outage, and its M1 answer is kept."""
         failures = self._link_each(chunks)
         extractions = [self._linked[journal_id(c)][1] for c in chunks if journal_id(c) in self._linked]
-        if self.options.variant == "m1" and self.llm is not None:  # (never None for m1)
-            extractions = self._add_m1(extractions, failures)
+        linked = len(failures)
+        extractions = self.openie.extract(extractions, failures)
+        for chunk, _, _ in failures[linked:]:  # (M1) a chunk whose answer failed is dead-lettered, not retried
+            self._forget(chunk)
         return extractions, failures
 
     def _link_each(self, chunks: list[Chunk]) -> list[tuple[Chunk, BaseException, str]]:
@@ -434,8 +397,7 @@ class ExtractStage(Stage[ExtractAck]):
                 extraction = self.extractor.link_one(chunk, doc)
                 self._linked[key] = (self._next_order(), extraction)
                 self._applied[key] = extraction.journal
-                if self.options.variant == "m0":
-                    self.extractor.add_offline(extraction, doc)
+                self.openie.on_linked(extraction, doc)
             except Exception as exc:
                 linker.rollback(mark)  # what it taught, undone before the next chunk is linked
                 self._applied.pop(key, None)
@@ -445,33 +407,7 @@ class ExtractStage(Stage[ExtractAck]):
                 failures.append((chunk, exc, WRITE_ERROR if isinstance(exc, Unwritable) else EXTRACTION_ERROR))
         return failures
 
-    def _add_m1(
-        self, extractions: list[ChunkExtraction], failures: list[tuple[Chunk, BaseException, str]]
-    ) -> list[ChunkExtraction]:
-        """M1's interactions for the extractions that have none yet; the targets as of each chunk, this batch's
-        own mentions counted (not written yet) — those of a chunk the graph counts already, never: a SIGKILL in
-        the middle of a batch write can leave a chunk's mentions written and counted without its journal, and the
-        restarted stage links it again (graph/store/mentions.py `counted`)."""
-        assert self.llm is not None
-        pending = self.pending_counts(extractions)
-        keys = sorted({as_of_key(x.chunk) for x in extractions if journal_id(x.chunk) not in self._m1_done})
-        subjects = {key: self.subject_ids(*key, pending) for key in keys}
-        kept = []
-        for x in extractions:  # in the batch's order
-            if journal_id(x.chunk) not in self._m1_done:
-                try:
-                    x.interactions.extend(run_m1(self.llm, x, subjects[as_of_key(x.chunk)]))
-                    self._m1_done.add(journal_id(x.chunk))
-                except Exception as exc:
-                    if must_stop(exc):
-                        raise
-                    self._forget(x.chunk)
-                    failures.append((x.chunk, exc, EXTRACTION_ERROR))
-                    continue
-            kept.append(x)
-        return kept
-
-    def pending_counts(self, extractions: list[ChunkExtraction]) -> dict[str, tuple[int, int, set[str]]]:
+    def pending_counts(self, extractions: list[ChunkExtraction]) -> Pending:
         """The mentions of the batch in hand that the graph's daily counts do not count yet, chunk id → (day,
         ingestion day, entity ids): each chunk once, and never one the graph counts already."""
         counted = mention_counts.counted(self.store.conn, [x.chunk.id for x in extractions])
@@ -489,7 +425,7 @@ class ExtractStage(Stage[ExtractAck]):
 
     def _forget(self, chunk: Chunk) -> None:
         self._linked.pop(journal_id(chunk), None)
-        self._m1_done.discard(journal_id(chunk))
+        self.openie.forget(chunk)
 
     def subject_ids(
         self, end_day: int, ingested_by: int, pending: Mapping[str, tuple[int, int, set[str]]] | None = None
@@ -503,7 +439,7 @@ class ExtractStage(Stage[ExtractAck]):
             self.mention_stats.top_subjects(self.options.top_n, end_day, self.options.window_days, ingested_by, pending)
         )
 
-    def _touched_pairs(self, chunks: list[tuple[Chunk, set[str]]]) -> list[tuple[str, str]]:
+    def touched_pairs(self, chunks: list[tuple[Chunk, set[str]]]) -> list[tuple[str, str]]:
         """Target pairs (subject, co-occurring object) by TF-IDF that this batch's chunks (with the entities each
         mentions) mention, ranked as of each chunk (grouped by its day and ingestion day, so batch boundaries
         change nothing)."""
@@ -519,11 +455,11 @@ class ExtractStage(Stage[ExtractAck]):
 
     def tick(self) -> bool:
         """Every step, records or not: M2 remainders that waited long enough, and batches to try again."""
-        return self.m2.tick() if self.m2 else False
+        return self.openie.tick()
 
     def on_idle(self) -> bool:
         """The stream has caught up (batch runs): the pairs' last, shorter batches go out too."""
-        return self.m2.flush_all() if self.m2 else False
+        return self.openie.on_idle()
 
 
 class ExtractRunner(StageRunner[ExtractAck]):
@@ -538,7 +474,7 @@ class ExtractRunner(StageRunner[ExtractAck]):
         moved = super().step(timeout_ms)
         if self.held is None:
             self.deferred(self.stage.tick)
-        if self.stage.m2 and (given_up := self.stage.m2.given_up()):
+        if given_up := self.stage.openie.given_up():
             generation = self.producer.generation
             try:
                 self.write([Outgoing(self.dlq_topic, g.letter.key, g.letter) for g in given_up])
@@ -548,6 +484,6 @@ class ExtractRunner(StageRunner[ExtractAck]):
                 # The give-ups stay in the scheduler until acknowledged: sent again on a later step.
                 log.warning("%s: %d give-ups not dead-lettered yet (%s)", self.stage.name, len(given_up), exc)
                 return moved
-            self.stage.m2.dead_lettered(given_up)
+            self.stage.openie.dead_lettered(given_up)
             self.stats.dead += len(given_up)
         return moved

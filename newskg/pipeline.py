@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from core.settings import Settings
+from core.variant import Variant
 from ingest.kafka.admin import TopicAdmin
 from ingest.kafka.consumer import GroupConsumer
 from ingest.kafka.producer import RecordProducer
@@ -118,7 +119,7 @@ def linker(settings: Settings, store: GraphStore) -> Linker:
     return linked
 
 
-def extract_options(settings: Settings, variant: str | None = None) -> ExtractOptions:
+def extract_options(settings: Settings, variant: Variant | None = None) -> ExtractOptions:
     from extract.stage import ExtractOptions
 
     return ExtractOptions(
@@ -136,7 +137,7 @@ def extract_options(settings: Settings, variant: str | None = None) -> ExtractOp
 
 def extract_stage(
     wiring: Wiring,
-    variant: str | None = None,
+    variant: Variant | None = None,
     max_calls: int | None = None,
     with_mirror: bool = True,
     link_log: SharedLinking | None = None,
@@ -150,7 +151,7 @@ def extract_stage(
     settings = wiring.settings
     store = wiring.store()
     options = extract_options(settings, variant)
-    llm = wiring.llm(max_calls) if options.variant != "m0" else None
+    llm = wiring.llm(max_calls) if options.variant.needs_llm else None
     mirror = wiring.mirror() if with_mirror and settings.mirror_enabled else None
     return wiring.own(
         ExtractStage(
@@ -166,7 +167,7 @@ def extract_stage(
     )
 
 
-def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | None = None) -> StageRunner:
+def extract_runner(wiring: Wiring, variant: Variant | None = None, max_calls: int | None = None) -> StageRunner:
     from extract.failures import outage
     from extract.stage import ExtractRunner
 
@@ -186,7 +187,7 @@ def extract_runner(wiring: Wiring, variant: str | None = None, max_calls: int | 
 
 
 def build_runners(
-    wiring: Wiring, names: list[str], variant: str | None = None, max_calls: int | None = None
+    wiring: Wiring, names: list[str], variant: Variant | None = None, max_calls: int | None = None
 ) -> list[StageRunner]:
     """The named stages' runners; every client they use belongs to `wiring` and closes with it."""
     ensure_topics(wiring.settings)

@@ -400,8 +400,10 @@ def explore_router(
         if len(request.query) > console.max_chars:
             raise HTTPException(422, f"the query is {len(request.query)} characters; at most {console.max_chars}")
         try:
-            params = {**request.params, **_as_of(request.as_of).params()}
-            result = store_of().conn.console_read(request.query, params, console.timeout_ms, console.max_rows)
+            as_of = _as_of(request.as_of)
+            result = explore.console(
+                store_of(), request.query, as_of, request.params, console.timeout_ms, console.max_rows
+            )
         except ConsoleRefused as exc:
             return JSONResponse({"detail": str(exc), "reason": exc.reason}, status_code=REFUSAL_STATUS[exc.reason])
         return JSONResponse(asdict(result) | {"timeout_ms": console.timeout_ms, "max_rows": console.max_rows})

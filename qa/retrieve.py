@@ -8,6 +8,8 @@ graph read keeps the query day in view before its limit (nearest days first).
   the entity and its words);
 - hybrid: temporal and entity-filtered semantic lists fused by reciprocal rank, then diversified (MMR);
 - newsrag: the hybrid fusion over chunks (kept for the API; the NEON methods are below).
+Each strategy is an object in its own module (qa/strategies/): it declares the kind of item it retrieves (newsrag:
+chunks, whatever is asked) and combines the Retriever's reads below (`window`, `nearest`, `fuse`, `with_sources`).
 
 "Similar to the query" means both forms of it (qa/similarity.py: the mean cosine to the original and the
 reformulated query, or a lexical score without an embedder). One retrieval embeds the query once (hybrid's two
@@ -36,15 +38,16 @@ from graph.store.rows import EntityChunk, TimelineRow
 from graph.store.store import GraphStore
 from qa.evidence import Evidence, EvidenceKind
 from qa.fusion import mmr, rrf
-from qa.similarity import QueryTexts, Similarity, Vector, cosine, lexical, query_vector
+from qa.query_vector import QueryVector
+from qa.similarity import QueryTexts, Similarity, cosine, lexical
+from qa.strategies import STRATEGIES, Request, RetrievalStrategy, Strategy, strategy_of
 
-Strategy = Literal["temporal", "generic", "hybrid", "newsrag"]
-STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+__all__ = ["STRATEGIES", "QueryVector", "Retriever", "Strategy"]
 Method = Literal["newsrag", "m0", "m1", "m2"]
 METHODS: tuple[Method, ...] = get_args(Method)
 CHUNK_K, TUPLE_K = 5, 10  # NEON §4: chunks are 5-6 sentences, tuples one; these k give comparable contexts
 METHOD_K: dict[Method, int] = {"newsrag": CHUNK_K, "m0": TUPLE_K, "m1": TUPLE_K, "m2": TUPLE_K}
-METHOD_VARIANT: dict[Method, Variant | None] = {"newsrag": None, "m0": "M0", "m1": "M1", "m2": "M2"}
+METHOD_VARIANT: dict[Method, Variant | None] = {"newsrag": None, "m0": Variant.M0, "m1": Variant.M1, "m2": Variant.M2}
 COLLECTION: dict[EvidenceKind, str] = {"interaction": INTERACTIONS, "chunk": CHUNKS}
 # The payload fields a semantic hit becomes Evidence with (the whole payload also carries id lists: not read).
 EVIDENCE_FIELDS = ("graph_id", "text", "event_day", "day", "published_day", "variant", "confidence")
@@ -87,7 +90,7 @@ class Retriever:
 
     def retrieve(
         self,
-        strategy: str,
+        strategy: Strategy | RetrievalStrategy,
         entity_id: str | None,
         text: str | QueryTexts,
         as_of: AsOf | int,
@@ -96,37 +99,28 @@ class Retriever:
         kind: EvidenceKind = "interaction",
     ) -> list[Evidence]:
         """The top k as of the day. `text` is the reformulated query, or both forms (QueryTexts); `variant`
-        keeps one extraction variant's interactions (chunks have none); `kind` chooses interactions or chunks
-        for temporal and generic (hybrid is over interactions, newsrag over chunks)."""
+        keeps one extraction variant's interactions (chunks have none); `kind` chooses interactions or chunks,
+        unless the strategy retrieves one kind only (newsrag: chunks). ValueError for an unknown strategy name."""
+        chosen = strategy_of(strategy)
+        kind = chosen.retrieves or kind
         as_of, query = AsOf.of(as_of), QueryTexts.of(text)
         vector = QueryVector(self.mirror, query)  # embedded when first needed, then shared by the reads below
-        if strategy == "newsrag":
-            kind, variant = "chunk", None
-        elif kind == "chunk":
-            variant = None
-        if strategy == "temporal":  # the interaction timeline read already carries the sources as of the day
-            found = self.temporal(entity_id, query, as_of, k, variant, kind, vector) if entity_id else []
-            return found if kind == "interaction" else self._with_sources(found, as_of)
-        if strategy == "generic":
-            found = self.semantic(COLLECTION[kind], query, as_of, k, None, variant, vector)
-        elif strategy in ("hybrid", "newsrag"):  # entity-filtered: no entity, no evidence
-            found = (
-                self.fused(
-                    kind,
-                    self.temporal(entity_id, query, as_of, 2 * k, variant, kind, vector),
-                    query,
-                    as_of,
-                    k,
-                    entity_id,
-                    variant,
-                    vector,
-                )
-                if entity_id
-                else []
-            )
-        else:
-            raise ValueError(f"unknown strategy {strategy!r}: one of {', '.join(STRATEGIES)}")
-        return self._with_sources(found, as_of)
+        request = Request(entity_id, query, as_of, k, None if kind == "chunk" else variant, kind, vector)
+        return chosen.retrieve(self, request)
+
+    # --- the reads a strategy combines (qa/strategies/base.py Reads)
+
+    def window(self, request: Request, entity_id: str, k: int) -> list[Evidence]:
+        r = request
+        return self.temporal(entity_id, r.query, r.as_of, k, r.variant, r.kind, r.vector)
+
+    def nearest(self, request: Request, entity_id: str | None, k: int) -> list[Evidence]:
+        r = request
+        return self.semantic(COLLECTION[r.kind], r.query, r.as_of, k, entity_id, r.variant, r.vector)
+
+    def fuse(self, request: Request, entity_id: str, temporal: list[Evidence]) -> list[Evidence]:
+        r = request
+        return self.fused(r.kind, temporal, r.query, r.as_of, r.k, entity_id, r.variant, r.vector)
 
     def retrieve_method(
         self,
@@ -316,7 +310,7 @@ class Retriever:
             return {}
         return {g: np.asarray(v, dtype=np.float32) for g, v in vector.stored(collection, ids).items()}
 
-    def _with_sources(self, found: list[Evidence], as_of: AsOf) -> list[Evidence]:
+    def with_sources(self, found: list[Evidence], as_of: AsOf) -> list[Evidence]:
         for kind in ("interaction", "chunk"):
             ids = [e.id for e in found if e.kind == kind]
             if not ids:
@@ -326,40 +320,6 @@ class Retriever:
                 if e.kind == kind and e.id in sources:
                     e.sources, e.urls = list(sources[e.id][0]), list(sources[e.id][1])
         return found
-
-
-class QueryVector:
-    """The query's vector for one retrieval: embedded on first use (never when no read needs it), then shared, so a
-    retrieval embeds the query once; the Similarity its cosines are, for the evidence; and the mirror's vectors the
-    retrieval read, each read once (hybrid scores the day's facts by them, then diversifies the fused list by them,
-    and its semantic search returns its hits' vectors with them)."""
-
-    def __init__(self, mirror: VectorMirror | None, query: QueryTexts):
-        self.mirror, self.query = mirror, query
-        self._vector: Vector | None = None
-        self._stored: dict[str, dict[str, list[float]]] = {}  # collection → graph id → the mirror's vector
-
-    def stored(self, collection: str, ids: Sequence[str]) -> dict[str, list[float]]:
-        """The mirror's vectors of these ids (those it holds), reading only the ones this retrieval has not."""
-        assert self.mirror is not None, "stored vectors need the mirror"
-        known = self._stored.setdefault(collection, {})
-        unread = [i for i in dict.fromkeys(ids) if i not in known]
-        if unread:
-            known.update(self.mirror.vectors(collection, unread))
-        return {i: known[i] for i in ids if i in known}
-
-    def remember(self, collection: str, vectors: dict[str, list[float]]) -> None:
-        self._stored.setdefault(collection, {}).update(vectors)
-
-    def __call__(self) -> Vector:
-        if self._vector is None:
-            assert self.mirror is not None, "a query vector needs the mirror's embedder"
-            self._vector = query_vector(self.mirror.embedder, self.query)
-        return self._vector
-
-    def similarity(self, cosine: float) -> Similarity | None:
-        """A cosine to this vector, for the answer; None without a mirror (the score is then lexical)."""
-        return Similarity(self.query, self.mirror.embedder.name, cosine) if self.mirror is not None else None
 
 
 def _day_of(row: Row) -> int:

@@ -17,7 +17,7 @@ from graph.store.store import GraphStore
 from qa.answer import AnswerMode, generate
 from qa.evidence import Evidence
 from qa.query import EntityChoice, EntityResolver, ParsedQuery, parse_query
-from qa.retrieve import Retriever
+from qa.retrieve import Retriever, Strategy
 
 KNOWLEDGE_LABELS = {
     "ingested": "what the system knew at the end of the day: published on or before it and ingested by its end",
@@ -87,7 +87,7 @@ class QAService:
         self.retriever = Retriever(store, mirror, backoff_days)
 
     def ask(
-        self, query: str, date: str, k: int = 10, strategy: str = "hybrid", knowledge: Knowledge = "ingested"
+        self, query: str, date: str, k: int = 10, strategy: Strategy = "hybrid", knowledge: Knowledge = "ingested"
     ) -> AskResult:
         """Parse (a date in the query is its day), resolve as of the day, retrieve with both forms of the query,
         answer with both."""

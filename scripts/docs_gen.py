@@ -19,6 +19,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterator
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,8 @@ def _setting_groups() -> dict[str, str]:
 
 
 def _type_name(annotation: Any) -> str:
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return "one of " + ", ".join(str(member.value) for member in annotation)
     text = repr(annotation) if not isinstance(annotation, type) else annotation.__name__
     text = text.replace("typing.", "").replace("pathlib.", "").replace("pydantic.types.", "")
     literal = re.fullmatch(r"Literal\[(.*)\]", text)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from core.errors import NewskgError
 from core.llm.client import LLMClient
-from core.records import Article, Chunk
+from core.records import Article, Chunk, Variant
 from core.settings import Settings
 from evaluation.facts.corpus import Corpus, Page
 from extract.chunk_extractor import ChunkExtractor
@@ -42,7 +42,7 @@ class Fact:
     subject_type: str
     object: str | None
     rule: str
-    variant: str
+    variant: Variant
     features: tuple[float, ...] = ()  # an M0 fact's confidence inputs (extract/openie/confidence.py FEATURES)
     confidence: float | None = None
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from core.llm.client import LLMClient
 from core.settings import Settings
+from core.variant import Variant
 from evaluation.facts.collect import ENTITY_TYPES, Extracted, Fact, Mention, extract
 from evaluation.facts.corpus import SHARED_DATA, Corpus, load
 from evaluation.facts.labels import DEFAULT_LABELS, FactLabel, LabelStore, MentionLabel
@@ -33,7 +34,7 @@ class FactsConfig(BaseModel):
     labels: Path = DEFAULT_LABELS
     data: Path = SHARED_DATA
     synthetic_timelines: int = 3
-    variant: Literal["M0", "M1"] = "M0"
+    variant: Literal[Variant.M0, Variant.M1] = Variant.M0
     max_chunks: int | None = None  # per page set: an LLM variant is slow on a small local model
 
 
@@ -94,7 +95,7 @@ class CorpusFigures(Figures):
 
 class FactsReport(Figures):
     m0_rules: str = "strict"
-    variant: str = "M0"
+    variant: Variant = Variant.M0
     seed: int
     labels: str
     by_corpus: dict[Corpus, CorpusFigures]

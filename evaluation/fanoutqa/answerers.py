@@ -30,7 +30,7 @@ from graph.store.asof import AsOf
 from graph.store.store import GraphStore
 from qa.evidence import Evidence
 from qa.query import EntityResolver
-from qa.retrieve import Retriever
+from qa.retrieve import Retriever, Strategy
 
 DEV_AS_OF = "2023-11-20"  # FanOutQA's Wikipedia snapshot: the dev questions are asked as of that day
 ANSWERERS = ("graph", "closed-book", "evidence")
@@ -120,7 +120,7 @@ class GraphFanoutAnswerer:
         store: GraphStore,
         mirror: VectorMirror | None,
         decomposer: Decomposer | None = None,
-        strategy: str = "temporal",
+        strategy: Strategy = "temporal",
         k: int = 5,
         fanout: int = 20,
         window_days: int = 400,
@@ -134,7 +134,8 @@ class GraphFanoutAnswerer:
         self.retriever = Retriever(store, mirror, backoff_days=window_days, facts_via_chunks=False)
         self.resolver = EntityResolver(store)
         self.decomposer = decomposer or Decomposer()
-        self.strategy, self.k, self.fanout, self.pool = strategy, k, fanout, pool
+        self.strategy: Strategy = strategy
+        self.k, self.fanout, self.pool = k, fanout, pool
 
     def answer(self, question_id: str, question: str, as_of: AsOf) -> AnswerTrace:
         started = time.perf_counter()

@@ -3,8 +3,8 @@
 A question needs a hub entity, a relation and a window: the relation is "took part in one interaction with" (the
 graph's SUBJECT_OF/OBJECT edges), the window is the `window_days` days ending on the as-of day, and the attribute
 each neighbour carries is **the event day of its interaction with the hub** (the day the text states, else the
-publication day). The answer is the dict {neighbour name: ISO day}, computed by Cypher (evaluation/fanoutqa/
-cypher.py) from what was visible as of the day only.
+publication day). The answer is the dict {neighbour name: ISO day}, computed by Cypher (graph/store/
+questions.py) from what was visible as of the day only.
 
 A hub is kept only when it has at least `min_neighbours` neighbours and the question passes two checks:
 - fan-out (the paper's requirement): no single article reported every neighbour's fact, so no one document
@@ -25,10 +25,10 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from core.timeaxes import day_iso
-from evaluation.fanoutqa import cypher
 from evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, SubQuestion
 from evaluation.kit.sources import SOURCES as SOURCES  # the sources the CLI offers, named here as before
 from evaluation.kit.sources import source_params
+from graph.store import questions as question_reads
 from graph.store.asof import AsOf
 from graph.store.rows import rows_of
 from graph.store.store import GraphStore
@@ -67,7 +67,7 @@ class Neighbour:
 
 @dataclass(frozen=True)
 class HubRow:
-    """cypher.HUB_CANDIDATES."""
+    """questions.HUB_CANDIDATES."""
 
     id: str
     name: str
@@ -77,7 +77,7 @@ class HubRow:
 
 @dataclass(frozen=True)
 class AnswerRow:
-    """cypher.FANOUT_ANSWER: one neighbour's days in the window."""
+    """questions.FANOUT_ANSWER: one neighbour's days in the window."""
 
     name: str
     days: list[int]
@@ -104,13 +104,11 @@ def generate(
     on_hub: Callable[[], None] | None = None,
 ) -> Generation:
     params = {**as_of.params(), **window(as_of, window_days), **source_params(source)}
-    hubs = rows_of(
-        HubRow, store.conn.read(cypher.HUB_CANDIDATES, {**params, "min_neighbours": min_neighbours, "limit": max_hubs})
-    )
+    hubs = rows_of(HubRow, question_reads.hub_candidates(store, params, min_neighbours, max_hubs))
     questions: list[GeneratedQuestion] = []
     rejected: Counter[str] = Counter()
     for hub in hubs:
-        neighbours = neighbours_of(store.conn.read(cypher.HUB_FACTS, {**params, "hub": hub.id}))
+        neighbours = neighbours_of(question_reads.hub_facts(store, params, hub.id))
         reason = rejection(hub.name, neighbours, min_neighbours)
         if reason:
             rejected[reason] += 1
@@ -202,12 +200,10 @@ def reproduce(store: GraphStore, question: GeneratedQuestion) -> dict[str, str]:
     params = {
         **AsOf.of(question.as_of).params(),
         **source_params(question.source),
-        "hub": question.hub_id,
-        "neighbours": ids,
         "from_day": question.from_day,
         "to_day": question.to_day,
     }
-    rows = rows_of(AnswerRow, store.conn.read(cypher.FANOUT_ANSWER, params))
+    rows = rows_of(AnswerRow, question_reads.fanout_answer(store, params, question.hub_id, ids))
     return {r.name: ",".join(day_iso(d) for d in sorted(r.days)) for r in rows}
 
 

@@ -9,8 +9,9 @@ the same (subject, object, event day); a clause without an object is a claim of 
 Algorithmic scaffold: a claim's nodes are its entities, its day and its keypoint's other words (predicate and
 arguments). A node is masked (becomes the answer) when it passes the rules of Appendix A.1 (rules.mask_rejection;
 against the arguments: not written inside a longer name) and its answer is unique as Cypher counts it as of the
-day: the only entity that had a reported interaction with the known one that day (cypher.PARTNERS), or, for a
-clause without an object, the only entity whose clause that day reads the same around it (cypher.CLAUSE_SUBJECTS).
+day: the only entity that had a reported interaction with the known one that day (graph/store/questions.PARTNERS),
+or, for a clause without an object, the only entity whose clause that day reads the same around it
+(questions.CLAUSE_SUBJECTS).
 A single-hop question is a cloze of the keypoint: its words with the masked entity as "which <kind>", numbers
 kept ("As of D, Ada Lovelace sold 2,500 shares to which organization on March 1, 2031?"), so it is never broader
 than the count that made it unique. 2-hop questions chain two claims through a bridge (template wording): the
@@ -37,10 +38,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from core.timeaxes import day_iso, day_words
-from evaluation.irb import cypher, rules
+from evaluation.irb import rules
 from evaluation.irb.prompts import rewrite
 from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode, Paraphrase, Source
 from evaluation.kit.sources import SOURCES, source_params
+from graph.store import questions as question_reads
 from graph.store.asof import LATEST_DAY, AsOf
 from graph.store.mentions import window_counts
 from graph.store.rows import rows_of
@@ -70,7 +72,7 @@ PLACES = frozenset({"gpe", "loc", "location"})
 
 @dataclass(frozen=True)
 class FactRow:
-    """cypher.FACTS: one interaction with its visible passages ([chunk id, text]) and each passage's articles."""
+    """questions.FACTS: one interaction with its visible passages ([chunk id, text]) and each passage's articles."""
 
     id: str
     text: str | None
@@ -93,7 +95,7 @@ class PartnerRow:
 
 @dataclass(frozen=True)
 class KeyedPartnerRow:
-    """cypher.PARTNERS_MANY: a partner of `entity` on `event_day`."""
+    """questions.PARTNERS_MANY: a partner of `entity` on `event_day`."""
 
     entity: str
     event_day: int
@@ -181,19 +183,18 @@ class Checker:
     def partners(self, entity_id: str, event_day: int) -> list[PartnerRow]:
         key = (entity_id, event_day)
         if key not in self._partners:
-            rows = self.store.conn.read(cypher.PARTNERS, {**self.params, "entity": entity_id, "event_day": event_day})
+            rows = question_reads.partners(self.store, self.params, entity_id, event_day)
             self._partners[key] = rows_of(PartnerRow, rows)
         return self._partners[key]
 
     def prefetch_partners(self, keys: Iterable[tuple[str, int]], batch: int = 500) -> None:
-        """Fill the partners cache for many (entity, event day) keys, `batch` keys a round trip (cypher.PARTNERS_MANY
+        """Fill the partners cache for many (entity, event day) keys, `batch` keys a round trip (questions.PARTNERS_MANY
         returns what PARTNERS would for each): one query per key was most of generation's time on a large graph."""
         missing = sorted({k for k in keys if k not in self._partners})
         for start in range(0, len(missing), batch):
             chunk = missing[start : start + batch]
-            params = {**self.params, "keys": [{"entity": e, "event_day": d} for e, d in chunk]}
             found: dict[tuple[str, int], list[PartnerRow]] = {k: [] for k in chunk}
-            for row in rows_of(KeyedPartnerRow, self.store.conn.read(cypher.PARTNERS_MANY, params)):
+            for row in rows_of(KeyedPartnerRow, question_reads.partners_many(self.store, self.params, chunk)):
                 found[(row.entity, row.event_day)].append(PartnerRow(row.id, row.name))
             self._partners.update(found)
 
@@ -203,21 +204,18 @@ class Checker:
 
     def name_on_day(self, fake_name: str, event_day: int) -> int:
         initial, surname = fake_name[0].lower(), " " + fake_name.split()[-1].lower()
-        params = {**self.params, "initial": initial, "surname": surname, "event_day": event_day}
-        return rows_of(CountRow, self.store.conn.read(cypher.NAME_ON_DAY, params))[0].n
+        return rows_of(CountRow, question_reads.name_on_day(self.store, self.params, initial, surname, event_day))[0].n
 
     def clause_subjects(self, prefix: str, suffix: str, event_day: int) -> list[PartnerRow]:
-        """The entities whose visible clause on the day reads prefix + <entity> + suffix (cypher.CLAUSE_SUBJECTS)."""
-        params = {**self.params, "prefix": prefix, "suffix": suffix, "event_day": event_day}
-        return rows_of(PartnerRow, self.store.conn.read(cypher.CLAUSE_SUBJECTS, params))
+        """The entities whose visible clause on the day reads prefix + <entity> + suffix (questions.CLAUSE_SUBJECTS)."""
+        return rows_of(PartnerRow, question_reads.clause_subjects(self.store, self.params, prefix, suffix, event_day))
 
     def interaction_text(self, interaction_id: str) -> str:
-        rows = rows_of(TextRow, self.store.conn.read(cypher.INTERACTION_TEXT, {**self.params, "id": interaction_id}))
+        rows = rows_of(TextRow, question_reads.interaction_text(self.store, self.params, interaction_id))
         return rows[0].text if rows else ""
 
     def entity_on_day(self, entity_id: str, event_day: int) -> int:
-        params = {**self.params, "entity": entity_id, "event_day": event_day}
-        return rows_of(CountRow, self.store.conn.read(cypher.ENTITY_ON_DAY, params))[0].n
+        return rows_of(CountRow, question_reads.entity_on_day(self.store, self.params, entity_id, event_day))[0].n
 
 
 def generate(
@@ -235,7 +233,7 @@ def generate(
         raise ValueError(f"source must be one of {', '.join(SOURCES)}, not {source!r}")
     as_of = AsOf.of(as_of)
     checker = Checker(store, as_of, source)
-    rows = rows_of(FactRow, store.conn.read(cypher.FACTS, checker.params))
+    rows = rows_of(FactRow, question_reads.facts(store, checker.params))
     rejected: Counter[str] = Counter()
     claims = claims_of(rows, rejected)
     checker.prefetch_partners((e.id, c.event_day) for c in claims for e in (c.subject, c.object) if e is not None)

@@ -1,17 +1,11 @@
 """The sources a question generated from the graph may read: the news, or the synthetic NeoQA stream (its
 articles live under a reserved domain, evaluation/neoqa/generate.article_url). FanOutQA and IRB generation filter
-every article they read by it, in their Cypher, with the same parameters."""
+every article they read by it, in their Cypher (graph/store/questions.ARTICLE_OF_SOURCE), with these parameters."""
 
 # pyright: strict
 
 SYNTHETIC_PREFIX = "https://neoqa.synthetic.invalid/"
 SOURCES = ("news", "neoqa")
-
-# True for an Article `a` of the chosen source; its parameters are `source_params`.
-ARTICLE_OF_SOURCE = (
-    "(($synthetic AND coalesce(a.url, '') STARTS WITH $synthetic_prefix) OR "
-    "(NOT $synthetic AND NOT coalesce(a.url, '') STARTS WITH $synthetic_prefix))"
-)
 
 
 def source_params(source: str) -> dict[str, object]:

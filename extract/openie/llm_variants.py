@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from core.llm.client import LLMClient
-from core.records import Chunk, Interaction
+from core.records import Chunk, Interaction, Variant
 from core.timeaxes import day_words
 from extract.entities.linker import LinkedMention
 from extract.entities.names import name_key
@@ -47,7 +47,7 @@ def run_m1(client: LLMClient, extraction: ChunkExtraction, subject_ids: set[str]
         for line in answer.interactions if answer else []:
             obj = match_object(line, entity_id, extraction.mentions)
             if obj is not None:
-                found.append(make_interaction(chunk, subject, obj, line, chunk.day, "M1"))
+                found.append(make_interaction(chunk, subject, obj, line, chunk.day, Variant.M1))
     return found
 
 
@@ -110,7 +110,7 @@ def run_m2(client: LLMClient, subject: EntityRef, obj: EntityRef, batch: list[M2
         for day in sorted({c.day for c in evidence}):
             same_day = [c for c in evidence if c.day == day]
             result.interactions.append(
-                make_day_interaction(same_day, subject, obj, line.text, day, "M2", read=evidence)
+                make_day_interaction(same_day, subject, obj, line.text, day, Variant.M2, read=evidence)
             )
     client.count(m2_pair.NAME, "lines_kept", result.lines_kept)
     client.count(m2_pair.NAME, "lines_dropped_uncited", result.lines_dropped)

@@ -5,11 +5,14 @@ counts only the sources whose articles were visible, an entity is a node only if
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.records import Variant
+from graph.connection.base import ConsoleResult
+from graph.store import mentions
 from graph.store.asof import AsOf
-from graph.store.reads import DAILY_COUNTS, DAY_RANGE, ENTITY_ALIASES, ENTITY_VISIBLE, visible
+from graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
 from graph.store.rows import EntityAsOf, rows_of
 from graph.store.store import GraphStore
 
@@ -171,9 +174,8 @@ def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window
 
 def day_range(store: GraphStore, as_of: AsOf) -> tuple[int | None, int | None]:
     """The first and last publication day with mentions ingested by D (the date slider's bounds)."""
-    rows = store.conn.read(DAY_RANGE, {"as_of_day": as_of.day})
-    first, last = (rows[0].get("first"), rows[0].get("last")) if rows else (None, None)
-    return (first if isinstance(first, int) else None, last if isinstance(last, int) else None)
+    known = mentions.day_range(store.conn, as_of.day)
+    return known if known else (None, None)
 
 
 def most_facts(store: GraphStore, as_of: AsOf, limit: int = 1) -> list[FactCount]:
@@ -198,3 +200,12 @@ def daily_mentions(store: GraphStore, entity_id: str, first: int, last: int, as_
     (the daily counts graph/store/mentions.py keeps: reads.DAILY_COUNTS)."""
     params = {"entity": entity_id, "from_day": first, "to_day": min(last, as_of.day), "as_of_day": as_of.day}
     return rows_of(DayCount, store.conn.read(DAILY_COUNTS, params))
+
+
+def console(
+    store: GraphStore, query: str, as_of: AsOf, params: Mapping[str, object], timeout_ms: int, max_rows: int
+) -> ConsoleResult:
+    """The explorer's read-only Cypher console: the user's statement with its parameters and the as-of ones (which
+    win), refused if it writes (the server enforces it: graph/connection), stopped after the timeout, the first
+    `max_rows` rows kept. Raises ConsoleRefused."""
+    return store.conn.console_read(query, {**params, **as_of.params()}, timeout_ms, max_rows)

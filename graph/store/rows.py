@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import TypeAdapter
 
-from core.records import Variant
+from core.records import Chunk, Variant
 from graph.connection.base import Row
 from graph.store.reads import ALIAS_CAP
 
@@ -214,6 +214,20 @@ class StoredChunk:
     sentence_start: int
     sentence_end: int
     entity_ids: list[str]
+
+
+def chunk_of(r: PendingChunk | StoredChunk, article_ids: list[str], source: str, source_id: str) -> Chunk:
+    """A Chunk record rebuilt from a chunk node (M2 batches and the mirror read chunks back from the graph)."""
+    return Chunk(
+        id=r.id,
+        text=r.text,
+        sentences=[],
+        article_id=r.article_id,
+        article_ids=article_ids,
+        **Chunk.provenance_of(r, source=source, source_id=source_id),
+        sentence_start=r.sentence_start,
+        sentence_end=r.sentence_end,
+    )
 
 
 @cache

@@ -7,14 +7,13 @@ from dataclasses import dataclass, field
 
 from core.errors import NewskgError
 from core.failures import must_stop
-from core.ids import chunk_id
-from core.records import Article, Chunk, ChunkSighting, DeadLetter, DedupSighting, RawArticle
+from core.records import Article, ChunkSighting, DeadLetter, DedupSighting, RawArticle
 from core.settings import Settings
 from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.stage import Outgoing, Stage, StageOutput, dead_letter
 from ingest.process.article import build_article
-from ingest.process.chunking import Window, windows
-from ingest.process.dedup import Decision, DedupIndex, LeanMinHash
+from ingest.process.chunk_dedup import chunk_and_dedup
+from ingest.process.dedup import Decision, DedupIndex
 from ingest.process.guards import Rejected, check_size, looks_binary
 from ingest.process.sentences import split_each
 from ingest.process.signature_log import Kept, SignatureLog
@@ -110,28 +109,25 @@ class ProcessStage(Stage[DedupLogEntries]):
         return build_article(RawArticle.from_bytes(record.value))
 
     def _chunk(self, article: Article, sentences: list[str]) -> _Batch:
-        """The article's chunk and sighting messages. Every record is built (and validated) before the dedup index
-        is asked or told anything, so an article that fails leaves nothing behind in the index."""
+        """The article's chunk and sighting messages, and what the dedup log gains once they are acknowledged."""
         topic = self.settings.topic_chunks
-        prepared: list[tuple[str, LeanMinHash, Chunk]] = []
-        for window in windows(sentences, self.settings.chunk_sentences, self.settings.chunk_stride):
-            cid = chunk_id(window.text)
-            prepared.append((cid, self.index.signer.sign(window.text), chunk_record(article, cid, window)))
         batch = _Batch()
-        for cid, mh, record in prepared:
-            decision = self.index.decide(cid, article.id, mh, article.ingested_ms)
+        for step in chunk_and_dedup(article, sentences, self.settings, self.index):
+            decision, record = step.decision, step.record
             # Keyed by article: an article's chunks stay in order on one partition, so the extract stage sees a
             # full name before the short forms of later chunks.
             if decision.kind == "duplicate":
                 batch.messages.append(
                     Outgoing(topic, article.id, _sighting(article, decision.chunk_id, decision.similarity))
                 )
-                self._note_sighting(article, cid, decision, batch)
+                if step.held:  # the sighting, in the log once the batch is acknowledged
+                    batch.sighted.append(_dedup_sighting(article, record.id, decision))
             elif decision.kind == "new":
                 # Not held (published before the window): not logged either; a re-ingest re-emits the same
                 # content-keyed chunk, which the graph's upsert absorbs.
-                if self.index.add(cid, article.id, mh, article.published_day, article.ingested_ms):
-                    batch.kept.append(Kept(cid, article.id, mh, article.published_day, article.ingested_ms))
+                if step.held:
+                    day = article.published_day
+                    batch.kept.append(Kept(record.id, article.id, step.signature, day, article.ingested_ms))
                 batch.messages.append(Outgoing(topic, article.id, record))
             elif decision.kind == "resend":  # this record again (dedup.Decision): what it emitted, not logged again
                 message = (
@@ -140,58 +136,22 @@ class ProcessStage(Stage[DedupLogEntries]):
                 batch.messages.append(Outgoing(topic, article.id, message))
         return batch
 
-    def _note_sighting(self, article: Article, cid: str, decision: Decision, batch: _Batch) -> None:
-        """The sighting in the index now and, once the batch is acknowledged, in the log."""
-        day = article.published_day
-        if self.index.add_sighting(article.id, cid, decision.chunk_id, day, article.ingested_ms, decision.similarity):
-            sighting = DedupSighting(
-                chunk_id=cid,
-                article_id=article.id,
-                kept_chunk_id=decision.chunk_id,
-                day=day,
-                ingested_ms=article.ingested_ms,
-                similarity=decision.similarity,
-            )
-            batch.sighted.append(sighting)
-
     def acknowledged(self, output: StageOutput[DedupLogEntries]) -> None:
         if self.signature_log:
             self.signature_log.append(self.index, output.after_ack.kept, output.after_ack.sighted)
-
-
-def chunk_record(article: Article, cid: str, window: Window) -> Chunk:
-    """The chunk message of a window of an article (the stage's, and `chunk_articles`' for benches)."""
-    return Chunk(
-        id=cid,
-        text=window.text,
-        sentences=window.sentences,
-        article_id=article.id,
-        article_ids=[article.id],
-        source=article.source,
-        source_id=article.source_id,
-        url=article.url,
-        title=article.title,
-        day=article.published_day,
-        published=article.published,
-        ingested_at=article.ingested_at,
-        ingested_ms=article.ingested_ms,
-        sentence_start=window.start,
-        sentence_end=window.end,
-        lang=article.lang,
-    )
 
 
 def _sighting(article: Article, kept_chunk_id: str, similarity: float) -> ChunkSighting:
     return ChunkSighting(
         chunk_id=kept_chunk_id,
         article_id=article.id,
-        source=article.source,
-        source_id=article.source_id,
-        url=article.url,
-        title=article.title,
-        day=article.published_day,
-        published=article.published,
-        ingested_at=article.ingested_at,
-        ingested_ms=article.ingested_ms,
+        **ChunkSighting.provenance_of(article, day=article.published_day),
         similarity=similarity,
     )
+
+
+def _dedup_sighting(article: Article, cid: str, decision: Decision) -> DedupSighting:
+    """The dedup log's entry of a sighting the index noted (ingest/process/signature_log.py)."""
+    a, day, ms = article.id, article.published_day, article.ingested_ms
+    kept, sim = decision.chunk_id, decision.similarity
+    return DedupSighting(chunk_id=cid, article_id=a, kept_chunk_id=kept, day=day, ingested_ms=ms, similarity=sim)

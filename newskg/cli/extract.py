@@ -6,7 +6,7 @@ import typer
 from rich.table import Table
 
 from core.ids import chunk_id, source_id
-from core.records import Chunk
+from core.records import Chunk, Variant
 from core.settings import get_settings
 from core.timeaxes import day_key, epoch_ms, iso, parse_instant, utc_now
 from newskg.cli.output import JsonOption, console, emit, fail
@@ -28,7 +28,9 @@ def extract_text(
     entities for linking, writes nothing."""
     from newskg.pipeline import extract_stage
 
-    if variant not in ("m0", "m1", "m2"):
+    try:
+        chosen = Variant.parse(variant)
+    except ValueError:
         fail(f"--variant must be m0, m1 or m2, not {variant!r}")
     if not text.strip():
         fail("the text is empty")
@@ -57,7 +59,7 @@ def extract_text(
     )
     with Wiring(settings) as wiring:
         try:
-            stage = extract_stage(wiring, variant, with_mirror=False)
+            stage = extract_stage(wiring, chosen, with_mirror=False)
         except (NotConfigured, ValueError) as exc:
             fail(str(exc))
         result = stage.extract([chunk])[0]

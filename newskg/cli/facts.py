@@ -12,6 +12,7 @@ from rich.table import Table
 
 from core.errors import NewskgError
 from core.settings import get_settings
+from core.variant import Variant
 from newskg.cli.output import JsonOption, console, emit, fail
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
@@ -57,9 +58,13 @@ def eval_facts(
         corpora = [Corpus(c) for c in corpus]
     except ValueError:
         fail(f"--corpus takes news, fresh or synthetic, not {', '.join(corpus)}")
-    if variant not in ("m0", "m1"):
+    try:
+        chosen = Variant.parse(variant)
+    except ValueError:
+        chosen = None
+    if chosen is None or chosen is Variant.M2:
         fail(f"--variant takes m0 or m1, not {variant!r}")
-    config = FactsConfig(corpora=corpora, seed=seed, variant="M1" if variant == "m1" else "M0", max_chunks=max_chunks)
+    config = FactsConfig(corpora=corpora, seed=seed, variant=chosen, max_chunks=max_chunks)
     config = config.model_copy(update={k: v for k, v in {"labels": labels, "data": data}.items() if v is not None})
     settings = get_settings()
     if m0_rules is not None:
@@ -75,7 +80,7 @@ def eval_facts(
                 progress.update(tasks[c], completed=done)
 
             with Wiring(settings) as wiring:
-                report = run(config, settings, advance, _llm(wiring) if variant == "m1" else None)
+                report = run(config, settings, advance, _llm(wiring) if chosen.needs_llm else None)
     except (NewskgError, FileNotFoundError) as exc:
         fail(str(exc))
     paths = write_report(report, out or settings.data_dir / "eval" / "facts")

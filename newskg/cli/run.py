@@ -12,6 +12,7 @@ from rich.live import Live
 from rich.table import Table
 
 from core.settings import get_settings
+from core.variant import Variant
 from newskg.cli.output import EXIT_BUDGET_SPENT, JsonOption, console, emit, err_console, fail
 from newskg.wiring import NotConfigured, Wiring
 
@@ -40,7 +41,7 @@ def _table(runners: Sequence[StageRunner[Any]]) -> Table:
 
 
 def _run(
-    names: list[str], until_idle: bool, as_json: bool, variant: str | None = None, max_calls: int | None = None
+    names: list[str], until_idle: bool, as_json: bool, variant: Variant | None = None, max_calls: int | None = None
 ) -> None:
     from core.llm.client import BudgetExceeded
     from ingest.kafka.membership import GroupMembershipError
@@ -106,8 +107,7 @@ def run_extract(
     as_json: bool = JsonOption,
 ) -> None:
     """Consumer group newskg-extract: chunks → entities → interactions → graph store (commit after the write)."""
-    _check_variant(variant)
-    _run(["extract"], until_idle, as_json, variant, max_calls)
+    _run(["extract"], until_idle, as_json, variant_option(variant), max_calls)
 
 
 @app.command("all")
@@ -118,10 +118,10 @@ def run_all(
     as_json: bool = JsonOption,
 ) -> None:
     """Every stage in one process (the demo's way)."""
-    _check_variant(variant)
+    chosen = variant_option(variant)
     from newskg.pipeline import STAGES
 
-    _run(list(STAGES), until_idle, as_json, variant, max_calls)
+    _run(list(STAGES), until_idle, as_json, chosen, max_calls)
 
 
 @app.command("forget")
@@ -160,6 +160,11 @@ def run_forget(
     )
 
 
-def _check_variant(variant: str | None) -> None:
-    if variant is not None and variant not in ("m0", "m1", "m2"):
+def variant_option(variant: str | None) -> Variant | None:
+    """--variant as a Variant (m0, m1 or m2, either case); None: NEWSKG_EXTRACT_VARIANT's."""
+    if variant is None:
+        return None
+    try:
+        return Variant.parse(variant)
+    except ValueError:
         fail(f"--variant must be m0, m1 or m2, not {variant!r}")

@@ -5,7 +5,7 @@ type do not depend on the order its records arrive in.
 no read path may know it: QA resolution and the answer (and which words of a query become its topic),
 /v1/entities, the timeline's lookup, the explorer's search and neighbourhood, the export, the saved Browser
 queries and the NeoQA/FanOutQA graph readers. As of day 20 every one of them does. (The IRB readers read entity
-names only, never aliases: evaluation/irb/cypher.py.)"""
+names only, never aliases: graph/store/questions.py.)"""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from tests.support.synthetic import synthetic_world
 
 pytestmark = pytest.mark.integration
 
-# Test-side reads, written apart from evaluation/irb/cypher.py: who had a visible interaction with an entity on a
+# Test-side reads, written apart from graph/store/questions.py: who had a visible interaction with an entity on a
 # day, and how many visible interactions an entity (or a name pattern) had on a day.
 PARTNERS = """
 MATCH (k:Entity {id: $id})-[:SUBJECT_OF|OBJECT]-(x:Interaction)-[:SUBJECT_OF|OBJECT]-(p:Entity)

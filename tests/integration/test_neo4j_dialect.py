@@ -26,18 +26,18 @@ from bench.replay import ALL_CHUNKS, ALL_FACTS
 from bench.synthetic import interaction_between
 from core.records import Entity
 from core.timeaxes import end_of_day_ms
-from evaluation.fanoutqa import cypher as fanout_cypher
 from evaluation.fanoutqa.generate import generate as fanout_generate
 from evaluation.fanoutqa.generate import reproduce, source_params
 from evaluation.irb.generate import Checker
 from evaluation.irb.generate import generate as irb_generate
 from graph.browser import saved_queries
 from graph.connection.base import DELETE_ALL
-from graph.store import explore, journals, mentions, reads
+from graph.store import explore, journals, mentions, questions, reads
 from graph.store.asof import AsOf
 from graph.store.export import export_jsonl
+from graph.store.reader import COUNTS_LABELS
 from graph.store.schema import neo4j_ddl
-from graph.store.store import COUNTS_LABELS, GraphStore
+from graph.store.store import GraphStore
 from graph.store.times import graph_times
 from newskg.wiring import open_graph
 from tests.support.cypher_lint import ToLint, failures, lint
@@ -170,7 +170,7 @@ def evaluation_reads(store: GraphStore) -> None:
         reproduce(store, generation.questions[0])
     else:  # the tiny graph gave no question: the same read with the parameters reproduce() passes
         params = {**AsOf(AS_OF).params(), **source_params("news"), "from_day": 20230401, "to_day": AS_OF}
-        store.conn.read(fanout_cypher.FANOUT_ANSWER, {**params, "hub": DOJA, "neighbours": [CHOUPETTE]})
+        store.conn.read(questions.FANOUT_ANSWER, {**params, "hub": DOJA, "neighbours": [CHOUPETTE]})
 
 
 def explorer_reads(store: GraphStore, interaction_id: str) -> None:
@@ -181,6 +181,8 @@ def explorer_reads(store: GraphStore, interaction_id: str) -> None:
     explore.nodes(store, [DOJA, CHOUPETTE], as_of)
     explore.evidence(store, interaction_id, as_of)
     explore.daily_mentions(store, DOJA, 20230501, AS_OF, as_of)
+    explore.most_facts(store, as_of)
+    explore.day_range(store, as_of)
 
 
 def browser_and_bench_reads(store: GraphStore, interaction_id: str) -> None:

@@ -27,8 +27,7 @@ CYPHER_MODULES = (
     "graph.store.journals",
     "graph.store.reads",
     "graph.store.explore",
-    "evaluation.irb.cypher",
-    "evaluation.fanoutqa.cypher",
+    "graph.store.questions",
     "bench.qa",
     "bench.determinism",
     "bench.replay",
@@ -36,7 +35,7 @@ CYPHER_MODULES = (
 # Files with Cypher text that is not a module constant of CYPHER_MODULES: they send the constants of those
 # modules, or hold the dialect layer and the Browser files (registered below by their own functions).
 CYPHER_USERS = (
-    "graph/store/store.py",
+    "graph/store/writer.py",
     "graph/store/schema.py",
     "graph/connection/bolt.py",
 )
@@ -94,7 +93,7 @@ def _built() -> Iterator[Statement]:
     the export pass."""
     from graph.store import reads
     from graph.store.export import NODE_LABELS, RELATIONSHIPS
-    from graph.store.store import COUNTS_LABELS
+    from graph.store.reader import COUNTS_LABELS
 
     for label in COUNTS_LABELS:
         yield Statement(f"graph.store.reads.ids_page({label!r})", reads.ids_page(label))

@@ -1,6 +1,6 @@
 """Issue #29: an entity record says what its own chunk showed, as of that chunk (extract/entities/linker.py
 `Linker.entities`), and the store folds a batch's records the way the graph keeps them, in any order
-(graph/store/store.py `_entity_rows`)."""
+(graph/store/writer.py `_entity_rows`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from core.records import Entity
 from extract.chunk_extractor import ChunkExtractor
 from extract.entities.alias_index import AliasIndex
 from extract.entities.linker import Linker
-from graph.store.store import _entity_rows  # pyright: ignore[reportPrivateUsage]
+from graph.store.writer import _entity_rows  # pyright: ignore[reportPrivateUsage]
 from tests.support.records import linking_stream as stream
 
 

@@ -12,13 +12,12 @@ from pathlib import Path
 import pytest
 from matplotlib.figure import Figure
 
-from evaluation.fanoutqa import cypher as fanout_cypher
 from evaluation.fanoutqa.prompts import factuality
-from evaluation.irb import cypher as irb_cypher
 from evaluation.irb.prompts import grade
 from evaluation.kit.judge import DATA_NOT_INSTRUCTIONS
 from evaluation.kit.report import Html, ReportFolder, image, link, page, paragraph, table
-from evaluation.kit.sources import ARTICLE_OF_SOURCE, SYNTHETIC_PREFIX, source_params
+from evaluation.kit.sources import SYNTHETIC_PREFIX, source_params
+from graph.store import questions
 
 HOSTILE = "<script>alert('x')</script> & </td>"
 
@@ -99,9 +98,9 @@ def test_the_graders_ask_for_the_same_one_grade_verdicts_as_before():
 
 
 def test_fanoutqa_and_irb_generation_filter_articles_by_the_one_source_predicate():
-    reads = [fanout_cypher.HUB_CANDIDATES, fanout_cypher.HUB_FACTS, fanout_cypher.FANOUT_ANSWER]
-    reads += [irb_cypher.FACTS, irb_cypher.PARTNERS, irb_cypher.PARTNERS_MANY, irb_cypher.CLAUSE_SUBJECTS]
-    assert all(ARTICLE_OF_SOURCE in read for read in reads)
+    reads = [questions.HUB_CANDIDATES, questions.HUB_FACTS, questions.FANOUT_ANSWER]
+    reads += [questions.FACTS, questions.PARTNERS, questions.PARTNERS_MANY, questions.CLAUSE_SUBJECTS]
+    assert all(questions.ARTICLE_OF_SOURCE in read for read in reads)
     assert source_params("neoqa") == {"synthetic": True, "synthetic_prefix": SYNTHETIC_PREFIX}
     assert source_params("news")["synthetic"] is False
     with pytest.raises(ValueError, match="source must be one of news, neoqa"):

@@ -1,12 +1,12 @@
 """Two records of one content id: the stored node keeps the record the system could show first, whole, whatever
-order they arrive in (graph/store/store.py first_key, fold_chunk_rows, fold_interactions)."""
+order they arrive in (graph/store/writer.py first_key, fold_chunk_rows, fold_interactions)."""
 
 from __future__ import annotations
 
 from itertools import permutations
 
 from core.timeaxes import end_of_day_ms
-from graph.store.store import first_key, fold_chunk_rows
+from graph.store.writer import first_key, fold_chunk_rows
 
 DAY_MS = 86_400_000
 

@@ -14,6 +14,7 @@ from qdrant_client.http.exceptions import UnexpectedResponse
 from core.records import Chunk, DedupRelease
 from extract.m2_scheduler import BATCH_FAILED
 from extract.stage import WRITE_ERROR, ExtractRunner
+from extract.variants.base import ChunkOnly
 from ingest.kafka.client import ConsumerRecord
 from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, run_stages
 from tests.support.fuzz import consumer_record
@@ -157,7 +158,7 @@ class ClockStage:
     """The extract stage's clock as ExtractRunner sees it: `tick` fails with the given errors first."""
 
     name = "extract"
-    m2 = None
+    openie = ChunkOnly()  # no M2: nothing given up
 
     def __init__(self, *failures: BaseException):
         self.failures = list(failures)

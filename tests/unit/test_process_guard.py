@@ -65,7 +65,7 @@ def test_review_finding_a_record_the_sentence_splitter_fails_on_is_one_dead_lett
 def test_a_failure_while_chunking_leaves_nothing_in_the_dedup_index(monkeypatch):
     """Every record of an article is built before the index is told anything: a dead-lettered article leaves no
     kept signature behind (it would make later near-duplicates sightings of a chunk never sent)."""
-    import ingest.process.stage as stage_module
+    import ingest.process.chunk_dedup as step_module
 
     stage = process_stage()
     built = []
@@ -74,10 +74,10 @@ def test_a_failure_while_chunking_leaves_nothing_in_the_dedup_index(monkeypatch)
         built.append(cid)
         if len(built) == 2:
             raise ValueError("the second window cannot be a chunk")
-        return stage_module.chunk_record.__wrapped__(article, cid, window)
+        return step_module.chunk_record.__wrapped__(article, cid, window)
 
-    failing_record.__wrapped__ = stage_module.chunk_record
-    monkeypatch.setattr(stage_module, "chunk_record", failing_record)
+    failing_record.__wrapped__ = step_module.chunk_record
+    monkeypatch.setattr(step_module, "chunk_record", failing_record)
     output = stage.handle([message(PARAGRAPH * 4, 1)])
     assert [d.reason for d in output.dead] == [PROCESSING_ERROR] and output.messages == ()
     assert len(stage.index) == 0 and output.after_ack.kept == ()

@@ -231,7 +231,7 @@ def test_a_broker_that_lost_the_producer_state_gets_the_batch_again_from_a_rebui
 
 
 class M2StandIn:
-    """The M2 scheduler's give-up hand-over: one batch given up, kept until its dead letter is acknowledged."""
+    """M2's give-up hand-over (extract/variants/m2.py): one batch given up, kept until its letter is acknowledged."""
 
     def __init__(self):
         letter = DeadLetter(
@@ -257,7 +257,7 @@ class M2StandIn:
 def test_m2_give_ups_whose_dead_letters_met_a_broker_without_the_producer_state_are_sent_again_not_raised():
     io = StateLosingProducer([])
     m2 = M2StandIn()
-    stage = SimpleNamespace(name="extract", m2=m2, tick=lambda: False)
+    stage = SimpleNamespace(name="extract", openie=m2, tick=lambda: False)
     runner = ExtractRunner(stage, io, io, "dlq", extract_outage)
     assert runner.step() == 0  # the letter's write failed: not raised, the give-up kept, the producer rebuilt
     assert m2.noted == [] and len(m2.pending) == 1 and io.rebuilt_from == [0]
