@@ -47,7 +47,7 @@ def ingestion_key(record: ConsumerRecord) -> OrderKey:
     goes on to be dead-lettered). Read from the JSON without validating the record: the stage validates it."""
     try:
         value: object = json.loads(record.value or b"")
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the stage dead-letters it
         value = None
     instant = cast(dict[str, object], value).get("ingested_ms") if isinstance(value, dict) else None
     return (instant if isinstance(instant, int) else EARLIEST, record.partition, record.offset)

@@ -115,6 +115,9 @@ def test_a_record_without_an_instant_goes_first_and_partition_and_offset_break_t
     assert ingestion_key(record(0, 5, 7)) < ingestion_key(record(1, 0, 7)) < ingestion_key(record(1, 1, 7))
     junk = ConsumerRecord(TOPIC, 0, None, 4, 0, 0, None, b"\xff not json", [], None, -1, 10, -1)
     assert ingestion_key(junk) == (EARLIEST, 0, 4)
+    deep = b"[" * 100_000 + b"]" * 100_000  # the adversarial corpus: json.loads raises RecursionError on it
+    nested = ConsumerRecord(TOPIC, 1, None, 2, 0, 0, None, deep, [], None, -1, len(deep), -1)
+    assert ingestion_key(nested) == (EARLIEST, 1, 2)
 
 
 def test_records_of_one_instant_keep_their_partition_order_whatever_the_batches():
