@@ -12,7 +12,6 @@ cross-validated by document; a mention scored below the model's threshold is not
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from spacy.tokens import Doc, Span, Token
 
 from extract.entities.evidence import EVENT_DESIGNATORS, ORG_DESIGNATORS, PLACE_DESIGNATORS, first_names
 from extract.entities.names import TITLES, tokens_of
+from extract.logistic import LogisticModel, load
 
 MODEL_FILE = Path(__file__).with_name("name_model.json")
 CHECKED_TYPES = frozenset({"PERSON", "ORG"})
@@ -226,22 +226,21 @@ def _signals(doc: Doc, mention: Candidate) -> list[float]:
 
 @dataclass(frozen=True)
 class NameModel:
-    weights: tuple[float, ...]
-    bias: float
+    scorer: LogisticModel  # the probability that the mention is a real name of its type
     thresholds: dict[str, float]  # type → the score below which a mention of it is not kept
 
+    @property
+    def weights(self) -> tuple[float, ...]:
+        return self.scorer.weights
+
     def score(self, features: Sequence[float]) -> float:
-        """The probability that the mention is a real name of its type."""
-        z = self.bias + sum(w * x for w, x in zip(self.weights, features, strict=True))
-        return 1.0 / (1.0 + math.exp(-z))
+        return self.scorer.score(features)
 
 
 @cache
 def model() -> NameModel:
-    data = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
-    if tuple(data["features"]) != FEATURES:  # a signal added without refitting would misread every weight
-        raise RuntimeError(f"{MODEL_FILE.name} was fitted on other features: run bench/fit_names.py")
-    return NameModel(tuple(data["weights"]), float(data["bias"]), dict(data["thresholds"]))
+    scorer, data = load(MODEL_FILE, FEATURES, "bench/fit_names.py")
+    return NameModel(scorer, dict(data["thresholds"]))
 
 
 def doubtful(doc: Doc, mention: Candidate) -> float | None:

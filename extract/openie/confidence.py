@@ -9,7 +9,6 @@ below `NEWSKG_EXTRACT_MIN_CONFIDENCE` is not written (extract/chunk_extractor.py
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import cache
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from spacy.tokens import Span
 
+from extract.logistic import LogisticModel, load
 from extract.openie.clauses import DOUBTS, RULES
 
 MODEL_FILE = Path(__file__).with_name("confidence_model.json")
@@ -142,23 +142,9 @@ def shape_features(shape: SentenceShape) -> list[float]:
     ]
 
 
-@dataclass(frozen=True)
-class Model:
-    names: tuple[str, ...]
-    weights: tuple[float, ...]
-    bias: float
-
-    def score(self, values: list[float]) -> float:
-        z = self.bias + sum(w * v for w, v in zip(self.weights, values, strict=True))
-        return 1.0 / (1.0 + math.exp(-z))
-
-
 @cache
-def model() -> Model:
-    data = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
-    if tuple(data["features"]) != FEATURES:  # a feature added without refitting would misread every weight
-        raise RuntimeError(f"{MODEL_FILE.name} was fitted on other features: run bench/fit_confidence.py")
-    return Model(tuple(data["features"]), tuple(data["weights"]), data["bias"])
+def model() -> LogisticModel:
+    return load(MODEL_FILE, FEATURES, "bench/fit_confidence.py")[0]
 
 
 def confidence(signals: FactSignals) -> float:
