@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the heavy clients load only when a command opens them
     from core.llm.client import LLMClient
     from graph.mirror.base import VectorMirror
     from graph.mirror.embed import Embedder
+    from graph.mirror.embed_cache import CachingEmbedder
     from graph.store.store import GraphStore
     from ingest.kafka.consumer import GroupConsumer
     from ingest.kafka.producer import RecordProducer
@@ -118,6 +119,14 @@ def open_embedder(settings: Settings) -> Embedder:
     if settings.embed_backend == "torch":
         return MiniLMEmbedder()
     return OnnxMiniLMEmbedder(settings.data_dir, threads=settings.embed_threads)
+
+
+def open_cached_embedder(settings: Settings) -> CachingEmbedder:
+    """The embedder every process of the product uses: `open_embedder`'s, remembering the vectors of the last
+    NEWSKG_EMBED_CACHE_SIZE texts (a query asked again, a text mirrored again, embeds nothing)."""
+    from graph.mirror.embed_cache import CachingEmbedder
+
+    return CachingEmbedder(open_embedder(settings), settings.embed_cache_size)
 
 
 def open_mirror(settings: Settings, embedder: Embedder | None = None) -> VectorMirror:
@@ -214,9 +223,7 @@ class Wiring:
     def embedder(self) -> Embedder:
         """The bundle's one embedder, remembering the vectors of recent texts (NEWSKG_EMBED_CACHE_SIZE)."""
         if self._embedder is None:
-            from graph.mirror.embed_cache import CachingEmbedder
-
-            self._embedder = CachingEmbedder(open_embedder(self.settings), self.settings.embed_cache_size)
+            self._embedder = open_cached_embedder(self.settings)
         return self._embedder
 
     def mirror(self) -> VectorMirror:

@@ -7,7 +7,8 @@ cos(x, q) + cos(x, q') = x · (q + q'), so the mean ranks exactly as one search 
 (the score shown is that cosine, the mean up to a constant factor) — one ANN query per search instead of one
 per form, and a text must agree with the user's words and with the dated, disambiguated form rather than with
 either alone (the max would let the date phrase or the entity name alone carry a text that says nothing of
-what the user asked)."""
+what the user asked). The forms are embedded without NEON's "(Date: …)" prefix (QueryTexts.embedded): the day
+is the retrieval's filter, not a word any stored text carries."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from graph.mirror.embed import Embedder
 
 Vector = npt.NDArray[np.float32]
 WORD = re.compile(r"[\w'’]+")
+DATE_PREFIX = re.compile(r"^\s*\(Date:[^)]*\)\s*", re.IGNORECASE)  # NEON's reformulation's first words
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"“'A-Z0-9])")
 STOPWORDS = frozenset(
     [
@@ -93,6 +95,19 @@ class QueryTexts:
         "layoffs" has a vote of its own."""
         return list(dict.fromkeys(f for f in (self.original, self.reformulated, self.topic) if f.strip()))
 
+    @property
+    def embedded(self) -> list[str]:
+        """The forms a query vector is made of: each without its "(Date: …)" prefix, one per wording whatever its
+        case. The day is applied exactly, as the as-of filter and the rings around it, and no stored text carries
+        it, so embedding it only moved the vector; without it a name asked on any day is one text, which the API's
+        embedding cache (graph/mirror/embed_cache.py) embeds once (issue 30)."""
+        kept: dict[str, str] = {}
+        for form in self.forms:
+            text = DATE_PREFIX.sub("", form).strip()
+            if text:
+                kept.setdefault(text.casefold(), text)
+        return list(kept.values()) or self.forms
+
 
 @dataclass(frozen=True)
 class Similarity:
@@ -134,8 +149,8 @@ def unit(vectors: Sequence[Sequence[float]]) -> npt.NDArray[np.float32]:
 
 
 def query_vector(embedder: Embedder, query: QueryTexts) -> Vector:
-    """The normalised mean of the forms' unit vectors: its cosine to a text ranks as the mean cosine."""
-    mean = unit(embedder.embed(query.forms)).mean(axis=0)
+    """The normalised mean of the embedded forms' unit vectors: its cosine to a text ranks as the mean cosine."""
+    mean = unit(embedder.embed(query.embedded)).mean(axis=0)
     norm = float(np.linalg.norm(mean))
     return (mean / norm if norm else mean).astype(np.float32)
 

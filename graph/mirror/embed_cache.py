@@ -68,3 +68,9 @@ class CachingEmbedder:
                 self._vectors.move_to_end(text)
             while len(self._vectors) > self.size:
                 self._vectors.popitem(last=False)
+
+    def forget(self) -> None:
+        """Drop every remembered vector: the next text of each is embedded again (bench/qa_profile.py times a
+        query's embedding cold this way)."""
+        with self._lock:
+            self._vectors.clear()

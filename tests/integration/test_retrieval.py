@@ -305,7 +305,7 @@ def test_an_answer_embeds_only_the_query_once_and_picks_the_sentences_it_did_bef
         result = service.ask(question, day_iso(DAY), k=5, strategy=strategy)
         texts = parse_query(question, day_iso(DAY), service.resolver).texts
         assert result.evidence, (strategy, question)
-        assert counting.calls == [texts.forms], (strategy, question)
+        assert counting.calls == [texts.embedded], (strategy, question)
         assert all(e.similarity is not None for e in result.evidence)
         embedded_per_request = [replace(e, similarity=None) for e in result.evidence]
         assert result.answer == extractive(texts, embedded_per_request, counting.inner), (strategy, question)

@@ -106,6 +106,16 @@ def test_threads_sharing_it_get_the_inner_vectors():
         assert got == [vector(t) for t in rotated(offset)], offset
 
 
+def test_forget_drops_every_remembered_vector_so_the_next_embedding_is_cold():
+    cached = CachingEmbedder(HashEmbedder(), size=10)
+    cached.embed(["a", "b"])
+    cached.embed(["a"])
+    assert cached.embedded == 2
+    cached.forget()
+    cached.embed(["a"])
+    assert cached.embedded == 3
+
+
 def mirror_points(mirror: QdrantClientMirror, collection: str, ids: list[str]):
     points = mirror.client.retrieve(mirror.name(collection), [point_uuid(i) for i in ids], with_vectors=True)
     return {str(p.id): ({k: v for k, v in (p.payload or {}).items() if k != "mirrored_ms"}, p.vector) for p in points}

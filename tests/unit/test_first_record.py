@@ -40,3 +40,17 @@ def test_between_records_visible_the_same_day_the_earlier_publication_wins():
 def test_first_key_orders_like_its_numbers():
     assert first_key(20230601, 1_000) < first_key(20230601, 20_000)
     assert first_key(20231231, 0) < first_key(20240101, 0)
+
+
+def test_one_sentence_read_in_two_chunks_at_one_instant_keeps_the_higher_confidence_in_any_order():
+    """Issue 29: overlapping chunks of one article share its instant and can parse one sentence a little
+    differently; the fact kept the confidence of whichever chunk came first, so partition interleavings gave
+    exports that differed in it."""
+    from graph.store.writer import fold_interactions
+    from tests.support.records import dated_chunk, doja_and_choupette
+
+    fact = doja_and_choupette(dated_chunk("Doja Cat met Choupette.", 20230501), "Doja Cat met Choupette", 20230501)
+    lower, higher = fact.model_copy(update={"confidence": 0.602}), fact.model_copy(update={"confidence": 0.699})
+    for order in permutations([lower, higher]):
+        (kept,) = fold_interactions(list(order))
+        assert kept.confidence == 0.699

@@ -122,6 +122,23 @@ def test_the_reformulated_query_keeps_the_query_words():
     assert ParsedQuery("doja cat", 20230831, "doja cat", doja).reformulated == "(Date: August 31, 2023) Doja Cat"
 
 
+def test_a_query_vector_is_made_of_its_forms_without_the_date_so_a_name_asked_on_any_day_is_one_text():
+    """Issue 30: the day is the retrieval's filter and no stored text carries it, so it is not embedded; a bare
+    name's forms are then one text whatever the day or the case typed, which the API's cache embeds once."""
+    from qa.query import EntityChoice, ParsedQuery
+    from qa.similarity import QueryTexts
+
+    doja = EntityChoice("e1", "Doja Cat", "PERSON", 100.0, 3)
+    bare = [ParsedQuery("doja cat", day, "doja cat", doja).texts for day in (20230831, 20231102)]
+    assert [b.embedded for b in bare] == [["doja cat"], ["doja cat"]]
+    assert bare[0].forms != bare[1].forms  # NEON's reformulation, shown and prompted, keeps its date
+    layoffs = ParsedQuery("doja layoffs", 20230831, "doja", doja, topic="layoffs").texts
+    assert layoffs.embedded == ["doja layoffs", "Doja Cat layoffs", "layoffs"]
+    typed = QueryTexts("(Date: 2023-08-31) Doja Cat", "(Date: August 31, 2023) Doja Cat")
+    assert typed.embedded == ["Doja Cat"]
+    assert QueryTexts("(Date: August 31, 2023)", "(Date: August 31, 2023)").embedded == ["(Date: August 31, 2023)"]
+
+
 def test_extractive_answer_picks_the_sentences_closest_to_the_question():
     from qa.similarity import QueryTexts
 
@@ -194,4 +211,4 @@ def test_the_answer_embeds_what_retrieval_did_not_score_for_this_query_and_model
     ]
     best_sentences(query, evidence, embedder)
     # The query once, then the sentences without a usable similarity: another query's, another model's, a chunk's.
-    assert embedder.calls == [query.forms, ["Doja Cat sang", "Doja Cat slept", "Doja Cat danced.", "Fans cheered."]]
+    assert embedder.calls == [query.embedded, ["Doja Cat sang", "Doja Cat slept", "Doja Cat danced.", "Fans cheered."]]
