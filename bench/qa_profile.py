@@ -1,5 +1,11 @@
 """Where one answer's time goes: an in-process profile of `QAService.ask` plus the response's serialisation, by
-phase, on the graph and mirror the QA bench built (bench/qa.py runs it in the API process before it serves).
+phase, on the graph and mirror the QA bench built (bench/qa.py runs it on the service the API builds, in a process
+of its own before the API starts).
+
+The product's embedder remembers the vectors of recent texts (graph/mirror/embed_cache.CachingEmbedder), so a
+question asked again embeds nothing; the profile forgets them (`forget()`, where the embedder has it) before each
+counted answer, so every answer's phases include its query's embedding cold: what a question not asked before
+costs. (The load runs' figures are as warm as their questions repeat: bench/qa.py reports the share.)
 
 Each phase is timed *exclusively* (a call's time minus that of the timed calls inside it), in wall time and in
 the process's CPU time (the answers run one at a time; ONNX Runtime's embedding threads count), so the phases add
@@ -155,23 +161,34 @@ def _nothing() -> Iterator[None]:
     yield
 
 
+def forgetting(service: Any) -> Callable[[], None]:
+    """The call that empties the embedder's cache of recent texts before a counted answer (its query then embeds
+    cold); a no-op without a mirror or with an embedder that remembers nothing."""
+    embedder = service.mirror.embedder if service.mirror is not None else None
+    forget: Callable[[], None] | None = getattr(embedder, "forget", None)
+    return forget or (lambda: None)
+
+
 def profile(service: Any, names: list[str], strategy: str, n: int, top: int = 12) -> dict[str, Any]:
     """n answers timed by phase (ms per answer, wall and CPU), then n more under cProfile: its top functions by
-    own time. Warmed first by a few answers that are not counted."""
+    own time; each counted answer's query embedded cold (the embedder's cache forgotten before it, outside the
+    timing). Warmed first by a few answers that are not counted."""
     for query, date in questions(names, 5, seed=1):
         answer_once(service, query, date, strategy)
-    phases = Phases()
-    asked = questions(names, n)
+    forget, phases = forgetting(service), Phases()
+    wall = cpu = 0.0
     with instrumented(service, phases):
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        for query, date in asked:
+        for query, date in questions(names, n):
+            forget()
+            wall0, cpu0 = time.perf_counter(), time.process_time()
             answer_once(service, query, date, strategy, phases)
-        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+            wall, cpu = wall + time.perf_counter() - wall0, cpu + time.process_time() - cpu0
     profiler = cProfile.Profile()
-    profiler.enable()
     for query, date in questions(names, n, seed=6):
+        forget()
+        profiler.enable()
         answer_once(service, query, date, strategy)
-    profiler.disable()
+        profiler.disable()
     return {
         "answer_paths": answer_paths(service, names, strategy, min(n, 50)),
         "strategy": strategy,
@@ -202,6 +219,7 @@ def answer_paths(service: Any, names: list[str], strategy: str, n: int) -> dict[
     embedder = service.mirror.embedder if service.mirror is not None else None
     if embedder is None or "similarity" not in {f.name for f in fields(Evidence)}:
         return {}
+    forget = forgetting(service)
     reuse = per_request = 0.0
     answered = 0
     for query, date in questions(names, n, seed=7):
@@ -210,9 +228,11 @@ def answer_paths(service: Any, names: list[str], strategy: str, n: int) -> dict[
             continue
         texts = parse_query(query, date, service.resolver).texts
         stripped = [replace(e, similarity=None) for e in evidence]
+        forget()  # each path embeds what it needs cold, as a question not asked before would
         start = time.process_time()
         extractive(texts, evidence, embedder)
         middle = time.process_time()
+        forget()
         extractive(texts, stripped, embedder)
         reuse, per_request = reuse + middle - start, per_request + time.process_time() - middle
         answered += 1

@@ -43,3 +43,21 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
             for store in (piped, bulk):
                 store.conn.drop()
                 store.conn.close()
+
+
+def test_the_bench_builds_the_mirror_in_a_process_of_its_own_and_the_api_opens_it(tmp_path):
+    """The Edge shard admits one process at a time: the bench builds it in a short-lived process, which must
+    release it, so that the API's process opens the built shard (as `newskg serve` does) with every point."""
+    from core.settings import Settings
+    from graph.mirror.base import INTERACTIONS
+    from newskg.wiring import open_mirror
+
+    settings = Settings(data_dir=tmp_path, mirror_engine="edge", _env_file=None)  # pyright: ignore[reportCallIssue]
+    report = tmp_path / "mirror-load.txt"
+    qa.in_process(qa.build_mirror, settings, 300, report)
+    assert float(report.read_text()) > 0
+    mirror = open_mirror(settings)
+    try:
+        assert mirror.count(INTERACTIONS) == 300
+    finally:
+        mirror.close()
