@@ -5,7 +5,9 @@ object is its figures (bench/figures.py: {"figures": {NAME: {value, unit, baseli
 command}). A bench that fails or prints no figures is listed as such in the file, never dropped. The sizes are
 modest by default so the whole run fits a loaded 2-core machine; `--full` runs the full-size flags (the README's
 figures) instead. The load average before and after each bench goes into the file: the machine is shared. An
-optional bench (`demo`: `make demo` from a fresh clone, minutes long) runs only when named with `--only`.
+optional bench (`demo`: `make demo` from a fresh clone, minutes long; `qa_1m`: the QA bench at 1 M interactions)
+runs only when named with `--only`. Every outcome is also kept in bench/RESULTS.json: a run with `--only` rewrites
+the named benches' sections and keeps every other one as the last run left it (each section carries its date).
 Run: `make bench` or `.venv/bin/python -m bench.results [--only NAME ...] [--full] [--out bench/RESULTS.md]`.
 """
 
@@ -18,7 +20,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,19 @@ class Bench:
     full: tuple[str, ...]  # the full-size figures (documented, and run with --full)
     what: str
     optional: bool = False  # minutes long: run only when named (`--only NAME`), never by a plain `make bench`
+    module: str = ""  # the bench script (bench/<module>.py) when it is not the name: one script, two sizes
 
+    @property
+    def script(self) -> str:
+        return self.module or self.name
+
+
+# bench/qa.py's flags but the sizes (after "--sizes"); the 1 M step is its own bench (`qa_1m`, optional: its graph
+# and mirror take ~10 min to load on 2 cores), with the 10k size again so its growth figures are of one run.
+QA_FLAGS = (
+    "--clients", "10", "--seconds", "15", "--single-seconds", "10", "--scan-clients", "4", "--scan-seconds", "10",
+    "--profile", "50",
+)  # fmt: skip
 
 BENCHES = (
     Bench("broker", ("--messages", "5000"), ("--messages", "20000"), "local brokers: noida-db vs Tansu"),
@@ -56,24 +70,10 @@ BENCHES = (
     ),
     Bench(
         "qa",
-        ("--rows", "20000", "--clients", "20", "--seconds", "15"),
-        # Hybrid needs the mirror: qdrant-client local mode loads 1 M points in quadratic time (hours), so the full
-        # size measures temporal; the scan baseline at 1 M runs with 5 clients (a scan of 1 M takes seconds).
-        (
-            "--rows",
-            "1000000",
-            "--clients",
-            "50",
-            "--seconds",
-            "60",
-            "--strategies",
-            "temporal",
-            "--scan-clients",
-            "5",
-            "--scan-seconds",
-            "10",
-        ),
-        "/v1/ask latency under load (temporal, hybrid) vs a brute-force scan",
+        ("--sizes", "10000,100000", *QA_FLAGS),
+        ("--sizes", "10000,100000,1000000", *QA_FLAGS),
+        "/v1/ask per answer (API CPU, one client, half-capacity p95, capacity) for temporal and hybrid at 10k and "
+        "100k interactions vs a brute-force scan, readiness, RSS, explorer reads",
     ),
     Bench(
         "embed",
@@ -116,6 +116,14 @@ BENCHES = (
         ("--real-pages",),
         "end-to-end stream vs spaCy + embedding bound, 2 processes vs 1, stage RSS (bundled pages; full: the 91)",
     ),
+    Bench(
+        "qa_1m",
+        ("--sizes", "10000,1000000", *QA_FLAGS),
+        (),
+        "bench qa at 1 M interactions against 10k in the same run (growth), `--only qa_1m`",
+        optional=True,
+        module="qa",
+    ),
     Bench("demo", (), (), "`make demo` from a fresh clone, wall time and each step's", optional=True),
     Bench(
         "llm_parse",
@@ -148,6 +156,43 @@ class Outcome:
     failure: str | None
 
 
+def record(outcome: Outcome) -> dict[str, Any]:
+    """An outcome as bench/RESULTS.json keeps it (all but the bench, which is its key)."""
+    fields = asdict(outcome)
+    del fields["bench"]
+    return fields
+
+
+def kept_outcomes(path: Path) -> dict[str, Outcome]:
+    """The outcomes of an earlier run, by bench name (none when there is no readable file, or for a bench no
+    longer defined)."""
+    try:
+        saved: dict[str, dict[str, Any]] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    benches = {b.name: b for b in BENCHES}
+    return {
+        name: Outcome(
+            benches[name],
+            fields["command"],
+            fields["seconds"],
+            tuple(fields["load_before"]),
+            tuple(fields["load_after"]),
+            fields["result"],
+            fields["failure"],
+        )
+        for name, fields in saved.items()
+        if name in benches
+    }
+
+
+def merged(ran: list[Outcome], kept: dict[str, Outcome]) -> list[Outcome]:
+    """This run's outcomes and, for every other bench, its kept one, in BENCHES order: `--only qa_1m` adds the 1 M
+    step to the file `make bench` wrote instead of replacing it."""
+    now = {o.bench.name: o for o in ran}
+    return [now.get(b.name) or kept[b.name] for b in BENCHES if b.name in now or b.name in kept]
+
+
 def last_json_object(stdout: str) -> dict[str, Any] | None:
     for line in reversed(stdout.splitlines()):
         line = line.strip()
@@ -163,12 +208,12 @@ def last_json_object(stdout: str) -> dict[str, Any] | None:
 
 def run(bench: Bench, full: bool, timeout_s: float) -> Outcome:
     args = [*(bench.full if full else bench.modest), "--json"]
-    command = " ".join(["python -m bench." + bench.name, *args])
+    command = " ".join(["python -m bench." + bench.script, *args])
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     before, start = os.getloadavg(), time.monotonic()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", f"bench.{bench.name}", *args],
+            [sys.executable, "-m", f"bench.{bench.script}", *args],
             cwd=REPO,
             env=env,
             capture_output=True,
@@ -211,7 +256,7 @@ def markdown(outcomes: list[Outcome], full: bool, started: str) -> str:
         " measured in the same run; ratio = value / baseline.",
         "",
         f"- machine: {machine()}",
-        f"- date: {started} (UTC)",
+        f"- date: {started} (UTC); a section kept from an earlier run (`--only`) gives its own date under its heading",
         "- sizes: " + ("full" if full else "modest (make bench); the full-size flags are in the index's 4th column"),
         "- load average (1 / 5 / 15 min) before and after each bench is given per bench: the machine is shared by"
         " other work, so absolute rates are lower and noisier than on an idle machine; ratios within one bench"
@@ -221,7 +266,7 @@ def markdown(outcomes: list[Outcome], full: bool, started: str) -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for o in outcomes:
-        full_command = " ".join(["python -m bench." + o.bench.name, *o.bench.full]) if o.bench.full else "(same)"
+        full_command = " ".join(["python -m bench." + o.bench.script, *o.bench.full]) if o.bench.full else "(same)"
         status = "ok" if o.failure is None else o.failure.replace("|", "\\|")
         lines.append(
             f"| {o.bench.name} | {o.bench.what} | `{o.command}` | `{full_command}` | {o.seconds:.0f} | "
@@ -253,7 +298,9 @@ def main() -> None:
     )
     parser.add_argument("--full", action="store_true", help="the full-size flags instead of the modest ones")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "RESULTS.md")
-    parser.add_argument("--json-out", type=Path, default=REPO / "bench" / "out" / "results.json")
+    parser.add_argument(
+        "--json-out", type=Path, default=REPO / "bench" / "RESULTS.json", help="every outcome (--only keeps the rest)"
+    )
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per bench")
     args = parser.parse_args()
     benches = chosen(args.only)
@@ -264,9 +311,11 @@ def main() -> None:
             outcome = run(bench, args.full, args.timeout)
         outcomes.append(outcome)
         console.print(f"[{i}/{len(benches)}] {bench.name}: {outcome.failure or 'ok'} ({outcome.seconds:.0f} s)")
+    if args.only is not None:  # the benches not named keep their last outcome
+        outcomes = merged(outcomes, kept_outcomes(args.json_out))
     args.out.write_text(markdown(outcomes, args.full, started))
     args.json_out.parent.mkdir(parents=True, exist_ok=True)
-    args.json_out.write_text(json.dumps({o.bench.name: o.result for o in outcomes}, indent=2))
+    args.json_out.write_text(json.dumps({o.bench.name: record(o) for o in outcomes}, indent=1) + "\n")
     console.print(f"wrote {args.out} and {args.json_out}")
     if any(o.failure for o in outcomes):
         sys.exit(1)

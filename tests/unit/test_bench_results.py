@@ -35,7 +35,7 @@ def test_results_md_lists_every_figure_with_its_baseline_and_ratio_and_says_whic
     assert [cell.strip() for cell in row.split("|")[2:6]] == ["15,000", "interactions/s", "750", "20"]
     assert "No figures: exit 1: boom." in text
     assert "9.0 / 8.0 / 7.0" in text and "10.0 / 8.5 / 7.1" in text  # the load average around each bench
-    assert "python -m bench.qa --rows 1000000 --clients 50 --seconds 60" in text  # the full-size flags
+    assert "python -m bench.qa --sizes 10000,100000,1000000 --clients 10" in text  # the full-size flags
 
 
 # A soak of 2 minutes ingesting (30 articles a minute: 3 every 6 s) and a 1-minute load-only tail; the stages
@@ -192,3 +192,25 @@ def test_the_demo_bench_reads_the_setup_and_demo_step_times_from_the_output():
     assert figures["step_setup_project_eval_local_s"]["value"] == 61.0
     assert figures["step_demo_2_process_and_extract_s"]["value"] == 40.0
     assert figures["load_1m_before"]["value"] == 3.5
+
+
+def test_a_run_of_some_benches_keeps_the_other_benches_outcomes_from_the_last_run(tmp_path):
+    """`--only qa_1m` adds the 1 M step to the file `make bench` wrote instead of replacing it (bench/RESULTS.json
+    keeps every outcome)."""
+    import json
+
+    from bench.results import kept_outcomes, merged, record
+
+    by_name = {b.name: b for b in BENCHES}
+    old = [
+        Outcome(by_name[n], f"python -m bench.{n}", 1.0, (1.0, 1.0, 1.0), (2.0, 2.0, 2.0), {"figures": {}}, None)
+        for n in ("broker", "qa")
+    ]
+    saved = tmp_path / "RESULTS.json"
+    saved.write_text(json.dumps({o.bench.name: record(o) for o in old}))
+    new = Outcome(by_name["qa_1m"], "python -m bench.qa --sizes 10000,1000000", 9.0, (0, 0, 0), (0, 0, 0), None, "x")
+    outcomes = merged([new], kept_outcomes(saved))
+    assert [o.bench.name for o in outcomes] == ["broker", "qa", "qa_1m"]
+    assert outcomes[:2] == old and outcomes[2] is new
+    assert by_name["qa_1m"].script == "qa" and by_name["qa_1m"].optional
+    assert kept_outcomes(tmp_path / "missing.json") == {}
