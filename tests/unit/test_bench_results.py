@@ -208,7 +208,7 @@ def test_a_run_of_some_benches_keeps_the_other_benches_outcomes_from_the_last_ru
     ]
     saved = tmp_path / "RESULTS.json"
     saved.write_text(json.dumps({o.bench.name: record(o) for o in old}))
-    new = Outcome(by_name["qa_1m"], "python -m bench.qa --sizes 10000,1000000", 9.0, (0, 0, 0), (0, 0, 0), None, "x")
+    new = Outcome(by_name["qa_1m"], "python -m bench.qa", 9.0, (0, 0, 0), (0, 0, 0), None, "x")
     outcomes = merged([new], kept_outcomes(saved))
     assert [o.bench.name for o in outcomes] == ["broker", "qa", "qa_1m"]
     assert outcomes[:2] == old and outcomes[2] is new
