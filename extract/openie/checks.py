@@ -19,6 +19,7 @@ from extract.entities.names import TITLES
 WRITER_WORDS = {"i", "me", "my", "mine", "you", "your", "yours", "we", "us", "our", "ours", "i've", "i'm"}
 DANGLING_POS = {"DET", "ADP", "CCONJ", "SCONJ", "PART"}
 JOINERS = {"and", "&", "of", "for", "de"}
+CONTENT_DEPS = ("ccomp", "dobj", "xcomp", "parataxis", "nsubjpass", "csubjpass")  # what a speech verb says
 
 
 def cut_name(tokens: list[Token]) -> bool:
@@ -34,7 +35,9 @@ def cut_name(tokens: list[Token]) -> bool:
     if before is not None and not before.is_sent_start and _capitalised_name(before) and not _title(before):
         return True  # "e-Tron Sportback" cut to "Sportback" (not "T-Mobile CEO John Legere")
     if before is not None and before.lower_ in JOINERS and before.i > 0 and _capitalised_name(doc[before.i - 1]):
-        return True  # "Customs and Border Protection" cut to "Border Protection"
+        # "Customs and Border Protection" cut to "Border Protection"; not two people ("Deval Patrick and Michael
+        # Bloomberg")
+        return not (first.ent_type_ == "PERSON" and doc[before.i - 1].ent_type_ == "PERSON")
     return len(tokens) == 1 and first.tag_ in ("NN", "NNS")  # "Gunmen", "Government"
 
 
@@ -61,7 +64,9 @@ def dangles(doc: Doc, ids: Iterable[int]) -> bool:
 
 
 def speech_without_content(verb: Token, ids: Iterable[int], speech_verbs: frozenset[str]) -> bool:
+    """A speech verb none of whose words says what was said; a passive one's subject does ("An outbreak of plague
+    was confirmed")."""
     if verb.lower_ not in speech_verbs:
         return False
     kept = set(ids)
-    return not any(c.i in kept for c in verb.children if c.dep_ in ("ccomp", "dobj", "xcomp", "parataxis"))
+    return not any(c.i in kept for c in verb.children if c.dep_ in CONTENT_DEPS)
