@@ -20,7 +20,7 @@ from extract.logistic import LogisticModel, load
 from extract.openie.clauses import DOUBTS, RULES
 
 MODEL_FILE = Path(__file__).with_name("confidence_model.json")
-SUBJECT_TYPES = ("PERSON", "ORG", "GPE")
+SUBJECT_TYPES = ("PERSON", "ORG", "PLACE")  # the linker's types (extract/entities/types.py), not spaCy's GPE
 TERMINAL = (".", "!", "?", '"', "”", "’", "'", ")")
 
 
