@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from enum import Enum
 
-from core.errors import NewskgError
+from newskg.core.errors import NewskgError
 
 
 class Failure(Enum):

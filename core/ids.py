@@ -8,7 +8,7 @@ import unicodedata
 import uuid
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from core.records import Variant
+from newskg.core.records import Variant
 
 # Query parameters that only track the click, never change the article.
 _TRACKING_PARAMS = re.compile(r"^(utm_.*|fbclid|gclid|mc_cid|mc_eid|ref|ref_src|cmpid|ocid|smid|smtyp)$", re.I)

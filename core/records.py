@@ -12,8 +12,8 @@ from typing import Annotated, Any, ClassVar, Literal, Self, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
-from core.errors import NewskgError
-from core.variant import Variant
+from newskg.core.errors import NewskgError
+from newskg.core.variant import Variant
 
 SCHEMA_VERSION = 1
 

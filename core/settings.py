@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from core.variant import Variant
+from newskg.core.variant import Variant
 
 
 class Settings(BaseSettings):

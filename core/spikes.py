@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from core.timeaxes import day_from_key, day_key
+from newskg.core.timeaxes import day_from_key, day_key
 
 
 @dataclass(frozen=True)

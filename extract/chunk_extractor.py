@@ -5,18 +5,18 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from core.records import Chunk, Variant
-from extract.entities.linker import LinkedMention, Linker, first_seen
-from extract.failures import must_stop
-from extract.markup import mark_up
-from extract.nlp import parse, pipeline, reads, with_sentences
-from extract.openie.clauses import Clause, extract_clauses
-from extract.openie.confidence import FactSignals, confidence, pronouns_in, sentence_shape
-from extract.openie.dates import sentence_day
-from extract.openie.offline import Relation, extract_relations
-from extract.openie.parse import mention_tokens
-from extract.openie.sentence_text import sentence_text
-from extract.result import ChunkExtraction, make_interaction
+from newskg.core.records import Chunk, Variant
+from newskg.extract.entities.linker import LinkedMention, Linker, first_seen
+from newskg.extract.failures import must_stop
+from newskg.extract.markup import mark_up
+from newskg.extract.nlp import parse, pipeline, reads, with_sentences
+from newskg.extract.openie.clauses import Clause, extract_clauses
+from newskg.extract.openie.confidence import FactSignals, confidence, pronouns_in, sentence_shape
+from newskg.extract.openie.dates import sentence_day
+from newskg.extract.openie.offline import Relation, extract_relations
+from newskg.extract.openie.parse import mention_tokens
+from newskg.extract.openie.sentence_text import sentence_text
+from newskg.extract.result import ChunkExtraction, make_interaction
 
 
 class _Fact(NamedTuple):

@@ -9,7 +9,7 @@ dead-letter topic with a reason code and the stage goes on.
 
 from __future__ import annotations
 
-from core.failures import must_stop, outage
+from newskg.core.failures import must_stop, outage
 
 __all__ = ["EXTRACTION_ERROR", "describe", "must_stop", "outage"]
 

@@ -20,16 +20,16 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from core.errors import NewskgError
-from core.llm.client import LLMClient
-from core.records import DeadLetter, Interaction
-from core.timeaxes import iso, utc_now
-from extract.failures import describe, must_stop
-from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m2
-from extract.prompts import m2_pair
-from graph.mirror.qdrant import VectorMirror
-from graph.mirror.sync import mirror_from_graph
-from graph.store.store import GraphStore
+from newskg.core.errors import NewskgError
+from newskg.core.llm.client import LLMClient
+from newskg.core.records import DeadLetter, Interaction
+from newskg.core.timeaxes import iso, utc_now
+from newskg.extract.failures import describe, must_stop
+from newskg.extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m2
+from newskg.extract.prompts import m2_pair
+from newskg.graph.mirror.qdrant import VectorMirror
+from newskg.graph.mirror.sync import mirror_from_graph
+from newskg.graph.store.store import GraphStore
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@ text are escaped first, so a chunk can never forge or break a tag."""
 
 from __future__ import annotations
 
-from extract.entities.linker import LinkedMention
+from newskg.extract.entities.linker import LinkedMention
 
 
 def escape(text: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.records import Variant
+from newskg.core.records import Variant
 
 
 @dataclass

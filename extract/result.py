@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.ids import interaction_id
-from core.records import Chunk, Entity, Interaction, Variant
-from extract.entities.journal import LinkJournal
-from extract.entities.linker import LinkedMention
-from extract.openie.confidence import FactSignals
+from newskg.core.ids import interaction_id
+from newskg.core.records import Chunk, Entity, Interaction, Variant
+from newskg.extract.entities.journal import LinkJournal
+from newskg.extract.entities.linker import LinkedMention
+from newskg.extract.openie.confidence import FactSignals
 
 
 @dataclass

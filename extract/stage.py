@@ -33,29 +33,29 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.errors import NewskgError
-from core.llm.client import LLMClient, Outcomes
-from core.records import Chunk, ChunkSighting, DeadLetter, LinkingEntry, RecordError, decode_any
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.journal import LinkJournal, journal_id
-from extract.entities.link_log import SharedLinking
-from extract.entities.link_log import entry as link_entry
-from extract.failures import EXTRACTION_ERROR, describe, must_stop
-from extract.m2_scheduler import GiveUp
-from extract.openie.targets import GraphMentionStats
-from extract.options import ExtractOptions
-from extract.result import ChunkExtraction
-from extract.variants import OpenIE, open_ie
-from extract.variants.base import Pending, as_of_key
-from graph.mirror.qdrant import VectorMirror
-from graph.mirror.sync import mirror_from_graph
-from graph.store import journals
-from graph.store import mentions as mention_counts
-from graph.store.journals import JournalRow
-from graph.store.store import GraphStore
-from ingest.kafka.client import ConsumerRecord
-from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, dead_letter
-from ingest.process.log_keys import release_entry
+from newskg.core.errors import NewskgError
+from newskg.core.llm.client import LLMClient, Outcomes
+from newskg.core.records import Chunk, ChunkSighting, DeadLetter, LinkingEntry, RecordError, decode_any
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.journal import LinkJournal, journal_id
+from newskg.extract.entities.link_log import SharedLinking
+from newskg.extract.entities.link_log import entry as link_entry
+from newskg.extract.failures import EXTRACTION_ERROR, describe, must_stop
+from newskg.extract.m2_scheduler import GiveUp
+from newskg.extract.openie.targets import GraphMentionStats
+from newskg.extract.options import ExtractOptions
+from newskg.extract.result import ChunkExtraction
+from newskg.extract.variants import OpenIE, open_ie
+from newskg.extract.variants.base import Pending, as_of_key
+from newskg.graph.mirror.qdrant import VectorMirror
+from newskg.graph.mirror.sync import mirror_from_graph
+from newskg.graph.store import journals
+from newskg.graph.store import mentions as mention_counts
+from newskg.graph.store.journals import JournalRow
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, dead_letter
+from newskg.ingest.process.log_keys import release_entry
 
 log = logging.getLogger(__name__)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from core.records import DeadLetter
-from ingest.kafka.client import KafkaError, SendFuture
-from ingest.kafka.producer import RecordProducer
-from ingest.sources.files import SourceItem
+from newskg.core.records import DeadLetter
+from newskg.ingest.kafka.client import KafkaError, SendFuture
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.sources.files import SourceItem
 
 
 @dataclass

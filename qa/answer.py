@@ -17,12 +17,12 @@ from typing import Literal
 import httpx
 import openai
 
-from core.llm.client import BudgetExceeded, LLMClient
-from core.timeaxes import day_words
-from graph.mirror.embed import Embedder
-from qa.evidence import Evidence
-from qa.prompts import answer as answer_prompt
-from qa.similarity import QueryTexts, cosine, lexical, query_vector, sentences
+from newskg.core.llm.client import BudgetExceeded, LLMClient
+from newskg.core.timeaxes import day_words
+from newskg.graph.mirror.embed import Embedder
+from newskg.qa.evidence import Evidence
+from newskg.qa.prompts import answer as answer_prompt
+from newskg.qa.similarity import QueryTexts, cosine, lexical, query_vector, sentences
 
 log = logging.getLogger(__name__)
 EXTRACTIVE_ITEMS = 5  # sentences in an extractive answer

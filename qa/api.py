@@ -38,9 +38,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from core.settings import unusable_api_keys
-from graph.store.asof import AsOf, Knowledge
-from qa.contract import (
+from newskg.core.settings import unusable_api_keys
+from newskg.graph.store.asof import AsOf, Knowledge
+from newskg.qa.contract import (
     ERRORS,
     NOT_READY,
     PATTERN_WORDS,
@@ -53,10 +53,10 @@ from qa.contract import (
     parse_day,
     text_query,
 )
-from qa.explore import PAGE_PATHS, explore_router
-from qa.retrieve import Strategy
-from qa.service import QAService
-from qa.warmup import Warmup
+from newskg.qa.explore import PAGE_PATHS, explore_router
+from newskg.qa.retrieve import Strategy
+from newskg.qa.service import QAService
+from newskg.qa.warmup import Warmup
 
 OPEN_PATHS = {"/healthz", "/readyz", *PAGE_PATHS}  # the explorer's page and scripts hold no data
 UNMATCHED = "unmatched"  # the metric label of every path no route serves

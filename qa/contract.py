@@ -10,8 +10,8 @@ from typing import Any
 from fastapi import HTTPException, Query
 from pydantic import BaseModel
 
-from core.timeaxes import day_key
-from qa.dates import FIRST_YEAR, LAST_YEAR
+from newskg.core.timeaxes import day_key
+from newskg.qa.dates import FIRST_YEAR, LAST_YEAR
 
 # YYYY-MM-DD in the years QA serves (qa/dates.py: FIRST_YEAR 1000 to LAST_YEAR 8999): in the pattern, so the
 # schema says it and FastAPI refuses the rest before any date arithmetic.

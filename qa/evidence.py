@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from core.records import Variant
-from qa.similarity import Similarity
+from newskg.core.records import Variant
+from newskg.qa.similarity import Similarity
 
 EvidenceKind = Literal["interaction", "chunk"]
 

@@ -22,15 +22,15 @@ from fastapi import Path as PathParam
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from core.records import Variant
-from core.spikes import SpikeRule, detect
-from core.timeaxes import day_from_key, day_iso, day_key
-from graph.connection.base import ConsoleRefused
-from graph.store import explore
-from graph.store.asof import AsOf
-from graph.store.explore import Window
-from graph.store.store import GraphStore
-from qa.contract import (
+from newskg.core.records import Variant
+from newskg.core.spikes import SpikeRule, detect
+from newskg.core.timeaxes import day_from_key, day_iso, day_key
+from newskg.graph.connection.base import ConsoleRefused
+from newskg.graph.store import explore
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.explore import Window
+from newskg.graph.store.store import GraphStore
+from newskg.qa.contract import (
     DATE_PATTERN,
     ERRORS,
     PROGRAM_PATTERN,
@@ -42,7 +42,7 @@ from qa.contract import (
 )
 
 LOG = logging.getLogger(__name__)
-PAGE_DIR = Path(__file__).parent / "explore_page"
+PAGE_DIR = Path(__file__).resolve().parent / "explore_page"
 REPO = Path(__file__).resolve().parents[1]
 # Where the image (k8s/Dockerfile) puts cytoscape.min.js: an installed package has no node_modules beside it.
 VENDOR_DIR = PAGE_DIR / "vendor"

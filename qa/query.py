@@ -14,14 +14,14 @@ from typing import Any
 
 from rapidfuzz import fuzz, process, utils
 
-from core.timeaxes import day_from_key, day_key, day_words
-from extract.entities.evidence import LEGAL_FORMS, first_names
-from extract.entities.names import CALENDAR_WORDS, name_key
-from graph.store.asof import AsOf, Knowledge
-from graph.store.rows import EntityCounts, EntityProfileRow
-from graph.store.store import GraphStore
-from qa.dates import find_date
-from qa.similarity import QueryTexts
+from newskg.core.timeaxes import day_from_key, day_key, day_words
+from newskg.extract.entities.evidence import LEGAL_FORMS, first_names
+from newskg.extract.entities.names import CALENDAR_WORDS, name_key
+from newskg.graph.store.asof import AsOf, Knowledge
+from newskg.graph.store.rows import EntityCounts, EntityProfileRow
+from newskg.graph.store.store import GraphStore
+from newskg.qa.dates import find_date
+from newskg.qa.similarity import QueryTexts
 
 FILLER = re.compile(
     r"\b(news|latest|update[sd]?|today|now|what happened (to|with)|what is|who is|about|"

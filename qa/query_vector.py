@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.mirror.base import VectorMirror
-from qa.similarity import QueryTexts, Similarity, Vector, query_vector
+from newskg.graph.mirror.base import VectorMirror
+from newskg.qa.similarity import QueryTexts, Similarity, Vector, query_vector
 
 
 class QueryVector:

@@ -30,17 +30,17 @@ from typing import Any, Literal, get_args
 import numpy as np
 import numpy.typing as npt
 
-from core.records import Variant
-from core.timeaxes import day_from_key, day_key
-from graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, VectorMirror
-from graph.store.asof import AsOf, days_between
-from graph.store.rows import EntityChunk, TimelineRow
-from graph.store.store import GraphStore
-from qa.evidence import Evidence, EvidenceKind
-from qa.fusion import mmr, rrf
-from qa.query_vector import QueryVector
-from qa.similarity import QueryTexts, Similarity, cosine, lexical
-from qa.strategies import STRATEGIES, Request, RetrievalStrategy, Strategy, strategy_of
+from newskg.core.records import Variant
+from newskg.core.timeaxes import day_from_key, day_key
+from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, VectorMirror
+from newskg.graph.store.asof import AsOf, days_between
+from newskg.graph.store.rows import EntityChunk, TimelineRow
+from newskg.graph.store.store import GraphStore
+from newskg.qa.evidence import Evidence, EvidenceKind
+from newskg.qa.fusion import mmr, rrf
+from newskg.qa.query_vector import QueryVector
+from newskg.qa.similarity import QueryTexts, Similarity, cosine, lexical
+from newskg.qa.strategies import STRATEGIES, Request, RetrievalStrategy, Strategy, strategy_of
 
 __all__ = ["STRATEGIES", "QueryVector", "Retriever", "Strategy"]
 Method = Literal["newsrag", "m0", "m1", "m2"]

@@ -9,15 +9,15 @@ import time
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from core.llm.client import LLMClient
-from core.timeaxes import day_iso, day_words, iso
-from graph.mirror.base import VectorMirror
-from graph.store.asof import AsOf, Knowledge
-from graph.store.store import GraphStore
-from qa.answer import AnswerMode, generate
-from qa.evidence import Evidence
-from qa.query import EntityChoice, EntityResolver, ParsedQuery, parse_query
-from qa.retrieve import Retriever, Strategy
+from newskg.core.llm.client import LLMClient
+from newskg.core.timeaxes import day_iso, day_words, iso
+from newskg.graph.mirror.base import VectorMirror
+from newskg.graph.store.asof import AsOf, Knowledge
+from newskg.graph.store.store import GraphStore
+from newskg.qa.answer import AnswerMode, generate
+from newskg.qa.evidence import Evidence
+from newskg.qa.query import EntityChoice, EntityResolver, ParsedQuery, parse_query
+from newskg.qa.retrieve import Retriever, Strategy
 
 KNOWLEDGE_LABELS = {
     "ingested": "what the system knew at the end of the day: published on or before it and ingested by its end",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from graph.mirror.embed import Embedder
+from newskg.graph.mirror.embed import Embedder
 
 Vector = npt.NDArray[np.float32]
 WORD = re.compile(r"[\w'’]+")

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from graph.mirror.base import VectorMirror
-    from qa.service import QAService
+    from newskg.graph.mirror.base import VectorMirror
+    from newskg.qa.service import QAService
 
 log = logging.getLogger(__name__)
 
@@ -139,8 +139,8 @@ def _retrieve_once(service: QAService) -> None:
     search and, without an LLM, the extractive answer. With an LLM only the retrieval: a warm-up spends no call."""
     import datetime as dt
 
-    from graph.store.asof import AsOf
-    from qa.query import parse_query
+    from newskg.graph.store.asof import AsOf
+    from newskg.qa.query import parse_query
 
     today = dt.datetime.now(dt.UTC).date().isoformat()
     query = service.resolver.a_known_name() or WARM_TEXT  # the name index the graph step loaded: no second read
@@ -156,7 +156,7 @@ def _retrieve_once(service: QAService) -> None:
 
 
 def _search_each(mirror: VectorMirror) -> None:
-    from graph.mirror.base import CHUNKS, INTERACTIONS
+    from newskg.graph.mirror.base import CHUNKS, INTERACTIONS
 
     for collection in (INTERACTIONS, CHUNKS):
         mirror.search(collection, WARM_TEXT, limit=1)

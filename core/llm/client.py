@@ -27,9 +27,9 @@ from openai.types.shared_params.response_format_json_schema import JSONSchema
 from pydantic import BaseModel, ValidationError
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from core.errors import NewskgError
-from core.llm.cache import LLMCache
-from core.llm.prompt import M, Prompt
+from newskg.core.errors import NewskgError
+from newskg.core.llm.cache import LLMCache
+from newskg.core.llm.prompt import M, Prompt
 
 if TYPE_CHECKING:
     import httpx2  # the HTTP client type the openai SDK declares (httpx's API: tests pass an httpx.Client)

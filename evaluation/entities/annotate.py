@@ -8,7 +8,7 @@ the scrapinghub benchmark, cut at the last line break before 2,500 characters wh
 the paper's appendix passage. `--review` prints every mention in context and the capitalised words no mention
 covers, which is how each document was checked by reading.
 
-Run: `python -m evaluation.entities.annotate [--pages DIR] [--review]`."""
+Run: `python -m newskg.evaluation.entities.annotate [--pages DIR] [--review]`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import json
 import re
 from pathlib import Path
 
-from evaluation.entities.gold import DEFAULT_GOLD, GoldDocument, GoldMention, load_gold, problems, save_gold
+from newskg.evaluation.entities.gold import DEFAULT_GOLD, GoldDocument, GoldMention, load_gold, problems, save_gold
 
 REPO = Path(__file__).resolve().parents[2]
 FOLDER = REPO / "tests" / "fixtures" / "entities"

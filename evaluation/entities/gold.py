@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import NewskgError
-from extract.entities.types import ENTITY_TYPES
+from newskg.core.errors import NewskgError
+from newskg.extract.entities.types import ENTITY_TYPES
 
 # The project's annotated set (tests/fixtures/entities/README.md says how it was made).
 DEFAULT_GOLD = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "entities" / "gold.jsonl"

@@ -10,10 +10,10 @@ from pathlib import Path
 from matplotlib.figure import Figure
 from pydantic import BaseModel
 
-from evaluation.entities.gold import GoldDocument
-from evaluation.entities.run import ConfigurationResult
-from evaluation.entities.scoring import Scores, core_span, is_name
-from evaluation.kit.report import Html, ReportFolder, images, page, paragraph, table
+from newskg.evaluation.entities.gold import GoldDocument
+from newskg.evaluation.entities.run import ConfigurationResult
+from newskg.evaluation.entities.scoring import Scores, core_span, is_name
+from newskg.evaluation.kit.report import Html, ReportFolder, images, page, paragraph, table
 
 HEADLINE_TYPES = ("PERSON", "ORG")
 COLUMNS = (

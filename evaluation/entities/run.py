@@ -17,14 +17,14 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc
 
-from evaluation.entities.gold import GoldDocument
-from evaluation.entities.scoring import DocumentPrediction, Predicted, Scores, score
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker, first_seen
-from extract.entities.names import clean_name, name_key
-from extract.entities.rules import EntityRules
-from extract.entities.types import LABEL_TO_TYPE
-from extract.nlp import pipeline
+from newskg.evaluation.entities.gold import GoldDocument
+from newskg.evaluation.entities.scoring import DocumentPrediction, Predicted, Scores, score
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker, first_seen
+from newskg.extract.entities.names import clean_name, name_key
+from newskg.extract.entities.rules import EntityRules
+from newskg.extract.entities.types import LABEL_TO_TYPE
+from newskg.extract.nlp import pipeline
 
 BASELINE = "spaCy model alone"
 NO_RULES = "linker, no rules"

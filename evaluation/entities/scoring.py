@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from evaluation.entities.gold import GoldDocument, GoldMention
-from extract.entities.names import TITLES, name_key
+from newskg.evaluation.entities.gold import GoldDocument, GoldMention
+from newskg.extract.entities.names import TITLES, name_key
 
 EDGE_CHARACTERS = " \t\n\"'“”‘’,.;:()[]"
 PRONOUNS = frozenset(

@@ -9,19 +9,19 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from core.errors import NewskgError
-from core.llm.client import LLMClient
-from core.records import Article, Chunk, Variant
-from core.settings import Settings
-from evaluation.facts.corpus import Corpus, Page
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.openie.confidence import features
-from extract.openie.llm_variants import run_m1
-from extract.result import ChunkExtraction
-from ingest.process.article import build_article
-from ingest.process.chunk_articles import chunk_articles
+from newskg.core.errors import NewskgError
+from newskg.core.llm.client import LLMClient
+from newskg.core.records import Article, Chunk, Variant
+from newskg.core.settings import Settings
+from newskg.evaluation.facts.corpus import Corpus, Page
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.openie.confidence import features
+from newskg.extract.openie.llm_variants import run_m1
+from newskg.extract.result import ChunkExtraction
+from newskg.ingest.process.article import build_article
+from newskg.ingest.process.chunk_articles import chunk_articles
 
 ENTITY_TYPES = ("PERSON", "ORG")  # the types whose mentions are sampled and labelled
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from core.records import RawArticle
+from newskg.core.records import RawArticle
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 FETCHED_AT = "2026-11-01T00:00:00Z"  # the pages carry no fetch instant: one for all, so every run is the same
@@ -64,7 +64,7 @@ def fresh_pages(folder: Path) -> Iterator[Page]:
 
 
 def synthetic_pages(timelines: int, seed: int) -> Iterator[Page]:
-    from evaluation.neoqa.generate import generate, raw_article
+    from newskg.evaluation.neoqa.generate import generate, raw_article
 
     for article in generate(timelines, seed).articles:
         yield Page(Corpus.SYNTHETIC, article.article_id, raw_article(article, FETCHED_AT), "en")

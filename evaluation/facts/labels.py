@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import NewskgError
+from newskg.core.errors import NewskgError
 
 DEFAULT_LABELS = Path(__file__).resolve().parents[2] / "bench" / "data" / "fact_labels.jsonl"
 

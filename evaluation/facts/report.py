@@ -8,9 +8,9 @@ from pathlib import Path
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from evaluation.facts.labels import FactLabel
-from evaluation.facts.run import FactsReport, Figures
-from evaluation.kit.report import Html, ReportFolder, images, page, paragraph, section, table
+from newskg.evaluation.facts.labels import FactLabel
+from newskg.evaluation.facts.run import FactsReport, Figures
+from newskg.evaluation.kit.report import Html, ReportFolder, images, page, paragraph, section, table
 
 
 def summary(report: FactsReport) -> dict[str, object]:

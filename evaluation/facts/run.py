@@ -12,14 +12,14 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from core.llm.client import LLMClient
-from core.settings import Settings
-from core.variant import Variant
-from evaluation.facts.collect import ENTITY_TYPES, Extracted, Fact, Mention, extract
-from evaluation.facts.corpus import SHARED_DATA, Corpus, load
-from evaluation.facts.labels import DEFAULT_LABELS, FactLabel, LabelStore, MentionLabel
-from evaluation.facts.sample import seeded_sample
-from evaluation.facts.scoring import Proportion
+from newskg.core.llm.client import LLMClient
+from newskg.core.settings import Settings
+from newskg.core.variant import Variant
+from newskg.evaluation.facts.collect import ENTITY_TYPES, Extracted, Fact, Mention, extract
+from newskg.evaluation.facts.corpus import SHARED_DATA, Corpus, load
+from newskg.evaluation.facts.labels import DEFAULT_LABELS, FactLabel, LabelStore, MentionLabel
+from newskg.evaluation.facts.sample import seeded_sample
+from newskg.evaluation.facts.scoring import Proportion
 
 DEFAULT_FACT_SAMPLE = {Corpus.NEWS: 200, Corpus.FRESH: 120, Corpus.SYNTHETIC: 100}
 DEFAULT_MENTION_SAMPLE = {Corpus.NEWS: 80, Corpus.FRESH: 40, Corpus.SYNTHETIC: 30}  # per type

@@ -20,17 +20,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.llm.client import LLMClient
-from core.timeaxes import day_iso, day_key
-from evaluation.fanoutqa.decompose import Decomposer, Decomposition
-from evaluation.fanoutqa.prompts import closed_book
-from evaluation.fanoutqa.records import AnswerTrace, AnswerType, Primitive, SubAnswer, SystemAnswer
-from graph.mirror.qdrant import VectorMirror
-from graph.store.asof import AsOf
-from graph.store.store import GraphStore
-from qa.evidence import Evidence
-from qa.query import EntityResolver
-from qa.retrieve import Retriever, Strategy
+from newskg.core.llm.client import LLMClient
+from newskg.core.timeaxes import day_iso, day_key
+from newskg.evaluation.fanoutqa.decompose import Decomposer, Decomposition
+from newskg.evaluation.fanoutqa.prompts import closed_book
+from newskg.evaluation.fanoutqa.records import AnswerTrace, AnswerType, Primitive, SubAnswer, SystemAnswer
+from newskg.graph.mirror.qdrant import VectorMirror
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.store import GraphStore
+from newskg.qa.evidence import Evidence
+from newskg.qa.query import EntityResolver
+from newskg.qa.retrieve import Retriever, Strategy
 
 DEV_AS_OF = "2023-11-20"  # FanOutQA's Wikipedia snapshot: the dev questions are asked as of that day
 ANSWERERS = ("graph", "closed-book", "evidence")

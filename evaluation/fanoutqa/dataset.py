@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
-from core.errors import NewskgError
-from evaluation.fanoutqa.records import DevQuestion, Split, SystemAnswer, TestQuestion
-from evaluation.fanoutqa.reference import data_file
+from newskg.core.errors import NewskgError
+from newskg.evaluation.fanoutqa.records import DevQuestion, Split, SystemAnswer, TestQuestion
+from newskg.evaluation.fanoutqa.reference import data_file
 
 _DEV = TypeAdapter(list[DevQuestion])
 _TEST = TypeAdapter(list[TestQuestion])

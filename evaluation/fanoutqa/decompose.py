@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.llm.client import LLMClient
-from evaluation.fanoutqa.prompts import decompose as prompt
+from newskg.core.llm.client import LLMClient
+from newskg.evaluation.fanoutqa.prompts import decompose as prompt
 
 ITEM = "{item}"
 _COUNT = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty)"

@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.errors import NewskgError
-from core.settings import Settings
+from newskg.core.errors import NewskgError
+from newskg.core.settings import Settings
 
 
 class DocsError(NewskgError, RuntimeError):

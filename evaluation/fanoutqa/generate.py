@@ -24,15 +24,15 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from core.timeaxes import day_iso
-from evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, SubQuestion
-from evaluation.kit.sources import SOURCES as SOURCES  # the sources the CLI offers, named here as before
-from evaluation.kit.sources import source_params
-from graph.store import questions as question_reads
-from graph.store.asof import AsOf
-from graph.store.rows import rows_of
-from graph.store.store import GraphStore
-from qa.retrieve import shift
+from newskg.core.timeaxes import day_iso
+from newskg.evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, SubQuestion
+from newskg.evaluation.kit.sources import SOURCES as SOURCES  # the sources the CLI offers, named here as before
+from newskg.evaluation.kit.sources import source_params
+from newskg.graph.store import questions as question_reads
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.rows import rows_of
+from newskg.graph.store.store import GraphStore
+from newskg.qa.retrieve import shift
 
 QUESTION = (
     "For each entity that {hub} had a reported interaction with between {first} and {last}, on what day did that "

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from core.llm.client import LLMClient
-from evaluation.fanoutqa import reference
-from evaluation.fanoutqa.prompts import factuality
-from evaluation.fanoutqa.records import AnswerType, DevQuestion, JudgeOutcome
-from evaluation.kit.judge import ask_grader
+from newskg.core.llm.client import LLMClient
+from newskg.evaluation.fanoutqa import reference
+from newskg.evaluation.fanoutqa.prompts import factuality
+from newskg.evaluation.fanoutqa.records import AnswerType, DevQuestion, JudgeOutcome
+from newskg.evaluation.kit.judge import ask_grader
 
 
 class FactualityJudge:

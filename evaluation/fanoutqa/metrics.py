@@ -18,9 +18,9 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from statistics import fmean
 
-from evaluation.fanoutqa import reference
-from evaluation.fanoutqa.judge import FactualityJudge
-from evaluation.fanoutqa.records import (
+from newskg.evaluation.fanoutqa import reference
+from newskg.evaluation.fanoutqa.judge import FactualityJudge
+from newskg.evaluation.fanoutqa.records import (
     AccuracyScore,
     AnswerType,
     DevQuestion,

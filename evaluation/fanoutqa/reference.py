@@ -29,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
 
-from core.errors import NewskgError
+from newskg.core.errors import NewskgError
 
 # The rouge types and stemmer of the reference `Scorer.__init__` (fanoutqa/eval/scorer.py, ROUGE_TYPES and
 # `RougeScorer(ROUGE_TYPES, use_stemmer=True)`); that module cannot be imported, so the constants are restated.

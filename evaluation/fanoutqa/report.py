@@ -9,9 +9,9 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from evaluation.fanoutqa.records import FanoutReport, QuestionScore
-from evaluation.kit.charts import grouped_bars
-from evaluation.kit.report import Html, ReportFolder, bullets, images, page, paragraph, section, table
+from newskg.evaluation.fanoutqa.records import FanoutReport, QuestionScore
+from newskg.evaluation.kit.charts import grouped_bars
+from newskg.evaluation.kit.report import Html, ReportFolder, bullets, images, page, paragraph, section, table
 
 HOP_METRICS = (("loose", "loose acc."), ("strict", "strict acc."), ("rougeL", "ROUGE-L F1"), ("judge", "judge"))
 HOP_COLUMNS = ("hops", "questions", "loose", "strict", "R-1", "R-2", "R-L", "judge")

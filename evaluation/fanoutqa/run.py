@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel
 
-from core.errors import NewskgError
-from evaluation.fanoutqa.dataset import check_ids, load_answers, load_dev, load_test
-from evaluation.fanoutqa.records import AnswerTrace, DevQuestion, FanoutReport, Split, SystemAnswer
-from evaluation.kit.run import UNSEEN, Clients, Progress, Refused, mirror_or_none, refusing
+from newskg.core.errors import NewskgError
+from newskg.evaluation.fanoutqa.dataset import check_ids, load_answers, load_dev, load_test
+from newskg.evaluation.fanoutqa.records import AnswerTrace, DevQuestion, FanoutReport, Split, SystemAnswer
+from newskg.evaluation.kit.run import UNSEEN, Clients, Progress, Refused, mirror_or_none, refusing
 
 if TYPE_CHECKING:  # the answerers load the QA layer, the judge the LLM client: only a run that needs them
-    from evaluation.fanoutqa.answerers import Answerer
-    from evaluation.fanoutqa.judge import FactualityJudge
+    from newskg.evaluation.fanoutqa.answerers import Answerer
+    from newskg.evaluation.fanoutqa.judge import FactualityJudge
 
 AnswererName = Literal["graph", "closed-book", "evidence"]
 NEEDS_LLM = "needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`"
@@ -141,7 +141,7 @@ class _Fanout:
             raise Refused(f"--judge {NEEDS_LLM}")
 
     def questions(self) -> list[DevQuestion]:
-        from evaluation.fanoutqa.generate import load_generated
+        from newskg.evaluation.fanoutqa.generate import load_generated
 
         path, limit = self.config.questions, self.config.limit
         with refusing(OSError, ValueError, prefix="cannot read questions: "):
@@ -149,8 +149,8 @@ class _Fanout:
         return questions[:limit] if limit else questions
 
     def answer(self, questions: list[DevQuestion]) -> tuple[list[SystemAnswer], list[AnswerTrace]]:
-        from evaluation.fanoutqa.answerers import DEV_AS_OF, answer_all
-        from graph.store.asof import AsOf
+        from newskg.evaluation.fanoutqa.answerers import DEV_AS_OF, answer_all
+        from newskg.graph.store.asof import AsOf
 
         asked = [(q.id, q.question, AsOf.of(getattr(q, "as_of", DEV_AS_OF))) for q in questions]
         runner = self.answerer(self.answering_clients())
@@ -163,8 +163,8 @@ class _Fanout:
         """The news graph's clients, or for `evidence` those of the --docs folder's own graph, built here."""
         if self.config.answerer != "evidence":
             return self.clients
-        from evaluation.fanoutqa.answerers import DEV_AS_OF
-        from evaluation.fanoutqa.docs import ingest_docs
+        from newskg.evaluation.fanoutqa.answerers import DEV_AS_OF
+        from newskg.evaluation.fanoutqa.docs import ingest_docs
 
         docs = self.config.docs
         assert docs is not None  # check_answering
@@ -176,8 +176,8 @@ class _Fanout:
 
     def answerer(self, clients: Clients) -> Answerer:
         """The answerer, wired to its graph (the news graph, or the --docs folder's own) or to the LLM."""
-        from evaluation.fanoutqa.answerers import ClosedBookAnswerer, GraphFanoutAnswerer
-        from evaluation.fanoutqa.decompose import Decomposer
+        from newskg.evaluation.fanoutqa.answerers import ClosedBookAnswerer, GraphFanoutAnswerer
+        from newskg.evaluation.fanoutqa.decompose import Decomposer
 
         name, client = self.config.answerer or "graph", clients.llm()
         if name == "closed-book":
@@ -197,8 +197,8 @@ class _Fanout:
             return self.scored(questions, given, str(answers))
 
     def scored(self, questions: list[DevQuestion], given: list[SystemAnswer], answers_file: str) -> FanoutReport:
-        from evaluation.fanoutqa import reference
-        from evaluation.fanoutqa.metrics import score
+        from newskg.evaluation.fanoutqa import reference
+        from newskg.evaluation.fanoutqa.metrics import score
 
         judge, only_answered = self.judge() if self.config.judge else None, self.config.only_answered
         loading = self.progress.task("loading the reference normaliser (spaCy)")
@@ -217,7 +217,7 @@ class _Fanout:
         )
 
     def judge(self) -> FactualityJudge:
-        from evaluation.fanoutqa.judge import FactualityJudge
+        from newskg.evaluation.fanoutqa.judge import FactualityJudge
 
         client = self.clients.llm()
         if client is None:
@@ -226,7 +226,7 @@ class _Fanout:
 
     def written(self, scored: FanoutRun, folder: Path) -> FanoutRun:
         """The run with its report written: report.json, report.html, the leaderboard's JSON and PNG bars."""
-        from evaluation.fanoutqa.report import write_report
+        from newskg.evaluation.fanoutqa.report import write_report
 
         return scored.model_copy(update={"files": write_report(scored.result, folder)})
 

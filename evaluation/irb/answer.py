@@ -17,18 +17,18 @@ import string
 from dataclasses import dataclass
 from typing import Literal
 
-from core.ids import normalise_text
-from core.llm.client import LLMClient
-from core.llm.prompt import Prompt
-from core.timeaxes import day_iso
-from evaluation.irb.prompts import closed_book, grade, rag
-from evaluation.irb.prompts.closed_book import IRBReply
-from evaluation.irb.prompts.grade import Grade
-from evaluation.irb.records import IRBQuestion
-from evaluation.irb.retrieval import Passage
-from evaluation.kit.judge import ask_grader
-from qa.answer import LLM_FAILURES, best_sentences
-from qa.evidence import Evidence
+from newskg.core.ids import normalise_text
+from newskg.core.llm.client import LLMClient
+from newskg.core.llm.prompt import Prompt
+from newskg.core.timeaxes import day_iso
+from newskg.evaluation.irb.prompts import closed_book, grade, rag
+from newskg.evaluation.irb.prompts.closed_book import IRBReply
+from newskg.evaluation.irb.prompts.grade import Grade
+from newskg.evaluation.irb.records import IRBQuestion
+from newskg.evaluation.irb.retrieval import Passage
+from newskg.evaluation.kit.judge import ask_grader
+from newskg.qa.answer import LLM_FAILURES, best_sentences
+from newskg.qa.evidence import Evidence
 
 AnswerStatus = Literal["answered", "none", "unparsed", "failed"]
 GraderName = Literal["llm", "deterministic"]

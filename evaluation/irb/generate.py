@@ -37,20 +37,20 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from core.timeaxes import day_iso, day_words
-from evaluation.irb import rules
-from evaluation.irb.prompts import rewrite
-from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode, Paraphrase, Source
-from evaluation.kit.sources import SOURCES, source_params
-from graph.store import questions as question_reads
-from graph.store.asof import LATEST_DAY, AsOf
-from graph.store.mentions import window_counts
-from graph.store.rows import rows_of
-from graph.store.store import GraphStore
-from qa.retrieve import shift
+from newskg.core.timeaxes import day_iso, day_words
+from newskg.evaluation.irb import rules
+from newskg.evaluation.irb.prompts import rewrite
+from newskg.evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode, Paraphrase, Source
+from newskg.evaluation.kit.sources import SOURCES, source_params
+from newskg.graph.store import questions as question_reads
+from newskg.graph.store.asof import LATEST_DAY, AsOf
+from newskg.graph.store.mentions import window_counts
+from newskg.graph.store.rows import rows_of
+from newskg.graph.store.store import GraphStore
+from newskg.qa.retrieve import shift
 
 if TYPE_CHECKING:
-    from core.llm.client import LLMClient
+    from newskg.core.llm.client import LLMClient
 
 Role = Literal["subject", "object"]
 Variant = Literal["none", "short_name", "relative_date", "spelled_number", "false_name", "false_date"]

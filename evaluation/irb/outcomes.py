@@ -7,9 +7,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from evaluation.irb.answer import GraderName
-from evaluation.irb.prompts.grade import Grade
-from evaluation.irb.retrieval import K
+from newskg.evaluation.irb.answer import GraderName
+from newskg.evaluation.irb.prompts.grade import Grade
+from newskg.evaluation.irb.retrieval import K
 
 CLOSED_BOOK = "closed-book"
 

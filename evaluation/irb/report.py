@@ -18,9 +18,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from pydantic import BaseModel
 
-from evaluation.irb.outcomes import CLOSED_BOOK, IRBRun, QuestionResult
-from evaluation.kit.charts import grouped_bars
-from evaluation.kit.report import Html, ReportFolder, images, page, paragraph, section, table
+from newskg.evaluation.irb.outcomes import CLOSED_BOOK, IRBRun, QuestionResult
+from newskg.evaluation.kit.charts import grouped_bars
+from newskg.evaluation.kit.report import Html, ReportFolder, images, page, paragraph, section, table
 
 GRADES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
 GRADE_COLOURS = {"CORRECT": "#2f855a", "INCORRECT": "#c53030", "NOT_ATTEMPTED": "#a0aec0"}

@@ -22,11 +22,11 @@ from typing import Literal, get_args
 import bm25s
 import numpy as np
 
-from graph.mirror.qdrant import CHUNKS
-from graph.store.asof import AsOf
-from graph.store.store import GraphStore
-from qa.fusion import rrf
-from qa.retrieve import Retriever
+from newskg.graph.mirror.qdrant import CHUNKS
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.store import GraphStore
+from newskg.qa.fusion import rrf
+from newskg.qa.retrieve import Retriever
 
 RetrieverName = Literal["bm25", "dense", "hybrid"]
 RETRIEVERS: tuple[RetrieverName, ...] = get_args(RetrieverName)

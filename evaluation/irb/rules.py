@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from core.timeaxes import day_from_key
+from newskg.core.timeaxes import day_from_key
 
 NAMED_TYPES = frozenset({"person", "per", "organization", "organisation", "org", "gpe", "location", "loc", "norp"})
 PERSON_TYPES = frozenset({"person", "per"})

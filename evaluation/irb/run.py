@@ -10,15 +10,15 @@ from typing import Literal, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import NewskgError
-from evaluation.irb.answer import Answerer, Grader, Prediction
-from evaluation.irb.outcomes import CLOSED_BOOK, AnswerOutcome, IRBRun, QuestionResult, RetrievalOutcome
-from evaluation.irb.prompts.grade import Grade
-from evaluation.irb.records import IRBQuestion
-from evaluation.irb.report import IRBSummary, write_report
-from evaluation.irb.retrieval import RETRIEVERS, Rankers, RetrieverName, load_passages, ndcg_at_k
-from evaluation.kit.run import UNSEEN, Clients, Progress, Refused, refusing
-from graph.store.asof import AsOf
+from newskg.core.errors import NewskgError
+from newskg.evaluation.irb.answer import Answerer, Grader, Prediction
+from newskg.evaluation.irb.outcomes import CLOSED_BOOK, AnswerOutcome, IRBRun, QuestionResult, RetrievalOutcome
+from newskg.evaluation.irb.prompts.grade import Grade
+from newskg.evaluation.irb.records import IRBQuestion
+from newskg.evaluation.irb.report import IRBSummary, write_report
+from newskg.evaluation.irb.retrieval import RETRIEVERS, Rankers, RetrieverName, load_passages, ndcg_at_k
+from newskg.evaluation.kit.run import UNSEEN, Clients, Progress, Refused, refusing
+from newskg.graph.store.asof import AsOf
 
 AnswererName = Literal["closed-book", "rag"]
 ANSWERERS: tuple[AnswererName, ...] = get_args(AnswererName)

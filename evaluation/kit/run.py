@@ -13,16 +13,16 @@ from collections.abc import Generator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
-from core.errors import NewskgError
+from newskg.core.errors import NewskgError
 
 if TYPE_CHECKING:  # the heavy clients load only when a run asks for them
-    from core.llm.client import LLMClient
-    from core.settings import Settings
-    from graph.mirror.base import VectorMirror
-    from graph.store.store import GraphStore
-    from qa.query import EntityResolver
-    from qa.retrieve import Retriever
-    from qa.service import QAService
+    from newskg.core.llm.client import LLMClient
+    from newskg.core.settings import Settings
+    from newskg.graph.mirror.base import VectorMirror
+    from newskg.graph.store.store import GraphStore
+    from newskg.qa.query import EntityResolver
+    from newskg.qa.retrieve import Retriever
+    from newskg.qa.service import QAService
 
 
 class Refused(NewskgError, ValueError):

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
 
-from evaluation.neon.logs import QueryLog, normalise
-from evaluation.neon.spikes import SpikeRule, SpikeSeries, detect
-from graph.store.asof import AsOf
-from qa.query import Resolution, mention_of
+from newskg.evaluation.neon.logs import QueryLog, normalise
+from newskg.evaluation.neon.spikes import SpikeRule, SpikeSeries, detect
+from newskg.graph.store.asof import AsOf
+from newskg.qa.query import Resolution, mention_of
 
 LINK_CACHE = 200_000  # (day, mention) pairs remembered: a busy log asks the same thing all day
 # A log query is counted, not answered: a wrong link invents a spike, a missing one only drops a query. So a log

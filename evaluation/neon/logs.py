@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.errors import NewskgError
-from core.timeaxes import day_key
+from newskg.core.errors import NewskgError
+from newskg.core.timeaxes import day_key
 
 MALFORMED_SAMPLES = 10
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.records import Variant
-from graph.store.asof import AsOf
-from qa.evidence import Evidence, EvidenceKind
-from qa.retrieve import METHOD_K, METHOD_VARIANT, Method, Retriever
-from qa.similarity import QueryTexts
+from newskg.core.records import Variant
+from newskg.graph.store.asof import AsOf
+from newskg.qa.evidence import Evidence, EvidenceKind
+from newskg.qa.retrieve import METHOD_K, METHOD_VARIANT, Method, Retriever
+from newskg.qa.similarity import QueryTexts
 
 NeonStrategy = Literal["temporal", "generic"]
 STRATEGIES: tuple[NeonStrategy, ...] = ("temporal", "generic")

@@ -30,11 +30,11 @@ from typing import Any
 import spacy
 from spacy.lang.en.stop_words import STOP_WORDS
 
-from core.timeaxes import day_from_key, day_words
-from evaluation.neon.judges.inputs import EvidenceLike
-from extract.entities.names import name_key
-from extract.entities.types import LABEL_TO_TYPE
-from extract.nlp import pipeline
+from newskg.core.timeaxes import day_from_key, day_words
+from newskg.evaluation.neon.judges.inputs import EvidenceLike
+from newskg.extract.entities.names import name_key
+from newskg.extract.entities.types import LABEL_TO_TYPE
+from newskg.extract.nlp import pipeline
 
 EntityFinder = Callable[[str], Sequence[str]]  # text -> entity mentions, as written
 

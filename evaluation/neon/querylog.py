@@ -22,8 +22,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.timeaxes import day_from_key, day_iso, day_key
-from evaluation.neoqa.records import Timeline
+from newskg.core.timeaxes import day_from_key, day_iso, day_key
+from newskg.evaluation.neoqa.records import Timeline
 
 QUERY_ENTITY_CLASSES = ("person", "organization")
 MENTION = re.compile(r"\|([A-Z]+-\d+)\}")

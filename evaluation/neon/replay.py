@@ -12,16 +12,16 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
-from core.llm.client import LLMClient
-from core.timeaxes import day_iso
-from evaluation.neon.linking import LinkedLog
-from evaluation.neon.methods import MethodSpec, retrieve
-from evaluation.neon.scoring import Scorer
-from evaluation.neon.spikes import SpikeSeries
-from graph.store.asof import AsOf
-from qa.answer import generate
-from qa.query import EntityResolver, parse_query
-from qa.retrieve import Retriever
+from newskg.core.llm.client import LLMClient
+from newskg.core.timeaxes import day_iso
+from newskg.evaluation.neon.linking import LinkedLog
+from newskg.evaluation.neon.methods import MethodSpec, retrieve
+from newskg.evaluation.neon.scoring import Scorer
+from newskg.evaluation.neon.spikes import SpikeSeries
+from newskg.graph.store.asof import AsOf
+from newskg.qa.answer import generate
+from newskg.qa.query import EntityResolver, parse_query
+from newskg.qa.retrieve import Retriever
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from core.timeaxes import day_iso
-from evaluation.kit.report import (
+from newskg.core.timeaxes import day_iso
+from newskg.evaluation.kit.report import (
     Html,
     ReportFolder,
     bullets,
@@ -35,9 +35,9 @@ from evaluation.kit.report import (
     section,
     table,
 )
-from evaluation.neon.methods import METHODS
-from evaluation.neon.scoring import Scorer
-from evaluation.neon.spikes import SpikeRule, SpikeSeries
+from newskg.evaluation.neon.methods import METHODS
+from newskg.evaluation.neon.scoring import Scorer
+from newskg.evaluation.neon.spikes import SpikeRule, SpikeSeries
 
 BOOTSTRAP_SAMPLES = 1000
 BOOTSTRAP_SEED = 0

@@ -12,20 +12,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from core.errors import NewskgError
-from core.settings import Settings
-from core.spikes import SpikeRule, SpikeSeries
-from core.timeaxes import day_iso
-from evaluation.kit.run import UNSEEN, Clients, Progress, Refused, refusing
-from evaluation.neon.linking import LinkedLog, ResolverLinker, graph_spikes, link_log, log_spikes
-from evaluation.neon.logs import QueryLogError, read_log
-from evaluation.neon.methods import METHODS, STRATEGIES, NeonStrategy
-from evaluation.neon.replay import Replayer, ReplayPlan, ReplayQuery, choose, graph_queries, log_queries
-from evaluation.neon.scoring import ProxyScorer, Scorer, scorers
-from graph.store.store import GraphStore
-from qa.query import EntityResolver
-from qa.retrieve import Method
-from qa.service import QAService
+from newskg.core.errors import NewskgError
+from newskg.core.settings import Settings
+from newskg.core.spikes import SpikeRule, SpikeSeries
+from newskg.core.timeaxes import day_iso
+from newskg.evaluation.kit.run import UNSEEN, Clients, Progress, Refused, refusing
+from newskg.evaluation.neon.linking import LinkedLog, ResolverLinker, graph_spikes, link_log, log_spikes
+from newskg.evaluation.neon.logs import QueryLogError, read_log
+from newskg.evaluation.neon.methods import METHODS, STRATEGIES, NeonStrategy
+from newskg.evaluation.neon.replay import Replayer, ReplayPlan, ReplayQuery, choose, graph_queries, log_queries
+from newskg.evaluation.neon.scoring import ProxyScorer, Scorer, scorers
+from newskg.graph.store.store import GraphStore
+from newskg.qa.query import EntityResolver
+from newskg.qa.retrieve import Method
+from newskg.qa.service import QAService
 
 COMPARISON = "rolling sum > mean + sigma * sample std"
 NEEDS_LLM = "--scores judges needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`"
@@ -128,7 +128,7 @@ class SpikeInputs:
 
 def run_spikes(config: SpikesConfig, clients: Clients, progress: Progress = UNSEEN) -> SpikesReport:
     """Spike days per entity, a chart each, and spikes.json for the explorer."""
-    from evaluation.neon.report import write_spike_charts
+    from newskg.evaluation.neon.report import write_spike_charts
 
     check_log(config.log)
     inputs = spike_inputs(config, clients.settings, clients.resolver(), progress)
@@ -160,7 +160,7 @@ def run_spikes(config: SpikesConfig, clients: Clients, progress: Progress = UNSE
 
 def run(config: ReplayConfig, clients: Clients, progress: Progress = UNSEEN) -> ReplayReport:
     """Answer every query of every spike day as of that day, by every method × strategy × k; score; report."""
-    from evaluation.neon.report import aggregate, write_report
+    from newskg.evaluation.neon.report import aggregate, write_report
 
     check_log(config.log)
     service = _qa_service(clients)
@@ -280,7 +280,7 @@ def _entity_id(resolver: EntityResolver, name: str) -> str:
 def _graph_series(
     store: GraphStore, wanted: str | None, top: int, rule: SpikeRule, progress: Progress
 ) -> list[SpikeSeries]:
-    from graph.store.mentions import daily_counts, day_range
+    from newskg.graph.store.mentions import daily_counts, day_range
 
     period = day_range(store.conn)
     if period is None:

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.llm.client import LLMClient
-from evaluation.neon.judges import Judge
-from evaluation.neon.proxies import offline_proxies
-from qa.evidence import Evidence
+from newskg.core.llm.client import LLMClient
+from newskg.evaluation.neon.judges import Judge
+from newskg.evaluation.neon.proxies import offline_proxies
+from newskg.qa.evidence import Evidence
 
 JUDGE_ATTRIBUTES = ("helpfulness", "relevance", "faithfulness")
 PROXY_ATTRIBUTES = (

@@ -15,15 +15,15 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.llm.client import LLMClient
-from core.timeaxes import day_key
-from evaluation.neoqa import reader
-from evaluation.neoqa.prompts import mcq_answer
-from evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle
-from graph.mirror.qdrant import CHUNKS, VectorMirror
-from graph.store.store import GraphStore
-from qa.query import EntityResolver
-from qa.retrieve import Retriever, shift
+from newskg.core.llm.client import LLMClient
+from newskg.core.timeaxes import day_key
+from newskg.evaluation.neoqa import reader
+from newskg.evaluation.neoqa.prompts import mcq_answer
+from newskg.evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle
+from newskg.graph.mirror.qdrant import CHUNKS, VectorMirror
+from newskg.graph.store.store import GraphStore
+from newskg.qa.query import EntityResolver
+from newskg.qa.retrieve import Retriever, shift
 
 QUESTION_WORDS = re.compile(r"^(What|How|According|When|Who|Which|Where|Why|The)\s+")
 MIN_NAME_SCORE = 85.0

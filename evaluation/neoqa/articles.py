@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 
-from evaluation.neoqa.records import MARKUP, NewsArticle, plain
-from evaluation.neoqa.timeline import World
+from newskg.evaluation.neoqa.records import MARKUP, NewsArticle, plain
+from newskg.evaluation.neoqa.timeline import World
 
 PROFILES = {
     "SensationalNews": {

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
-from core.errors import NewskgError
-from evaluation.neoqa.instances import shuffled_options
-from evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle, Question, Timeline, normalise_category
+from newskg.core.errors import NewskgError
+from newskg.evaluation.neoqa.instances import shuffled_options
+from newskg.evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle, Question, Timeline, normalise_category
 
 FILES = {
     "timelines": "timelines.jsonl",

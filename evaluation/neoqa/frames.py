@@ -9,8 +9,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from evaluation.neoqa import vocab
-from evaluation.neoqa.kb import EntityBook, Entry
+from newskg.evaluation.neoqa import vocab
+from newskg.evaluation.neoqa.kb import EntityBook, Entry
 
 
 def words(day: dt.date) -> str:

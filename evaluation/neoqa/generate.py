@@ -6,14 +6,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from core.records import RawArticle
-from evaluation.kit.sources import SYNTHETIC_PREFIX
-from evaluation.neoqa.articles import write_articles
-from evaluation.neoqa.dataset import Dataset
-from evaluation.neoqa.instances import build_instances
-from evaluation.neoqa.questions import write_questions
-from evaluation.neoqa.records import NewsArticle, plain
-from evaluation.neoqa.timeline import build_timeline
+from newskg.core.records import RawArticle
+from newskg.evaluation.kit.sources import SYNTHETIC_PREFIX
+from newskg.evaluation.neoqa.articles import write_articles
+from newskg.evaluation.neoqa.dataset import Dataset
+from newskg.evaluation.neoqa.instances import build_instances
+from newskg.evaluation.neoqa.questions import write_questions
+from newskg.evaluation.neoqa.records import NewsArticle, plain
+from newskg.evaluation.neoqa.timeline import build_timeline
 
 
 def generate(

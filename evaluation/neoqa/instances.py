@@ -16,7 +16,7 @@ import itertools
 import random
 from collections.abc import Iterable
 
-from evaluation.neoqa.records import UNANSWERABLE, Answerability, Instance, NewsArticle, Question
+from newskg.evaluation.neoqa.records import UNANSWERABLE, Answerability, Instance, NewsArticle, Question
 
 ABLATION_STEPS = (0, 20, 40, 60, 80)
 

@@ -7,9 +7,9 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
-from evaluation.neoqa import vocab
-from evaluation.neoqa.names import NameMaker
-from evaluation.neoqa.records import EntitySnapshot, HistoryEntry, NamedEntity, plain
+from newskg.evaluation.neoqa import vocab
+from newskg.evaluation.neoqa.names import NameMaker
+from newskg.evaluation.neoqa.records import EntitySnapshot, HistoryEntry, NamedEntity, plain
 
 PREFIX = {
     "person": "PERSON",

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import re
 
-from core.llm.client import LLMClient
-from evaluation.neoqa.articles import PROFILES
-from evaluation.neoqa.llm_steps import ask
-from evaluation.neoqa.prompts import article_complete, article_select, article_trim, article_write
-from evaluation.neoqa.records import MARKUP, NewsArticle, Timeline, mark_names, plain
+from newskg.core.llm.client import LLMClient
+from newskg.evaluation.neoqa.articles import PROFILES
+from newskg.evaluation.neoqa.llm_steps import ask
+from newskg.evaluation.neoqa.prompts import article_complete, article_select, article_trim, article_write
+from newskg.evaluation.neoqa.records import MARKUP, NewsArticle, Timeline, mark_names, plain
 
 STYLES = {
     "SensationalNews": "dramatic, emotional, attention-grabbing",

@@ -8,13 +8,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from core.llm.client import LLMClient
-from evaluation.neoqa.dataset import Dataset
-from evaluation.neoqa.instances import build_instances
-from evaluation.neoqa.llm_articles import write_llm_articles
-from evaluation.neoqa.llm_questions import write_llm_questions
-from evaluation.neoqa.llm_steps import LLMGenerationError
-from evaluation.neoqa.llm_timeline import LLMTimelineConfig, build_llm_timeline
+from newskg.core.llm.client import LLMClient
+from newskg.evaluation.neoqa.dataset import Dataset
+from newskg.evaluation.neoqa.instances import build_instances
+from newskg.evaluation.neoqa.llm_articles import write_llm_articles
+from newskg.evaluation.neoqa.llm_questions import write_llm_questions
+from newskg.evaluation.neoqa.llm_steps import LLMGenerationError
+from newskg.evaluation.neoqa.llm_timeline import LLMTimelineConfig, build_llm_timeline
 
 __all__ = ["LLMGenerationError", "generate_with_llm"]
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import itertools
 import random
 
-from core.llm.client import LLMClient
-from evaluation.neoqa.instances import shuffled_options
-from evaluation.neoqa.llm_steps import LLMGenerationError, ask
-from evaluation.neoqa.prompts import distractors, mcq_answer, question_variant, question_write
-from evaluation.neoqa.questions import day_distractors, make_question
-from evaluation.neoqa.reader import DATE, date_in
-from evaluation.neoqa.records import MARKUP, Distractor, OutlineItem, Question, Timeline, plain
+from newskg.core.llm.client import LLMClient
+from newskg.evaluation.neoqa.instances import shuffled_options
+from newskg.evaluation.neoqa.llm_steps import LLMGenerationError, ask
+from newskg.evaluation.neoqa.prompts import distractors, mcq_answer, question_variant, question_write
+from newskg.evaluation.neoqa.questions import day_distractors, make_question
+from newskg.evaluation.neoqa.reader import DATE, date_in
+from newskg.evaluation.neoqa.records import MARKUP, Distractor, OutlineItem, Question, Timeline, plain
 
 
 def write_llm_questions(

@@ -10,9 +10,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from core.errors import NewskgError
-from core.llm.client import LLMClient
-from core.llm.prompt import Prompt
+from newskg.core.errors import NewskgError
+from newskg.core.llm.client import LLMClient
+from newskg.core.llm.prompt import Prompt
 
 T = TypeVar("T", bound=BaseModel)
 ATTEMPTS = 2

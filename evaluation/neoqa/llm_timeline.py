@@ -10,11 +10,11 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
-from core.llm.client import LLMClient
-from evaluation.neoqa.kb import EntityBook, Entry
-from evaluation.neoqa.llm_steps import ask, count_between
-from evaluation.neoqa.names import is_real
-from evaluation.neoqa.prompts import (
+from newskg.core.llm.client import LLMClient
+from newskg.evaluation.neoqa.kb import EntityBook, Entry
+from newskg.evaluation.neoqa.llm_steps import ask, count_between
+from newskg.evaluation.neoqa.names import is_real
+from newskg.evaluation.neoqa.prompts import (
     consistency,
     entities,
     exclusive_summaries,
@@ -25,8 +25,8 @@ from evaluation.neoqa.prompts import (
     refine,
     rename,
 )
-from evaluation.neoqa.records import MARKUP, Event, OutlineItem, Timeline, UsedEntity, mark_names, plain
-from evaluation.neoqa.timeline import start_timeline
+from newskg.evaluation.neoqa.records import MARKUP, Event, OutlineItem, Timeline, UsedEntity, mark_names, plain
+from newskg.evaluation.neoqa.timeline import start_timeline
 
 
 @dataclass

@@ -8,7 +8,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from evaluation.neoqa import vocab
+from newskg.evaluation.neoqa import vocab
 
 BLOCKLIST = Path(__file__).parent / "data" / "real_names.txt"
 MAX_TRIES = 200

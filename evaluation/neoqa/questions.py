@@ -13,11 +13,11 @@ import itertools
 import random
 from collections import Counter
 
-from evaluation.neoqa import vocab
-from evaluation.neoqa.frames import Fact
-from evaluation.neoqa.kb import EntityBook
-from evaluation.neoqa.records import UNANSWERABLE, Distractor, Question, Timeline, plain
-from evaluation.neoqa.timeline import World
+from newskg.evaluation.neoqa import vocab
+from newskg.evaluation.neoqa.frames import Fact
+from newskg.evaluation.neoqa.kb import EntityBook
+from newskg.evaluation.neoqa.records import UNANSWERABLE, Distractor, Question, Timeline, plain
+from newskg.evaluation.neoqa.timeline import World
 
 SPANS = (1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 14, 15, 20, 21, 28, 30)
 

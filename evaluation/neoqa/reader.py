@@ -16,7 +16,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 
-from evaluation.neoqa.records import UNANSWERABLE
+from newskg.evaluation.neoqa.records import UNANSWERABLE
 
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“'])")
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d,]*")

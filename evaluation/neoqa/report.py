@@ -8,8 +8,8 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from evaluation.kit.report import BREAK, Html, ReportFolder, images, join, page, paragraph, table
-from evaluation.neoqa.records import RunResult
+from newskg.evaluation.kit.report import BREAK, Html, ReportFolder, images, join, page, paragraph, table
+from newskg.evaluation.neoqa.records import RunResult
 
 RANDOM = 100 / 7
 

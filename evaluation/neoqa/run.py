@@ -12,11 +12,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from evaluation.kit.run import UNSEEN, Clients, Progress, Refused, mirror_or_none, refusing
-from evaluation.neoqa.answerers import Answer, Answerer
-from evaluation.neoqa.dataset import Dataset, DatasetError, evidence_articles, load
-from evaluation.neoqa.metrics import Outcome, summarise
-from evaluation.neoqa.records import Instance, RunResult
+from newskg.evaluation.kit.run import UNSEEN, Clients, Progress, Refused, mirror_or_none, refusing
+from newskg.evaluation.neoqa.answerers import Answer, Answerer
+from newskg.evaluation.neoqa.dataset import Dataset, DatasetError, evidence_articles, load
+from newskg.evaluation.neoqa.metrics import Outcome, summarise
+from newskg.evaluation.neoqa.records import Instance, RunResult
 
 AnswererName = Literal["evidence", "graph", "llm"]
 InstanceSet = Literal["main", "ablation", "all"]
@@ -44,7 +44,7 @@ class NeoQAReport(BaseModel):
 
 def run(config: NeoQAConfig, clients: Clients, progress: Progress = UNSEEN) -> NeoQAReport:
     """Multiple-choice NeoQA: accuracy per category, parse rate, ADTScore; JSON + HTML report with plots."""
-    from evaluation.neoqa.report import write_report
+    from newskg.evaluation.neoqa.report import write_report
 
     with refusing(DatasetError):
         data = load(config.data or config.instances.parent, config.instances)
@@ -76,7 +76,7 @@ def _chosen(config: NeoQAConfig, data: Dataset) -> list[Instance]:
 
 
 def _answerer(config: NeoQAConfig, clients: Clients, progress: Progress) -> Answerer:
-    from evaluation.neoqa.answerers import EvidenceAnswerer, GraphAnswerer, LLMAnswerer
+    from newskg.evaluation.neoqa.answerers import EvidenceAnswerer, GraphAnswerer, LLMAnswerer
 
     if config.answerer == "evidence":
         return EvidenceAnswerer()

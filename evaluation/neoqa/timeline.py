@@ -8,10 +8,10 @@ import datetime as dt
 import random
 from dataclasses import dataclass, field
 
-from evaluation.neoqa import frames, vocab
-from evaluation.neoqa.kb import EntityBook
-from evaluation.neoqa.names import NameMaker
-from evaluation.neoqa.records import MARKUP, Event, EventType, Genre, OutlineItem, Timeline, UsedEntity
+from newskg.evaluation.neoqa import frames, vocab
+from newskg.evaluation.neoqa.kb import EntityBook
+from newskg.evaluation.neoqa.names import NameMaker
+from newskg.evaluation.neoqa.records import MARKUP, Event, EventType, Genre, OutlineItem, Timeline, UsedEntity
 
 
 @dataclass

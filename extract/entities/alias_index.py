@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from extract.entities.names import CALENDAR_WORDS, digits_of, initials, name_key
-from extract.entities.types import PERSON_CONFUSIONS
+from newskg.extract.entities.names import CALENDAR_WORDS, digits_of, initials, name_key
+from newskg.extract.entities.types import PERSON_CONFUSIONS
 
 FUZZY_CUTOFF = 88.0
 NEAR_IDENTICAL = 95.0

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from extract.entities.evidence import LEGAL_FORMS
-from extract.entities.names import clean_name, initials, name_key, tokens_of
-from extract.entities.types import PERSON_CONFUSIONS
+from newskg.extract.entities.evidence import LEGAL_FORMS
+from newskg.extract.entities.names import clean_name, initials, name_key, tokens_of
+from newskg.extract.entities.types import PERSON_CONFUSIONS
 
 
 @dataclass(frozen=True)

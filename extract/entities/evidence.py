@@ -93,7 +93,7 @@ DESCRIPTION_NOUNS: dict[str, str] = {
 @lru_cache(maxsize=1)
 def first_names() -> dict[str, str]:
     """Case-folded first name → its usual gender: "F", "M" or "FM"."""
-    text = resources.files("extract.entities").joinpath("data/first_names.txt").read_text(encoding="utf-8")
+    text = resources.files("newskg.extract.entities").joinpath("data/first_names.txt").read_text(encoding="utf-8")
     names = {}
     for line in text.splitlines():
         if line and not line.startswith("#"):

@@ -24,10 +24,10 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
-from core.ids import digest
-from core.records import ArticleMemory, Chunk, IndexOp, LinkJournal
-from graph.connection import GraphConnection
-from graph.store import journals
+from newskg.core.ids import digest
+from newskg.core.records import ArticleMemory, Chunk, IndexOp, LinkJournal
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store import journals
 
 log = logging.getLogger(__name__)
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.errors import NewskgError
-from extract.entities.alias_index import AliasIndex
-from extract.entities.names import name_key
-from extract.entities.types import ENTITY_TYPES, LABEL_TO_TYPE
+from newskg.core.errors import NewskgError
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.names import name_key
+from newskg.extract.entities.types import ENTITY_TYPES, LABEL_TO_TYPE
 
 
 class KBError(NewskgError, ValueError):

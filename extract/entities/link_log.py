@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from kafka.errors import KafkaTimeoutError
 
-from core.records import Chunk, LinkingEntry, LinkJournal, RecordError
-from extract.entities.journal import journal_id
-from ingest.kafka import client
+from newskg.core.records import Chunk, LinkingEntry, LinkJournal, RecordError
+from newskg.extract.entities.journal import journal_id
+from newskg.ingest.kafka import client
 
 if TYPE_CHECKING:  # (topic creation reads this module's constants: it should not load spaCy with the linker)
-    from extract.entities.linker import Linker
+    from newskg.extract.entities.linker import Linker
 
 log = logging.getLogger(__name__)
 

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field, replace
 
 from spacy.tokens import Doc
 
-from core.ids import named_entity_id, normalise_text
-from core.records import Entity
-from extract.entities.alias_index import ALWAYS, AliasIndex, KnownEntity, Seen
-from extract.entities.coref import (
+from newskg.core.ids import named_entity_id, normalise_text
+from newskg.core.records import Entity
+from newskg.extract.entities.alias_index import ALWAYS, AliasIndex, KnownEntity, Seen
+from newskg.extract.entities.coref import (
     Antecedent,
     Canonical,
     Reference,
@@ -21,11 +21,11 @@ from extract.entities.coref import (
     resolve_descriptions,
     resolve_pronouns,
 )
-from extract.entities.evidence import DESCRIPTION_NOUNS, gender_of
-from extract.entities.journal import ArticleMemory, IndexOp, LinkJournal
-from extract.entities.mentions import KnownName, RawMention, find_mentions
-from extract.entities.names import name_key, tokens_of
-from extract.entities.rules import EntityRules
+from newskg.extract.entities.evidence import DESCRIPTION_NOUNS, gender_of
+from newskg.extract.entities.journal import ArticleMemory, IndexOp, LinkJournal
+from newskg.extract.entities.mentions import KnownName, RawMention, find_mentions
+from newskg.extract.entities.names import name_key, tokens_of
+from newskg.extract.entities.rules import EntityRules
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from dataclasses import dataclass, replace
 
 from spacy.tokens import Doc, Span, Token
 
-from extract.entities.evidence import DESCRIPTION_NOUNS, first_names, org_by_designator, person_by_first_name
-from extract.entities.name_check import doubtful
-from extract.entities.names import CALENDAR_WORDS, TITLES, clean_name, name_key, tokens_of
-from extract.entities.rules import EntityRules
-from extract.entities.types import LABEL_TO_TYPE
+from newskg.extract.entities.evidence import DESCRIPTION_NOUNS, first_names, org_by_designator, person_by_first_name
+from newskg.extract.entities.name_check import doubtful
+from newskg.extract.entities.names import CALENDAR_WORDS, TITLES, clean_name, name_key, tokens_of
+from newskg.extract.entities.rules import EntityRules
+from newskg.extract.entities.types import LABEL_TO_TYPE
 
 # How much a mention's type counts in its entity's type vote: the model's label, a copy of a known entity's type
 # (no new evidence), and a rule's evidence (first name, designator, appositive noun, pronoun), which outweighs

@@ -22,9 +22,9 @@ from typing import Protocol
 
 from spacy.tokens import Doc, Span, Token
 
-from extract.entities.evidence import EVENT_DESIGNATORS, ORG_DESIGNATORS, PLACE_DESIGNATORS, first_names
-from extract.entities.names import TITLES, tokens_of
-from extract.logistic import LogisticModel, load
+from newskg.extract.entities.evidence import EVENT_DESIGNATORS, ORG_DESIGNATORS, PLACE_DESIGNATORS, first_names
+from newskg.extract.entities.names import TITLES, tokens_of
+from newskg.extract.logistic import LogisticModel, load
 
 MODEL_FILE = Path(__file__).with_name("name_model.json")
 CHECKED_TYPES = frozenset({"PERSON", "ORG"})

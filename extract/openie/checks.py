@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from spacy.tokens import Doc, Token
 
-from extract.entities.names import TITLES
+from newskg.extract.entities.names import TITLES
 
 WRITER_WORDS = {"i", "me", "my", "mine", "you", "your", "yours", "we", "us", "our", "ours", "i've", "i'm"}
 DANGLING_POS = {"DET", "ADP", "CCONJ", "SCONJ", "PART"}

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
-from extract.entities.linker import LinkedMention
-from extract.openie.checks import cut_name, dangles, speech_without_content, writer_voice
-from extract.openie.parse import Acting, acting, conjoined_verbs, mention_root, mention_tokens
-from extract.openie.spans import (
+from newskg.extract.entities.linker import LinkedMention
+from newskg.extract.openie.checks import cut_name, dangles, speech_without_content, writer_voice
+from newskg.extract.openie.parse import Acting, acting, conjoined_verbs, mention_root, mention_tokens
+from newskg.extract.openie.spans import (
     CLAUSAL_SUBJECT_DEPS,
     QUOTES,
     SUBJECT_DEPS,
@@ -39,7 +39,7 @@ from extract.openie.spans import (
     subtree_ids,
     verb_group,
 )
-from extract.openie.speech import SPEECH_VERBS
+from newskg.extract.openie.speech import SPEECH_VERBS
 
 MAX_CLAUSES_PER_CHUNK = 12
 # The rules that make M0 facts (`Interaction.rule`): "pair" (a subject clause naming a second entity, offline.py),

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from spacy.tokens import Span
 
-from extract.logistic import LogisticModel, load
-from extract.openie.clauses import DOUBTS, RULES
+from newskg.extract.logistic import LogisticModel, load
+from newskg.extract.openie.clauses import DOUBTS, RULES
 
 MODEL_FILE = Path(__file__).with_name("confidence_model.json")
 SUBJECT_TYPES = ("PERSON", "ORG", "GPE")

@@ -11,7 +11,7 @@ from functools import lru_cache
 import dateparser
 from spacy.tokens import Span
 
-from core.timeaxes import day_from_key, day_key
+from newskg.core.timeaxes import day_from_key, day_key
 
 DAY_LEVEL = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"

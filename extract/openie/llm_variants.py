@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.llm.client import LLMClient
-from core.records import Chunk, Interaction, Variant
-from core.timeaxes import day_words
-from extract.entities.linker import LinkedMention
-from extract.entities.names import name_key
-from extract.prompts import m1_subject, m2_pair
-from extract.result import ChunkExtraction, make_day_interaction, make_interaction
+from newskg.core.llm.client import LLMClient
+from newskg.core.records import Chunk, Interaction, Variant
+from newskg.core.timeaxes import day_words
+from newskg.extract.entities.linker import LinkedMention
+from newskg.extract.entities.names import name_key
+from newskg.extract.prompts import m1_subject, m2_pair
+from newskg.extract.result import ChunkExtraction, make_day_interaction, make_interaction
 
 
 def match_object(line: str, subject_id: str, candidates: list[LinkedMention]) -> LinkedMention | None:

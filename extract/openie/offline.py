@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
-from extract.entities.linker import LinkedMention
-from extract.openie.clauses import subject_clauses
-from extract.openie.parse import mention_root, mention_tokens
-from extract.openie.spans import SUBJECT_DEPS
+from newskg.extract.entities.linker import LinkedMention
+from newskg.extract.openie.clauses import subject_clauses
+from newskg.extract.openie.parse import mention_root, mention_tokens
+from newskg.extract.openie.spans import SUBJECT_DEPS
 
 PATH_DEPS = {
     "dobj",

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Token
 
-from extract.entities.linker import LinkedMention
-from extract.openie.spans import SUBJECT_DEPS, own_subject_start
+from newskg.extract.entities.linker import LinkedMention
+from newskg.extract.openie.spans import SUBJECT_DEPS, own_subject_start
 
 # "Officers from X", "Members of X", "Investigators with X", "Staff at X", "a spokesman for X": people acting for
 # the organisation X. Only organisations act through their people ("Residents of Denver" are not Denver).

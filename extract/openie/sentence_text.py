@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from spacy.tokens import Span, Token
 
-from extract.openie.checks import WRITER_WORDS
-from extract.openie.spans import QUOTES, SUBJECT_DEPS
-from extract.openie.speech import SPEECH_VERBS
+from newskg.extract.openie.checks import WRITER_WORDS
+from newskg.extract.openie.spans import QUOTES, SUBJECT_DEPS
+from newskg.extract.openie.speech import SPEECH_VERBS
 
 MAX_WORDS = 40
 FULL_STOPS = (".", "!")

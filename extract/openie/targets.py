@@ -16,9 +16,9 @@ from collections.abc import Callable, Hashable, Mapping
 from datetime import timedelta
 from typing import TypeVar
 
-from core.timeaxes import day_from_key, day_key
-from graph.connection import GraphConnection
-from graph.store import mentions
+from newskg.core.timeaxes import day_from_key, day_key
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store import mentions
 
 K = TypeVar("K", bound=Hashable)
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.llm.prompt import Prompt, delimit, escape
-from extract.prompts.interactions import InteractionLines
+from newskg.core.llm.prompt import Prompt, delimit, escape
+from newskg.extract.prompts.interactions import InteractionLines
 
 NAME = "m1_subject"
 VERSION = 1

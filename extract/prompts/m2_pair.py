@@ -9,8 +9,8 @@ import re
 
 from pydantic import BaseModel, Field, field_validator
 
-from core.llm.prompt import Prompt, delimit, escape
-from extract.prompts.m1_subject import SYSTEM
+from newskg.core.llm.prompt import Prompt, delimit, escape
+from newskg.extract.prompts.m1_subject import SYSTEM
 
 NAME = "m2_pair"
 VERSION = 2  # v2: every line cites its snippet numbers

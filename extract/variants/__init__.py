@@ -3,17 +3,17 @@ calls (base.py `OpenIE`); `open_ie` is the one place that picks one from a Varia
 
 from __future__ import annotations
 
-from core.llm.client import LLMClient
-from core.records import Variant
-from extract.chunk_extractor import ChunkExtractor
-from extract.m2_scheduler import M2Scheduler
-from extract.options import ExtractOptions
-from extract.variants.base import OpenIE, Targets
-from extract.variants.m0 import M0
-from extract.variants.m1 import M1
-from extract.variants.m2 import M2
-from graph.mirror.qdrant import VectorMirror
-from graph.store.store import GraphStore
+from newskg.core.llm.client import LLMClient
+from newskg.core.records import Variant
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.m2_scheduler import M2Scheduler
+from newskg.extract.options import ExtractOptions
+from newskg.extract.variants.base import OpenIE, Targets
+from newskg.extract.variants.m0 import M0
+from newskg.extract.variants.m1 import M1
+from newskg.extract.variants.m2 import M2
+from newskg.graph.mirror.qdrant import VectorMirror
+from newskg.graph.store.store import GraphStore
 
 __all__ = ["M0", "M1", "M2", "OpenIE", "Targets", "open_ie"]
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from core.records import Chunk, Variant
-from extract.m2_scheduler import GiveUp
-from extract.result import ChunkExtraction
-from graph.store.mentions import ingested_day
+from newskg.core.records import Chunk, Variant
+from newskg.extract.m2_scheduler import GiveUp
+from newskg.extract.result import ChunkExtraction
+from newskg.graph.store.mentions import ingested_day
 
 # (chunk, exception, dead-letter reason) of a chunk that failed; the stage forgets it and dead-letters it
 Failure = tuple[Chunk, BaseException, str]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.records import Variant
-from extract.chunk_extractor import ChunkExtractor
-from extract.result import ChunkExtraction
-from extract.variants.base import ChunkOnly
+from newskg.core.records import Variant
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.result import ChunkExtraction
+from newskg.extract.variants.base import ChunkOnly
 
 
 class M0(ChunkOnly):

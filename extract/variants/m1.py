@@ -3,13 +3,13 @@ batch in hand, before the write."""
 
 from __future__ import annotations
 
-from core.llm.client import LLMClient
-from core.records import Chunk, Variant
-from extract.entities.journal import journal_id
-from extract.failures import EXTRACTION_ERROR, must_stop
-from extract.openie.llm_variants import run_m1
-from extract.result import ChunkExtraction
-from extract.variants.base import ChunkOnly, Failure, Targets, as_of_key
+from newskg.core.llm.client import LLMClient
+from newskg.core.records import Chunk, Variant
+from newskg.extract.entities.journal import journal_id
+from newskg.extract.failures import EXTRACTION_ERROR, must_stop
+from newskg.extract.openie.llm_variants import run_m1
+from newskg.extract.result import ChunkExtraction
+from newskg.extract.variants.base import ChunkOnly, Failure, Targets, as_of_key
 
 
 class M1(ChunkOnly):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.records import Chunk, Variant
-from extract.m2_scheduler import GiveUp, M2Scheduler
-from extract.variants.base import ChunkOnly, Targets
+from newskg.core.records import Chunk, Variant
+from newskg.extract.m2_scheduler import GiveUp, M2Scheduler
+from newskg.extract.variants.base import ChunkOnly, Targets
 
 
 class M2(ChunkOnly):

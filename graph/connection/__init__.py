@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from core.settings import Settings
-from graph.connection.base import Dialect, GraphConnection, Row
-from graph.connection.bolt import BoltConnection
-from graph.connection.falkor import FalkorConnection
+from newskg.core.settings import Settings
+from newskg.graph.connection.base import Dialect, GraphConnection, Row
+from newskg.graph.connection.bolt import BoltConnection
+from newskg.graph.connection.falkor import FalkorConnection
 
 DEFAULT_FALKOR_GRAPH = "newskg"
 BOLT_SCHEMES = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Self
 
-from core.errors import NewskgError
+from newskg.core.errors import NewskgError
 
 Row = dict[str, object]
 Params = Mapping[str, object]

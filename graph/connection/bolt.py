@@ -21,7 +21,7 @@ from neo4j.exceptions import ClientError, Neo4jError, ServiceUnavailable, Sessio
 from neo4j.graph import Node, Path, Relationship
 from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential
 
-from graph.connection.base import ConsoleRefused, ConsoleResult, GraphConnection, Params, Row, Statement
+from newskg.graph.connection.base import ConsoleRefused, ConsoleResult, GraphConnection, Params, Row, Statement
 
 _retry = retry(
     retry=retry_if_exception_type((TransientError, SessionExpired, ServiceUnavailable)),

@@ -14,7 +14,7 @@ import redis
 from falkordb import Edge, FalkorDB, Node, Path, QueryResult
 from falkordb.helpers import stringify_param_value
 
-from graph.connection.base import ConsoleRefused, ConsoleResult, GraphConnection, Params, Row, Statement
+from newskg.graph.connection.base import ConsoleRefused, ConsoleResult, GraphConnection, Params, Row, Statement
 
 
 class RedisCommands(Protocol):

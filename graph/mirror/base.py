@@ -20,9 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from core.errors import NewskgError
-from core.records import Chunk, Interaction, Variant
-from graph.mirror.embed import Embedder
+from newskg.core.errors import NewskgError
+from newskg.core.records import Chunk, Interaction, Variant
+from newskg.graph.mirror.embed import Embedder
 
 INTERACTIONS = "interactions"
 CHUNKS = "chunks"

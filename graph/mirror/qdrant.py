@@ -10,8 +10,8 @@ from collections.abc import Iterator, Sequence
 
 from qdrant_client import QdrantClient, models
 
-from core.ids import point_uuid
-from graph.mirror.base import (
+from newskg.core.ids import point_uuid
+from newskg.graph.mirror.base import (
     CHUNKS,
     COLLECTIONS,
     DAY_FIELD,
@@ -31,7 +31,7 @@ from graph.mirror.base import (
     interaction_payload,
     with_graph_id,
 )
-from graph.mirror.embed import Embedder
+from newskg.graph.mirror.embed import Embedder
 
 # Importers outside graph/mirror (extract/, evaluation/, bench/) take the shared names from here, as before the
 # interface existed.

@@ -18,12 +18,12 @@ from dataclasses import asdict, dataclass
 
 from pydantic import ValidationError
 
-from core.records import Interaction
-from graph.connection.base import Row
-from graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS, Payload, VectorMirror
-from graph.mirror.sync import mirror_from_graph
-from graph.store.store import GraphStore
-from graph.store.times import graph_times
+from newskg.core.records import Interaction
+from newskg.graph.connection.base import Row
+from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS, Payload, VectorMirror
+from newskg.graph.mirror.sync import mirror_from_graph
+from newskg.graph.store.store import GraphStore
+from newskg.graph.store.times import graph_times
 
 
 @dataclass

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from graph.mirror.base import VectorMirror
-from graph.store.store import GraphStore
+from newskg.graph.mirror.base import VectorMirror
+from newskg.graph.store.store import GraphStore
 
 PAGE = 256
 

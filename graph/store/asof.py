@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.timeaxes import day_from_key, day_iso, day_key, end_of_day_ms
+from newskg.core.timeaxes import day_from_key, day_iso, day_key, end_of_day_ms
 
 Knowledge = Literal["ingested", "published"]
 KNOWLEDGE: tuple[Knowledge, ...] = ("ingested", "published")

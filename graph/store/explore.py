@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.records import Variant
-from graph.connection.base import ConsoleResult
-from graph.store import mentions
-from graph.store.asof import AsOf
-from graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
-from graph.store.rows import EntityAsOf, rows_of
-from graph.store.store import GraphStore
+from newskg.core.records import Variant
+from newskg.graph.connection.base import ConsoleResult
+from newskg.graph.store import mentions
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
+from newskg.graph.store.rows import EntityAsOf, rows_of
+from newskg.graph.store.store import GraphStore
 
 # Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), as of
 # D, the most mentioned first.

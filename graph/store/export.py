@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from graph.connection.base import Row
-from graph.store.asof import AsOf
-from graph.store.reader import COUNTS_LABELS
-from graph.store.reads import export_node_query, export_rel_query
-from graph.store.store import GraphStore
+from newskg.graph.connection.base import Row
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.reader import COUNTS_LABELS
+from newskg.graph.store.reads import export_node_query, export_rel_query
+from newskg.graph.store.store import GraphStore
 
 # One JSON line: a node (type, label, id, properties) or a relationship (type, rel, start, end, properties).
 ExportLine = dict[str, object]

@@ -11,9 +11,9 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from graph.connection import GraphConnection
-from graph.store import reads
-from graph.store.rows import StoredJournal, WrittenChunkParts, rows_of
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store import reads
+from newskg.graph.store.rows import StoredJournal, WrittenChunkParts, rows_of
 
 PAGE = 2000
 PER_BATCH = 10_000  # order = ms × PER_BATCH, + 1 for each further journal made within that ms

@@ -4,11 +4,11 @@ Cypher is in graph/store/m2.py (writes) and graph/store/reads.py (reads)."""
 
 from __future__ import annotations
 
-from core.ids import digest
-from core.records import Chunk
-from graph.connection import GraphConnection
-from graph.store import m2, reads
-from graph.store.rows import OpenPair, PendingChunk, chunk_of, rows_of
+from newskg.core.ids import digest
+from newskg.core.records import Chunk
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store import m2, reads
+from newskg.graph.store.rows import OpenPair, PendingChunk, chunk_of, rows_of
 
 
 class M2Ledger:

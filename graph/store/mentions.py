@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from graph.connection import GraphConnection
-from graph.connection.base import Statement
-from graph.store import reads
-from graph.store.rows import (
+from newskg.graph.connection import GraphConnection
+from newskg.graph.connection.base import Statement
+from newskg.graph.store import reads
+from newskg.graph.store.rows import (
     DailyChunks,
     DayCount,
     EntityChunkCount,

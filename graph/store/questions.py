@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from graph.connection.base import Row
-from graph.store.reader import AsOfReader
-from graph.store.reads import visible
+from newskg.graph.connection.base import Row
+from newskg.graph.store.reader import AsOfReader
+from newskg.graph.store.reads import visible
 
 Params = Mapping[str, object]
 

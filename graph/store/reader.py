@@ -4,11 +4,11 @@ of the graph store (graph/store/store.py); the Cypher is in graph/store/reads.py
 
 from __future__ import annotations
 
-from core.records import Chunk, Interaction, Variant
-from graph.connection import GraphConnection
-from graph.store import reads
-from graph.store.asof import AsOf
-from graph.store.rows import (
+from newskg.core.records import Chunk, Interaction, Variant
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store import reads
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.rows import (
     Count,
     EntityAsOf,
     EntityChunk,

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import TypeAdapter
 
-from core.records import Chunk, Variant
-from graph.connection.base import Row
-from graph.store.reads import ALIAS_CAP
+from newskg.core.records import Chunk, Variant
+from newskg.graph.connection.base import Row
+from newskg.graph.store.reads import ALIAS_CAP
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance

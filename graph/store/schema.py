@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 from typing import cast
 
-from graph.connection import FalkorConnection, GraphConnection
-from graph.connection.base import Dialect
+from newskg.graph.connection import FalkorConnection, GraphConnection
+from newskg.graph.connection.base import Dialect
 
 log = logging.getLogger(__name__)
 

@@ -8,10 +8,10 @@ object and one connection (a caller that needs one role can be typed by it)."""
 
 from __future__ import annotations
 
-from graph.connection import GraphConnection
-from graph.store.ledger import M2Ledger
-from graph.store.reader import AsOfReader
-from graph.store.writer import GraphWriter
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store.ledger import M2Ledger
+from newskg.graph.store.reader import AsOfReader
+from newskg.graph.store.writer import GraphWriter
 
 
 class GraphStore(GraphWriter, M2Ledger, AsOfReader):

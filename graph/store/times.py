@@ -4,9 +4,9 @@ compares them field by field with the mirror's payload."""
 
 from __future__ import annotations
 
-from graph.connection.base import Row
-from graph.store.reads import TIMES_PAGES
-from graph.store.store import GraphStore
+from newskg.graph.connection.base import Row
+from newskg.graph.store.reads import TIMES_PAGES
+from newskg.graph.store.store import GraphStore
 
 
 def graph_times(store: GraphStore, label: str, page: int = 10_000) -> dict[str, Row]:

@@ -8,14 +8,14 @@ from collections.abc import Iterable
 from dataclasses import asdict
 from typing import Any
 
-from core.ids import digest
-from core.records import Chunk, ChunkSighting, Entity, Interaction
-from core.timeaxes import day_iso
-from graph.connection import GraphConnection
-from graph.store import writes
-from graph.store.journals import JournalRow
-from graph.store.mentions import ingested_day, recount_statements
-from graph.store.schema import init_schema
+from newskg.core.ids import digest
+from newskg.core.records import Chunk, ChunkSighting, Entity, Interaction
+from newskg.core.timeaxes import day_iso
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store import writes
+from newskg.graph.store.journals import JournalRow
+from newskg.graph.store.mentions import ingested_day, recount_statements
+from newskg.graph.store.schema import init_schema
 
 ALWAYS_SEEN = (0, 0)  # an entity record given without a time (KB, fixtures): visible always, first of all
 

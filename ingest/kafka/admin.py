@@ -7,8 +7,8 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from ingest.kafka import client
-from ingest.kafka.client import KafkaError, TopicAlreadyExistsError, TopicPartition
+from newskg.ingest.kafka import client
+from newskg.ingest.kafka.client import KafkaError, TopicAlreadyExistsError, TopicPartition
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ingest.kafka import client
-from ingest.kafka.client import (
+from newskg.ingest.kafka import client
+from newskg.ingest.kafka.client import (
     CommitFailedError,
     ConsumerRecord,
     FencedInstanceIdError,
@@ -20,7 +20,7 @@ from ingest.kafka.client import (
     UnknownMemberIdError,
     error_code,
 )
-from ingest.kafka.membership import GroupMembershipError, StaticMember
+from newskg.ingest.kafka.membership import GroupMembershipError, StaticMember
 
 log = logging.getLogger(__name__)
 

@@ -28,8 +28,8 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, cast
 
-from ingest.kafka import client
-from ingest.kafka.client import ConsumerRecord, TopicPartition
+from newskg.ingest.kafka import client
+from newskg.ingest.kafka.client import ConsumerRecord, TopicPartition
 
 log = logging.getLogger(__name__)
 

@@ -28,7 +28,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import NewskgError
+from newskg.core.errors import NewskgError
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.settings import Settings
+from newskg.core.settings import Settings
 
 
 def client_options(settings: Settings, bootstrap: str) -> dict[str, Any]:

@@ -19,9 +19,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from core.records import Record
-from ingest.kafka import client
-from ingest.kafka.client import (
+from newskg.core.records import Record
+from newskg.ingest.kafka import client
+from newskg.ingest.kafka.client import (
     InvalidProducerEpochError,
     InvalidProducerIdMappingError,
     KafkaError,

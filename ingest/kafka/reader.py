@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ingest.kafka import client
-from ingest.kafka.client import ConsumerRecord, TopicPartition
+from newskg.ingest.kafka import client
+from newskg.ingest.kafka.client import ConsumerRecord, TopicPartition
 
 
 def read_topic(

@@ -16,15 +16,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, TypeVar
 
-from core.errors import NewskgError
-from core.failures import outage
-from core.records import DeadLetter, Record
-from core.timeaxes import iso, utc_now
-from ingest.kafka.client import ConsumerRecord
-from ingest.kafka.consumer import GroupConsumer
-from ingest.kafka.ingestion_order import IngestionOrder
-from ingest.kafka.membership import GroupMembershipError
-from ingest.kafka.producer import RecordProducer, producer_state_lost
+from newskg.core.errors import NewskgError
+from newskg.core.failures import outage
+from newskg.core.records import DeadLetter, Record
+from newskg.core.timeaxes import iso, utc_now
+from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.kafka.consumer import GroupConsumer
+from newskg.ingest.kafka.ingestion_order import IngestionOrder
+from newskg.ingest.kafka.membership import GroupMembershipError
+from newskg.ingest.kafka.producer import RecordProducer, producer_state_lost
 
 log = logging.getLogger(__name__)
 

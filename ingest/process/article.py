@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from core.ids import article_id, source_id
-from core.records import Article, RawArticle
-from core.timeaxes import epoch_ms, iso
-from ingest.process.dates import choose_date
-from ingest.process.language import detect_language
-from ingest.process.text import clean_text, extract_page
+from newskg.core.ids import article_id, source_id
+from newskg.core.records import Article, RawArticle
+from newskg.core.timeaxes import epoch_ms, iso
+from newskg.ingest.process.dates import choose_date
+from newskg.ingest.process.language import detect_language
+from newskg.ingest.process.text import clean_text, extract_page
 
 
 def raw_article_id(raw: RawArticle) -> str:

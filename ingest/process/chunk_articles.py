@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.records import Article, Chunk
-from core.settings import Settings
-from ingest.process.chunk_dedup import chunk_and_dedup
-from ingest.process.dedup import DedupIndex
-from ingest.process.sentences import split_many
+from newskg.core.records import Article, Chunk
+from newskg.core.settings import Settings
+from newskg.ingest.process.chunk_dedup import chunk_and_dedup
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.sentences import split_many
 
 
 def chunk_articles(articles: Sequence[Article], settings: Settings, index: DedupIndex | None = None) -> list[Chunk]:

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.ids import chunk_id
-from core.records import Article, Chunk
-from core.settings import Settings
-from ingest.process.chunking import Window, windows
-from ingest.process.dedup import Decision, DedupIndex, LeanMinHash
+from newskg.core.ids import chunk_id
+from newskg.core.records import Article, Chunk
+from newskg.core.settings import Settings
+from newskg.ingest.process.chunking import Window, windows
+from newskg.ingest.process.dedup import Decision, DedupIndex, LeanMinHash
 
 
 @dataclass(frozen=True)

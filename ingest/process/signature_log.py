@@ -22,11 +22,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.records import DedupRelease, DedupSighting, DedupSignature, RecordError, decode_any
-from ingest.kafka import client
-from ingest.kafka.producer import RecordProducer
-from ingest.process.dedup import DedupIndex, LeanMinHash
-from ingest.process.log_keys import sighting_key, signature_key
+from newskg.core.records import DedupRelease, DedupSighting, DedupSignature, RecordError, decode_any
+from newskg.ingest.kafka import client
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.process.dedup import DedupIndex, LeanMinHash
+from newskg.ingest.process.log_keys import sighting_key, signature_key
 
 log = logging.getLogger(__name__)
 

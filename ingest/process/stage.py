@@ -5,18 +5,18 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from core.errors import NewskgError
-from core.failures import must_stop
-from core.records import Article, ChunkSighting, DeadLetter, DedupSighting, RawArticle
-from core.settings import Settings
-from ingest.kafka.client import ConsumerRecord
-from ingest.kafka.stage import Outgoing, Stage, StageOutput, dead_letter
-from ingest.process.article import build_article
-from ingest.process.chunk_dedup import chunk_and_dedup
-from ingest.process.dedup import Decision, DedupIndex
-from ingest.process.guards import Rejected, check_size, looks_binary
-from ingest.process.sentences import split_each
-from ingest.process.signature_log import Kept, SignatureLog
+from newskg.core.errors import NewskgError
+from newskg.core.failures import must_stop
+from newskg.core.records import Article, ChunkSighting, DeadLetter, DedupSighting, RawArticle
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.kafka.stage import Outgoing, Stage, StageOutput, dead_letter
+from newskg.ingest.process.article import build_article
+from newskg.ingest.process.chunk_dedup import chunk_and_dedup
+from newskg.ingest.process.dedup import Decision, DedupIndex
+from newskg.ingest.process.guards import Rejected, check_size, looks_binary
+from newskg.ingest.process.sentences import split_each
+from newskg.ingest.process.signature_log import Kept, SignatureLog
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from typing import cast
 import trafilatura
 from lxml import html as lxml_html  # pyright: ignore[reportMissingTypeStubs] - lxml ships no types; see _html_lang
 
-from core.records import RawArticle
-from ingest.process.guards import Rejected, looks_binary
+from newskg.core.records import RawArticle
+from newskg.ingest.process.guards import Rejected, looks_binary
 
 MIN_TEXT_CHARS = 40
 # C0 control characters but tab and newline, DEL, and lone UTF-16 surrogates (JSON's "\ud800" decodes to one):

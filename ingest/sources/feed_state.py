@@ -5,8 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from core.ids import canonical_url
-from core.timeaxes import iso, utc_now
+from newskg.core.ids import canonical_url
+from newskg.core.timeaxes import iso, utc_now
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS seen_urls (url TEXT PRIMARY KEY, outcome TEXT NOT NULL, at TEXT NOT NULL);

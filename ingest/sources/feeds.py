@@ -19,13 +19,13 @@ from urllib.parse import urlsplit
 import feedparser  # pyright: ignore[reportMissingTypeStubs] - untyped: read only through parse_feed
 import httpx
 
-from core.records import RawArticle
-from core.timeaxes import iso, utc_now
-from ingest.kafka.producer import RecordProducer
-from ingest.process.article import raw_article_id
-from ingest.sources.feed_state import FeedState
-from ingest.sources.http import FetchRefused, PoliteFetcher
-from ingest.sources.rejects import SourceRejected, source_dead_letter
+from newskg.core.records import RawArticle
+from newskg.core.timeaxes import iso, utc_now
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.process.article import raw_article_id
+from newskg.ingest.sources.feed_state import FeedState
+from newskg.ingest.sources.http import FetchRefused, PoliteFetcher
+from newskg.ingest.sources.rejects import SourceRejected, source_dead_letter
 
 log = logging.getLogger(__name__)
 

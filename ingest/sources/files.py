@@ -21,12 +21,12 @@ from pathlib import Path
 from pydantic import ValidationError
 from trafilatura.utils import decode_file
 
-from core.ids import digest
-from core.records import DeadLetter, RawArticle
-from core.settings import get_settings
-from ingest.process.article import raw_article_id
-from ingest.process.guards import looks_binary
-from ingest.sources.rejects import SourceRejected, source_dead_letter
+from newskg.core.ids import digest
+from newskg.core.records import DeadLetter, RawArticle
+from newskg.core.settings import get_settings
+from newskg.ingest.process.article import raw_article_id
+from newskg.ingest.process.guards import looks_binary
+from newskg.ingest.sources.rejects import SourceRejected, source_dead_letter
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 SUFFIXES = (*HTML_SUFFIXES, *(s + ".gz" for s in HTML_SUFFIXES), ".txt", ".txt.gz", ".jsonl", ".jsonl.gz")

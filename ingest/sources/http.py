@@ -21,7 +21,7 @@ from urllib.robotparser import RobotFileParser
 
 import httpx
 
-from ingest.sources.rejects import SourceRejected
+from newskg.ingest.sources.rejects import SourceRejected
 
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 ACCEPT_ENCODING = "gzip, deflate"  # the codings `read_body` inflates itself, under the size cap

@@ -4,10 +4,10 @@ code: the item never vanishes, and the poll or run goes on with the next one."""
 
 from __future__ import annotations
 
-from core.errors import NewskgError
-from core.records import DeadLetter
-from core.timeaxes import iso, utc_now
-from ingest.kafka.stage import EXCERPT_CHARS
+from newskg.core.errors import NewskgError
+from newskg.core.records import DeadLetter
+from newskg.core.timeaxes import iso, utc_now
+from newskg.ingest.kafka.stage import EXCERPT_CHARS
 
 
 class SourceRejected(NewskgError):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from core.llm.prompt import Prompt, delimit
+from newskg.core.llm.prompt import Prompt, delimit
 
 NAME = "qa_answer"
 VERSION = 2

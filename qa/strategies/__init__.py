@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from qa.strategies.base import STRATEGIES, Reads, Request, RetrievalStrategy, Strategy
-from qa.strategies.generic import Generic
-from qa.strategies.hybrid import Hybrid
-from qa.strategies.newsrag import NewsRAG
-from qa.strategies.temporal import Temporal
+from newskg.qa.strategies.base import STRATEGIES, Reads, Request, RetrievalStrategy, Strategy
+from newskg.qa.strategies.generic import Generic
+from newskg.qa.strategies.hybrid import Hybrid
+from newskg.qa.strategies.newsrag import NewsRAG
+from newskg.qa.strategies.temporal import Temporal
 
 __all__ = ["BY_NAME", "STRATEGIES", "Reads", "Request", "RetrievalStrategy", "Strategy", "strategy_of"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Protocol, get_args
 
-from core.records import Variant
-from graph.store.asof import AsOf
-from qa.evidence import Evidence, EvidenceKind
-from qa.query_vector import QueryVector
-from qa.similarity import QueryTexts
+from newskg.core.records import Variant
+from newskg.graph.store.asof import AsOf
+from newskg.qa.evidence import Evidence, EvidenceKind
+from newskg.qa.query_vector import QueryVector
+from newskg.qa.similarity import QueryTexts
 
 Strategy = Literal["temporal", "generic", "hybrid", "newsrag"]
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)

@@ -3,8 +3,8 @@ the entity and its words)."""
 
 from __future__ import annotations
 
-from qa.evidence import Evidence, EvidenceKind
-from qa.strategies.base import Reads, Request, Strategy
+from newskg.qa.evidence import Evidence, EvidenceKind
+from newskg.qa.strategies.base import Reads, Request, Strategy
 
 
 class Generic:

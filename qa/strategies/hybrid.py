@@ -3,8 +3,8 @@ diversified (MMR). Entity-filtered: no entity, no evidence."""
 
 from __future__ import annotations
 
-from qa.evidence import Evidence, EvidenceKind
-from qa.strategies.base import Reads, Request, Strategy
+from newskg.qa.evidence import Evidence, EvidenceKind
+from newskg.qa.strategies.base import Reads, Request, Strategy
 
 
 class Hybrid:

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from qa.evidence import Evidence, EvidenceKind
-from qa.strategies.base import Reads, Request, Strategy
-from qa.strategies.hybrid import Hybrid
+from newskg.qa.evidence import Evidence, EvidenceKind
+from newskg.qa.strategies.base import Reads, Request, Strategy
+from newskg.qa.strategies.hybrid import Hybrid
 
 
 class NewsRAG:

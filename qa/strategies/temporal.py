@@ -3,8 +3,8 @@ than k, the days ±1, ±2 … ±r fill the rest, each ring ranked by similarity 
 
 from __future__ import annotations
 
-from qa.evidence import Evidence, EvidenceKind
-from qa.strategies.base import Reads, Request, Strategy
+from newskg.qa.evidence import Evidence, EvidenceKind
+from newskg.qa.strategies.base import Reads, Request, Strategy
 
 
 class Temporal:

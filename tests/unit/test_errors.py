@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import NewskgError
-from core.llm.client import BudgetExceeded
-from core.records import RecordError, decode_any
+from newskg.core.errors import NewskgError
+from newskg.core.llm.client import BudgetExceeded
+from newskg.core.records import RecordError, decode_any
 from newskg.wiring import NotConfigured
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,7 +24,9 @@ def project_modules() -> list[str]:
             parts = path.relative_to(ROOT).with_suffix("").parts
             if parts[-1] == "__main__":
                 continue
-            names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            # imported as installed: the six layer folders are newskg's subpackages (newskg/core -> ../core, …)
+            names.append(".".join(parts if package == "newskg" else ("newskg", *parts)))
     return names
 
 

@@ -52,7 +52,7 @@ def test_a_local_server_without_the_local_extra_names_it(server, monkeypatch, tm
 def no_llm_server(monkeypatch, tmp_path):
     """A machine without `make setup-llm`: llama-cpp-python is not importable. Starting any server fails the test,
     so the check must come before the broker and the graph start (nothing left half started)."""
-    from core.settings import get_settings
+    from newskg.core.settings import get_settings
     from newskg.services.manager import ServiceManager
 
     monkeypatch.setitem(sys.modules, "llama_cpp", None)
@@ -81,7 +81,7 @@ def test_services_up_llm_without_the_llm_server_names_make_setup_llm_and_starts_
 
 
 def test_services_up_without_llm_does_not_need_the_llm_server(no_llm_server):
-    from core.settings import get_settings
+    from newskg.core.settings import get_settings
     from newskg.services.manager import ServiceManager
 
     specs = ServiceManager(get_settings()).specs(llm=False)

@@ -16,7 +16,7 @@ from types import ModuleType
 import typer.main
 import yaml
 
-from core.settings import Settings
+from newskg.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from core.llm.prompt import Prompt, delimit
-from evaluation.fanoutqa.records import AnswerType
+from newskg.core.llm.prompt import Prompt, delimit
+from newskg.evaluation.fanoutqa.records import AnswerType
 
 NAME = "fanoutqa_closed_book"
 VERSION = 1

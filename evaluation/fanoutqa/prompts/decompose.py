@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from core.llm.prompt import Prompt, delimit
+from newskg.core.llm.prompt import Prompt, delimit
 
 NAME = "fanoutqa_decompose"
 VERSION = 1

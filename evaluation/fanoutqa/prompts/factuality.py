@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 
-from core.llm.prompt import Prompt
-from evaluation.fanoutqa.records import Grade
-from evaluation.kit.judge import GraderVerdict, grader_prompt
+from newskg.core.llm.prompt import Prompt
+from newskg.evaluation.fanoutqa.records import Grade
+from newskg.evaluation.kit.judge import GraderVerdict, grader_prompt
 
 NAME = "fanoutqa_factuality"
 VERSION = 1

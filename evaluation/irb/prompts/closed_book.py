@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from core.llm.prompt import Prompt, delimit
+from newskg.core.llm.prompt import Prompt, delimit
 
 NAME = "irb_closed_book"
 VERSION = 1

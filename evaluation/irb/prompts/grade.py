@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from core.llm.prompt import Prompt
-from evaluation.kit.judge import GraderVerdict, grader_prompt
+from newskg.core.llm.prompt import Prompt
+from newskg.evaluation.kit.judge import GraderVerdict, grader_prompt
 
 NAME = "irb_grade"
 VERSION = 2  # 2: asked as JSON with the schema (1: one word of plain text)

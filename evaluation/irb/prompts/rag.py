@@ -3,8 +3,8 @@ tell when they do not hold the answer, and names a false premise the passages co
 
 from __future__ import annotations
 
-from core.llm.prompt import Prompt, delimit
-from evaluation.irb.prompts.closed_book import IRBReply
+from newskg.core.llm.prompt import Prompt, delimit
+from newskg.evaluation.irb.prompts.closed_book import IRBReply
 
 NAME = "irb_rag"
 VERSION = 1

@@ -4,7 +4,7 @@ files (`data/rubrics.json`, `data/examples.jsonl`), our own words.
 
 Interface (for replay and reports)::
 
-    from evaluation.neon.judges import Judge, aggregate
+    from newskg.evaluation.neon.judges import Judge, aggregate
 
     judge = Judge(llm, few_shot=True)           # llm: core.llm.client.LLMClient (newskg.pipeline.llm_client)
     j = judge.judge(query, day, answer, evidence)   # day: yyyymmdd int; evidence: Sequence[EvidenceLike]
@@ -22,9 +22,9 @@ are also counted there as `unparsed`). A malformed or out-of-range answer is ret
 counted as unparsed. The offline proxies, which are no judges and never mix with their scores, are in
 `evaluation.neon.proxies`."""
 
-from evaluation.neon.judges.inputs import ATTRIBUTES, Attribute, EvidenceItem, EvidenceLike, JudgeCase
-from evaluation.neon.judges.judge import AttributeJudgement, AttributeSummary, Judge, Judgement, aggregate
-from evaluation.neon.judges.prompts.base import Verdict
+from newskg.evaluation.neon.judges.inputs import ATTRIBUTES, Attribute, EvidenceItem, EvidenceLike, JudgeCase
+from newskg.evaluation.neon.judges.judge import AttributeJudgement, AttributeSummary, Judge, Judgement, aggregate
+from newskg.evaluation.neon.judges.prompts.base import Verdict
 
 __all__ = [
     "ATTRIBUTES",

@@ -12,11 +12,11 @@ from dataclasses import asdict, dataclass
 from types import ModuleType
 from typing import Any
 
-from core.llm.client import LLMClient
-from core.llm.prompt import Prompt
-from evaluation.neon.judges.inputs import ATTRIBUTES, Attribute, EvidenceLike, JudgeCase
-from evaluation.neon.judges.prompts import faithfulness, helpfulness, relevance
-from evaluation.neon.judges.prompts.base import Verdict
+from newskg.core.llm.client import LLMClient
+from newskg.core.llm.prompt import Prompt
+from newskg.evaluation.neon.judges.inputs import ATTRIBUTES, Attribute, EvidenceLike, JudgeCase
+from newskg.evaluation.neon.judges.prompts import faithfulness, helpfulness, relevance
+from newskg.evaluation.neon.judges.prompts.base import Verdict
 
 PROMPTS: dict[Attribute, ModuleType] = {
     "helpfulness": helpfulness,

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 
-from evaluation.neon.judges.inputs import ATTRIBUTES, Attribute, EvidenceItem, JudgeCase
+from newskg.evaluation.neon.judges.inputs import ATTRIBUTES, Attribute, EvidenceItem, JudgeCase
 
-DATA = files("evaluation.neon.judges") / "data"
+DATA = files("newskg.evaluation.neon.judges") / "data"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """NeoQA C.4 step 4: any item the article left out is worked in, its style kept."""
 
-from evaluation.neoqa.prompts.article_write import Draft
-from evaluation.neoqa.prompts.base import numbered, prompt
+from newskg.evaluation.neoqa.prompts.article_write import Draft
+from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_article_complete", 1
 TEMPLATE = """Some of the items below are missing from this article. Add each missing fact in the article's own

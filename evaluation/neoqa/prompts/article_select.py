@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel, Field
 
-from evaluation.neoqa.prompts.base import prompt
+from newskg.evaluation.neoqa.prompts.base import prompt
 
 NAME, VERSION = "neoqa_article_select", 1
 TEMPLATE = """You are the editor of {profile}. Choose {count} different groups of outline items for {count}

@@ -1,7 +1,7 @@
 """NeoQA C.4 step 3: facts the items do not support are removed from the draft, its style kept."""
 
-from evaluation.neoqa.prompts.article_write import Draft
-from evaluation.neoqa.prompts.base import numbered, prompt
+from newskg.evaluation.neoqa.prompts.article_write import Draft
+from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_article_trim", 1
 TEMPLATE = """Remove from this article every fact that the items below do not state (names, numbers, dates,

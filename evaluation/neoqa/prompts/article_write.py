@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel, Field
 
-from evaluation.neoqa.prompts.base import numbered, prompt
+from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_article_write", 1
 TEMPLATE = """Write a short news article for {profile} ({style}) dated {date} with a headline.

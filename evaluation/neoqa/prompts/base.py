@@ -8,7 +8,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, Field, field_validator
 
-from core.llm.prompt import Prompt, delimit
+from newskg.core.llm.prompt import Prompt, delimit
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -1,6 +1,6 @@
 """NeoQA step 3: the outline checked against the story so far and corrected, sentence count unchanged."""
 
-from evaluation.neoqa.prompts.base import Sentences, numbered, prompt
+from newskg.evaluation.neoqa.prompts.base import Sentences, numbered, prompt
 
 NAME, VERSION = "neoqa_consistency", 1
 TEMPLATE = """Check this event outline against the earlier events and the known entities. Correct any sentence

@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel, Field
 
-from evaluation.neoqa.prompts.base import numbered, prompt
+from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_distractors", 1
 TEMPLATE = """Write five wrong answers to the question that a careless reader could pick: use details from the

@@ -1,7 +1,7 @@
 """NeoQA step 12: three mutually exclusive versions of the chosen continuation; one is picked at random, so the
 story cannot drift toward the most familiar real-world outcome."""
 
-from evaluation.neoqa.prompts.base import Texts, prompt
+from newskg.evaluation.neoqa.prompts.base import Texts, prompt
 
 NAME, VERSION = "neoqa_exclusive_summaries", 1
 TEMPLATE = """Rewrite this planned next event as three one-sentence versions that exclude each other: if one

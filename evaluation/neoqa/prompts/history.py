@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel, Field
 
-from evaluation.neoqa.prompts.base import numbered, prompt
+from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_history", 1
 TEMPLATE = """For each listed entity, write one sentence on its role in this event or how the event affected it,

@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel, Field
 
-from evaluation.neoqa.prompts.base import prompt
+from newskg.evaluation.neoqa.prompts.base import prompt
 
 NAME, VERSION = "neoqa_kb_entry", 1
 FIELDS = {

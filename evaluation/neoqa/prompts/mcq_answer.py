@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from core.llm.prompt import Prompt, delimit
-from evaluation.neoqa.parsing import parse_choice
+from newskg.core.llm.prompt import Prompt, delimit
+from newskg.evaluation.neoqa.parsing import parse_choice
 
 NAME = "neoqa_mcq"
 VERSION = 1

@@ -1,6 +1,6 @@
 """NeoQA step 11: several diverse one-sentence summaries of how the story could continue."""
 
-from evaluation.neoqa.prompts.base import Texts, prompt
+from newskg.evaluation.neoqa.prompts.base import Texts, prompt
 
 NAME, VERSION = "neoqa_next_summaries", 1
 TEMPLATE = """Suggest {count} different one-sentence summaries of the next event in this fictional story. Vary the

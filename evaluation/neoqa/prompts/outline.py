@@ -1,6 +1,6 @@
 """NeoQA step 1: a new event outline from its seed summary, the story so far and the known entities."""
 
-from evaluation.neoqa.prompts.base import Sentences, prompt
+from newskg.evaluation.neoqa.prompts.base import Sentences, prompt
 
 NAME, VERSION = "neoqa_outline", 1
 TEMPLATE = """Write the outline of the next event in a fictional news story, dated {date}.

@@ -3,7 +3,7 @@ the items) or uncertain specificity (an added detail the story neither confirms 
 
 from pydantic import BaseModel, Field
 
-from evaluation.neoqa.prompts.base import numbered, prompt
+from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_question_variant", 1
 KINDS = {

@@ -3,7 +3,7 @@ question describes instead of naming) or time-span (the days between two dated m
 
 from pydantic import BaseModel, Field
 
-from evaluation.neoqa.prompts.base import numbered, prompt
+from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_question_write", 1
 KINDS = {

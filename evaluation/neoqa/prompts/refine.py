@@ -1,6 +1,6 @@
 """NeoQA step 2: each outline item gains up to two sentences of specific detail."""
 
-from evaluation.neoqa.prompts.base import Sentences, numbered, prompt
+from newskg.evaluation.neoqa.prompts.base import Sentences, numbered, prompt
 
 NAME, VERSION = "neoqa_refine", 1
 TEMPLATE = """Make this event outline more detailed. Keep every sentence, and after each one add up to two new

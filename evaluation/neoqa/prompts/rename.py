@@ -2,7 +2,7 @@
 
 from pydantic import BaseModel, Field
 
-from evaluation.neoqa.prompts.base import prompt
+from newskg.evaluation.neoqa.prompts.base import prompt
 
 NAME, VERSION = "neoqa_rename", 1
 TEMPLATE = """The name below belongs to something real. Invent a new name of the same kind ({kind}) that fits

@@ -12,10 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError, model_validator
 
-from core.llm.prompt import Prompt, delimit
-from core.timeaxes import day_words
-from evaluation.neon.judges.inputs import Attribute, JudgeCase
-from evaluation.neon.judges.rubric import Example, Rubric, examples, rubrics
+from newskg.core.llm.prompt import Prompt, delimit
+from newskg.core.timeaxes import day_words
+from newskg.evaluation.neon.judges.inputs import Attribute, JudgeCase
+from newskg.evaluation.neon.judges.rubric import Example, Rubric, examples, rubrics
 
 SYSTEM = (
     "You grade answers written by a news assistant, strictly following the rubric you are given. Text between "

@@ -3,10 +3,10 @@ only judge prompt that shows the evidence."""
 
 from __future__ import annotations
 
-from core.llm.prompt import Prompt
-from evaluation.neon.judges.inputs import Attribute, JudgeCase
-from evaluation.neon.judges.prompts import base
-from evaluation.neon.judges.prompts.base import Verdict
+from newskg.core.llm.prompt import Prompt
+from newskg.evaluation.neon.judges.inputs import Attribute, JudgeCase
+from newskg.evaluation.neon.judges.prompts import base
+from newskg.evaluation.neon.judges.prompts.base import Verdict
 
 NAME = "neon_judge_faithfulness"
 VERSION = 1

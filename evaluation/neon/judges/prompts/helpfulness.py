@@ -3,10 +3,10 @@ other entities involved? Graded against the query and its day only, as in the pa
 
 from __future__ import annotations
 
-from core.llm.prompt import Prompt
-from evaluation.neon.judges.inputs import Attribute, JudgeCase
-from evaluation.neon.judges.prompts import base
-from evaluation.neon.judges.prompts.base import Verdict
+from newskg.core.llm.prompt import Prompt
+from newskg.evaluation.neon.judges.inputs import Attribute, JudgeCase
+from newskg.evaluation.neon.judges.prompts import base
+from newskg.evaluation.neon.judges.prompts.base import Verdict
 
 NAME = "neon_judge_helpfulness"
 VERSION = 1
