@@ -35,9 +35,9 @@ CYPHER_MODULES = (
 # Files with Cypher text that is not a module constant of CYPHER_MODULES: they send the constants of those
 # modules, or hold the dialect layer and the Browser files (registered below by their own functions).
 CYPHER_USERS = (
-    "graph/store/writer.py",
-    "graph/store/schema.py",
-    "graph/connection/bolt.py",
+    "newskg/graph/store/writer.py",
+    "newskg/graph/store/schema.py",
+    "newskg/graph/connection/bolt.py",
 )
 # Parts of statements, not statements: each is registered inside the statements built from it.
 FRAGMENTS = {

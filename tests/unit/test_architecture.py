@@ -3,9 +3,8 @@
 Each module's imports are read with `ast` (nothing is imported), so a violation anywhere in a file counts,
 also one inside a function or under TYPE_CHECKING.
 
-The layers are the repository's top-level folders; they are imported as newskg's subpackages (newskg/core is a link
-to core/, …: one import package, issue 31), so `newskg.core.records` is core/records.py, of layer core, and
-`newskg.cli.app` is of layer newskg."""
+The layers are newskg's subpackages (one import package, issue 31; the repository's top-level core/, … are links to
+them), so `newskg.core.records` (newskg/core/records.py) is of layer core, and `newskg.cli.app` of layer newskg."""
 
 import ast
 from pathlib import Path
@@ -27,14 +26,14 @@ ALLOWED: dict[str, set[str]] = {
     "newskg": {"core", "core.llm", "ingest", "graph", "extract", "qa", "evaluation"},
 }
 LAYERS = sorted(ALLOWED, key=len, reverse=True)  # "core.llm" before "core"
-# The layer folders, linked into the package as newskg/<folder>
+# The layers' folders inside the package (newskg/<folder>), each linked from the repository's top
 FOLDERS = ("core", "ingest", "graph", "extract", "qa", "evaluation")
 # Every folder of the project's Python: the layers, the benches and the tests (none may import a folder unprefixed)
-PROJECT_DIRS = (*FOLDERS, "newskg", "bench", "tests", "scripts")
+PROJECT_DIRS = ("newskg", "bench", "tests", "scripts")
 
 
 def normalised(module: str) -> str:
-    """A module name as the layers name it: `newskg.core.records` -> `core.records` (the link's target)."""
+    """A module name as the layers name it: `newskg.core.records` -> `core.records`."""
     parts = module.split(".")
     if parts[0] == "newskg" and len(parts) > 1 and parts[1] in FOLDERS:
         return ".".join(parts[1:])
@@ -52,7 +51,7 @@ def layer_of(module: str) -> str | None:
 
 def module_name(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return normalised(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -77,17 +76,17 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def through_a_link(path: Path) -> bool:
-    """A file reached through a symlinked folder (newskg/core/… is core/…): it is walked at its own path."""
+    """A file reached through a symlinked folder (core/… is newskg/core/…): it is walked at its own path."""
     return any((ROOT / parent).is_symlink() for parent in path.relative_to(ROOT).parents)
 
 
 def python_files(folder: str) -> list[Path]:
-    """The folder's .py files, each once: the links newskg/core, … are not walked (whatever rglob does with them)."""
+    """The folder's .py files, each once: the links core/, … are not walked (whatever rglob does with them)."""
     return sorted(path for path in (ROOT / folder).rglob("*.py") if not through_a_link(path))
 
 
 def project_files() -> list[Path]:
-    return [path for layer in ALLOWED if "." not in layer for path in python_files(layer)]
+    return python_files("newskg")  # every layer's files: all are inside the one package
 
 
 def top_level_imports(path: Path) -> set[str]:
@@ -124,7 +123,7 @@ def test_the_project_files_are_found():
         "newskg.wiring",
         "newskg.cli.app",
     } <= names
-    assert not [name for name in names if normalised(name) != name], "a layer file found through newskg's links"
+    assert not [path for path in project_files() if through_a_link(path)], "a layer file found through a link"
     assert len(names) == len(project_files())  # each file once
 
 

@@ -1,5 +1,5 @@
-"""One import package: the wheel installs `newskg` and nothing else at the top level (issue 31), the layer folders
-(core, ingest, graph, extract, qa, evaluation) as its subpackages through newskg's links to them; `newskg` ships a
+"""One import package: the wheel installs `newskg` and nothing else at the top level (issue 31), the layers (core,
+ingest, graph, extract, qa, evaluation) as its subpackages, each linked from the repository's top; `newskg` ships a
 `py.typed` marker (PEP 561), so an installed newskg is type-checked by its users' checkers as it is here."""
 
 import tomllib
@@ -29,11 +29,11 @@ def test_the_wheel_has_one_top_level_package():
     assert {"newskg.core.llm", "newskg.graph.store", "newskg.ingest.kafka", "newskg.evaluation.neon"} <= set(packages)
 
 
-def test_each_layer_folder_is_linked_into_the_package():
+def test_each_layer_is_a_subpackage_linked_from_the_repository_s_top():
     for layer in LAYERS:
-        link = ROOT / "newskg" / layer
-        assert link.is_symlink() and link.readlink() == Path("..", layer), f"newskg/{layer} is not a link to ../{layer}"
-        assert (ROOT / layer).is_dir() and not (ROOT / layer).is_symlink()  # the folder itself stays at the top
+        folder, link = ROOT / "newskg" / layer, ROOT / layer
+        assert folder.is_dir() and not folder.is_symlink(), f"newskg/{layer} is not a folder"
+        assert link.is_symlink() and link.readlink() == Path("newskg", layer), f"{layer} is no link to newskg/{layer}"
 
 
 def test_the_package_has_a_py_typed_marker():

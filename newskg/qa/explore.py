@@ -43,7 +43,7 @@ from newskg.qa.contract import (
 
 LOG = logging.getLogger(__name__)
 PAGE_DIR = Path(__file__).resolve().parent / "explore_page"
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]  # the checkout (newskg/qa/explore.py): its node_modules
 # Where the image (k8s/Dockerfile) puts cytoscape.min.js: an installed package has no node_modules beside it.
 VENDOR_DIR = PAGE_DIR / "vendor"
 GRAPH_LIBRARY = "cytoscape.min.js"
