@@ -19,7 +19,7 @@ from pathlib import Path
 
 from newskg.evaluation.entities.gold import DEFAULT_GOLD, GoldDocument, GoldMention, load_gold, problems, save_gold
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FOLDER = REPO / "tests" / "fixtures" / "entities"
 GOLD = DEFAULT_GOLD
 PAGES = REPO.parent / "shared" / "data" / "news-html"

@@ -12,7 +12,7 @@ from newskg.core.errors import NewskgError
 from newskg.extract.entities.types import ENTITY_TYPES
 
 # The project's annotated set (tests/fixtures/entities/README.md says how it was made).
-DEFAULT_GOLD = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "entities" / "gold.jsonl"
+DEFAULT_GOLD = Path(__file__).resolve().parents[3] / "tests" / "fixtures" / "entities" / "gold.jsonl"
 
 
 class GoldMention(BaseModel):

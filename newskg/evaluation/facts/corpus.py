@@ -12,7 +12,7 @@ from pathlib import Path
 
 from newskg.core.records import RawArticle
 
-SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
 FETCHED_AT = "2026-11-01T00:00:00Z"  # the pages carry no fetch instant: one for all, so every run is the same
 FALLBACK_DATE = "2020-01-01"  # a page without a date of its own
 

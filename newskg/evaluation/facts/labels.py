@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from newskg.core.errors import NewskgError
 
-DEFAULT_LABELS = Path(__file__).resolve().parents[2] / "bench" / "data" / "fact_labels.jsonl"
+DEFAULT_LABELS = Path(__file__).resolve().parents[3] / "bench" / "data" / "fact_labels.jsonl"
 
 
 class FactLabel(BaseModel):
