@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
-from core.settings import Settings
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.consumer import GroupConsumer
-from ingest.kafka.producer import RecordProducer
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.consumer import GroupConsumer
+from newskg.ingest.kafka.producer import RecordProducer
 from newskg.services.manager import ServiceManager
 from newskg.wiring import kafka_options
 

@@ -36,13 +36,13 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
-from core.settings import Settings
-from extract.entities.link_log import apply_entry
-from extract.entities.linker import Linker
-from graph.store.store import GraphStore
-from ingest.kafka.client import ConsumerRecord, TopicPartition
-from ingest.kafka.ingestion_order import IngestionOrder, OrderKey, ingestion_key
-from ingest.kafka.reader import read_topic
+from newskg.core.settings import Settings
+from newskg.extract.entities.link_log import apply_entry
+from newskg.extract.entities.linker import Linker
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.client import ConsumerRecord, TopicPartition
+from newskg.ingest.kafka.ingestion_order import IngestionOrder, OrderKey, ingestion_key
+from newskg.ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
 from newskg.services.manager import ServiceManager
 from newskg.wiring import Wiring, kafka_options, open_graph

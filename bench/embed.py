@@ -30,11 +30,11 @@ from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.replay import Question, load_questions
-from core.settings import Settings
-from graph.mirror.embed import MiniLMEmbedder
-from graph.mirror.minilm_onnx import OnnxMiniLMEmbedder, ensure_exported, quantized_copy
-from ingest.process.chunking import windows
-from ingest.process.sentences import split_many
+from newskg.core.settings import Settings
+from newskg.graph.mirror.embed import MiniLMEmbedder
+from newskg.graph.mirror.minilm_onnx import OnnxMiniLMEmbedder, ensure_exported, quantized_copy
+from newskg.ingest.process.chunking import windows
+from newskg.ingest.process.sentences import split_many
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_PAGES = REPO.parent / "shared" / "data" / "news-html"  # the 91 pages, beside the main checkout
@@ -76,10 +76,10 @@ import json, sys
 from pathlib import Path
 backend, sentences, data_dir = sys.argv[1:]
 if backend == "torch":
-    from graph.mirror.embed import MiniLMEmbedder as Embedder
+    from newskg.graph.mirror.embed import MiniLMEmbedder as Embedder
     embedder = Embedder()
 else:
-    from graph.mirror.minilm_onnx import OnnxMiniLMEmbedder
+    from newskg.graph.mirror.minilm_onnx import OnnxMiniLMEmbedder
     embedder = OnnxMiniLMEmbedder(Path(data_dir))
 embedder.embed(json.loads(Path(sentences).read_text()))
 status = Path("/proc/self/status").read_text()

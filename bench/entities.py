@@ -25,14 +25,14 @@ from rich.table import Table
 from bench.extract import dedup_chunks
 from bench.figures import Figure, emit, figure
 from bench.ingest import BUNDLED_PAGES, load_pages
-from core.settings import Settings
-from evaluation.entities.gold import DEFAULT_GOLD, GoldDocument, load_gold
-from evaluation.entities.run import evaluate
-from evaluation.entities.scoring import PRF, Scores, score
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.nlp import pipeline
+from newskg.core.settings import Settings
+from newskg.evaluation.entities.gold import DEFAULT_GOLD, GoldDocument, load_gold
+from newskg.evaluation.entities.run import evaluate
+from newskg.evaluation.entities.scoring import PRF, Scores, score
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.nlp import pipeline
 
 NEON_DOC = "neon-doja-cat"
 # Measured on branch wt-h16gold (2026-11-22, best of 3 on the shared 2-core machine at load ~15, rules of b02310d):

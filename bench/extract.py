@@ -23,16 +23,16 @@ from rich.table import Table
 
 from bench.figures import emit, figure
 from bench.ingest import BUNDLED_PAGES, load_pages, raw_of
-from core.llm.client import LLMClient
-from core.settings import Settings
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.nlp import pipeline
-from extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m1, run_m2
-from extract.openie.targets import MentionStats
-from ingest.process.article import build_article
-from ingest.process.chunk_articles import chunk_articles
+from newskg.core.llm.client import LLMClient
+from newskg.core.settings import Settings
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.nlp import pipeline
+from newskg.extract.openie.llm_variants import EntityRef, M2Snippet, batches, run_m1, run_m2
+from newskg.extract.openie.targets import MentionStats
+from newskg.ingest.process.article import build_article
+from newskg.ingest.process.chunk_articles import chunk_articles
 
 K = 5
 TOP_SUBJECTS = 10

@@ -25,11 +25,11 @@ from rich.table import Table
 from bench.entities import m0_figures, quality_figures
 from bench.figures import Figure, emit, figure
 from bench.ingest import BUNDLED_PAGES
-from core.settings import Settings
-from evaluation.entities.gold import DEFAULT_GOLD, load_gold
-from evaluation.entities.run import evaluate
-from evaluation.facts.corpus import SHARED_DATA
-from evaluation.facts.run import FactsConfig, FactsReport, run
+from newskg.core.settings import Settings
+from newskg.evaluation.entities.gold import DEFAULT_GOLD, load_gold
+from newskg.evaluation.entities.run import evaluate
+from newskg.evaluation.facts.corpus import SHARED_DATA
+from newskg.evaluation.facts.run import FactsConfig, FactsReport, run
 
 REPO = Path(__file__).resolve().parents[1]
 

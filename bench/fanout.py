@@ -29,10 +29,10 @@ from rich.table import Table
 
 from bench.figures import emit, figure
 from bench.synthetic import interaction_between, one_sentence_chunk
-from core.ids import entity_id
-from core.records import Entity
-from core.settings import Settings
-from core.timeaxes import day_from_key, day_iso, day_key
+from newskg.core.ids import entity_id
+from newskg.core.records import Entity
+from newskg.core.settings import Settings
+from newskg.core.timeaxes import day_from_key, day_iso, day_key
 from newskg.services.manager import ServiceManager
 from newskg.wiring import open_graph
 
@@ -46,7 +46,7 @@ def _day(rng: random.Random) -> int:
 
 def load(settings: Settings, hubs: int, fanout: int, noise: int) -> list[tuple[str, dict[str, str]]]:
     """The graph, and per hub its name and reference answer {neighbour: ISO day}."""
-    from graph.store.store import GraphStore
+    from newskg.graph.store.store import GraphStore
 
     rng = random.Random(13)
     store = GraphStore(open_graph(settings))
@@ -103,10 +103,10 @@ def correct(reference: dict[str, str], answer: object) -> int:
 
 
 def run_graph(settings: Settings, questions: list[tuple[str, dict[str, str]]], fanout: int) -> dict:
-    from evaluation.fanoutqa.answerers import GraphFanoutAnswerer
-    from evaluation.fanoutqa.generate import QUESTION
-    from graph.store.asof import AsOf
-    from graph.store.store import GraphStore
+    from newskg.evaluation.fanoutqa.answerers import GraphFanoutAnswerer
+    from newskg.evaluation.fanoutqa.generate import QUESTION
+    from newskg.graph.store.asof import AsOf
+    from newskg.graph.store.store import GraphStore
 
     answerer = GraphFanoutAnswerer(GraphStore(open_graph(settings)), None, k=K, fanout=fanout)
     first = day_iso(day_key(day_from_key(AS_OF).replace(year=2022)))
@@ -121,9 +121,9 @@ def run_graph(settings: Settings, questions: list[tuple[str, dict[str, str]]], f
 
 def run_baseline(settings: Settings, questions: list[tuple[str, dict[str, str]]], fanout: int) -> dict:
     """One retrieval of k × fan-out chunks around the hub; every neighbour name in a chunk → that chunk's day."""
-    from graph.store.store import GraphStore
-    from qa.query import EntityResolver
-    from qa.retrieve import Retriever
+    from newskg.graph.store.store import GraphStore
+    from newskg.qa.query import EntityResolver
+    from newskg.qa.retrieve import Retriever
 
     store = GraphStore(open_graph(settings))
     retriever, resolver = Retriever(store, None, backoff_days=WINDOW_DAYS), EntityResolver(store)

@@ -24,12 +24,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
-from core.settings import Settings
-from evaluation.facts.collect import Fact, extract
-from evaluation.facts.corpus import SHARED_DATA, Corpus, load
-from evaluation.facts.labels import DEFAULT_LABELS, LabelStore
-from evaluation.facts.run import FactsConfig
-from extract.openie.confidence import FEATURES, MODEL_FILE
+from newskg.core.settings import Settings
+from newskg.evaluation.facts.collect import Fact, extract
+from newskg.evaluation.facts.corpus import SHARED_DATA, Corpus, load
+from newskg.evaluation.facts.labels import DEFAULT_LABELS, LabelStore
+from newskg.evaluation.facts.run import FactsConfig
+from newskg.extract.openie.confidence import FEATURES, MODEL_FILE
 
 THRESHOLDS = (0.0, 0.3, 0.4, 0.5, 0.6, 0.7)
 FIT_CORPORA = (Corpus.NEWS, Corpus.SYNTHETIC)

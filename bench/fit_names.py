@@ -30,20 +30,20 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 from spacy.tokens import Doc
 
-import extract.entities.linker as linker_module
-from core.settings import Settings
-from evaluation.entities.gold import DEFAULT_GOLD, load_gold
-from evaluation.entities.run import DAY, parse
-from evaluation.entities.scoring import core_span
-from evaluation.facts.collect import extract, item_key
-from evaluation.facts.corpus import SHARED_DATA, Corpus, load
-from evaluation.facts.labels import DEFAULT_LABELS, LabelStore
-from evaluation.facts.run import FactsConfig
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker, first_seen
-from extract.entities.mentions import RawMention
-from extract.entities.name_check import CHECKED_TYPES, FEATURES, MODEL_FILE, mention_features
-from extract.entities.rules import EntityRules
+import newskg.extract.entities.linker as linker_module
+from newskg.core.settings import Settings
+from newskg.evaluation.entities.gold import DEFAULT_GOLD, load_gold
+from newskg.evaluation.entities.run import DAY, parse
+from newskg.evaluation.entities.scoring import core_span
+from newskg.evaluation.facts.collect import extract, item_key
+from newskg.evaluation.facts.corpus import SHARED_DATA, Corpus, load
+from newskg.evaluation.facts.labels import DEFAULT_LABELS, LabelStore
+from newskg.evaluation.facts.run import FactsConfig
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker, first_seen
+from newskg.extract.entities.mentions import RawMention
+from newskg.extract.entities.name_check import CHECKED_TYPES, FEATURES, MODEL_FILE, mention_features
+from newskg.extract.entities.rules import EntityRules
 
 KINDS = ("PERSON", "ORG")
 THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)

@@ -33,13 +33,13 @@ from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between
-from core.ids import chunk_id, entity_id, source_id
-from core.records import Chunk, Entity, Interaction
-from core.settings import Settings
-from core.timeaxes import day_iso, end_of_day_ms
-from graph.mirror.base import INTERACTIONS, interaction_payload
-from graph.mirror.embed import MiniLMEmbedder
-from graph.store.store import GraphStore
+from newskg.core.ids import chunk_id, entity_id, source_id
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.settings import Settings
+from newskg.core.timeaxes import day_iso, end_of_day_ms
+from newskg.graph.mirror.base import INTERACTIONS, interaction_payload
+from newskg.graph.mirror.embed import MiniLMEmbedder
+from newskg.graph.store.store import GraphStore
 from newskg.services.manager import ServiceManager
 from newskg.wiring import new_mirror, open_graph
 

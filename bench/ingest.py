@@ -39,16 +39,16 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
-from core.records import DedupSignature, RawArticle
-from core.settings import Settings
-from ingest.kafka.producer import RecordProducer
-from ingest.kafka.stage import run_stages
-from ingest.process.article import build_article, raw_article_id
-from ingest.process.chunking import windows
-from ingest.process.dedup import DedupIndex, exact_jaccard
-from ingest.process.quality import token_f1
-from ingest.process.sentences import split_many
-from ingest.process.signature_log import LOG_TOPIC_CONFIG, Kept, SignatureLog
+from newskg.core.records import DedupSignature, RawArticle
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.stage import run_stages
+from newskg.ingest.process.article import build_article, raw_article_id
+from newskg.ingest.process.chunking import windows
+from newskg.ingest.process.dedup import DedupIndex, exact_jaccard
+from newskg.ingest.process.quality import token_f1
+from newskg.ingest.process.sentences import split_many
+from newskg.ingest.process.signature_log import LOG_TOPIC_CONFIG, Kept, SignatureLog
 from newskg.pipeline import build_runners
 from newskg.services.manager import ServiceManager
 from newskg.wiring import Wiring, kafka_options
@@ -100,7 +100,7 @@ def minhash_rates(texts: list[str], num_perm: int) -> tuple[float, float]:
     for text in texts:
         index.signer.sign(text)
     ours = len(texts) / (time.perf_counter() - start)
-    from ingest.process.dedup import shingles
+    from newskg.ingest.process.dedup import shingles
 
     start = time.perf_counter()
     for text in texts:
@@ -156,7 +156,7 @@ def state_stores(texts: list[str], settings: Settings) -> tuple[float, float]:
     signed = [(f"c{i}", "a", index.signer.sign(t)) for i, t in enumerate(texts)]
     options = kafka_options(settings)
     topic = f"bench{uuid.uuid4().hex[:6]}.dedup"
-    from ingest.kafka.admin import TopicAdmin
+    from newskg.ingest.kafka.admin import TopicAdmin
 
     TopicAdmin(options).ensure_topics([topic], 3)
     producer = RecordProducer(options)
@@ -207,7 +207,7 @@ def replay_figures(settings: Settings, n: int) -> dict:
     log, replay it into a windowed index, ready to decide."""
     options = kafka_options(settings)
     topic = f"bench{uuid.uuid4().hex[:6]}.dedup"
-    from ingest.kafka.admin import TopicAdmin
+    from newskg.ingest.kafka.admin import TopicAdmin
 
     TopicAdmin(options).ensure_topics([topic], 3, configs={topic: LOG_TOPIC_CONFIG})
     producer = RecordProducer(options, linger_ms=20)
@@ -352,7 +352,7 @@ def main() -> None:
     console = Console(width=120, stderr=args.json)
     command = " ".join(["python -m bench.ingest", *sys.argv[1:]])
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
-    logging.getLogger("ingest.process.signature_log").setLevel(logging.INFO)  # the replay's progress lines
+    logging.getLogger("newskg.ingest.process.signature_log").setLevel(logging.INFO)  # the replay's progress lines
     logging.getLogger("kafka").setLevel(logging.ERROR)
     pages = load_pages(args.pages)
     settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="bench-ingest-")), _env_file=None)

@@ -35,20 +35,20 @@ from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between, one_sentence_chunk
-from core.ids import entity_id
-from core.records import Chunk, Entity, Interaction
-from core.settings import Settings
-from core.timeaxes import day_from_key, day_iso, day_key
-from evaluation.irb.generate import Generation, generate
-from evaluation.irb.records import IRBQuestion
-from evaluation.irb.retrieval import RETRIEVERS, Rankers, RetrieverName, load_passages, ndcg_at_k
-from graph.mirror.embed import Embedder
-from graph.mirror.qdrant import VectorMirror
-from graph.store.asof import AsOf
-from graph.store.store import GraphStore
+from newskg.core.ids import entity_id
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.settings import Settings
+from newskg.core.timeaxes import day_from_key, day_iso, day_key
+from newskg.evaluation.irb.generate import Generation, generate
+from newskg.evaluation.irb.records import IRBQuestion
+from newskg.evaluation.irb.retrieval import RETRIEVERS, Rankers, RetrieverName, load_passages, ndcg_at_k
+from newskg.graph.mirror.embed import Embedder
+from newskg.graph.mirror.qdrant import VectorMirror
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.store import GraphStore
+from newskg.qa.retrieve import Retriever
 from newskg.services.manager import ServiceManager
 from newskg.wiring import open_embedder, open_graph, open_mirror
-from qa.retrieve import Retriever
 
 FIRST_DAY, DAYS = 20250101, 60
 LAST_DAY = day_key(day_from_key(FIRST_DAY) + dt.timedelta(days=DAYS - 1))  # every fact is visible as of it

@@ -22,21 +22,21 @@ import httpx
 from rich.console import Console
 
 from bench.figures import Figure, emit, figure
-from core.llm.client import LLMClient
-from core.llm.prompt import Prompt
-from core.settings import Settings
-from core.timeaxes import day_words
-from evaluation.facts.corpus import Corpus, load
-from evaluation.irb.prompts import grade
-from evaluation.neon.judges.inputs import EvidenceItem, JudgeCase
-from evaluation.neon.judges.prompts import faithfulness
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.prompts import m1_subject, m2_pair
-from extract.result import ChunkExtraction
-from ingest.process.article import build_article
-from ingest.process.chunk_articles import chunk_articles
+from newskg.core.llm.client import LLMClient
+from newskg.core.llm.prompt import Prompt
+from newskg.core.settings import Settings
+from newskg.core.timeaxes import day_words
+from newskg.evaluation.facts.corpus import Corpus, load
+from newskg.evaluation.irb.prompts import grade
+from newskg.evaluation.neon.judges.inputs import EvidenceItem, JudgeCase
+from newskg.evaluation.neon.judges.prompts import faithfulness
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.prompts import m1_subject, m2_pair
+from newskg.extract.result import ChunkExtraction
+from newskg.ingest.process.article import build_article
+from newskg.ingest.process.chunk_articles import chunk_articles
 
 PORT = 18777
 MODES = ("json_schema", "json_object")  # the client's first form (it steps down as the server needs), plain JSON

@@ -29,10 +29,10 @@ from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.qa import DIM, entities, interactions, unit_vectors
-from core.timeaxes import end_of_day_ms
-from graph.mirror.base import INTERACTIONS, AsOfFilter, VectorMirror, interaction_payload
-from graph.mirror.edge import EdgeMirror
-from graph.mirror.qdrant import QdrantClientMirror
+from newskg.core.timeaxes import end_of_day_ms
+from newskg.graph.mirror.base import INTERACTIONS, AsOfFilter, VectorMirror, interaction_payload
+from newskg.graph.mirror.edge import EdgeMirror
+from newskg.graph.mirror.qdrant import QdrantClientMirror
 
 FILTERS = ("entity", "as_of")
 K = 10

@@ -21,12 +21,12 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
 
-from core.settings import Settings
-from evaluation.facts.corpus import SHARED_DATA, Corpus, load
-from extract.nlp import parse
-from extract.openie.confidence import sentence_shape, shape_features
-from ingest.process.article import build_article
-from ingest.process.chunk_articles import chunk_articles
+from newskg.core.settings import Settings
+from newskg.evaluation.facts.corpus import SHARED_DATA, Corpus, load
+from newskg.extract.nlp import parse
+from newskg.extract.openie.confidence import sentence_shape, shape_features
+from newskg.ingest.process.article import build_article
+from newskg.ingest.process.chunk_articles import chunk_articles
 
 THRESHOLDS = (0.5, 0.7, 0.8, 0.9)
 

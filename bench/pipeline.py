@@ -53,17 +53,17 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
-from core.records import Chunk, RawArticle, decode_any
-from core.settings import Settings
-from graph.store.store import GraphStore
-from ingest.kafka import client
-from ingest.kafka.reader import read_topic
-from ingest.process.article import build_article, raw_article_id
-from ingest.process.chunking import windows
-from ingest.process.dedup import DedupIndex
-from ingest.process.sentences import split_many
-from ingest.publish import ArticlePublisher
-from ingest.sources.files import SourceItem
+from newskg.core.records import Chunk, RawArticle, decode_any
+from newskg.core.settings import Settings
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka import client
+from newskg.ingest.kafka.reader import read_topic
+from newskg.ingest.process.article import build_article, raw_article_id
+from newskg.ingest.process.chunking import windows
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.sentences import split_many
+from newskg.ingest.publish import ArticlePublisher
+from newskg.ingest.sources.files import SourceItem
 from newskg.pipeline import articles_producer
 from newskg.services.manager import ServiceManager
 from newskg.wiring import Wiring, kafka_options, open_embedder, open_graph
@@ -347,7 +347,7 @@ class Bound:
 def bound(settings: Settings, texts: list[str]) -> Bound:
     """Bare spaCy NER + parse (the extractor's pipeline and batch size) and the embedding of the same chunk texts,
     in this process, each model loaded and warmed before its clock."""
-    from extract.nlp import pipeline
+    from newskg.extract.nlp import pipeline
 
     nlp = pipeline()
     list(nlp.pipe(texts[:8], batch_size=32))

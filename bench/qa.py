@@ -64,12 +64,12 @@ from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between
-from core.ids import entity_id
-from core.records import Entity, Interaction
-from core.settings import Settings
-from core.timeaxes import day_iso, end_of_day_ms
-from graph.mirror.base import VectorMirror
-from graph.store.writer import interaction_first_key
+from newskg.core.ids import entity_id
+from newskg.core.records import Entity, Interaction
+from newskg.core.settings import Settings
+from newskg.core.timeaxes import day_iso, end_of_day_ms
+from newskg.graph.mirror.base import VectorMirror
+from newskg.graph.store.writer import interaction_first_key
 from newskg.services.manager import ServiceManager
 from newskg.services.process import free_port, wait_until
 from newskg.wiring import Wiring, open_graph
@@ -159,7 +159,7 @@ def progress(console: Console) -> Progress:
 def load_graph(settings: Settings, rows: int, console: Console) -> tuple[list[str], float]:
     """A fresh graph with the schema of `newskg graph init`, the entities by the store, the interactions by
     BULK_INTERACTIONS batches. Returns the entity names and the seconds the interactions took."""
-    from graph.store.store import GraphStore
+    from newskg.graph.store.store import GraphStore
 
     people = entities()
     store = GraphStore(open_graph(settings))
@@ -185,7 +185,7 @@ def load_mirror(mirror: VectorMirror, rows: int, console: Console) -> float:
     """The interactions into the mirror by its bulk path with the payload the pipeline writes and seeded random
     unit vectors (not embeddings: see the module text), then its deferred index built. Returns the seconds both
     took."""
-    from graph.mirror.base import INTERACTIONS, interaction_payload
+    from newskg.graph.mirror.base import INTERACTIONS, interaction_payload
 
     rng = np.random.default_rng(7)
     start = time.perf_counter()
@@ -229,7 +229,7 @@ def bench_mirror(settings: Settings, rows: int, report: Path) -> VectorMirror:
     the product's cached embedder for the queries. The load's seconds go to `report`."""
     from qdrant_client import QdrantClient
 
-    from graph.mirror.qdrant import QdrantClientMirror
+    from newskg.graph.mirror.qdrant import QdrantClientMirror
     from newskg.wiring import open_cached_embedder
 
     mirror = QdrantClientMirror(QdrantClient(location=":memory:"), open_cached_embedder(settings))
@@ -265,8 +265,8 @@ def scan_timeline(store: Any) -> Callable[..., Any]:
     """The baseline's timeline: a label scan of every interaction. The retriever's every argument is accepted (a
     missing one made every baseline request a 500): the scan reads every interaction whatever the path (via_chunks),
     the variant or the focus."""
-    from graph.store.asof import AsOf
-    from graph.store.rows import TimelineRow, rows_of
+    from newskg.graph.store.asof import AsOf
+    from newskg.graph.store.rows import TimelineRow, rows_of
 
     def scan(entity_id, from_day, to_day, as_of=None, limit=1000, **_focus_variant_via_chunks):
         as_of_day = AsOf.of(as_of).day
@@ -281,7 +281,7 @@ def api_service(spec: ApiSpec, wiring: Wiring) -> Any:
     """The QA service as `newskg serve` builds it (Wiring.qa_service: a store with its schema ensured, the mirror
     opened with the product's cached embedder), the extractive answerer, and the scan's timeline for the
     baseline."""
-    from qa.service import QAService
+    from newskg.qa.service import QAService
 
     mirror: VectorMirror | None = None
     if spec.mirror == "open":
@@ -301,8 +301,8 @@ def serve(spec: ApiSpec, port: int) -> None:
 
     import uvicorn
 
-    from qa.api import create_app
-    from qa.warmup import Warmup, service_steps
+    from newskg.qa.api import create_app
+    from newskg.qa.warmup import Warmup, service_steps
 
     logging.disable(logging.WARNING)
     settings = spec.settings

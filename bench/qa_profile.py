@@ -112,7 +112,7 @@ class Phases:
 @contextmanager
 def instrumented(service: Any, phases: Phases) -> Iterator[None]:
     """Time `service` (a qa.service.QAService) by phase while inside."""
-    import qa.service as service_module
+    import newskg.qa.service as service_module
 
     patched: list[tuple[Any, str, Any, bool]] = []  # (object, attribute, old value, was an instance attribute)
 
@@ -212,9 +212,9 @@ def answer_paths(service: Any, names: list[str], strategy: str, n: int) -> dict[
     no embedder. (On the bench's mirror of random vectors the two choose differently: only the cost compares.)"""
     from dataclasses import fields, replace
 
-    from qa.answer import extractive
-    from qa.evidence import Evidence
-    from qa.query import parse_query
+    from newskg.qa.answer import extractive
+    from newskg.qa.evidence import Evidence
+    from newskg.qa.query import parse_query
 
     embedder = service.mirror.embedder if service.mirror is not None else None
     if embedder is None or "similarity" not in {f.name for f in fields(Evidence)}:

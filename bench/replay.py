@@ -57,8 +57,8 @@ if TYPE_CHECKING:
 
 from bench.figures import Figure, emit, figure
 from bench.synthetic import interaction_between
-from core.records import Chunk, Entity, Interaction
-from core.settings import Settings
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 PAGES = REPO.parent / "shared" / "data" / "news-html"
@@ -180,10 +180,10 @@ def build_news_graph(
 
 
 def recall(settings: Settings, questions: list[Question], facts_via_chunks: bool = True) -> list[Outcome]:
-    from graph.store.asof import AsOf
+    from newskg.graph.store.asof import AsOf
     from newskg.pipeline import qa_service
+    from newskg.qa.query import parse_query
     from newskg.wiring import Wiring
-    from qa.query import parse_query
 
     outcomes: list[Outcome] = []
     with Wiring(settings) as wiring:  # closes the graph connection and the mirror
@@ -219,10 +219,10 @@ def bare_salience(settings: Settings, questions: list[Question], k: int = 3) -> 
     about the entity (the words of any question of that entity and day) in the top k of NEON(M0) temporal? Each
     query parsed once and ranked both ways: by salience (the default, `salience`) and by similarity to the name, as
     before (`similarity`)."""
-    from graph.store.asof import AsOf
+    from newskg.graph.store.asof import AsOf
     from newskg.pipeline import qa_service
+    from newskg.qa.query import parse_query
     from newskg.wiring import Wiring
-    from qa.query import parse_query
 
     days: dict[tuple[str, str], list[Question]] = {}
     for q in questions:
@@ -371,11 +371,11 @@ def synthetic(
     """rows M0 interactions stated by rows / FACTS_PER_CHUNK chunks over `entities` entities and `days` days, in
     the graph (the store's batch writer: one UNWIND per statement and batch) and the mirror `client` (hashing
     vectors); returns (entity name + topic, day) queries."""
-    from core.ids import entity_id
-    from core.records import Entity
-    from core.timeaxes import day_iso
-    from graph.mirror.qdrant import QdrantClientMirror
-    from graph.store.store import GraphStore
+    from newskg.core.ids import entity_id
+    from newskg.core.records import Entity
+    from newskg.core.timeaxes import day_iso
+    from newskg.graph.mirror.qdrant import QdrantClientMirror
+    from newskg.graph.store.store import GraphStore
     from newskg.wiring import open_graph
 
     rng = random.Random(11)
@@ -411,13 +411,13 @@ def synthetic(
 def throughput(
     settings: Settings, client: QdrantClient, queries: list[tuple[str, str]], seconds: float
 ) -> dict[str, dict[str, float]]:
-    from graph.mirror.qdrant import QdrantClientMirror
-    from graph.store.asof import AsOf
-    from graph.store.store import GraphStore
+    from newskg.graph.mirror.qdrant import QdrantClientMirror
+    from newskg.graph.store.asof import AsOf
+    from newskg.graph.store.store import GraphStore
+    from newskg.qa.answer import generate
+    from newskg.qa.query import EntityResolver, parse_query
+    from newskg.qa.retrieve import Retriever
     from newskg.wiring import open_graph
-    from qa.answer import generate
-    from qa.query import EntityResolver, parse_query
-    from qa.retrieve import Retriever
 
     store = GraphStore(open_graph(settings))
     mirror = QdrantClientMirror(client, HashEmbedder())
@@ -448,8 +448,8 @@ def throughput(
 
 
 def minilm_query_ms() -> float:
-    from graph.mirror.embed import MiniLMEmbedder
-    from qa.similarity import QueryTexts, query_vector
+    from newskg.graph.mirror.embed import MiniLMEmbedder
+    from newskg.qa.similarity import QueryTexts, query_vector
 
     embedder = MiniLMEmbedder()
     query = QueryTexts("doja cat layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs")

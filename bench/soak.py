@@ -59,12 +59,12 @@ from typing import Any
 import httpx
 
 from bench.figures import Figure, emit, figure
-from core.records import RawArticle
-from core.settings import Settings
-from ingest.kafka.reader import read_topic
-from ingest.process.article import raw_article_id
-from ingest.publish import ArticlePublisher
-from ingest.sources.files import SourceItem
+from newskg.core.records import RawArticle
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.reader import read_topic
+from newskg.ingest.process.article import raw_article_id
+from newskg.ingest.publish import ArticlePublisher
+from newskg.ingest.sources.files import SourceItem
 from newskg.pipeline import articles_producer
 from newskg.services.manager import ServiceManager
 from newskg.services.process import free_port, stop_child
@@ -250,7 +250,7 @@ def ingest_before_clock(settings: Settings, what: str, raws: list[RawArticle], t
 
 def wait_articles(settings: Settings, articles: int, timeout_s: float) -> bool:
     """Whether the graph holds `articles` articles within `timeout_s`."""
-    from graph.store.store import GraphStore
+    from newskg.graph.store.store import GraphStore
     from newskg.wiring import open_graph
 
     deadline = time.monotonic() + timeout_s

@@ -39,10 +39,10 @@ from rich.table import Table
 
 from bench.figures import Figure, emit, figure
 from bench.soak import PEOPLE, private_stack, synthetic_article
-from core.settings import Settings
-from ingest.process.article import raw_article_id
-from ingest.publish import ArticlePublisher
-from ingest.sources.files import SourceItem
+from newskg.core.settings import Settings
+from newskg.ingest.process.article import raw_article_id
+from newskg.ingest.publish import ArticlePublisher
+from newskg.ingest.sources.files import SourceItem
 from newskg.pipeline import articles_producer
 from newskg.services.process import free_port, stop_child
 from newskg.wiring import Wiring

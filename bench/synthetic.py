@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from core.ids import interaction_id
-from core.records import Chunk, Entity, Interaction
-from core.timeaxes import day_iso, end_of_day_ms
+from newskg.core.ids import interaction_id
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.timeaxes import day_iso, end_of_day_ms
 
 
 def interaction_between(

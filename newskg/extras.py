@@ -7,7 +7,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from core.errors import NewskgError
+from newskg.core.errors import NewskgError
 
 
 class MissingExtra(NewskgError, RuntimeError):

@@ -13,12 +13,12 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
-from core.ids import digest
-from core.settings import Settings, get_settings
-from core.timeaxes import utc_now
-from ingest.sources.feed_state import FeedState
-from ingest.sources.feeds import FeedPoller, FeedReport
-from ingest.sources.http import PoliteFetcher
+from newskg.core.ids import digest
+from newskg.core.settings import Settings, get_settings
+from newskg.core.timeaxes import utc_now
+from newskg.ingest.sources.feed_state import FeedState
+from newskg.ingest.sources.feeds import FeedPoller, FeedReport
+from newskg.ingest.sources.http import PoliteFetcher
 from newskg.pipeline import articles_producer
 from newskg.wiring import Wiring
 

@@ -7,22 +7,22 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from core.settings import Settings
-from core.variant import Variant
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.consumer import GroupConsumer
-from ingest.kafka.producer import RecordProducer
-from ingest.kafka.stage import StageRunner, run_stages
+from newskg.core.settings import Settings
+from newskg.core.variant import Variant
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.consumer import GroupConsumer
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.stage import StageRunner, run_stages
 from newskg.wiring import Wiring, kafka_options
 
 # The stages' own stacks (spaCy, which imports torch through thinc; trafilatura; MinHash) load only where a stage is
 # built: the QA API and `newskg ask` never parse text, so they do not pay their import time or memory (issue 20).
 if TYPE_CHECKING:
-    from extract.entities.link_log import SharedLinking
-    from extract.entities.linker import Linker
-    from extract.stage import ExtractOptions, ExtractStage
-    from graph.store.store import GraphStore
-    from qa.service import QAService
+    from newskg.extract.entities.link_log import SharedLinking
+    from newskg.extract.entities.linker import Linker
+    from newskg.extract.stage import ExtractOptions, ExtractStage
+    from newskg.graph.store.store import GraphStore
+    from newskg.qa.service import QAService
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +36,9 @@ def project_topics(settings: Settings) -> list[str]:
 def ensure_topics(settings: Settings) -> None:
     """The stream's topics with NEWSKG_TOPIC_PARTITIONS; the linking log with one partition (its entries stay in
     the order they were written: extract/entities/link_log.py). The two logs compacted."""
-    from extract.entities.link_log import LOG_PARTITIONS
-    from extract.entities.link_log import LOG_TOPIC_CONFIG as LINKING_CONFIG
-    from ingest.process.signature_log import LOG_TOPIC_CONFIG
+    from newskg.extract.entities.link_log import LOG_PARTITIONS
+    from newskg.extract.entities.link_log import LOG_TOPIC_CONFIG as LINKING_CONFIG
+    from newskg.ingest.process.signature_log import LOG_TOPIC_CONFIG
 
     admin = TopicAdmin(kafka_options(settings))
     try:
@@ -70,10 +70,10 @@ def group_consumer(wiring: Wiring, group: str, stage: str, topics: list[str]) ->
 
 
 def process_runner(wiring: Wiring) -> StageRunner:
-    from extract.failures import outage
-    from ingest.process.dedup import DedupIndex
-    from ingest.process.signature_log import SignatureLog
-    from ingest.process.stage import ProcessStage
+    from newskg.extract.failures import outage
+    from newskg.ingest.process.dedup import DedupIndex
+    from newskg.ingest.process.signature_log import SignatureLog
+    from newskg.ingest.process.stage import ProcessStage
 
     settings = wiring.settings
     group = settings.consumer_group("process")
@@ -90,11 +90,11 @@ def linker(settings: Settings, store: GraphStore) -> Linker:
     (extract/entities/journal.py: what the linker knew when it stopped, whole), then any entity of the graph no
     journal taught (a graph written before journals existed), each with when it was first seen, so linking stays
     as of the chunk."""
-    from extract.entities.alias_index import ALWAYS, AliasIndex
-    from extract.entities.journal import replay_all
-    from extract.entities.kb import load_kb
-    from extract.entities.linker import Linker
-    from graph.store.mentions import entities_first_seen
+    from newskg.extract.entities.alias_index import ALWAYS, AliasIndex
+    from newskg.extract.entities.journal import replay_all
+    from newskg.extract.entities.kb import load_kb
+    from newskg.extract.entities.linker import Linker
+    from newskg.graph.store.mentions import entities_first_seen
 
     index = AliasIndex()
     if settings.extract_kb_path:
@@ -120,7 +120,7 @@ def linker(settings: Settings, store: GraphStore) -> Linker:
 
 
 def extract_options(settings: Settings, variant: Variant | None = None) -> ExtractOptions:
-    from extract.stage import ExtractOptions
+    from newskg.extract.stage import ExtractOptions
 
     return ExtractOptions(
         variant=variant or settings.extract_variant,
@@ -145,8 +145,8 @@ def extract_stage(
     """The extract stage over the bundle's clients; the mirror is the bundle's one (serve --pipeline shares it
     with the QA service: local Qdrant admits one client). `link_log`: the replicas' shared linking log, opened
     before this replays the graph's journals (extract/entities/link_log.py)."""
-    from extract.chunk_extractor import ChunkExtractor
-    from extract.stage import ExtractStage
+    from newskg.extract.chunk_extractor import ChunkExtractor
+    from newskg.extract.stage import ExtractStage
 
     settings = wiring.settings
     store = wiring.store()
@@ -168,19 +168,19 @@ def extract_stage(
 
 
 def extract_runner(wiring: Wiring, variant: Variant | None = None, max_calls: int | None = None) -> StageRunner:
-    from extract.failures import outage
-    from extract.stage import ExtractRunner
+    from newskg.extract.failures import outage
+    from newskg.extract.stage import ExtractRunner
 
     settings = wiring.settings
     group = settings.consumer_group("extract")
-    from extract.entities.link_log import LinkLog
+    from newskg.extract.entities.link_log import LinkLog
 
     consumer = wiring.consumer(group, "extract", [settings.topic_chunks])  # a clash fails fast
     link_log = wiring.own(LinkLog(kafka_options(settings), settings.topic_linking))  # before the graph's journals
     stage = extract_stage(wiring, variant, max_calls, link_log=link_log)
     order = None
     if settings.extract_ingestion_order:
-        from ingest.kafka.ingestion_order import IngestionOrder, Peeker
+        from newskg.ingest.kafka.ingestion_order import IngestionOrder, Peeker
 
         order = IngestionOrder(consumer, wiring.own(Peeker(kafka_options(settings))))
     return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq, outage, order)

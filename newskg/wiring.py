@@ -13,25 +13,25 @@ from contextlib import ExitStack
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
-from core.errors import NewskgError
-from core.settings import Settings
-from graph.connection import GraphConnection, connect_graph
-from ingest.kafka.options import client_options
+from newskg.core.errors import NewskgError
+from newskg.core.settings import Settings
+from newskg.graph.connection import GraphConnection, connect_graph
+from newskg.ingest.kafka.options import client_options
 from newskg.services.state import ServiceState
 
 if TYPE_CHECKING:  # the heavy clients load only when a command opens them
     from qdrant_client import QdrantClient
 
-    from core.llm.client import LLMClient
-    from graph.mirror.base import VectorMirror
-    from graph.mirror.embed import Embedder
-    from graph.mirror.embed_cache import CachingEmbedder
-    from graph.store.store import GraphStore
-    from ingest.kafka.consumer import GroupConsumer
-    from ingest.kafka.producer import RecordProducer
-    from qa.query import EntityResolver
-    from qa.retrieve import Retriever
-    from qa.service import QAService
+    from newskg.core.llm.client import LLMClient
+    from newskg.graph.mirror.base import VectorMirror
+    from newskg.graph.mirror.embed import Embedder
+    from newskg.graph.mirror.embed_cache import CachingEmbedder
+    from newskg.graph.store.store import GraphStore
+    from newskg.ingest.kafka.consumer import GroupConsumer
+    from newskg.ingest.kafka.producer import RecordProducer
+    from newskg.qa.query import EntityResolver
+    from newskg.qa.retrieve import Retriever
+    from newskg.qa.service import QAService
 
 
 class Closeable(Protocol):
@@ -81,7 +81,7 @@ def llm_base_url(settings: Settings) -> str | None:
 
 def open_qdrant(settings: Settings) -> QdrantClient:
     """A qdrant-client for the server (url), else local mode on the embedded folder: the same API either way."""
-    from graph.mirror.qdrant import open_local
+    from newskg.graph.mirror.qdrant import open_local
 
     if settings.qdrant_url:
         from qdrant_client import QdrantClient
@@ -101,17 +101,17 @@ def mirror_engine(settings: Settings) -> str:
 def new_mirror(settings: Settings, embedder: Embedder) -> VectorMirror:
     """The configured mirror adapter, its collections not ensured (a reader that embeds nothing opens it so)."""
     if mirror_engine(settings) != "edge":
-        from graph.mirror.qdrant import QdrantClientMirror
+        from newskg.graph.mirror.qdrant import QdrantClientMirror
 
         return QdrantClientMirror(open_qdrant(settings), embedder)
-    from graph.mirror.edge import EdgeMirror
+    from newskg.graph.mirror.edge import EdgeMirror
 
     return EdgeMirror(settings.qdrant_local_path / "edge", embedder, index_after=settings.mirror_index_after)
 
 
 def open_embedder(settings: Settings) -> Embedder:
-    from graph.mirror.embed import MiniLMEmbedder, OpenAIEmbedder
-    from graph.mirror.minilm_onnx import OnnxMiniLMEmbedder
+    from newskg.graph.mirror.embed import MiniLMEmbedder, OpenAIEmbedder
+    from newskg.graph.mirror.minilm_onnx import OnnxMiniLMEmbedder
 
     if settings.embedding_backend == "openai":
         key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
@@ -124,7 +124,7 @@ def open_embedder(settings: Settings) -> Embedder:
 def open_cached_embedder(settings: Settings) -> CachingEmbedder:
     """The embedder every process of the product uses: `open_embedder`'s, remembering the vectors of the last
     NEWSKG_EMBED_CACHE_SIZE texts (a query asked again, a text mirrored again, embeds nothing)."""
-    from graph.mirror.embed_cache import CachingEmbedder
+    from newskg.graph.mirror.embed_cache import CachingEmbedder
 
     return CachingEmbedder(open_embedder(settings), settings.embed_cache_size)
 
@@ -133,7 +133,7 @@ def open_mirror(settings: Settings, embedder: Embedder | None = None) -> VectorM
     """The mirror with its collections ensured (closing it closes its engine). The embedded folder admits one
     process at a time, on either engine (Qdrant Edge's WAL lock, local mode's folder lock): a second opener gets a
     clear error naming the fix."""
-    from graph.mirror.base import MirrorInUse
+    from newskg.graph.mirror.base import MirrorInUse
 
     try:
         mirror = new_mirror(settings, embedder or open_embedder(settings))
@@ -187,7 +187,7 @@ class Wiring:
     def store(self, ensure_schema: bool = True) -> GraphStore:
         """A graph store over a new connection, its schema ensured unless the caller only reads and says when
         (`graph init`)."""
-        from graph.store.store import GraphStore
+        from newskg.graph.store.store import GraphStore
 
         store = GraphStore(self.graph())
         if ensure_schema:
@@ -196,19 +196,19 @@ class Wiring:
 
     def retriever(self, with_mirror: bool = True) -> Retriever:
         """As-of retrieval over a store of its own, with the bundle's mirror (without it: the graph's reads alone)."""
-        from qa.retrieve import Retriever
+        from newskg.qa.retrieve import Retriever
 
         return Retriever(self.store(), self.mirror() if with_mirror else None)
 
     def resolver(self) -> EntityResolver:
         """Entity resolution as of a day (the QA layer's), over a store of its own."""
-        from qa.query import EntityResolver
+        from newskg.qa.query import EntityResolver
 
         return EntityResolver(self.store())
 
     def qa_service(self) -> QAService:
         """The QA service over a graph connection of its own and the bundle's mirror."""
-        from qa.service import QAService
+        from newskg.qa.service import QAService
 
         settings = self.settings
         llm = None if settings.qa_answerer == "extractive" else self.llm()
@@ -241,8 +241,8 @@ class Wiring:
         """A client of the configured (or local) LLM endpoint with its answer cache; None when there is none."""
         from openai import DefaultHttpxClient
 
-        from core.llm.cache import LLMCache
-        from core.llm.client import LLMClient
+        from newskg.core.llm.cache import LLMCache
+        from newskg.core.llm.client import LLMClient
 
         settings = self.settings
         base_url = llm_base_url(settings)
@@ -269,15 +269,15 @@ class Wiring:
         )
 
     def producer(self) -> RecordProducer:
-        from ingest.kafka.producer import RecordProducer
+        from newskg.ingest.kafka.producer import RecordProducer
 
         return self.own(RecordProducer(kafka_options(self.settings)))
 
     def consumer(self, group: str, stage: str, topics: list[str]) -> GroupConsumer:
         """A static member of `group` (ingest/kafka/membership.py): this replica's id, leased on this machine
         until the bundle closes (a clash fails fast, here)."""
-        from ingest.kafka.consumer import GroupConsumer
-        from ingest.kafka.membership import claim_member
+        from newskg.ingest.kafka.consumer import GroupConsumer
+        from newskg.ingest.kafka.membership import claim_member
 
         settings = self.settings
         member = claim_member(kafka_bootstrap(settings), group, stage, settings.instance_id)

@@ -36,7 +36,7 @@ echo "== 3. Sample questions, answered from the graph as it stood on the day ask
 mapfile -t PICK < <($PY - "$SYNTH" <<'EOF'
 import sys
 from pathlib import Path
-from evaluation.neoqa.dataset import load
+from newskg.evaluation.neoqa.dataset import load
 data = load(Path(sys.argv[1]))
 q = next(q for q in data.questions if q.category == "multi-hop")
 timeline = next(t for t in data.timelines if t.timeline_id == q.timeline_id)
@@ -62,10 +62,10 @@ $NEWSKG eval fanoutqa generate --as-of "$LAST" --source neoqa --out .newskg/eval
 $PY - .newskg/eval/fanout-questions.json <<'EOF'
 import sys
 from pathlib import Path
-from core.settings import get_settings
-from evaluation.fanoutqa.answerers import GraphFanoutAnswerer
-from evaluation.fanoutqa.generate import load_generated
-from graph.store.asof import AsOf
+from newskg.core.settings import get_settings
+from newskg.evaluation.fanoutqa.answerers import GraphFanoutAnswerer
+from newskg.evaluation.fanoutqa.generate import load_generated
+from newskg.graph.store.asof import AsOf
 from newskg.wiring import Wiring
 questions = load_generated(Path(sys.argv[1]))
 if not questions:

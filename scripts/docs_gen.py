@@ -113,7 +113,7 @@ def _limits(metadata: list[Any]) -> str:
 
 def settings_rows() -> Iterator[tuple[str, str, str, str, str, str]]:
     """(group, variable, type, default, limits, description) of every setting, in the order of core/settings.py."""
-    from core.settings import Settings
+    from newskg.core.settings import Settings
 
     groups = _setting_groups()
     for name, field in Settings.model_fields.items():
@@ -170,7 +170,7 @@ def configuration_page() -> str:
 def openapi_schema() -> dict[str, Any]:
     """The OpenAPI schema of the app `newskg serve` runs (qa/api.py `create_app`); the schema depends on the routes
     only, so a placeholder service builds it without any server."""
-    from qa.api import create_app
+    from newskg.qa.api import create_app
 
     app = create_app(object(), {}, api_keys=[])  # pyright: ignore[reportArgumentType]
     return app.openapi()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from core.settings import get_settings
-from core.timeaxes import day_iso
-from graph.store import explore
-from graph.store.asof import AsOf
+from newskg.core.settings import get_settings
+from newskg.core.timeaxes import day_iso
+from newskg.graph.store import explore
+from newskg.graph.store.asof import AsOf
 from newskg.wiring import Wiring
 
 

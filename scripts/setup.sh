@@ -82,7 +82,7 @@ llm_server() {
 minilm_onnx() {
   # The local MiniLM on ONNX Runtime: export it once from the installed weights (no hub) into the data dir's cache;
   # a process that finds no cache exports it itself (graph/mirror/minilm_onnx.py).
-  HF_HUB_OFFLINE=1 "$VENV/bin/python" -m graph.mirror.minilm_onnx
+  HF_HUB_OFFLINE=1 "$VENV/bin/python" -m newskg.graph.mirror.minilm_onnx
   timed "minilm onnx export"
 }
 

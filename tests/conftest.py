@@ -13,7 +13,7 @@ import pytest
 from tests.support.cli import REPO, LocalStack
 
 if TYPE_CHECKING:  # imported where used: the unit lane should not pay for Kafka, Qdrant and embedding imports
-    from graph.mirror.embed import MiniLMEmbedder
+    from newskg.graph.mirror.embed import MiniLMEmbedder
     from tests.support.graph_world import GraphWorld
     from tests.support.isolation import Isolated
 
@@ -47,7 +47,7 @@ def isolated(stack: LocalStack, tmp_path: Path) -> Iterator[Isolated]:
 
 @pytest.fixture(scope="session")
 def embedder() -> MiniLMEmbedder:
-    from graph.mirror.embed import MiniLMEmbedder
+    from newskg.graph.mirror.embed import MiniLMEmbedder
 
     return MiniLMEmbedder()
 

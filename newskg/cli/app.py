@@ -9,8 +9,6 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from core.failures import Failure, Server, classify
-from core.settings import get_settings
 from newskg.cli import (
     entities,
     extract,
@@ -27,6 +25,8 @@ from newskg.cli import (
     topics,
 )
 from newskg.cli.output import EXIT_BUDGET_SPENT, EXIT_UNREACHABLE, err_console
+from newskg.core.failures import Failure, Server, classify
+from newskg.core.settings import get_settings
 
 __all__ = ["EXIT_BUDGET_SPENT", "EXIT_UNREACHABLE", "NewskgTyper", "app", "unreachable_server"]
 

@@ -11,13 +11,13 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from core.errors import NewskgError
-from core.settings import get_settings
-from evaluation.entities.gold import DEFAULT_GOLD
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.errors import NewskgError
+from newskg.core.settings import get_settings
+from newskg.evaluation.entities.gold import DEFAULT_GOLD
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
-    from evaluation.entities.report import EntityReport
+    from newskg.evaluation.entities.report import EntityReport
 
 
 app = typer.Typer()  # eval entities, added to the `eval` group by app.py
@@ -38,9 +38,9 @@ def eval_entities(
 ) -> None:
     """Exact-span P/R/F1 per type (and lenient overlap), type accuracy and linking accuracy: the spaCy model
     alone, the linker with no rule, then each rule of EntityRules switched on cumulatively."""
-    from evaluation.entities.gold import load_gold, split_documents
-    from evaluation.entities.report import build_report, write_report
-    from evaluation.entities.run import configurations, evaluate
+    from newskg.evaluation.entities.gold import load_gold, split_documents
+    from newskg.evaluation.entities.report import build_report, write_report
+    from newskg.evaluation.entities.run import configurations, evaluate
 
     try:
         documents = split_documents(load_gold(gold), split)
@@ -57,7 +57,7 @@ def eval_entities(
 
 
 def _render(report: EntityReport, paths: dict[str, Path]) -> None:
-    from evaluation.entities.report import COLUMNS, TYPE_COLUMNS, by_type, row
+    from newskg.evaluation.entities.report import COLUMNS, TYPE_COLUMNS, by_type, row
 
     table = Table(
         title=f"entities ({report.split}): {report.documents} documents, {report.gold_mentions} gold mentions"

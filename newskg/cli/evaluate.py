@@ -18,8 +18,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from core.settings import get_settings
 from newskg.cli.output import console, fail
+from newskg.core.settings import get_settings
 from newskg.wiring import NotConfigured, Wiring
 
 R = TypeVar("R")
@@ -27,7 +27,7 @@ R = TypeVar("R")
 
 def evaluate(work: Callable[[Wiring, RunProgress], R], quiet: bool) -> R:
     """`work` (a run) over a bundle of the configured clients, its progress drawn unless `quiet` (--json)."""
-    from evaluation.kit.run import Refused
+    from newskg.evaluation.kit.run import Refused
 
     try:
         with Wiring(get_settings()) as wiring, RunProgress(quiet) as progress:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from core.ids import chunk_id, source_id
-from core.records import Chunk, Variant
-from core.settings import get_settings
-from core.timeaxes import day_key, epoch_ms, iso, parse_instant, utc_now
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.ids import chunk_id, source_id
+from newskg.core.records import Chunk, Variant
+from newskg.core.settings import get_settings
+from newskg.core.timeaxes import day_key, epoch_ms, iso, parse_instant, utc_now
 from newskg.wiring import NotConfigured, Wiring
 
 app = typer.Typer(help="Entity linking and open-IE on a text, LLM usage stats.", no_args_is_help=True)
@@ -84,7 +84,7 @@ def _render(data: dict, explain: bool) -> None:
 def extract_stats(as_json: bool = JsonOption) -> None:
     """LLM calls, cache hits, failures, tokens and cost so far, per model and prompt; and what became of the
     answers (e.g. m2_pair lines_dropped_uncited, batches_failed, batches_dead_lettered)."""
-    from core.llm.cache import LLMCache
+    from newskg.core.llm.cache import LLMCache
 
     settings = get_settings()
     cache = LLMCache(settings.data_dir / "llm" / "cache.sqlite")

@@ -10,14 +10,14 @@ import typer
 from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from core.errors import NewskgError
-from core.settings import get_settings
-from core.variant import Variant
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.errors import NewskgError
+from newskg.core.settings import get_settings
+from newskg.core.variant import Variant
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
-    from core.llm.client import LLMClient
-    from evaluation.facts.run import FactsReport
+    from newskg.core.llm.client import LLMClient
+    from newskg.evaluation.facts.run import FactsReport
     from newskg.wiring import Wiring
 
 
@@ -49,9 +49,9 @@ def eval_facts(
 ) -> None:
     """Precision (readable, true to the chunk, right subject) of a seeded sample of facts, with its 95% interval,
     per page set and per rule; PERSON and ORG mention precision; the unlabelled items listed for reading."""
-    from evaluation.facts.corpus import Corpus
-    from evaluation.facts.report import summary, write_report, write_todo
-    from evaluation.facts.run import FactsConfig, run
+    from newskg.evaluation.facts.corpus import Corpus
+    from newskg.evaluation.facts.report import summary, write_report, write_todo
+    from newskg.evaluation.facts.run import FactsConfig, run
     from newskg.wiring import Wiring
 
     try:

@@ -12,13 +12,13 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from core.settings import get_settings
 from newskg.cli.evaluate import evaluate
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.settings import get_settings
 from newskg.wiring import Wiring
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
-    from evaluation.fanoutqa.run import FanoutRun
+    from newskg.evaluation.fanoutqa.run import FanoutRun
 
 SPLITS = ("dev", "test")
 
@@ -58,8 +58,8 @@ def eval_fanoutqa(
     leaderboard's JSON plus report.json, report.html and PNG bars per metric and per number of hops."""
     if ctx.invoked_subcommand is not None:
         return
-    from evaluation.fanoutqa.answerers import ANSWERERS
-    from evaluation.fanoutqa.run import FanoutConfig, TestSplitCheck, run
+    from newskg.evaluation.fanoutqa.answerers import ANSWERERS
+    from newskg.evaluation.fanoutqa.run import FanoutConfig, TestSplitCheck, run
 
     if split not in SPLITS:
         fail(f"--split must be dev or test, not {split!r}")
@@ -146,8 +146,8 @@ def generate_questions(
 ) -> None:
     """FanOutQA-style questions from the graph as of a day: a hub, its interaction partners in the window, and the
     day of each interaction; questions one article answers, or whose answer is not unique, are rejected."""
-    from evaluation.fanoutqa.generate import SOURCES, generate, save
-    from graph.store.asof import AsOf
+    from newskg.evaluation.fanoutqa.generate import SOURCES, generate, save
+    from newskg.graph.store.asof import AsOf
 
     if source not in SOURCES:
         fail(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, overload
 import typer
 from rich.table import Table
 
-from core.settings import get_settings
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.settings import get_settings
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
-    from graph.mirror.base import VectorMirror
-    from graph.store.store import GraphStore
+    from newskg.graph.mirror.base import VectorMirror
+    from newskg.graph.store.store import GraphStore
 
 
 app = typer.Typer(
@@ -45,7 +45,7 @@ def _day(value: str, option: str) -> int: ...
 @overload
 def _day(value: str | None, option: str) -> int | None: ...
 def _day(value: str | None, option: str) -> int | None:
-    from core.timeaxes import day_key
+    from newskg.core.timeaxes import day_key
 
     if value is None:
         return None
@@ -84,8 +84,8 @@ def graph_init(
 
 
 def _print_ddl(dialect: str | None) -> None:
-    from graph.connection import DEFAULT_FALKOR_GRAPH, dialect_of
-    from graph.store.schema import ddl_script
+    from newskg.graph.connection import DEFAULT_FALKOR_GRAPH, dialect_of
+    from newskg.graph.store.schema import ddl_script
 
     settings = get_settings()
     chosen = dialect or (dialect_of(settings.graph_uri) if settings.graph_uri else "falkordb")
@@ -97,7 +97,7 @@ def _print_ddl(dialect: str | None) -> None:
 @app.command("stats")
 def graph_stats(as_json: bool = JsonOption) -> None:
     """Counts of the graph and of its Qdrant mirror."""
-    from graph.mirror.base import CHUNKS, INTERACTIONS
+    from newskg.graph.mirror.base import CHUNKS, INTERACTIONS
 
     with Wiring(get_settings()) as wiring:
         data: dict = _store(wiring).counts()
@@ -110,7 +110,7 @@ def graph_stats(as_json: bool = JsonOption) -> None:
 def graph_reconcile(as_json: bool = JsonOption) -> None:
     """Compare graph and mirror ids and payload times and repair either side (the graph is the source of truth;
     points written after the scan began are never deleted)."""
-    from graph.mirror.reconcile import reconcile
+    from newskg.graph.mirror.reconcile import reconcile
 
     with Wiring(get_settings()) as wiring, console.status("reconciling graph and mirror…"):
         reports = [r.as_dict() for r in reconcile(_store(wiring), _mirror(wiring))]
@@ -175,7 +175,7 @@ def graph_export(
     ),
 ) -> None:
     """Every node and relationship, for backups and other tools; with --as-of, the graph as of that day."""
-    from graph.store.export import export_jsonl
+    from newskg.graph.store.export import export_jsonl
 
     if fmt != "jsonl":
         fail(f"unknown format {fmt!r}: only jsonl")

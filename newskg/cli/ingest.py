@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 import typer
 from rich.progress import Progress
 
-from core.settings import Settings, get_settings
-from core.timeaxes import iso, parse_instant, utc_now
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.settings import Settings, get_settings
+from newskg.core.timeaxes import iso, parse_instant, utc_now
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
-    from ingest.kafka.producer import RecordProducer
+    from newskg.ingest.kafka.producer import RecordProducer
 
 app = typer.Typer(help="Produce articles into Kafka: files, feeds, the synthetic stream.", no_args_is_help=True)
 
@@ -47,8 +47,8 @@ def ingest_files(
     """Produce every article in PATHS into the articles topic (keyed by article id, acks=all); a file or line
     that cannot be read (empty, corrupt gzip, too large, a URL that does not parse) is a dead letter with its
     reason, and the run goes on. Exit 1 only if the broker refused something."""
-    from ingest.publish import ArticlePublisher
-    from ingest.sources.files import find_files, read_file
+    from newskg.ingest.publish import ArticlePublisher
+    from newskg.ingest.sources.files import find_files, read_file
 
     settings = get_settings()
     fallback = _check_date(date)
@@ -117,10 +117,10 @@ def ingest_extract(
 ) -> None:
     """Print the Article each input becomes (main text, metadata, date), without Kafka. One JSON object per line
     with --json; failures are reported as {"error": reason, "detail", "origin"} and set exit code 1."""
-    from core.records import DeadLetter, RawArticle, RecordError
-    from ingest.process.article import build_article
-    from ingest.process.guards import Rejected
-    from ingest.sources.files import find_files, read_file
+    from newskg.core.records import DeadLetter, RawArticle, RecordError
+    from newskg.ingest.process.article import build_article
+    from newskg.ingest.process.guards import Rejected
+    from newskg.ingest.sources.files import find_files, read_file
 
     fallback = _check_date(date)
     fetched_at = iso(utc_now())
@@ -261,10 +261,10 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
         task = progress.add_task(f"generating ({mode})", total=timelines)
         advance = lambda _index: progress.advance(task)  # noqa: E731
         if mode == "offline":
-            from evaluation.neoqa.generate import generate
+            from newskg.evaluation.neoqa.generate import generate
 
             return generate(timelines, seed, events=events, on_timeline=advance)
-        from evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
+        from newskg.evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
 
         with Wiring(get_settings()) as wiring:
             client = wiring.llm()
@@ -277,10 +277,10 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
 
 
 def _produce(articles, quiet: bool) -> int:
-    from evaluation.neoqa.generate import raw_article
-    from ingest.process.article import raw_article_id
-    from ingest.publish import ArticlePublisher
-    from ingest.sources.files import SourceItem
+    from newskg.evaluation.neoqa.generate import raw_article
+    from newskg.ingest.process.article import raw_article_id
+    from newskg.ingest.publish import ArticlePublisher
+    from newskg.ingest.sources.files import SourceItem
 
     settings = get_settings()
     fetched_at = iso(utc_now())

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 import typer
 from rich.progress import Progress
 
-from core.errors import NewskgError
-from core.settings import get_settings
 from newskg.cli import irb_run
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.errors import NewskgError
+from newskg.core.settings import get_settings
 from newskg.wiring import Wiring
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
-    from evaluation.irb.records import IRBQuestion
+    from newskg.evaluation.irb.records import IRBQuestion
 
 app = typer.Typer(help="IRB: robust factuality questions generated from the graph, and their evaluation.")
 
@@ -36,8 +36,8 @@ def generate_questions(
 ) -> None:
     """Single-hop, 2-hop and false-premise questions with their keypoints and qrels, from the graph as of a day;
     every answer is unique by a Cypher count, every false premise confirmed false by the graph."""
-    from evaluation.irb.generate import SOURCES, generate, save
-    from graph.store.asof import AsOf
+    from newskg.evaluation.irb.generate import SOURCES, generate, save
+    from newskg.graph.store.asof import AsOf
 
     if source not in SOURCES:
         fail(f"--source must be one of {', '.join(SOURCES)}, not {source!r}")

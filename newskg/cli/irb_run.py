@@ -13,7 +13,7 @@ from newskg.cli.evaluate import evaluate
 from newskg.cli.output import JsonOption, console, emit, fail
 
 if TYPE_CHECKING:  # imported lazily at run time: the CLI starts fast
-    from evaluation.irb.report import IRBSummary
+    from newskg.evaluation.irb.report import IRBSummary
 
 app = typer.Typer()  # eval irb run, added to the irb group by irb.py
 
@@ -45,8 +45,8 @@ def irb_run(
 ) -> None:
     """nDCG@5 (max-passage) per retriever as of each question's day, and closed-book / RAG answers graded
     CORRECT / INCORRECT / NOT_ATTEMPTED; offline, RAG answers extractively and closed-book gives no answer."""
-    from evaluation.irb.retrieval import RETRIEVERS
-    from evaluation.irb.run import ANSWERERS, IRBConfig, run
+    from newskg.evaluation.irb.retrieval import RETRIEVERS
+    from newskg.evaluation.irb.run import ANSWERERS, IRBConfig, run
 
     wanted, asked = _names(retrievers, RETRIEVERS, "--retrievers"), _names(answerer, ANSWERERS, "--answerer")
     if grader not in GRADERS:
@@ -67,7 +67,7 @@ def irb_run(
 
 
 def _render(summary: IRBSummary, paths: dict[str, str]) -> None:
-    from evaluation.irb.report import grader_label, tables
+    from newskg.evaluation.irb.report import grader_label, tables
 
     console.print(f"{summary.questions} questions; grades by the {grader_label(summary)}")
     for name, (header, rows) in tables(summary).items():

@@ -7,9 +7,9 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from core.settings import get_settings
 from newskg.cli.evaluate import evaluate
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.settings import get_settings
 
 app = typer.Typer()  # eval spikes, replay, querylog: added to the `eval` group by app.py
 
@@ -61,7 +61,7 @@ def eval_spikes(
     as_json: bool = JsonOption,
 ) -> None:
     """Spike days per entity (NEON §3): from a query log, or from the graph's daily mention counts."""
-    from evaluation.neon.run import SpikesConfig, run_spikes
+    from newskg.evaluation.neon.run import SpikesConfig, run_spikes
 
     _source(log, from_graph)
     config = SpikesConfig(log=log, entity=entity, top=top, window=window, sigma=sigma, min_users=min_users, out=out)
@@ -114,8 +114,8 @@ def eval_replay(
     as_json: bool = JsonOption,
 ) -> None:
     """Answer every query of every spike day as of that day, by every method × strategy × k; score; report."""
-    from evaluation.neon.methods import METHODS, STRATEGIES
-    from evaluation.neon.run import ReplayConfig, run
+    from newskg.evaluation.neon.methods import METHODS, STRATEGIES
+    from newskg.evaluation.neon.run import ReplayConfig, run
 
     _source(log, from_graph)
     chosen = {
@@ -184,8 +184,8 @@ def eval_querylog(
     as_json: bool = JsonOption,
 ) -> None:
     """A synthetic query log for the NeoQA timelines, peaking on event days, with the spike days it must show."""
-    from evaluation.neon.querylog import generate_log, spikes_path
-    from evaluation.neoqa.dataset import DatasetError, load
+    from newskg.evaluation.neon.querylog import generate_log, spikes_path
+    from newskg.evaluation.neoqa.dataset import DatasetError, load
 
     try:
         dataset = load(data)

@@ -41,7 +41,7 @@ def eval_neoqa(
         require("matplotlib", "eval", "the evaluation report's plots")
     except MissingExtra as exc:
         fail(str(exc))
-    from evaluation.neoqa.run import NeoQAConfig, run
+    from newskg.evaluation.neoqa.run import NeoQAConfig, run
 
     if answerer not in ANSWERERS:
         fail(f"--answerer must be one of {', '.join(ANSWERERS)}, not {answerer!r}")

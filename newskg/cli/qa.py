@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from core.settings import get_settings
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
+from newskg.core.settings import get_settings
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
     from newskg.pipeline import PipelineThread
-    from qa.service import QAService
+    from newskg.qa.service import QAService
 
 app = typer.Typer()  # ask, serve: top-level commands
 
@@ -43,9 +43,9 @@ def ask(
     as_json: bool = JsonOption,
 ) -> None:
     """Answer an entity-centric temporal query from the graph and its mirror."""
-    from core.timeaxes import day_key
-    from graph.store.asof import KNOWLEDGE
-    from qa.retrieve import STRATEGIES
+    from newskg.core.timeaxes import day_key
+    from newskg.graph.store.asof import KNOWLEDGE
+    from newskg.qa.retrieve import STRATEGIES
 
     if strategy not in STRATEGIES:
         fail(f"--strategy must be one of {', '.join(STRATEGIES)}, not {strategy!r}")
@@ -55,7 +55,7 @@ def ask(
         day = day_key(date)
     except (ValueError, TypeError):
         fail(f"--date {date!r} is not a date (use YYYY-MM-DD)")
-    from qa.dates import FIRST_YEAR, LAST_YEAR
+    from newskg.qa.dates import FIRST_YEAR, LAST_YEAR
 
     if (
         not FIRST_YEAR <= day // 10000 <= LAST_YEAR
@@ -80,7 +80,7 @@ def _warm_service(wiring: Wiring) -> QAService:
     from concurrent.futures import ThreadPoolExecutor
 
     from newskg.pipeline import qa_service
-    from qa.warmup import WARM_TEXT, service_steps
+    from newskg.qa.warmup import WARM_TEXT, service_steps
 
     embedder = wiring.embedder()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="warmup") as pool:
@@ -159,12 +159,12 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
     the clients they use."""
     import uvicorn
 
-    from ingest.kafka.membership import GroupMembershipError
+    from newskg.ingest.kafka.membership import GroupMembershipError
     from newskg.pipeline import PipelineThread, build_runners, qa_service
+    from newskg.qa.api import create_app, serve_metrics
+    from newskg.qa.warmup import Warmup, service_steps
     from newskg.services.servers import kafka_healthy
     from newskg.wiring import kafka_bootstrap
-    from qa.api import create_app, serve_metrics
-    from qa.warmup import Warmup, service_steps
 
     settings = wiring.settings
     try:

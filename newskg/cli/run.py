@@ -11,13 +11,13 @@ import typer
 from rich.live import Live
 from rich.table import Table
 
-from core.settings import get_settings
-from core.variant import Variant
 from newskg.cli.output import EXIT_BUDGET_SPENT, JsonOption, console, emit, err_console, fail
+from newskg.core.settings import get_settings
+from newskg.core.variant import Variant
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
-    from ingest.kafka.stage import StageRunner
+    from newskg.ingest.kafka.stage import StageRunner
 
 app = typer.Typer(help="Run the consumer stages (process, extract, all).", no_args_is_help=True)
 
@@ -43,9 +43,9 @@ def _table(runners: Sequence[StageRunner[Any]]) -> Table:
 def _run(
     names: list[str], until_idle: bool, as_json: bool, variant: Variant | None = None, max_calls: int | None = None
 ) -> None:
-    from core.llm.client import BudgetExceeded
-    from ingest.kafka.membership import GroupMembershipError
-    from ingest.kafka.stage import run_stages
+    from newskg.core.llm.client import BudgetExceeded
+    from newskg.ingest.kafka.membership import GroupMembershipError
+    from newskg.ingest.kafka.stage import run_stages
     from newskg.pipeline import build_runners
 
     settings = get_settings()
@@ -132,8 +132,8 @@ def run_forget(
     """Remove replicas that will not come back from the stage groups, so no rebalance waits for them. Needed on
     a broker that never expires a member (noida-db) after a scale-down or a renamed replica; Kafka expires them
     after the session timeout by itself."""
-    from ingest.kafka.consumer import remove_static_members
-    from ingest.kafka.membership import member_instance_id
+    from newskg.ingest.kafka.consumer import remove_static_members
+    from newskg.ingest.kafka.membership import member_instance_id
     from newskg.pipeline import STAGES
     from newskg.wiring import kafka_options
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from core.settings import get_settings
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.settings import get_settings
 from newskg.extras import MissingExtra
 from newskg.services.manager import ServiceError, ServiceManager, ServiceStatus
 

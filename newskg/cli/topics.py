@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 from rich.table import Table
 
-from core.settings import get_settings
 from newskg.cli.output import JsonOption, console, emit, fail
+from newskg.core.settings import get_settings
 from newskg.wiring import NotConfigured, kafka_options
 
 app = typer.Typer()  # topics: a top-level command
@@ -29,7 +29,7 @@ def topics(
     internal: bool = typer.Option(False, "--internal", help="Include the broker's internal topics."),
 ) -> None:
     """Topics, partitions, messages (sum of end offsets) and lag per consumer group."""
-    from ingest.kafka.admin import TopicAdmin
+    from newskg.ingest.kafka.admin import TopicAdmin
 
     settings = get_settings()
     try:

@@ -9,9 +9,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import NewskgError
-from core.settings import Settings
-from core.timeaxes import iso, utc_now
+from newskg.core.errors import NewskgError
+from newskg.core.settings import Settings
+from newskg.core.timeaxes import iso, utc_now
 from newskg.services import process
 from newskg.services.servers import (
     FalkorDBServer,
@@ -178,7 +178,7 @@ class ServiceManager:
 
     def _graph_status(self, records: dict[str, ServiceRecord]) -> ServiceStatus:
         if self.settings.graph_uri:
-            from graph.connection import connect_graph
+            from newskg.graph.connection import connect_graph
 
             try:
                 with connect_graph(self.settings.graph_uri, self.settings) as conn:

@@ -204,7 +204,7 @@ class FalkorDBServer(ServerSpec):
         from redis.backoff import NoBackoff
         from redis.retry import Retry
 
-        from graph.connection.falkor import compact_aof
+        from newskg.graph.connection.falkor import compact_aof
 
         # Short timeouts and no retries: a server that does not answer (its experimental Bolt endpoint can hold the
         # main thread) is stopped all the same, only without the rewrite.

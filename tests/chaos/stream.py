@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS
-from graph.store.store import GraphStore
+from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import new_mirror, open_graph
 from tests.support.articles import NEWS_HTML
 from tests.support.cli import newskg, newskg_json

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.store.store import GraphStore
+from newskg.graph.store.store import GraphStore
 from newskg.services.manager import ServiceManager
 from newskg.wiring import open_graph
 from tests.chaos.stream import SYNTHETIC_EVENTS, Snapshot, produce_stream, snapshot, stream_world

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from core.records import Chunk, decode_any
-from graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS
-from graph.store.store import GraphStore
-from graph.store.times import graph_times
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.reader import read_topic
+from newskg.core.records import Chunk, decode_any
+from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS
+from newskg.graph.store.store import GraphStore
+from newskg.graph.store.times import graph_times
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.reader import read_topic
 from newskg.services.manager import ServiceManager
 from newskg.wiring import kafka_bootstrap, kafka_options, new_mirror, open_graph
 from tests.chaos.stream import NoEmbedder

@@ -43,15 +43,15 @@ from typing import Any, cast
 
 import pytest
 
-from core.records import DeadLetter, DedupRelease, decode_any
-from core.settings import Settings
-from graph.mirror.base import VectorMirror
-from graph.store.store import GraphStore
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.producer import RecordProducer
-from ingest.kafka.reader import read_topic
-from ingest.sources import http
+from newskg.core.records import DeadLetter, DedupRelease, decode_any
+from newskg.core.settings import Settings
 from newskg.feeds import poll_once
+from newskg.graph.mirror.base import VectorMirror
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.reader import read_topic
+from newskg.ingest.sources import http
 from newskg.pipeline import ensure_topics
 from newskg.wiring import graph_uri, kafka_bootstrap, kafka_options, new_mirror, open_graph
 from tests.support.adversarial import DAY, FEEDS, STOPS, VANISHES, Case, Corpus, generate

@@ -15,20 +15,20 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from core.ids import chunk_id, interaction_id, named_entity_id
-from core.records import Chunk, Entity, Interaction
-from core.timeaxes import day_iso, end_of_day_ms
-from evaluation.fanoutqa.answerers import GraphFanoutAnswerer
-from evaluation.neoqa.answerers import GraphAnswerer
-from graph.browser import saved_queries
-from graph.store.asof import AsOf
-from graph.store.export import export_jsonl
-from graph.store.store import GraphStore
+from newskg.core.ids import chunk_id, interaction_id, named_entity_id
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.timeaxes import day_iso, end_of_day_ms
+from newskg.evaluation.fanoutqa.answerers import GraphFanoutAnswerer
+from newskg.evaluation.neoqa.answerers import GraphAnswerer
+from newskg.graph.browser import saved_queries
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.export import export_jsonl
+from newskg.graph.store.store import GraphStore
+from newskg.qa.api import create_app
+from newskg.qa.explore import explore_router
+from newskg.qa.query import EntityResolver, parse_query
+from newskg.qa.service import QAService
 from newskg.wiring import open_graph
-from qa.api import create_app
-from qa.explore import explore_router
-from qa.query import EntityResolver, parse_query
-from qa.service import QAService
 from tests.support.cli import newskg, newskg_json
 from tests.support.graph_dump import graph_dump
 from tests.support.isolation import Isolation

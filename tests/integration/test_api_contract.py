@@ -15,8 +15,8 @@ from hypothesis.errors import Unsatisfiable
 from schemathesis.generation.modes import GenerationMode
 
 from newskg.pipeline import qa_service
+from newskg.qa.api import create_app
 from newskg.wiring import Wiring
-from qa.api import create_app
 from tests.support.api_boundaries import cases
 from tests.support.articles import STORIES, ingest_stories
 from tests.support.cli import newskg_json

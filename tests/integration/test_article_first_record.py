@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from core.ids import chunk_id, entity_id, source_id
-from core.records import Chunk, Entity, Interaction
-from core.timeaxes import day_iso, end_of_day_ms
-from graph.store import explore
-from graph.store.asof import AsOf
-from graph.store.store import GraphStore
+from newskg.core.ids import chunk_id, entity_id, source_id
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.timeaxes import day_iso, end_of_day_ms
+from newskg.graph.store import explore
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.records import stated_by
 

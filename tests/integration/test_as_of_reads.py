@@ -15,22 +15,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from fastapi.testclient import TestClient
 
-from core.ids import chunk_id, entity_id, interaction_id, source_id
-from core.llm.client import LLMClient
-from core.records import Chunk, Entity, Interaction
-from core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
-from evaluation.neoqa.answerers import GraphAnswerer
-from graph.browser import saved_queries
-from graph.store.asof import AsOf
-from graph.store.reads import day_ordinal
-from graph.store.rows import EntityCounts
-from graph.store.store import GraphStore
+from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
+from newskg.core.llm.client import LLMClient
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
+from newskg.evaluation.neoqa.answerers import GraphAnswerer
+from newskg.graph.browser import saved_queries
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.reads import day_ordinal
+from newskg.graph.store.rows import EntityCounts
+from newskg.graph.store.store import GraphStore
+from newskg.qa.api import create_app
+from newskg.qa.query import EntityResolver
+from newskg.qa.retrieve import Retriever, shift
+from newskg.qa.service import HIDDEN_ENTITY, QAService
 from newskg.services.process import free_port
 from newskg.wiring import open_graph
-from qa.api import create_app
-from qa.query import EntityResolver
-from qa.retrieve import Retriever, shift
-from qa.service import HIDDEN_ENTITY, QAService
 from tests.support.articles import STORIES as HISTORICAL  # the same three dated stories as test_qa
 from tests.support.articles import ingest_stories
 from tests.support.cli import newskg, newskg_json

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench import qa
-from graph.store.store import GraphStore
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.isolation import Isolation
 
@@ -48,8 +48,8 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
 def test_the_bench_builds_the_mirror_in_a_process_of_its_own_and_the_api_opens_it(tmp_path):
     """The Edge shard admits one process at a time: the bench builds it in a short-lived process, which must
     release it, so that the API's process opens the built shard (as `newskg serve` does) with every point."""
-    from core.settings import Settings
-    from graph.mirror.base import INTERACTIONS
+    from newskg.core.settings import Settings
+    from newskg.graph.mirror.base import INTERACTIONS
     from newskg.wiring import open_mirror
 
     settings = Settings(data_dir=tmp_path, mirror_engine="edge", _env_file=None)  # pyright: ignore[reportCallIssue]

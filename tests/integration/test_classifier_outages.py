@@ -10,8 +10,8 @@ import time
 import pytest
 import redis.exceptions
 
-from graph.store.store import GraphStore
-from ingest.kafka.reader import read_topic
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.reader import read_topic
 from newskg.pipeline import ensure_topics
 from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import newskg_json

@@ -5,13 +5,13 @@ import logging
 
 import pytest
 
-from core.records import DedupSighting
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.producer import RecordProducer
-from ingest.process import signature_log as signature_log_module
-from ingest.process.dedup import DedupIndex
-from ingest.process.signature_log import Kept, SignatureLog
-from ingest.process.stage import ProcessStage
+from newskg.core.records import DedupSighting
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.process import signature_log as signature_log_module
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.signature_log import Kept, SignatureLog
+from newskg.ingest.process.stage import ProcessStage
 from newskg.pipeline import ensure_topics
 from newskg.wiring import kafka_options
 
@@ -61,7 +61,7 @@ def test_replay_holds_the_window_logs_progress_and_makes_the_stage_ready(isolate
     writer.close()
 
     monkeypatch.setattr(signature_log_module, "PROGRESS_EVERY_S", 0.0)
-    caplog.set_level(logging.INFO, logger="ingest.process.signature_log")
+    caplog.set_level(logging.INFO, logger="newskg.ingest.process.signature_log")
     index = DedupIndex(0.7, settings.dedup_num_perm, settings.dedup_window_days)
     reader = SignatureLog(options, settings.topic_dedup, producer)
     stage = ProcessStage(settings, index, reader)

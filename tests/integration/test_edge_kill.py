@@ -15,9 +15,9 @@ import time
 
 import pytest
 
-from graph.mirror.base import CHUNKS, INTERACTIONS
-from graph.mirror.reconcile import reconcile
-from graph.store.store import GraphStore
+from newskg.graph.mirror.base import CHUNKS, INTERACTIONS
+from newskg.graph.mirror.reconcile import reconcile
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph, open_mirror
 from tests.integration.test_mirror_consistency import assert_mirror_equals_graph
 from tests.support.cli import REPO

@@ -11,15 +11,15 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from core.ids import chunk_id, entity_id, interaction_id, source_id
-from core.records import Chunk, Entity, Interaction
-from core.spikes import SpikeRule, detect
-from core.timeaxes import day_iso, end_of_day_ms
-from graph.store import explore
-from graph.store.asof import AsOf
-from graph.store.store import GraphStore
+from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.spikes import SpikeRule, detect
+from newskg.core.timeaxes import day_iso, end_of_day_ms
+from newskg.graph.store import explore
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.store import GraphStore
+from newskg.qa.explore import ConsoleLimits, explore_router
 from newskg.wiring import open_graph
-from qa.explore import ConsoleLimits, explore_router
 
 pytestmark = pytest.mark.integration
 

@@ -30,11 +30,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from core.timeaxes import day_from_key, day_iso, day_key
+from newskg.core.timeaxes import day_from_key, day_iso, day_key
 from newskg.pipeline import qa_service
+from newskg.qa.api import create_app
 from newskg.services.process import free_port
 from newskg.wiring import Wiring
-from qa.api import create_app
 from tests.support.cli import REPO
 from tests.support.synthetic import synthetic_world
 

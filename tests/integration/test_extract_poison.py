@@ -4,9 +4,9 @@ committed (a second run reads nothing)."""
 
 import pytest
 
-from core.records import Chunk, DeadLetter
-from graph.store.store import GraphStore
-from ingest.kafka.reader import read_topic
+from newskg.core.records import Chunk, DeadLetter
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.reader import read_topic
 from newskg.pipeline import ensure_topics
 from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import newskg_json

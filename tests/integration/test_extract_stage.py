@@ -3,9 +3,9 @@ idempotent re-writes, crash before commit, near-duplicates linked to every artic
 
 import pytest
 
-from core.llm.cache import LLMCache
-from graph.store.store import GraphStore
-from ingest.kafka.reader import read_topic
+from newskg.core.llm.cache import LLMCache
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.reader import read_topic
 from newskg.pipeline import build_runners, extract_stage
 from newskg.wiring import Wiring, kafka_options, llm_base_url, open_graph
 from tests.support.articles import STORY, write_jsonl
@@ -171,8 +171,8 @@ def test_the_mirror_holds_the_models_vectors_when_remembered(isolated, tmp_path)
     again."""
     import numpy as np
 
-    from graph.mirror.embed_cache import CachingEmbedder
-    from graph.mirror.qdrant import CHUNKS, INTERACTIONS
+    from newskg.graph.mirror.embed_cache import CachingEmbedder
+    from newskg.graph.mirror.qdrant import CHUNKS, INTERACTIONS
 
     settings, names = isolated.settings, isolated.topics
     feed = write_jsonl(

@@ -7,11 +7,11 @@ import shutil
 
 import pytest
 
-from core.timeaxes import day_key, end_of_day_ms
-from evaluation.fanoutqa.docs import docs_settings
-from evaluation.fanoutqa.generate import load_generated, reproduce
-from evaluation.fanoutqa.records import GraphEvidence
-from graph.store.store import GraphStore
+from newskg.core.timeaxes import day_key, end_of_day_ms
+from newskg.evaluation.fanoutqa.docs import docs_settings
+from newskg.evaluation.fanoutqa.generate import load_generated, reproduce
+from newskg.evaluation.fanoutqa.records import GraphEvidence
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.cli import REPO, newskg_json
 from tests.support.synthetic import synthetic_world

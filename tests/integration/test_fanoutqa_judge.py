@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from evaluation.fanoutqa.dataset import load_dev
+from newskg.evaluation.fanoutqa.dataset import load_dev
 from tests.support.cli import newskg_json
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]

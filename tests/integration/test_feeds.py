@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from core.records import Chunk, DeadLetter, RawArticle, decode_any
-from ingest.kafka.reader import read_topic
+from newskg.core.records import Chunk, DeadLetter, RawArticle, decode_any
 from newskg.feeds import parse_every, poll_once, schedule_feed, scheduler
+from newskg.ingest.kafka.reader import read_topic
 from newskg.wiring import kafka_bootstrap, kafka_options
 from tests.support.cli import newskg, newskg_json
 
@@ -286,7 +286,7 @@ def test_private_targets_are_refused_without_allow_private(two_hosts, feed_setti
     assert report.status == "error" and "refused_target" in report.errors[0] and report.sent == 0
     assert feed.requests == []  # refused before any request, robots.txt included
 
-    from ingest.sources.http import FetchRefused, PoliteFetcher
+    from newskg.ingest.sources.http import FetchRefused, PoliteFetcher
 
     fetcher = PoliteFetcher("test", 5, 0, 100_000, allow_private=False)
     with pytest.raises(FetchRefused) as refused:

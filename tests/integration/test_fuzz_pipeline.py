@@ -7,12 +7,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from core.records import DeadLetter, RawArticle
-from ingest.kafka.producer import RecordProducer
-from ingest.kafka.reader import read_topic
-from ingest.process.article import raw_article_id
-from ingest.process.dedup import DedupIndex
-from ingest.process.stage import ProcessStage
+from newskg.core.records import DeadLetter, RawArticle
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.reader import read_topic
+from newskg.ingest.process.article import raw_article_id
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.stage import ProcessStage
 from newskg.pipeline import ensure_topics
 from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import newskg_json

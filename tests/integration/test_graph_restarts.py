@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from graph.store.store import GraphStore
+from newskg.graph.store.store import GraphStore
 from newskg.services.manager import ServiceManager
 from newskg.wiring import open_graph
 from tests.support.cli import LocalStack

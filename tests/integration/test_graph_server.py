@@ -3,7 +3,7 @@ driver's Bolt smoke test."""
 
 import pytest
 
-from graph.connection import BoltConnection, connect_graph
+from newskg.graph.connection import BoltConnection, connect_graph
 from newskg.services.manager import ServiceManager
 from newskg.wiring import graph_uri, open_graph
 from tests.support.cli import LocalStack

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from core.ids import source_id
-from core.records import ChunkSighting
-from core.timeaxes import end_of_day_ms
-from graph.browser import saved_queries
-from graph.connection import connect_graph
-from graph.mirror.base import CHUNKS, INTERACTIONS
-from graph.mirror.reconcile import reconcile
-from graph.store.store import GraphStore
+from newskg.core.ids import source_id
+from newskg.core.records import ChunkSighting
+from newskg.core.timeaxes import end_of_day_ms
+from newskg.graph.browser import saved_queries
+from newskg.graph.connection import connect_graph
+from newskg.graph.mirror.base import CHUNKS, INTERACTIONS
+from newskg.graph.mirror.reconcile import reconcile
+from newskg.graph.store.store import GraphStore
 from newskg.services.state import ServiceState
 from newskg.wiring import open_graph
 from tests.support.cli import LocalStack, newskg, newskg_json

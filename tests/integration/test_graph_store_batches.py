@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import redis
 
-from graph.store.store import GraphStore
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.batch_scenario import SHARED_TEXT, scenario_batches
 from tests.support.graph_dump import graph_dump

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from core.records import Chunk, ChunkSighting, decode_any
-from graph.store.store import GraphStore
-from ingest.kafka.membership import host_instance
-from ingest.kafka.reader import read_topic
+from newskg.core.records import Chunk, ChunkSighting, decode_any
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.membership import host_instance
+from newskg.ingest.kafka.reader import read_topic
 from newskg.wiring import kafka_bootstrap, kafka_options, open_graph
 from tests.support.cli import newskg, newskg_json
 from tests.support.isolation import Isolated, Isolation

@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from core.records import Chunk, ChunkSighting, DeadLetter, RawArticle, decode_any
-from core.settings import Settings
-from ingest.kafka.producer import RecordProducer
-from ingest.kafka.reader import read_topic
-from ingest.process.article import raw_article_id
+from newskg.core.records import Chunk, ChunkSighting, DeadLetter, RawArticle, decode_any
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.reader import read_topic
+from newskg.ingest.process.article import raw_article_id
 from newskg.wiring import Wiring, kafka_options
 from tests.support.articles import NEWS_HTML as FIXTURES
 from tests.support.articles import STORY

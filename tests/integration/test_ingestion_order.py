@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.consumer import GroupConsumer
-from ingest.kafka.ingestion_order import IngestionOrder, Peeker, ingestion_key
-from ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.consumer import GroupConsumer
+from newskg.ingest.kafka.ingestion_order import IngestionOrder, Peeker, ingestion_key
+from newskg.ingest.kafka.producer import RecordProducer
 from newskg.wiring import kafka_options
 
 pytestmark = pytest.mark.integration

@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from newskg.pipeline import qa_service
+from newskg.qa.api import create_app
 from newskg.wiring import Wiring, open_graph
-from qa.api import create_app
 from tests.support.articles import STORIES, ingest_stories
 from tests.support.cli import newskg_json
 

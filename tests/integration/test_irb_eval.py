@@ -12,14 +12,14 @@ from typing import NamedTuple
 
 import pytest
 
-from core.timeaxes import day_key
-from evaluation.irb.answer import Prediction, grade_deterministic
-from evaluation.irb.generate import load
-from evaluation.irb.records import IRBQuestion
-from evaluation.irb.report import IRBSummary
-from evaluation.irb.retrieval import Passage, load_passages, ndcg_at_k
-from graph.store.asof import AsOf
-from graph.store.store import GraphStore
+from newskg.core.timeaxes import day_key
+from newskg.evaluation.irb.answer import Prediction, grade_deterministic
+from newskg.evaluation.irb.generate import load
+from newskg.evaluation.irb.records import IRBQuestion
+from newskg.evaluation.irb.report import IRBSummary
+from newskg.evaluation.irb.retrieval import Passage, load_passages, ndcg_at_k
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.cli import newskg, newskg_json
 from tests.support.synthetic import SyntheticWorld, synthetic_world

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from core.timeaxes import day_key, end_of_day_ms
-from evaluation.irb import rules
-from evaluation.irb.generate import Checker, answer_holds, load, premise_holds
-from graph.store.asof import AsOf
-from graph.store.rows import row_of
-from graph.store.store import GraphStore
+from newskg.core.timeaxes import day_key, end_of_day_ms
+from newskg.evaluation.irb import rules
+from newskg.evaluation.irb.generate import Checker, answer_holds, load, premise_holds
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.rows import row_of
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.cli import newskg, newskg_json
 from tests.support.synthetic import synthetic_world

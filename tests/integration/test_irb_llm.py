@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 
 from bench.irb import LAST_DAY, load
-from evaluation.irb.answer import Answerer, Grader
-from evaluation.irb.generate import Checker, answer_holds, generate, leaks, premise_holds, question_id
-from evaluation.irb.prompts import grade
-from evaluation.irb.report import summarise
-from evaluation.irb.retrieval import Rankers, load_passages
-from evaluation.irb.run import evaluate
-from graph.store.asof import AsOf
+from newskg.evaluation.irb.answer import Answerer, Grader
+from newskg.evaluation.irb.generate import Checker, answer_holds, generate, leaks, premise_holds, question_id
+from newskg.evaluation.irb.prompts import grade
+from newskg.evaluation.irb.report import summarise
+from newskg.evaluation.irb.retrieval import Rankers, load_passages
+from newskg.evaluation.irb.run import evaluate
+from newskg.graph.store.asof import AsOf
 from newskg.wiring import Wiring
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]

@@ -5,7 +5,7 @@ in a group (which noida-db never expires)."""
 import pytest
 from kafka import KafkaAdminClient
 
-from graph.store.store import GraphStore
+from newskg.graph.store.store import GraphStore
 from newskg.pipeline import ensure_topics, group_consumer
 from newskg.wiring import Wiring, kafka_options, open_graph, open_qdrant
 from tests.support.isolation import Isolation

@@ -5,9 +5,9 @@ import time
 import pytest
 from kafka import TopicPartition
 
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.consumer import GroupConsumer
-from ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.consumer import GroupConsumer
+from newskg.ingest.kafka.producer import RecordProducer
 from newskg.wiring import kafka_options
 
 pytestmark = pytest.mark.integration

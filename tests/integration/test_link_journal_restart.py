@@ -10,10 +10,10 @@ from dataclasses import asdict
 
 import pytest
 
-from core.records import Chunk
-from extract.stage import ExtractStage
-from graph.mirror.qdrant import CHUNKS
-from graph.store.export import export_jsonl
+from newskg.core.records import Chunk
+from newskg.extract.stage import ExtractStage
+from newskg.graph.mirror.qdrant import CHUNKS
+from newskg.graph.store.export import export_jsonl
 from newskg.pipeline import extract_stage
 from newskg.wiring import Wiring
 from tests.support.fuzz import consumer_record
@@ -69,8 +69,8 @@ def test_review_finding_a_chunk_counted_before_a_sigkill_is_not_counted_again_by
     before the recount (mentions written, counts not) is repaired by recounting first."""
     from types import SimpleNamespace
 
-    from core.records import Entity
-    from graph.store.mentions import daily_counts
+    from newskg.core.records import Entity
+    from newskg.graph.store.mentions import daily_counts
     from tests.support.records import dated_chunk
 
     day = 20230503
@@ -110,8 +110,8 @@ def test_review_finding_wall_clock_values_are_kept_out_of_what_is_exported_or_co
     """review finding: "Wall-clock values are stored in graph nodes (`M2Failed.at`, `Linking.order`): keep them
     out of anything exported or compared." Two graphs written with the same records at other clock times: their
     dumps (tests/support/graph_dump.py) are equal, and `graph export` holds no wall-clock property."""
-    from graph.store.journals import JournalRow
-    from graph.store.schema import WALL_CLOCK
+    from newskg.graph.store.journals import JournalRow
+    from newskg.graph.store.schema import WALL_CLOCK
     from tests.support.graph_dump import graph_dump
 
     chunks = linking_stream()[:2]

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 import pytest
 import redis.exceptions
 
-from core.llm.cache import LLMCache
-from graph.store.store import GraphStore
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.reader import read_topic
+from newskg.core.llm.cache import LLMCache
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.reader import read_topic
 from newskg.pipeline import ensure_topics
 from newskg.wiring import graph_uri, kafka_bootstrap, kafka_options, llm_base_url, open_graph
 from tests.support.cli import newskg_json

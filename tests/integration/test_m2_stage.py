@@ -13,14 +13,14 @@ import time
 import httpx
 import pytest
 
-from core.records import DeadLetter
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.stage import ExtractOptions, ExtractStage
-from graph.store.store import GraphStore
-from ingest.kafka.reader import read_topic
-from ingest.kafka.stage import run_stages
+from newskg.core.records import DeadLetter
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.stage import ExtractOptions, ExtractStage
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.reader import read_topic
+from newskg.ingest.kafka.stage import run_stages
 from newskg.pipeline import ensure_topics, group_consumer
 from newskg.wiring import Wiring, kafka_options, open_graph
 from tests.support.cli import newskg_json
@@ -117,7 +117,7 @@ def run_in_background(runner, until):
 
 
 def m2_runner(wiring: Wiring, names, model: PairModel, **options):
-    from extract.stage import ExtractRunner  # the runner that gives the stage its clock
+    from newskg.extract.stage import ExtractRunner  # the runner that gives the stage its clock
 
     stage = m2_stage(wiring.settings, model, k=3, m2_max_wait_s=1.0, chunks_topic=names["chunks"], **options)
     # Joined as the real stage joins (a static member of the extract group, this test's own group).

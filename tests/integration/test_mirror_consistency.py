@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from core.records import Chunk, Interaction
-from graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS, VectorMirror
-from graph.mirror.reconcile import reconcile
-from graph.mirror.sync import mirror_from_graph
-from graph.store.store import GraphStore
-from graph.store.times import graph_times
+from newskg.core.records import Chunk, Interaction
+from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, TIME_FIELDS, VectorMirror
+from newskg.graph.mirror.reconcile import reconcile
+from newskg.graph.mirror.sync import mirror_from_graph
+from newskg.graph.store.store import GraphStore
+from newskg.graph.store.times import graph_times
 from newskg.wiring import new_mirror, open_graph
 from tests.support.articles import write_jsonl
 from tests.support.cli import newskg_json

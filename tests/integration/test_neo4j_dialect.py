@@ -24,21 +24,21 @@ from bench.determinism import SNAPSHOT_ENTITIES, SNAPSHOT_INTERACTIONS, SNAPSHOT
 from bench.qa import BULK_INTERACTIONS, SCAN, bulk_row
 from bench.replay import ALL_CHUNKS, ALL_FACTS
 from bench.synthetic import interaction_between
-from core.records import Entity
-from core.timeaxes import end_of_day_ms
-from evaluation.fanoutqa.generate import generate as fanout_generate
-from evaluation.fanoutqa.generate import reproduce, source_params
-from evaluation.irb.generate import Checker
-from evaluation.irb.generate import generate as irb_generate
-from graph.browser import saved_queries
-from graph.connection.base import DELETE_ALL
-from graph.store import explore, journals, mentions, questions, reads
-from graph.store.asof import AsOf
-from graph.store.export import export_jsonl
-from graph.store.reader import COUNTS_LABELS
-from graph.store.schema import neo4j_ddl
-from graph.store.store import GraphStore
-from graph.store.times import graph_times
+from newskg.core.records import Entity
+from newskg.core.timeaxes import end_of_day_ms
+from newskg.evaluation.fanoutqa.generate import generate as fanout_generate
+from newskg.evaluation.fanoutqa.generate import reproduce, source_params
+from newskg.evaluation.irb.generate import Checker
+from newskg.evaluation.irb.generate import generate as irb_generate
+from newskg.graph.browser import saved_queries
+from newskg.graph.connection.base import DELETE_ALL
+from newskg.graph.store import explore, journals, mentions, questions, reads
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.export import export_jsonl
+from newskg.graph.store.reader import COUNTS_LABELS
+from newskg.graph.store.schema import neo4j_ddl
+from newskg.graph.store.store import GraphStore
+from newskg.graph.store.times import graph_times
 from newskg.wiring import open_graph
 from tests.support.cypher_lint import ToLint, failures, lint
 from tests.support.cypher_registry import for_neo4j, statements

@@ -6,7 +6,7 @@ not the quality of the grades."""
 
 import pytest
 
-from evaluation.neon.judges import ATTRIBUTES, EvidenceItem, Judge, aggregate
+from newskg.evaluation.neon.judges import ATTRIBUTES, EvidenceItem, Judge, aggregate
 from newskg.wiring import Wiring
 
 pytestmark = [pytest.mark.integration, pytest.mark.llm]

@@ -10,10 +10,10 @@ import json
 
 import pytest
 
-from core.timeaxes import end_of_day_ms
-from graph.store.store import GraphStore
+from newskg.core.timeaxes import end_of_day_ms
+from newskg.graph.store.store import GraphStore
+from newskg.qa.explore import read_neon_spikes
 from newskg.wiring import open_graph, open_mirror
-from qa.explore import read_neon_spikes
 from tests.support.cli import newskg_json
 from tests.support.isolation import Isolation
 

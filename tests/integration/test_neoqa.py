@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from evaluation.neoqa.dataset import load
-from evaluation.neoqa.records import NewsArticle
-from graph.store.store import GraphStore
+from newskg.evaluation.neoqa.dataset import load
+from newskg.evaluation.neoqa.records import NewsArticle
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.cli import newskg, newskg_json
 from tests.support.isolation import Isolation

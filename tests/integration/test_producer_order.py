@@ -8,10 +8,10 @@ from collections import defaultdict
 
 import pytest
 
-from ingest.kafka import producer as producer_module
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.producer import RecordProducer
-from ingest.kafka.reader import read_topic
+from newskg.ingest.kafka import producer as producer_module
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.reader import read_topic
 from newskg.services.servers import TansuBroker, kafka_healthy
 from newskg.wiring import kafka_options
 

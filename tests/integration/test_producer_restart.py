@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from core.records import DeadLetter, RawArticle, decode_any
-from core.settings import Settings
-from ingest.kafka.admin import TopicAdmin
-from ingest.kafka.client import ConsumerRecord
-from ingest.kafka.reader import read_topic
-from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, kafka_outage
+from newskg.core.records import DeadLetter, RawArticle, decode_any
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.admin import TopicAdmin
+from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.kafka.reader import read_topic
+from newskg.ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, kafka_outage
 from newskg.services.manager import ServiceManager
 from newskg.wiring import Wiring, kafka_options
 

@@ -10,11 +10,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from newskg.pipeline import qa_service
+from newskg.qa.answer import extractive
+from newskg.qa.api import create_app
+from newskg.qa.query import parse_query
 from newskg.services.process import free_port
 from newskg.wiring import Wiring
-from qa.answer import extractive
-from qa.api import create_app
-from qa.query import parse_query
 from tests.support.articles import STORIES, ingest_stories
 from tests.support.cli import newskg_json
 from tests.support.isolation import Isolation

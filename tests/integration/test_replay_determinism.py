@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.ids import entity_id
-from core.records import Entity
-from extract.openie.targets import GraphMentionStats
-from graph.store.mentions import daily_counts
-from graph.store.store import GraphStore
-from ingest.kafka.reader import read_topic
+from newskg.core.ids import entity_id
+from newskg.core.records import Entity
+from newskg.extract.openie.targets import GraphMentionStats
+from newskg.graph.store.mentions import daily_counts
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
 from newskg.wiring import Wiring, kafka_options, open_graph
 from tests.support.articles import NEWS_HTML as FIXTURES

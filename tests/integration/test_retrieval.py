@@ -12,18 +12,18 @@ from dataclasses import replace
 
 import pytest
 
-from core.ids import chunk_id, entity_id, interaction_id, source_id
-from core.records import Chunk, Entity, Interaction, Variant
-from core.timeaxes import day_iso, end_of_day_ms
-from graph.mirror.base import INTERACTIONS, AsOfFilter
-from graph.mirror.embed import Embedder
-from graph.store.store import GraphStore
+from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
+from newskg.core.records import Chunk, Entity, Interaction, Variant
+from newskg.core.timeaxes import day_iso, end_of_day_ms
+from newskg.graph.mirror.base import INTERACTIONS, AsOfFilter
+from newskg.graph.mirror.embed import Embedder
+from newskg.graph.store.store import GraphStore
+from newskg.qa.answer import extractive
+from newskg.qa.query import parse_query
+from newskg.qa.retrieve import CHUNK_K, METHOD_K, TUPLE_K, Retriever
+from newskg.qa.service import QAService
+from newskg.qa.similarity import QueryTexts, query_vector
 from newskg.wiring import open_graph, open_mirror
-from qa.answer import extractive
-from qa.query import parse_query
-from qa.retrieve import CHUNK_K, METHOD_K, TUPLE_K, Retriever
-from qa.service import QAService
-from qa.similarity import QueryTexts, query_vector
 from tests.support.graph_world import MIRROR_ENGINES
 from tests.support.isolation import Isolation
 

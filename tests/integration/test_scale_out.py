@@ -24,13 +24,13 @@ import pytest
 from kafka.partitioner.default import murmur2
 
 from bench.determinism import compare, snapshot
-from core.ids import article_id
-from core.records import Chunk, ChunkSighting, LinkingEntry, RawArticle, decode_any
-from core.timeaxes import iso, utc_now
-from graph.store import journals
-from graph.store.store import GraphStore
-from ingest.kafka.producer import RecordProducer
-from ingest.kafka.reader import read_topic
+from newskg.core.ids import article_id
+from newskg.core.records import Chunk, ChunkSighting, LinkingEntry, RawArticle, decode_any
+from newskg.core.timeaxes import iso, utc_now
+from newskg.graph.store import journals
+from newskg.graph.store.store import GraphStore
+from newskg.ingest.kafka.producer import RecordProducer
+from newskg.ingest.kafka.reader import read_topic
 from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import newskg, newskg_json
 from tests.support.groups import held_partitions, lag_by_partition

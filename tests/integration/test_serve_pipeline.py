@@ -14,8 +14,8 @@ import time
 import httpx
 import pytest
 
-from core.settings import Settings
-from graph.store.store import GraphStore
+from newskg.core.settings import Settings
+from newskg.graph.store.store import GraphStore
 from newskg.services.process import free_port
 from newskg.wiring import open_graph
 from tests.support.articles import STORIES, ingest_stories

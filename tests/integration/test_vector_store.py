@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.settings import Settings
-from graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, Payload, VectorMirror
-from graph.mirror.edge import EdgeMirror
+from newskg.core.settings import Settings
+from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, Payload, VectorMirror
+from newskg.graph.mirror.edge import EdgeMirror
 from newskg.wiring import NotConfigured, new_mirror, open_mirror
 from tests.support.cli import REPO
 from tests.support.graph_world import MIRROR_ENGINES
@@ -171,7 +171,7 @@ def test_the_mirror_persists_and_one_process_opens_its_folder(engine: str, tmp_p
 OPEN_IN_ANOTHER_PROCESS = """
 import sys
 from pathlib import Path
-from core.settings import Settings
+from newskg.core.settings import Settings
 from newskg.wiring import NotConfigured, open_mirror
 from tests.integration.test_vector_store import HashEmbedder
 try:

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
-from core.ids import chunk_id, source_id
-from core.records import Chunk
+from newskg.core.ids import chunk_id, source_id
+from newskg.core.records import Chunk
 
 STOPS, VANISHES, FEEDS, GOOD = "stops", "vanishes", "feeds", "good"
 DAY = "2024-03-05"

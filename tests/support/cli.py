@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.settings import Settings
+from newskg.core.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]
 

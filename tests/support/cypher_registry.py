@@ -20,14 +20,14 @@ Scope = Literal["both", "neo4j", "falkordb"]
 
 # Modules whose constants are Cypher (bench/graph.py writes through GraphStore and holds none).
 CYPHER_MODULES = (
-    "graph.connection.base",
-    "graph.store.writes",
-    "graph.store.m2",
-    "graph.store.mentions",
-    "graph.store.journals",
-    "graph.store.reads",
-    "graph.store.explore",
-    "graph.store.questions",
+    "newskg.graph.connection.base",
+    "newskg.graph.store.writes",
+    "newskg.graph.store.m2",
+    "newskg.graph.store.mentions",
+    "newskg.graph.store.journals",
+    "newskg.graph.store.reads",
+    "newskg.graph.store.explore",
+    "newskg.graph.store.questions",
     "bench.qa",
     "bench.determinism",
     "bench.replay",
@@ -35,17 +35,17 @@ CYPHER_MODULES = (
 # Files with Cypher text that is not a module constant of CYPHER_MODULES: they send the constants of those
 # modules, or hold the dialect layer and the Browser files (registered below by their own functions).
 CYPHER_USERS = (
-    "graph/store/writer.py",
-    "graph/store/schema.py",
-    "graph/connection/bolt.py",
+    "newskg/graph/store/writer.py",
+    "newskg/graph/store/schema.py",
+    "newskg/graph/connection/bolt.py",
 )
 # Parts of statements, not statements: each is registered inside the statements built from it.
 FRAGMENTS = {
-    "graph.store.reads.ENTITY_VISIBLE",
-    "graph.store.explore.ENTITY_VISIBLE",  # the same fragment, imported from reads
-    "graph.store.reads.ENTITY_ALIASES",
-    "graph.store.explore.ENTITY_ALIASES",  # the same fragment, imported from reads
-    "graph.store.reads.IDS_PAGE",  # a template: ids_page(label) expands it
+    "newskg.graph.store.reads.ENTITY_VISIBLE",
+    "newskg.graph.store.explore.ENTITY_VISIBLE",  # the same fragment, imported from reads
+    "newskg.graph.store.reads.ENTITY_ALIASES",
+    "newskg.graph.store.explore.ENTITY_ALIASES",  # the same fragment, imported from reads
+    "newskg.graph.store.reads.IDS_PAGE",  # a template: ids_page(label) expands it
 }
 
 CLAUSE = re.compile(r"^\s*(OPTIONAL MATCH|MATCH|MERGE|UNWIND|CREATE|WITH|RETURN|CALL)\b")
@@ -85,40 +85,42 @@ def _constants() -> Iterator[Statement]:
 
 
 # Dict constants of reads.py that are parts of the export statements, expanded by their builders below.
-_BUILT = {"graph.store.reads.EXPORT_NODE_AS_OF", "graph.store.reads.EXPORT_REL_AS_OF"}
+_BUILT = {"newskg.graph.store.reads.EXPORT_NODE_AS_OF", "newskg.graph.store.reads.EXPORT_REL_AS_OF"}
 
 
 def _built() -> Iterator[Statement]:
     """The statements reads.py builds per label or relationship, for every label and relationship the store and
     the export pass."""
-    from graph.store import reads
-    from graph.store.export import NODE_LABELS, RELATIONSHIPS
-    from graph.store.reader import COUNTS_LABELS
+    from newskg.graph.store import reads
+    from newskg.graph.store.export import NODE_LABELS, RELATIONSHIPS
+    from newskg.graph.store.reader import COUNTS_LABELS
 
     for label in COUNTS_LABELS:
-        yield Statement(f"graph.store.reads.ids_page({label!r})", reads.ids_page(label))
+        yield Statement(f"newskg.graph.store.reads.ids_page({label!r})", reads.ids_page(label))
     for label in NODE_LABELS:
         for as_of in (False, True):
             yield Statement(
-                f"graph.store.reads.export_node_query({label!r}, {as_of})", reads.export_node_query(label, as_of)
+                f"newskg.graph.store.reads.export_node_query({label!r}, {as_of})", reads.export_node_query(label, as_of)
             )
     for rel in RELATIONSHIPS:
         for as_of in (False, True):
-            yield Statement(f"graph.store.reads.export_rel_query({rel!r}, {as_of})", reads.export_rel_query(rel, as_of))
+            yield Statement(
+                f"newskg.graph.store.reads.export_rel_query({rel!r}, {as_of})", reads.export_rel_query(rel, as_of)
+            )
 
 
 def _ddl() -> Iterator[Statement]:
-    from graph.store.schema import FALKORDB_CONSTRAINTS, falkordb_ddl, neo4j_ddl
+    from newskg.graph.store.schema import FALKORDB_CONSTRAINTS, falkordb_ddl, neo4j_ddl
 
     for i, query in enumerate(neo4j_ddl()):
-        yield Statement(f"graph.store.schema.neo4j_ddl()[{i}]", query, "neo4j")
+        yield Statement(f"newskg.graph.store.schema.neo4j_ddl()[{i}]", query, "neo4j")
     for i, query in enumerate(falkordb_ddl()):
-        yield Statement(f"graph.store.schema.falkordb_ddl()[{i}]", query, "falkordb")
-    yield Statement("graph.store.schema.FALKORDB_CONSTRAINTS", FALKORDB_CONSTRAINTS, "falkordb")
+        yield Statement(f"newskg.graph.store.schema.falkordb_ddl()[{i}]", query, "falkordb")
+    yield Statement("newskg.graph.store.schema.FALKORDB_CONSTRAINTS", FALKORDB_CONSTRAINTS, "falkordb")
 
 
 def _browser() -> Iterator[Statement]:
-    from graph.browser import saved_queries
+    from newskg.graph.browser import saved_queries
 
     for name, (query, _params) in saved_queries().items():
         yield Statement(f"graph/browser/queries.cypher:{name}", query)

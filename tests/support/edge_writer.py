@@ -11,10 +11,10 @@ import sys
 
 import numpy as np
 
-from core.records import Chunk, Interaction
-from core.settings import Settings
-from graph.mirror.sync import mirror_from_graph
-from graph.store.store import GraphStore
+from newskg.core.records import Chunk, Interaction
+from newskg.core.settings import Settings
+from newskg.graph.mirror.sync import mirror_from_graph
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph, open_mirror
 from tests.support.records import CHOUPETTE, DOJA, ENTITIES, doja_and_choupette
 from tests.support.records import dated_chunk as chunk

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.ids import source_id
-from core.records import Chunk, ChunkSighting, Entity, Interaction
-from extract.entities.journal import ArticleMemory, IndexOp, LinkJournal, journal_id
-from graph.store.journals import JournalRow
+from newskg.core.ids import source_id
+from newskg.core.records import Chunk, ChunkSighting, Entity, Interaction
+from newskg.extract.entities.journal import ArticleMemory, IndexOp, LinkJournal, journal_id
+from newskg.graph.store.journals import JournalRow
 from tests.support.records import CHOUPETTE, DOJA, ENTITIES, dated_chunk, doja_and_choupette
 
 ADOPTED = dated_chunk("Doja Cat adopted Choupette on May 1.", 20230501)

@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from core.records import RECORD_TYPES, RawArticle
-from ingest.kafka.client import ConsumerRecord
+from newskg.core.records import RECORD_TYPES, RawArticle
+from newskg.ingest.kafka.client import ConsumerRecord
 
 # README "Dead letters": the codes the process and extract stages give bad input.
 REASONS = {

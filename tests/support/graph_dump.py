@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from graph.connection import GraphConnection
-from graph.store.schema import without_wall_clock
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store.schema import without_wall_clock
 
 NODES = "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props"
 RELATIONSHIPS = (

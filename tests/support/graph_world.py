@@ -7,9 +7,9 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from graph.mirror.base import VectorMirror
-from graph.mirror.embed import Embedder
-from graph.store.store import GraphStore
+from newskg.graph.mirror.base import VectorMirror
+from newskg.graph.mirror.embed import Embedder
+from newskg.graph.store.store import GraphStore
 from newskg.wiring import new_mirror, open_graph
 from tests.support.isolation import Isolated
 

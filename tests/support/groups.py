@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from core.settings import Settings
-from ingest.kafka import client
+from newskg.core.settings import Settings
+from newskg.ingest.kafka import client
 from newskg.wiring import kafka_options
 
 

@@ -22,9 +22,9 @@ from typing import Any
 
 from kafka import KafkaAdminClient
 
-from core.settings import Settings
-from graph.connection.falkor import FalkorConnection
-from ingest.kafka.consumer import remove_static_members
+from newskg.core.settings import Settings
+from newskg.graph.connection.falkor import FalkorConnection
+from newskg.ingest.kafka.consumer import remove_static_members
 from newskg.wiring import kafka_options, open_graph
 from tests.support.cli import LocalStack
 

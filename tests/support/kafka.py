@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from core.records import Chunk
-from core.settings import Settings
-from ingest.kafka.producer import RecordProducer
+from newskg.core.records import Chunk
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.producer import RecordProducer
 from newskg.wiring import kafka_options
 
 

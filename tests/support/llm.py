@@ -10,8 +10,8 @@ from typing import Any
 
 import httpx
 
-from core.llm.cache import LLMCache
-from core.llm.client import LLMClient
+from newskg.core.llm.cache import LLMCache
+from newskg.core.llm.client import LLMClient
 
 
 def chat_completion(content: str, model: str = "scripted", prompt_tokens: int = 100) -> httpx.Response:

@@ -10,7 +10,7 @@ import contextlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
-from graph.connection.base import GraphConnection, Params, Row, Statement
+from newskg.graph.connection.base import GraphConnection, Params, Row, Statement
 
 
 @dataclass(frozen=True)

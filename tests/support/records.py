@@ -3,9 +3,9 @@ directly, and texts known to trip the extractor."""
 
 from __future__ import annotations
 
-from core.ids import chunk_id, entity_id, interaction_id, source_id
-from core.records import Chunk, Entity, Interaction
-from core.timeaxes import day_key, end_of_day_ms, epoch_ms, iso, parse_instant
+from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
+from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.timeaxes import day_key, end_of_day_ms, epoch_ms, iso, parse_instant
 
 DOJA, CHOUPETTE = entity_id("Doja Cat", "PERSON"), entity_id("Choupette", "PERSON")
 ENTITIES = [

@@ -9,7 +9,7 @@ from typing import cast
 
 import neo4j
 
-from graph.connection import BoltConnection
+from newskg.graph.connection import BoltConnection
 
 
 class ScriptedResult:

@@ -8,8 +8,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from core.settings import Settings
-from evaluation.neoqa.records import NewsArticle
+from newskg.core.settings import Settings
+from newskg.evaluation.neoqa.records import NewsArticle
 from tests.support.cli import LocalStack, newskg_json
 from tests.support.isolation import Isolation
 

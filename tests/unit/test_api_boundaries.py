@@ -17,10 +17,10 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from core.settings import Settings
-from qa.api import create_app
-from qa.contract import DATE_PATTERN, PROGRAM_PATTERN, TEXT_PATTERN
-from qa.dates import FIRST_YEAR, LAST_YEAR, find_date
+from newskg.core.settings import Settings
+from newskg.qa.api import create_app
+from newskg.qa.contract import DATE_PATTERN, PROGRAM_PATTERN, TEXT_PATTERN
+from newskg.qa.dates import FIRST_YEAR, LAST_YEAR, find_date
 from tests.support.api_boundaries import Case, cases
 
 EXPLORER_TIMELINE_MAX_DAYS = 730  # qa/explore.py: the timeline's `days` parameter, le=730

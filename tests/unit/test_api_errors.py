@@ -10,8 +10,8 @@ from types import SimpleNamespace
 from fastapi.testclient import TestClient
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from qa.api import create_app
-from qa.contract import DATE_PATTERN
+from newskg.qa.api import create_app
+from newskg.qa.contract import DATE_PATTERN
 
 
 def client(keys: list[str] | None = None, service: object = None) -> TestClient:

@@ -6,9 +6,9 @@ graph in tests/integration/test_retrieval.py and bench/replay.py measures the ra
 
 from __future__ import annotations
 
-from graph.store.rows import TimelineRow
-from qa.retrieve import Retriever
-from qa.similarity import QueryTexts
+from newskg.graph.store.rows import TimelineRow
+from newskg.qa.retrieve import Retriever
+from newskg.qa.similarity import QueryTexts
 
 DAY = 20191119
 NAME = "Julian Assange"

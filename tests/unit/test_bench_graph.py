@@ -7,7 +7,7 @@ import os
 import random
 
 from bench.graph import GraphRates, graph_figures, process_cpu_s, provenance_batch, synthetic
-from graph.store.mentions import ingested_day
+from newskg.graph.store.mentions import ingested_day
 
 
 def test_every_row_carries_chunk_article_source_mentions_and_three_time_axes() -> None:

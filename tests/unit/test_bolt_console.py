@@ -12,8 +12,8 @@ import neo4j
 import pytest
 from neo4j.exceptions import Neo4jError
 
-from graph.connection import BoltConnection
-from graph.connection.base import ConsoleRefused
+from newskg.graph.connection import BoltConnection
+from newskg.graph.connection.base import ConsoleRefused
 
 
 class Record:

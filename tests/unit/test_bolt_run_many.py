@@ -12,9 +12,9 @@ import neo4j
 import pytest
 from neo4j.exceptions import TransientError
 
-from graph.store import m2, writes
-from graph.store.mentions import MARK_COUNTED, RECOUNT_ENTITY_DAYS
-from graph.store.store import GraphStore
+from newskg.graph.store import m2, writes
+from newskg.graph.store.mentions import MARK_COUNTED, RECOUNT_ENTITY_DAYS
+from newskg.graph.store.store import GraphStore
 from tests.support.full_batch import PAIR, FullBatch
 from tests.support.scripted_bolt import ScriptedDriver, bolt
 

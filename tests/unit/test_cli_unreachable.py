@@ -5,9 +5,9 @@ import pytest
 import redis.exceptions
 import typer
 
-from core.settings import get_settings
-from ingest.kafka.client import KafkaTimeoutError
 from newskg.cli.app import NewskgTyper
+from newskg.core.settings import get_settings
+from newskg.ingest.kafka.client import KafkaTimeoutError
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from ingest.kafka import client
-from ingest.kafka.client import CommitFailedError, ConsumerRecord, FencedInstanceIdError, OffsetAndMetadata
-from ingest.kafka.consumer import GroupConsumer
-from ingest.kafka.membership import GroupMembershipError
+from newskg.ingest.kafka import client
+from newskg.ingest.kafka.client import CommitFailedError, ConsumerRecord, FencedInstanceIdError, OffsetAndMetadata
+from newskg.ingest.kafka.consumer import GroupConsumer
+from newskg.ingest.kafka.membership import GroupMembershipError
 
 OPTIONS = {"bootstrap_servers": ["127.0.0.1:9"]}
 
@@ -46,7 +46,7 @@ def _records(*offsets: int) -> list[ConsumerRecord]:
 
 def test_a_commit_refused_after_a_rebalance_is_logged_and_not_raised(monkeypatch, caplog):
     consumer, _ = _consumer(monkeypatch, CommitFailedError("IllegalGeneration: the group rebalanced"))
-    with caplog.at_level(logging.WARNING, logger="ingest.kafka.consumer"):
+    with caplog.at_level(logging.WARNING, logger="newskg.ingest.kafka.consumer"):
         assert consumer.commit(_records(7, 8)) is False
     assert "commit failed for group g-extract (records will be re-delivered)" in caplog.text
 

@@ -5,10 +5,10 @@ from types import SimpleNamespace
 
 from typer.testing import CliRunner
 
-from core.llm.cache import LLMCache
-from core.llm.client import BudgetExceeded
-from extract.stage import ExtractAck, ExtractStage
-from ingest.kafka.stage import StageOutput, StageRunner
+from newskg.core.llm.cache import LLMCache
+from newskg.core.llm.client import BudgetExceeded
+from newskg.extract.stage import ExtractAck, ExtractStage
+from newskg.ingest.kafka.stage import StageOutput, StageRunner
 from tests.support.fuzz import consumer_record
 from tests.support.llm import Script, scripted_client
 from tests.unit.test_m2_scheduler import NAMES, OBJ, SUBJ, Clock, PairGraph, answer
@@ -26,7 +26,7 @@ def test_review_finding_outcomes_reach_the_ledger_once_the_work_is_settled_and_o
     redelivery". Inside `deferring`, outcomes (cache hits, unparseable answers, counters) wait for `settle`; work
     handled again after an outage opens a new block and the first one is never settled. Spend (calls) is written
     as it happens: it was paid for either way."""
-    from extract.m2_scheduler import M2Scheduler
+    from newskg.extract.m2_scheduler import M2Scheduler
 
     cache_path = tmp_path / "cache.sqlite"
     llm = scripted_client(Script(answer(1)), cache_path=cache_path)
@@ -88,7 +88,7 @@ def test_the_extract_stage_settles_its_batch_outcomes_when_committed():
 
 def test_review_finding_the_budget_spent_with_work_left_exits_3_not_0(monkeypatch):
     """Review finding: "`--max-llm-calls` reached with lag left exits 0; make it a distinct non-zero code"."""
-    import ingest.kafka.stage as stage_module
+    import newskg.ingest.kafka.stage as stage_module
     import newskg.pipeline as pipeline
     from newskg.cli.app import EXIT_BUDGET_SPENT, app
 

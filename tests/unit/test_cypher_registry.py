@@ -8,7 +8,7 @@ import importlib
 import os
 import re
 
-from graph.store.schema import (
+from newskg.graph.store.schema import (
     FULLTEXT_INDEXES,
     MERGE_KEYS,
     RANGE_INDEXES,
@@ -27,11 +27,13 @@ from tests.support.cypher_registry import (
     statements,
 )
 
-PROJECT_DIRS = ("core", "graph", "ingest", "extract", "qa", "evaluation", "newskg", "bench")
+PROJECT_DIRS = ("newskg", "bench")  # every layer is inside newskg (the top-level core/, … are links to it)
 CYPHER_TEXT = re.compile(r"\b(MATCH|MERGE|UNWIND|DETACH DELETE|CREATE INDEX|CREATE CONSTRAINT)\b")
 
 
 def module_path(module: str) -> str:
+    """The repository file of a module: `newskg.graph.store.reads` is newskg/graph/store/reads.py, `bench.qa`
+    bench/qa.py."""
     return module.replace(".", "/") + ".py"
 
 
@@ -54,28 +56,30 @@ def test_every_cypher_constant_is_a_registered_statement_or_a_declared_fragment(
         for name, text in cypher_constants(importlib.import_module(module_name)):
             base = name.split("[")[0]
             if base in FRAGMENTS:
-                assert not is_cypher(text) or base == "graph.store.reads.IDS_PAGE", f"{name} is a whole statement"
+                assert not is_cypher(text) or base == "newskg.graph.store.reads.IDS_PAGE", (
+                    f"{name} is a whole statement"
+                )
                 continue
-            assert name in registered or base.startswith("graph.store.reads.EXPORT_"), name
+            assert name in registered or base.startswith("newskg.graph.store.reads.EXPORT_"), name
 
 
 def test_the_registry_holds_the_statements_of_every_kind():
     names = {s.name for s in statements()}
     assert {
-        "graph.store.writes.ENTITIES",
-        "graph.store.m2.M2_GAVE_UP",
-        "graph.store.mentions.RECOUNT_ENTITY_DAYS",
-        "graph.store.reads.TIMELINE",
-        "graph.store.reads.COUNTS['chunks']",
-        "graph.store.reads.ids_page('Chunk')",
-        "graph.store.reads.export_rel_query('COVERS', True)",
-        "graph.connection.base.DELETE_ALL",
-        "graph.store.questions.PARTNERS_MANY",
-        "graph.store.questions.HUB_CANDIDATES",
+        "newskg.graph.store.writes.ENTITIES",
+        "newskg.graph.store.m2.M2_GAVE_UP",
+        "newskg.graph.store.mentions.RECOUNT_ENTITY_DAYS",
+        "newskg.graph.store.reads.TIMELINE",
+        "newskg.graph.store.reads.COUNTS['chunks']",
+        "newskg.graph.store.reads.ids_page('Chunk')",
+        "newskg.graph.store.reads.export_rel_query('COVERS', True)",
+        "newskg.graph.connection.base.DELETE_ALL",
+        "newskg.graph.store.questions.PARTNERS_MANY",
+        "newskg.graph.store.questions.HUB_CANDIDATES",
         "bench.qa.SCAN",
         "bench.replay.ALL_FACTS",
         "graph/browser/queries.cypher:find_entity",
-        "graph.store.schema.neo4j_ddl()[0]",
+        "newskg.graph.store.schema.neo4j_ddl()[0]",
     } <= names
     assert all(";" not in s.query for s in statements()), "one statement per entry (a ';' would make two)"
 

@@ -2,7 +2,7 @@
 
 import itertools
 
-from ingest.process.dedup import DedupIndex
+from newskg.ingest.process.dedup import DedupIndex
 
 TEXT = (
     "Doja Cat arrived at the Paris show on Thursday night wearing a striking red outfit. The singer then posed "
@@ -118,7 +118,7 @@ def test_entries_without_a_day_are_held_and_no_window_keeps_everything():
 def test_producer_ordering_options_from_the_brokers_api_versions():
     from kafka import KafkaProducer
 
-    from ingest.kafka.producer import ordering_options, supports_idempotence
+    from newskg.ingest.kafka.producer import ordering_options, supports_idempotence
 
     assert supports_idempotence({0: (0, 9), 22: (0, 4)})
     assert not supports_idempotence({0: (0, 9)})  # no InitProducerId: no producer ids

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from spacy.tokens import Span
 
-from core.records import Chunk
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import CONTEXT_WORDS_KEPT, AliasIndex
-from extract.entities.linker import Linker
-from extract.nlp import pipeline
+from newskg.core.records import Chunk
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import CONTEXT_WORDS_KEPT, AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.nlp import pipeline
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 # kept context words; prints everything that could differ.
 SCRIPT = """
 import json
-from extract.entities.alias_index import AliasIndex, CONTEXT_WORDS_KEPT
+from newskg.extract.entities.alias_index import AliasIndex, CONTEXT_WORDS_KEPT
 index = AliasIndex()
 words = [f"word{n:04d}" for n in range(CONTEXT_WORDS_KEPT * 3)]
 for start in range(0, len(words), 50):

@@ -9,9 +9,9 @@ import threading
 import pytest
 from qdrant_client import QdrantClient
 
-from core.ids import point_uuid
-from graph.mirror.embed_cache import CachingEmbedder
-from graph.mirror.qdrant import CHUNKS, INTERACTIONS, QdrantClientMirror
+from newskg.core.ids import point_uuid
+from newskg.graph.mirror.embed_cache import CachingEmbedder
+from newskg.graph.mirror.qdrant import CHUNKS, INTERACTIONS, QdrantClientMirror
 from tests.support.records import dated_chunk as chunk
 from tests.support.records import doja_and_choupette
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.settings import Settings
-from graph.mirror import minilm_onnx
-from graph.mirror.embed import MiniLMEmbedder
-from graph.mirror.minilm_onnx import OnnxMiniLMEmbedder, ensure_exported, length_batches
+from newskg.core.settings import Settings
+from newskg.graph.mirror import minilm_onnx
+from newskg.graph.mirror.embed import MiniLMEmbedder
+from newskg.graph.mirror.minilm_onnx import OnnxMiniLMEmbedder, ensure_exported, length_batches
 
 LONG = " ".join(
     f"Paragraph {i}: the central bank raised its benchmark rate by half a point on Tuesday, citing inflation."
@@ -134,7 +134,7 @@ def test_the_onnx_backend_is_the_default_and_torch_stays_selectable(tmp_path: Pa
 def test_the_embedding_cache_hands_out_the_models_vectors(onnx_embedder: OnnxMiniLMEmbedder):
     """What the stage's cache returns (remembered from another batch) is what the model gives for the same texts:
     equal up to the float rounding a different batch composition brings."""
-    from graph.mirror.embed_cache import CachingEmbedder
+    from newskg.graph.mirror.embed_cache import CachingEmbedder
 
     cached = CachingEmbedder(onnx_embedder, size=100)
     cached.embed(SENTENCES[:5])

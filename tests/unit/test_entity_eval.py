@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.entities.gold import GoldDocument, GoldError, GoldMention, load_gold, split_documents
-from evaluation.entities.run import BASELINE, DEFAULTS, NO_RULES, configurations, evaluate, paragraphs
-from evaluation.entities.scoring import DocumentPrediction, Predicted, core_span, score
-from extract.entities.rules import EntityRules
-from extract.entities.types import ENTITY_TYPES
+from newskg.evaluation.entities.gold import GoldDocument, GoldError, GoldMention, load_gold, split_documents
+from newskg.evaluation.entities.run import BASELINE, DEFAULTS, NO_RULES, configurations, evaluate, paragraphs
+from newskg.evaluation.entities.scoring import DocumentPrediction, Predicted, core_span, score
+from newskg.extract.entities.rules import EntityRules
+from newskg.extract.entities.types import ENTITY_TYPES
 from tests.support.cli import newskg
 
 GOLD = Path(__file__).resolve().parents[1] / "fixtures" / "entities" / "gold.jsonl"
@@ -202,7 +202,7 @@ def test_eval_entities_command_refuses_a_bad_gold_file(tmp_path):
 
 
 def test_the_builder_takes_longest_surfaces_first_and_refuses_a_surface_not_in_the_text():
-    from evaluation.entities.annotate import find_mentions
+    from newskg.evaluation.entities.annotate import find_mentions
 
     text = "Jared Leto and Leto, not Letokov."
     rows = [("Leto", "PERSON", "Jared Leto"), ("Jared Leto", "PERSON", "Jared Leto")]
@@ -215,7 +215,7 @@ def test_the_builder_takes_longest_surfaces_first_and_refuses_a_surface_not_in_t
 
 
 def test_long_bodies_are_cut_at_a_line_break_before_2500_characters():
-    from evaluation.entities.annotate import MAX_CHARS, cut
+    from newskg.evaluation.entities.annotate import MAX_CHARS, cut
 
     body = ("A sentence of news. " * 50 + "\n") * 5
     text = cut(body)

@@ -5,10 +5,10 @@ from dataclasses import replace
 
 import pytest
 
-from extract.entities.mentions import RawMention, find_mentions
-from extract.entities.name_check import FEATURES, SIGNALS, doubtful, mention_features, model
-from extract.entities.rules import EntityRules
-from extract.nlp import pipeline
+from newskg.extract.entities.mentions import RawMention, find_mentions
+from newskg.extract.entities.name_check import FEATURES, SIGNALS, doubtful, mention_features, model
+from newskg.extract.entities.rules import EntityRules
+from newskg.extract.nlp import pipeline
 
 WITHOUT_CHECK = replace(EntityRules(), name_check=False)
 

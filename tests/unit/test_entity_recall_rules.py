@@ -4,11 +4,11 @@ and on small passages of the same kind."""
 
 from dataclasses import replace
 
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import LinkedMention, Linker
-from extract.entities.rules import EntityRules
-from extract.markup import mark_up
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import LinkedMention, Linker
+from newskg.extract.entities.rules import EntityRules
+from newskg.extract.markup import mark_up
 from tests.support.records import linking_chunk as chunk
 
 # NEON (appendix, figures A1 and A2), written out as three snippets of three articles, in publication order.
@@ -279,7 +279,7 @@ def test_the_merge_is_replay_deterministic():
 def test_a_kb_id_takes_precedence_over_a_content_hash_id_seen_before(tmp_path):
     import json
 
-    from extract.entities.kb import load_kb
+    from newskg.extract.entities.kb import load_kb
 
     index = AliasIndex()
     extractor = ChunkExtractor(Linker(index, rules=KNOWN))  # the model misses "Jared Leto" in the second chunk

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from core.records import Entity
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from graph.store.writer import _entity_rows  # pyright: ignore[reportPrivateUsage]
+from newskg.core.records import Entity
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.graph.store.writer import _entity_rows  # pyright: ignore[reportPrivateUsage]
 from tests.support.records import linking_stream as stream
 
 

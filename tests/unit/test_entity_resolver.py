@@ -4,11 +4,11 @@ word(s) name when that one dominates the day."""
 
 from __future__ import annotations
 
-from core.timeaxes import end_of_day_ms
-from evaluation.neon.linking import LinkedEntity, ResolverLinker
-from graph.store.asof import AsOf
-from graph.store.rows import EntityCounts, EntityName, EntityProfileRow
-from qa.query import EntityResolver, _name_score
+from newskg.core.timeaxes import end_of_day_ms
+from newskg.evaluation.neon.linking import LinkedEntity, ResolverLinker
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.rows import EntityCounts, EntityName, EntityProfileRow
+from newskg.qa.query import EntityResolver, _name_score
 
 DAY = 20191119
 Entity = tuple[str, str, str, int] | tuple[str, str, str, int, int]

@@ -1,6 +1,6 @@
 """Every entity rule can be switched off on its own, so the entity evaluation can measure each one."""
 
-from extract.entities.rules import EntityRules
+from newskg.extract.entities.rules import EntityRules
 
 # Off by default because they lost on the held-out half of the gold set (`newskg eval entities --split test`, the
 # issue 16 tuning): still measured by the evaluation, which switches every rule on in turn.

@@ -5,12 +5,12 @@ from dataclasses import replace
 
 import pytest
 
-from evaluation.entities.scoring import is_name
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.entities.mentions import find_mentions
-from extract.entities.rules import EntityRules
-from extract.nlp import pipeline
+from newskg.evaluation.entities.scoring import is_name
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.entities.mentions import find_mentions
+from newskg.extract.entities.rules import EntityRules
+from newskg.extract.nlp import pipeline
 
 # The span rules alone: the name check (test_entity_name_check.py) would also drop some of the model's span errors
 # ("Australian Timothy Weeks", "Lt Col") that these tests compare with and without tidying.
@@ -125,8 +125,8 @@ def test_a_plural_proper_noun_after_the_is_a_team():
 
 def test_the_default_rules_find_both_jared_leto_mentions_of_the_doja_cat_document():
     """Why known_names and coordinated_names stay on although each lost on the held-out half (issue 16 goal)."""
-    from evaluation.entities.gold import DEFAULT_GOLD, load_gold
-    from evaluation.entities.run import linked, parse
+    from newskg.evaluation.entities.gold import DEFAULT_GOLD, load_gold
+    from newskg.evaluation.entities.run import linked, parse
 
     doc = next(d for d in load_gold(DEFAULT_GOLD) if d.id == "neon-doja-cat")
     parsed = parse([doc])

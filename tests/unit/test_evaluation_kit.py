@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from matplotlib.figure import Figure
 
-from evaluation.fanoutqa.prompts import factuality
-from evaluation.irb.prompts import grade
-from evaluation.kit.judge import DATA_NOT_INSTRUCTIONS
-from evaluation.kit.report import Html, ReportFolder, image, link, page, paragraph, table
-from evaluation.kit.sources import SYNTHETIC_PREFIX, source_params
-from graph.store import questions
+from newskg.evaluation.fanoutqa.prompts import factuality
+from newskg.evaluation.irb.prompts import grade
+from newskg.evaluation.kit.judge import DATA_NOT_INSTRUCTIONS
+from newskg.evaluation.kit.report import Html, ReportFolder, image, link, page, paragraph, table
+from newskg.evaluation.kit.sources import SYNTHETIC_PREFIX, source_params
+from newskg.graph.store import questions
 
 HOSTILE = "<script>alert('x')</script> & </td>"
 

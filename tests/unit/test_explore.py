@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-import core.spikes
-import evaluation.neon.spikes
-import qa.explore
-from core.settings import Settings
-from qa.api import create_app
-from qa.explore import PAGE_PATHS, SpikeFile, View, graphml, read_neon_spikes, with_spike_source
+from newskg.core import spikes as core_spikes
+from newskg.core.settings import Settings
+from newskg.evaluation.neon import spikes as neon_spikes
+from newskg.qa import explore
+from newskg.qa.api import create_app
+from newskg.qa.explore import PAGE_PATHS, SpikeFile, View, graphml, read_neon_spikes, with_spike_source
 
 KEY = {"X-API-Key": "k"}
 LIBRARY = "/*! cytoscape stand-in */ window.cytoscape = function () {};"
@@ -28,8 +28,8 @@ def client():
 @pytest.fixture
 def checkout(tmp_path, monkeypatch):
     """A checkout of its own (tmp_path) with no node_modules and no vendored copy: tests add what they need."""
-    monkeypatch.setattr(qa.explore, "REPO", tmp_path / "repo")
-    monkeypatch.setattr(qa.explore, "VENDOR_DIR", tmp_path / "vendor")
+    monkeypatch.setattr(explore, "REPO", tmp_path / "repo")
+    monkeypatch.setattr(explore, "VENDOR_DIR", tmp_path / "vendor")
     return tmp_path
 
 
@@ -130,8 +130,8 @@ def test_graphml_has_the_nodes_and_the_drawn_edges():
 
 
 def test_the_evaluation_uses_the_one_spike_rule():
-    assert evaluation.neon.spikes.detect is core.spikes.detect
-    assert evaluation.neon.spikes.SpikeRule is core.spikes.SpikeRule
+    assert neon_spikes.detect is core_spikes.detect
+    assert neon_spikes.SpikeRule is core_spikes.SpikeRule
 
 
 def test_both_neon_spike_files_are_read(tmp_path):

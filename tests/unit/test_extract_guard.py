@@ -7,13 +7,13 @@ from types import SimpleNamespace
 import pytest
 import redis.exceptions
 
-from core.llm.client import BudgetExceeded
-from core.records import Chunk
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.failures import EXTRACTION_ERROR, must_stop
-from extract.stage import WRITE_ERROR, ExtractOptions, ExtractStage
+from newskg.core.llm.client import BudgetExceeded
+from newskg.core.records import Chunk
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.failures import EXTRACTION_ERROR, must_stop
+from newskg.extract.stage import WRITE_ERROR, ExtractOptions, ExtractStage
 from tests.support.records import POISON, POISON_DAY  # the chunk the integration test sends too
 
 GOOD = "Doja Cat met Jared Leto at the Met Gala in New York on Monday."

@@ -5,15 +5,15 @@ import json
 
 import pytest
 
-from core.records import RawArticle
-from core.settings import Settings
-from evaluation.facts.collect import Fact, extract, item_key
-from evaluation.facts.corpus import Corpus, Page
-from evaluation.facts.labels import FactLabel, LabelError, LabelStore
-from evaluation.facts.report import summary, write_report, write_todo
-from evaluation.facts.run import FactsReport, _corpus_figures, _labelled_facts, figures
-from evaluation.facts.sample import seeded_sample
-from evaluation.facts.scoring import Proportion, wilson
+from newskg.core.records import RawArticle
+from newskg.core.settings import Settings
+from newskg.evaluation.facts.collect import Fact, extract, item_key
+from newskg.evaluation.facts.corpus import Corpus, Page
+from newskg.evaluation.facts.labels import FactLabel, LabelError, LabelStore
+from newskg.evaluation.facts.report import summary, write_report, write_todo
+from newskg.evaluation.facts.run import FactsReport, _corpus_figures, _labelled_facts, figures
+from newskg.evaluation.facts.sample import seeded_sample
+from newskg.evaluation.facts.scoring import Proportion, wilson
 
 STORY = (
     "Officers from the Dayton Police Department arrested Maria Lopez on Tuesday after a chase. "
@@ -81,7 +81,7 @@ def test_precision_counts_only_labelled_facts_and_the_report_is_written(tmp_path
     assert (got["facts_sampled"], got["facts_labelled"]) == (6, 4)
     clean = sum(1 for x in sample if x.label and x.label.clean)
     assert got["fact_precision"] == round(clean / 4, 4)
-    from evaluation.facts.collect import Extracted
+    from newskg.evaluation.facts.collect import Extracted
 
     by_corpus = {Corpus.NEWS: _corpus_figures(Extracted(facts, [], 1, 6, []), sample, [])}
     report = FactsReport(**figures(sample, []), seed=1, labels="x", by_corpus=by_corpus, sample=sample, mentions=[])

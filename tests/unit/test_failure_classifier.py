@@ -17,14 +17,14 @@ import redis.exceptions
 from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 from redis._parsers.base import BaseParser
 
-from core.failures import Failure, Server, classify, must_stop, outage
-from core.llm.client import BudgetExceeded
-from core.records import RecordError
-from extract import failures as extract_failures
-from ingest.kafka import client as kafka
-from ingest.kafka.producer import PRODUCER_STATE_LOST
-from ingest.kafka.stage import StageRunner, kafka_outage
-from ingest.process.guards import Rejected
+from newskg.core.failures import Failure, Server, classify, must_stop, outage
+from newskg.core.llm.client import BudgetExceeded
+from newskg.core.records import RecordError
+from newskg.extract import failures as extract_failures
+from newskg.ingest.kafka import client as kafka
+from newskg.ingest.kafka.producer import PRODUCER_STATE_LOST
+from newskg.ingest.kafka.stage import StageRunner, kafka_outage
+from newskg.ingest.process.guards import Rejected
 
 OUTAGE, STOP, POISON = Failure.OUTAGE, Failure.STOP, Failure.POISON
 REQUEST = httpx.Request("POST", "http://llm.test/v1/chat/completions")

@@ -13,12 +13,12 @@ import pytest
 from fanoutqa import norm
 from fanoutqa import utils as reference_utils
 
-from evaluation.fanoutqa import reference
-from evaluation.fanoutqa.dataset import load_dev, load_test
-from evaluation.fanoutqa.judge import FactualityJudge
-from evaluation.fanoutqa.metrics import score
-from evaluation.fanoutqa.prompts.factuality import Verdict
-from evaluation.fanoutqa.records import DevQuestion, SystemAnswer
+from newskg.evaluation.fanoutqa import reference
+from newskg.evaluation.fanoutqa.dataset import load_dev, load_test
+from newskg.evaluation.fanoutqa.judge import FactualityJudge
+from newskg.evaluation.fanoutqa.metrics import score
+from newskg.evaluation.fanoutqa.prompts.factuality import Verdict
+from newskg.evaluation.fanoutqa.records import DevQuestion, SystemAnswer
 from tests.unit.test_llm_extraction import Script, client
 
 WRONG = "I could not find this in the documents."

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.fanoutqa.dataset import load_dev, load_test
+from newskg.evaluation.fanoutqa.dataset import load_dev, load_test
 from tests.support.cli import newskg
 
 
@@ -124,8 +124,8 @@ def test_answerer_options_are_checked_before_any_work(tmp_path, env):
 
 
 def test_any_answers_file_is_scored_on_generated_questions(tmp_path, env):
-    from evaluation.fanoutqa.generate import QUESTION, save
-    from evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, Primitive, SubQuestion
+    from newskg.evaluation.fanoutqa.generate import QUESTION, save
+    from newskg.evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, Primitive, SubQuestion
 
     answer: dict[str, Primitive] = {f"Party {n}": f"2034-01-0{n + 1}" for n in range(5)}
     steps = [SubQuestion(id="g-list", question="Which entities?", answer=list(answer))] + [

@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from evaluation.fanoutqa.answerers import ClosedBookAnswerer, Window, aggregate, rerank
-from evaluation.fanoutqa.decompose import Decomposer, decompose_offline
-from evaluation.fanoutqa.generate import QUESTION, Fact, Neighbour, one_article_answers, rejection
-from graph.store.asof import AsOf
-from qa.evidence import Evidence
+from newskg.evaluation.fanoutqa.answerers import ClosedBookAnswerer, Window, aggregate, rerank
+from newskg.evaluation.fanoutqa.decompose import Decomposer, decompose_offline
+from newskg.evaluation.fanoutqa.generate import QUESTION, Fact, Neighbour, one_article_answers, rejection
+from newskg.graph.store.asof import AsOf
+from newskg.qa.evidence import Evidence
 from tests.unit.test_llm_extraction import Script, client
 
 

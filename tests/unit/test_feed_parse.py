@@ -1,6 +1,6 @@
 """feedparser's untyped result read into typed records at the seam (ingest/sources/feeds.py parse_feed)."""
 
-from ingest.sources.feeds import FeedEntry, parse_feed
+from newskg.ingest.sources.feeds import FeedEntry, parse_feed
 
 RSS = b"""<?xml version="1.0"?>
 <rss version="2.0"><channel><title>Harbour News</title>

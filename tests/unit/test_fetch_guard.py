@@ -5,7 +5,7 @@ import ipaddress
 
 import pytest
 
-from ingest.sources.http import FetchRefused, check_target, non_public_reason
+from newskg.ingest.sources.http import FetchRefused, check_target, non_public_reason
 
 
 @pytest.mark.parametrize(

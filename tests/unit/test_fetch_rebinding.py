@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.sources import http
-from ingest.sources.http import FetchRefused, PoliteFetcher
+from newskg.ingest.sources import http
+from newskg.ingest.sources.http import FetchRefused, PoliteFetcher
 
 PUBLIC_STAND_IN = "127.0.0.2"
 INSIDE = "127.0.0.1"

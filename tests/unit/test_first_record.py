@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from core.timeaxes import end_of_day_ms
-from graph.store.writer import first_key, fold_chunk_rows
+from newskg.core.timeaxes import end_of_day_ms
+from newskg.graph.store.writer import first_key, fold_chunk_rows
 
 DAY_MS = 86_400_000
 
@@ -46,7 +46,7 @@ def test_one_sentence_read_in_two_chunks_at_one_instant_keeps_the_higher_confide
     """Issue 29: overlapping chunks of one article share its instant and can parse one sentence a little
     differently; the fact kept the confidence of whichever chunk came first, so partition interleavings gave
     exports that differed in it."""
-    from graph.store.writer import fold_interactions
+    from newskg.graph.store.writer import fold_interactions
     from tests.support.records import dated_chunk, doja_and_choupette
 
     fact = doja_and_choupette(dated_chunk("Doja Cat met Choupette.", 20230501), "Doja Cat met Choupette", 20230501)

@@ -10,10 +10,10 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.llm.prompt import Prompt
-from extract.markup import mark_up
-from extract.prompts import m1_subject, m2_pair
-from qa.prompts import answer
+from newskg.core.llm.prompt import Prompt
+from newskg.extract.markup import mark_up
+from newskg.extract.prompts import m1_subject, m2_pair
+from newskg.qa.prompts import answer
 from tests.support.fuzz import FUZZ
 
 HOSTILE = [

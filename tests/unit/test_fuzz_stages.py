@@ -11,20 +11,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.records import Chunk, ChunkSighting, DeadLetter, RawArticle, RecordError, decode_any
-from core.settings import Settings
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.stage import ExtractOptions, ExtractStage
-from ingest.kafka.client import ConsumerRecord
-from ingest.process.dates import choose_date
-from ingest.process.dedup import DedupIndex
-from ingest.process.guards import Rejected
-from ingest.process.stage import ProcessStage
-from ingest.sources.feeds import parse_feed
-from ingest.sources.files import read_file
-from qa.dates import find_date
+from newskg.core.records import Chunk, ChunkSighting, DeadLetter, RawArticle, RecordError, decode_any
+from newskg.core.settings import Settings
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.stage import ExtractOptions, ExtractStage
+from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.process.dates import choose_date
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.guards import Rejected
+from newskg.ingest.process.stage import ProcessStage
+from newskg.ingest.sources.feeds import parse_feed
+from newskg.ingest.sources.files import read_file
+from newskg.qa.dates import find_date
 from tests.support.fuzz import FUZZ, GOOD, MAX_PAGE_BYTES, REASONS, bad_payloads, consumer_record, dates
 
 

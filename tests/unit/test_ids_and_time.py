@@ -2,8 +2,8 @@ import datetime as dt
 
 import pytest
 
-from core import ids
-from core.timeaxes import day_from_key, day_iso, day_key, epoch_ms, iso, parse_instant
+from newskg.core import ids
+from newskg.core.timeaxes import day_from_key, day_iso, day_key, epoch_ms, iso, parse_instant
 
 
 def test_canonical_url_drops_tracking_fragment_and_case():

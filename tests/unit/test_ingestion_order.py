@@ -9,8 +9,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ingest.kafka.client import ConsumerRecord, TopicPartition
-from ingest.kafka.ingestion_order import EARLIEST, IngestionOrder, OrderKey, ingestion_key
+from newskg.ingest.kafka.client import ConsumerRecord, TopicPartition
+from newskg.ingest.kafka.ingestion_order import EARLIEST, IngestionOrder, OrderKey, ingestion_key
 
 TOPIC = "news.chunks"
 

@@ -9,15 +9,15 @@ import math
 
 import pytest
 
-from evaluation.irb.answer import Answerer, Grader, Prediction, extractive, grade_deterministic, normalise
-from evaluation.irb.prompts.grade import GradeVerdict
-from evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode
-from evaluation.irb.report import summarise, tables, write_report
-from evaluation.irb.retrieval import BM25Ranker, Passage, Rankers, fuse, max_passage, ndcg_at_k, rank
-from evaluation.irb.run import IRBFileError, load_questions
-from graph.store.asof import AsOf
-from qa.evidence import Evidence
-from qa.retrieve import Retriever
+from newskg.evaluation.irb.answer import Answerer, Grader, Prediction, extractive, grade_deterministic, normalise
+from newskg.evaluation.irb.prompts.grade import GradeVerdict
+from newskg.evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode
+from newskg.evaluation.irb.report import summarise, tables, write_report
+from newskg.evaluation.irb.retrieval import BM25Ranker, Passage, Rankers, fuse, max_passage, ndcg_at_k, rank
+from newskg.evaluation.irb.run import IRBFileError, load_questions
+from newskg.graph.store.asof import AsOf
+from newskg.qa.evidence import Evidence
+from newskg.qa.retrieve import Retriever
 from tests.unit.test_llm_extraction import Script, client
 
 DAY_MS = 86_400_000
@@ -275,7 +275,7 @@ def test_questions_file_errors_name_the_problem(tmp_path):
 
 
 def _result(qid, premise, hops, right, grades, ndcg):
-    from evaluation.irb.run import AnswerOutcome, QuestionResult, RetrievalOutcome
+    from newskg.evaluation.irb.run import AnswerOutcome, QuestionResult, RetrievalOutcome
 
     def answer(grade):
         status = "unparsed" if grade is None else "graded"
@@ -298,7 +298,7 @@ def _result(qid, premise, hops, right, grades, ndcg):
 
 
 def test_report_tables_are_consistent_with_the_answers(tmp_path):
-    from evaluation.irb.run import IRBRun
+    from newskg.evaluation.irb.run import IRBRun
 
     results = [
         _result("q1", "valid", 1, True, ("INCORRECT", "CORRECT"), 1.0),
@@ -338,8 +338,8 @@ def test_report_tables_are_consistent_with_the_answers(tmp_path):
 
 
 def test_evaluate_with_a_scripted_llm_answers_and_grades_every_setting(tmp_path):
-    from evaluation.irb.retrieval import Rankers
-    from evaluation.irb.run import evaluate
+    from newskg.evaluation.irb.retrieval import Rankers
+    from newskg.evaluation.irb.run import evaluate
 
     passages = {
         "c1": passage("c1", "a1", "Ada Lovelace founded the Analytical Society in Quillport.", 20260101, BASE_MS),

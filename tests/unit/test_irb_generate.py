@@ -7,8 +7,8 @@ import json
 import random
 from collections import Counter
 
-from evaluation.irb import rules
-from evaluation.irb.generate import (
+from newskg.evaluation.irb import rules
+from newskg.evaluation.irb.generate import (
     Base,
     Checker,
     Claim,
@@ -22,8 +22,8 @@ from evaluation.irb.generate import (
     select,
     two_hop_chains,
 )
-from evaluation.irb.records import Keypoint
-from graph.store.asof import AsOf
+from newskg.evaluation.irb.records import Keypoint
+from newskg.graph.store.asof import AsOf
 from tests.unit.test_llm_extraction import Script, client
 
 AS_OF = 20310320

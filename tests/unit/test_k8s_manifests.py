@@ -23,8 +23,8 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from core.settings import Settings
-from qa.api import OPEN_PATHS, create_app
+from newskg.core.settings import Settings
+from newskg.qa.api import OPEN_PATHS, create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
@@ -302,14 +302,14 @@ def test_topics_are_the_settings_topics_with_the_design_s_retention(overlay):
         min_isr = spec["config"].get("min.insync.replicas", kafka_config["min.insync.replicas"])
         assert min_isr <= spec["replicas"] and (spec["replicas"] == 1 or min_isr < spec["replicas"]), name
     # The dedup log is the shared dedup state: compacted, never deleted by time (signature_log.LOG_TOPIC_CONFIG).
-    from ingest.process.signature_log import LOG_TOPIC_CONFIG
+    from newskg.ingest.process.signature_log import LOG_TOPIC_CONFIG
 
     dedup = topics[defaults.topic_dedup]["spec"]["config"]
     assert dedup["cleanup.policy"] == LOG_TOPIC_CONFIG["cleanup.policy"] == "compact"
     assert dedup["retention.ms"] == -1
     # The linking log is the extract replicas' shared alias index: the same, in one partition (link_log.py).
-    from extract.entities.link_log import LOG_PARTITIONS
-    from extract.entities.link_log import LOG_TOPIC_CONFIG as LINKING_CONFIG
+    from newskg.extract.entities.link_log import LOG_PARTITIONS
+    from newskg.extract.entities.link_log import LOG_TOPIC_CONFIG as LINKING_CONFIG
 
     linking = topics[defaults.topic_linking]["spec"]
     assert linking["config"]["cleanup.policy"] == LINKING_CONFIG["cleanup.policy"] == "compact"
@@ -717,7 +717,7 @@ def test_the_image_carries_the_explorers_graph_library_without_node():
     and neither Node nor npm reaches the final stage."""
     import json
 
-    from qa import explore
+    from newskg.qa import explore
 
     assets = " ".join(_dockerfile_stage("assets"))
     assert "COPY package.json package-lock.json" in assets and "npm ci --omit=dev" in assets
@@ -728,6 +728,6 @@ def test_the_image_carries_the_explorers_graph_library_without_node():
     copy = f"COPY --from=assets /assets/node_modules/cytoscape/dist/cytoscape.min.js {vendored.as_posix()}"
     assert copy in build
     assert build.index(copy) < build.index("pip install -c constraints.txt .")  # inside the installed package
-    assert 'cd / && python -c "from qa.explore import asset_file' in build
+    assert 'cd / && python -c "from newskg.qa.explore import asset_file' in build
     final = " ".join(_dockerfile_stages()[-1])
     assert "npm" not in final and "node" not in final.replace("nologin", "")

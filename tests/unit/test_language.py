@@ -2,13 +2,13 @@
 chunk in a language the NLP model was not trained on gets no entities and no facts (extract/nlp.py); the process
 stage's sentence boundaries hold in the extract stage's parse."""
 
-from core.records import RawArticle
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.nlp import parse
-from ingest.process.article import build_article
-from ingest.process.language import detect_language
+from newskg.core.records import RawArticle
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.nlp import parse
+from newskg.ingest.process.article import build_article
+from newskg.ingest.process.language import detect_language
 from tests.unit.test_linking_offline import chunk
 
 GERMAN = "Die Polizei in Berlin hat am Dienstag drei Männer festgenommen, teilte ein Sprecher der Behörde mit."

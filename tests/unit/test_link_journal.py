@@ -9,12 +9,12 @@ from dataclasses import asdict
 
 import pytest
 
-from core.records import Chunk
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import ALWAYS, AliasIndex
-from extract.entities.journal import LinkJournal, journal_id
-from extract.entities.linker import Linker
-from extract.result import ChunkExtraction
+from newskg.core.records import Chunk
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import ALWAYS, AliasIndex
+from newskg.extract.entities.journal import LinkJournal, journal_id
+from newskg.extract.entities.linker import Linker
+from newskg.extract.result import ChunkExtraction
 from tests.support.records import LINKING_STREAM
 from tests.support.records import linking_stream as stream
 
@@ -74,7 +74,7 @@ def test_a_batch_retried_after_an_outage_is_not_linked_twice():
     linked already are reused, not linked again, so the index counts their mentions and votes once."""
     from types import SimpleNamespace
 
-    from extract.stage import ExtractOptions, ExtractStage
+    from newskg.extract.stage import ExtractOptions, ExtractStage
 
     chunks = stream()[:2]
     once = Linker(AliasIndex())

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from core.records import Chunk, IndexOp, LinkingEntry, LinkJournal
-from evaluation.neoqa.generate import generate
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.journal import ArticleMemory, journal_id, replay_all
-from extract.entities.link_log import apply_entry, entry
-from extract.entities.linker import Linker
-from extract.stage import ExtractOptions, ExtractStage
-from graph.store import journals, reads
+from newskg.core.records import Chunk, IndexOp, LinkingEntry, LinkJournal
+from newskg.evaluation.neoqa.generate import generate
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.journal import ArticleMemory, journal_id, replay_all
+from newskg.extract.entities.link_log import apply_entry, entry
+from newskg.extract.entities.linker import Linker
+from newskg.extract.stage import ExtractOptions, ExtractStage
+from newskg.graph.store import journals, reads
 from tests.support.records import linking_chunk, linking_stream
 from tests.unit.test_link_transactions import Graph, full_state, records, undisturbed
 

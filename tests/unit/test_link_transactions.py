@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 import redis.exceptions
 
-from core.records import Chunk, ChunkSighting
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.journal import LinkJournal, journal_id
-from extract.entities.linker import Linker, _dump
-from extract.failures import EXTRACTION_ERROR
-from extract.stage import WRITE_ERROR, ExtractOptions, ExtractStage
-from graph.store import journals, reads
-from graph.store.rows import WrittenChunkParts
+from newskg.core.records import Chunk, ChunkSighting
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.journal import LinkJournal, journal_id
+from newskg.extract.entities.linker import Linker, _dump
+from newskg.extract.failures import EXTRACTION_ERROR
+from newskg.extract.stage import WRITE_ERROR, ExtractOptions, ExtractStage
+from newskg.graph.store import journals, reads
+from newskg.graph.store.rows import WrittenChunkParts
 from tests.support.fuzz import consumer_record
 from tests.support.records import linking_stream
 

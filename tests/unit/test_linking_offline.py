@@ -1,11 +1,11 @@
 """Entity linking and the offline extractor (M0) on a passage in the style of NEON's Doja Cat example."""
 
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.coref import Canonical, resolve
-from extract.entities.linker import Linker
-from extract.entities.rules import EntityRules
-from extract.markup import mark_up
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.coref import Canonical, resolve
+from newskg.extract.entities.linker import Linker
+from newskg.extract.entities.rules import EntityRules
+from newskg.extract.markup import mark_up
 from tests.support.records import linking_chunk as chunk
 
 PASSAGE = (
@@ -113,7 +113,7 @@ def test_kb_entries_become_the_linking_targets(tmp_path):
 
     import pytest
 
-    from extract.entities.kb import KBError, load_kb
+    from newskg.extract.entities.kb import KBError, load_kb
 
     kb = tmp_path / "kb.jsonl"
     kb.write_text(

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from core.llm.cache import LLMCache
-from core.llm.client import BudgetExceeded, LLMClient
-from core.records import Chunk
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.openie.llm_variants import EntityRef, M2Snippet, batches, match_object, run_m1, run_m2
-from extract.prompts import m1_subject, m2_pair
+from newskg.core.llm.cache import LLMCache
+from newskg.core.llm.client import BudgetExceeded, LLMClient
+from newskg.core.records import Chunk
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.openie.llm_variants import EntityRef, M2Snippet, batches, match_object, run_m1, run_m2
+from newskg.extract.prompts import m1_subject, m2_pair
 from tests.support.llm import Script, scripted_client
 
 TEXT = (

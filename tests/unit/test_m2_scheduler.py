@@ -5,8 +5,8 @@ is the scripted OpenAI-compatible endpoint of tests/support/llm.py."""
 
 import json
 
-from core.records import Chunk
-from extract.m2_scheduler import BATCH_FAILED, M2Scheduler
+from newskg.core.records import Chunk
+from newskg.extract.m2_scheduler import BATCH_FAILED, M2Scheduler
 from tests.support.llm import Script, scripted_client
 
 SUBJ, OBJ = "e_doja", "e_leto"

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from ingest.kafka import membership
-from ingest.kafka.membership import GroupMembershipError, MemberInUse, claim_member, host_instance
+from newskg.ingest.kafka import membership
+from newskg.ingest.kafka.membership import GroupMembershipError, MemberInUse, claim_member, host_instance
 
 BROKER, GROUP = "127.0.0.1:9092", "newskg-process"
 
@@ -54,7 +54,7 @@ def test_a_killed_holder_frees_its_id_for_its_restart(tmp_path):
             sys.executable,
             "-c",
             (
-                "import sys, time; from pathlib import Path; from ingest.kafka import membership;"
+                "import sys, time; from pathlib import Path; from newskg.ingest.kafka import membership;"
                 f"membership.lease_dir = lambda: Path({str(tmp_path / 'leases')!r});"
                 f"held = membership.claim_member({BROKER!r}, {GROUP!r}, 'process', 'replica-0');"
                 "print('held', flush=True);"

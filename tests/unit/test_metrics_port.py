@@ -7,9 +7,9 @@ from __future__ import annotations
 import httpx
 from fastapi.testclient import TestClient
 
-from core.settings import Settings
-from ingest.kafka.options import client_options
-from qa.api import create_app, serve_metrics
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.options import client_options
+from newskg.qa.api import create_app, serve_metrics
 
 KEY = "k-secret-1"
 

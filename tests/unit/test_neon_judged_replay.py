@@ -11,16 +11,16 @@ from pathlib import Path
 
 import httpx
 
-from core.timeaxes import day_iso
-from evaluation.neon.methods import METHODS
-from evaluation.neon.replay import Replayer, ReplayPlan, ReplayQuery
-from evaluation.neon.report import write_report
-from evaluation.neon.scoring import JUDGE_ATTRIBUTES, scorers
-from evaluation.neon.spikes import SpikeRule, detect
-from graph.store.asof import AsOf
-from qa.evidence import Evidence
-from qa.query import EntityChoice
-from qa.similarity import QueryTexts
+from newskg.core.timeaxes import day_iso
+from newskg.evaluation.neon.methods import METHODS
+from newskg.evaluation.neon.replay import Replayer, ReplayPlan, ReplayQuery
+from newskg.evaluation.neon.report import write_report
+from newskg.evaluation.neon.scoring import JUDGE_ATTRIBUTES, scorers
+from newskg.evaluation.neon.spikes import SpikeRule, detect
+from newskg.graph.store.asof import AsOf
+from newskg.qa.evidence import Evidence
+from newskg.qa.query import EntityChoice
+from newskg.qa.similarity import QueryTexts
 from tests.support.llm import chat_completion, scripted_client
 
 DAY = 20230829

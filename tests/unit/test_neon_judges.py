@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.llm.cache import LLMCache
-from evaluation.neon.judges import ATTRIBUTES, EvidenceItem, Judge, JudgeCase, Judgement, aggregate
-from evaluation.neon.judges.judge import PROMPTS
-from evaluation.neon.judges.rubric import examples, rubrics
-from qa.evidence import Evidence
+from newskg.core.llm.cache import LLMCache
+from newskg.evaluation.neon.judges import ATTRIBUTES, EvidenceItem, Judge, JudgeCase, Judgement, aggregate
+from newskg.evaluation.neon.judges.judge import PROMPTS
+from newskg.evaluation.neon.judges.rubric import examples, rubrics
+from newskg.qa.evidence import Evidence
 from tests.unit.test_llm_extraction import Script, client
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "neon_judges"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from evaluation.neon.judges import ATTRIBUTES, EvidenceItem
-from evaluation.neon.proxies import (
+from newskg.evaluation.neon.judges import ATTRIBUTES, EvidenceItem
+from newskg.evaluation.neon.proxies import (
     content_tokens,
     date_precision,
     is_subject,
@@ -11,7 +11,7 @@ from evaluation.neon.proxies import (
     other_entities,
     spacy_entities,
 )
-from qa.evidence import Evidence
+from newskg.qa.evidence import Evidence
 
 
 def ev(day: int, text: str = "x") -> EvidenceItem:
@@ -45,7 +45,7 @@ def test_date_precision_is_undefined_without_evidence():
     ],
 )
 def test_a_mention_is_the_subject_when_one_name_contains_the_other_in_whole_words(mention, subject, same):
-    from extract.entities.names import name_key
+    from newskg.extract.entities.names import name_key
 
     assert is_subject(name_key(mention), name_key(subject)) is same
 

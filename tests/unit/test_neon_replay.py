@@ -10,17 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.neon.linking import LinkedEntity, ResolverLinker, link_log, log_spikes
-from evaluation.neon.logs import QueryLogError, _add_user, normalise, parse_day, read_log
-from evaluation.neon.methods import METHODS, retrieve
-from evaluation.neon.querylog import generate_log, spikes_path
-from evaluation.neon.report import aggregate, bootstrap_ci, table_k, write_report
-from evaluation.neon.scoring import PROXY_ATTRIBUTES, ProxyScorer, Scored
-from evaluation.neon.spikes import SpikeRule, detect, rolling_sums
-from evaluation.neoqa.generate import generate
-from graph.store.asof import AsOf
-from qa.evidence import Evidence
-from qa.query import EntityChoice, Resolution
+from newskg.evaluation.neon.linking import LinkedEntity, ResolverLinker, link_log, log_spikes
+from newskg.evaluation.neon.logs import QueryLogError, _add_user, normalise, parse_day, read_log
+from newskg.evaluation.neon.methods import METHODS, retrieve
+from newskg.evaluation.neon.querylog import generate_log, spikes_path
+from newskg.evaluation.neon.report import aggregate, bootstrap_ci, table_k, write_report
+from newskg.evaluation.neon.scoring import PROXY_ATTRIBUTES, ProxyScorer, Scored
+from newskg.evaluation.neon.spikes import SpikeRule, detect, rolling_sums
+from newskg.evaluation.neoqa.generate import generate
+from newskg.graph.store.asof import AsOf
+from newskg.qa.evidence import Evidence
+from newskg.qa.query import EntityChoice, Resolution
 
 DAY0 = 20240101
 

@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.neoqa.answerers import EvidenceAnswerer
-from evaluation.neoqa.articles import PROFILES
-from evaluation.neoqa.dataset import evidence_articles, load
-from evaluation.neoqa.generate import generate
-from evaluation.neoqa.metrics import COLUMNS, Outcome, adt_from_columns, adt_score, summarise
-from evaluation.neoqa.names import is_real
-from evaluation.neoqa.parsing import parse_choice
-from evaluation.neoqa.prompts import mcq_answer
-from evaluation.neoqa.reader import choose, date_in
-from evaluation.neoqa.records import ENTITY_CLASSES, UNANSWERABLE, plain
-from evaluation.neoqa.report import write_report
-from evaluation.neoqa.run import answer_all
+from newskg.evaluation.neoqa.answerers import EvidenceAnswerer
+from newskg.evaluation.neoqa.articles import PROFILES
+from newskg.evaluation.neoqa.dataset import evidence_articles, load
+from newskg.evaluation.neoqa.generate import generate
+from newskg.evaluation.neoqa.metrics import COLUMNS, Outcome, adt_from_columns, adt_score, summarise
+from newskg.evaluation.neoqa.names import is_real
+from newskg.evaluation.neoqa.parsing import parse_choice
+from newskg.evaluation.neoqa.prompts import mcq_answer
+from newskg.evaluation.neoqa.reader import choose, date_in
+from newskg.evaluation.neoqa.records import ENTITY_CLASSES, UNANSWERABLE, plain
+from newskg.evaluation.neoqa.report import write_report
+from newskg.evaluation.neoqa.run import answer_all
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "neoqa"
 

@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from evaluation.neoqa import reader
-from evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
-from evaluation.neoqa.prompts import (
+from newskg.evaluation.neoqa import reader
+from newskg.evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
+from newskg.evaluation.neoqa.prompts import (
     article_select,
     article_write,
     base,
@@ -23,7 +23,7 @@ from evaluation.neoqa.prompts import (
     question_write,
     rename,
 )
-from evaluation.neoqa.records import MARKUP
+from newskg.evaluation.neoqa.records import MARKUP
 
 BLOCK = re.compile(r"<(\w+)>\n(.*?)\n</\1>", re.S)
 NUMBERED = re.compile(r"^\d+\. (.*)$", re.M)

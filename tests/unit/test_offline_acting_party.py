@@ -4,8 +4,8 @@ party of the clause; each conjoined verb ("stopped a van … and later arrested 
 a trailing attribution ("…, said Capt. Y") makes the speaker the source of the reported clause, not its subject;
 and a name the model split is widened to the end of its proper-noun run, never cut inside it."""
 
-from extract.entities.mentions import find_mentions
-from extract.nlp import pipeline
+from newskg.extract.entities.mentions import find_mentions
+from newskg.extract.nlp import pipeline
 from tests.unit.test_offline_clauses import facts
 
 

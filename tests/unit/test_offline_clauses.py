@@ -2,10 +2,10 @@
 and spacing, reach a fact about the entity even when no second entity is in the sentence; no verb, no fact;
 deduplicated and capped per chunk."""
 
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.openie import clauses
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.openie import clauses
 from tests.unit.test_linking_offline import PASSAGE, chunk
 
 
@@ -148,7 +148,7 @@ def test_conditions_and_questions_state_no_fact_and_reported_words_keep_their_sp
 
 
 def test_a_long_clause_loses_whole_parts_never_a_phrase_cut_in_two(monkeypatch):
-    from extract.openie import spans
+    from newskg.extract.openie import spans
 
     monkeypatch.setattr(spans, "MAX_WORDS", 10)
     text = "Maria Lopez opened a bakery in the old mill on Main Street in Dayton after years of saving money."

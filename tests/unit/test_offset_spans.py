@@ -4,8 +4,8 @@ boundaries from it)."""
 from types import SimpleNamespace
 from typing import Any, cast
 
-from ingest.kafka.client import ConsumerRecord
-from ingest.kafka.stage import offset_spans
+from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.kafka.stage import offset_spans
 
 
 def _records(*spans: tuple[str, int, int]) -> list[ConsumerRecord]:

@@ -11,12 +11,12 @@ import pytest
 import redis.exceptions
 from qdrant_client.http.exceptions import UnexpectedResponse
 
-from core.records import Chunk, DedupRelease
-from extract.m2_scheduler import BATCH_FAILED
-from extract.stage import WRITE_ERROR, ExtractRunner
-from extract.variants.base import ChunkOnly
-from ingest.kafka.client import ConsumerRecord
-from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, run_stages
+from newskg.core.records import Chunk, DedupRelease
+from newskg.extract.m2_scheduler import BATCH_FAILED
+from newskg.extract.stage import WRITE_ERROR, ExtractRunner
+from newskg.extract.variants.base import ChunkOnly
+from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, run_stages
 from tests.support.fuzz import consumer_record
 from tests.support.llm import Script, scripted_client
 from tests.unit.test_extract_guard import GOOD, chunk, stage
@@ -216,7 +216,7 @@ def test_review_finding_an_outage_in_the_idle_flush_does_not_end_a_batch_run():
 
 
 def scheduler(graph, script, **kw):
-    from extract.m2_scheduler import M2Scheduler
+    from newskg.extract.m2_scheduler import M2Scheduler
 
     return M2Scheduler(
         graph, scripted_client(script, max_retries=0), NAMES.__getitem__, k=3, max_wait_s=600, clock=Clock(), **kw

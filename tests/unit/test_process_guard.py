@@ -4,13 +4,13 @@ is in tests/unit/test_outage_handling.py)."""
 
 import pytest
 
-from core.records import DedupRelease, DedupSignature, RawArticle, RecordError, decode_any
-from core.settings import Settings
-from ingest.process import sentences
-from ingest.process.dedup import DedupIndex
-from ingest.process.signature_log import apply_entry
-from ingest.process.stage import PROCESSING_ERROR, ProcessStage
-from ingest.process.text import clean_text
+from newskg.core.records import DedupRelease, DedupSignature, RawArticle, RecordError, decode_any
+from newskg.core.settings import Settings
+from newskg.ingest.process import sentences
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.signature_log import apply_entry
+from newskg.ingest.process.stage import PROCESSING_ERROR, ProcessStage
+from newskg.ingest.process.text import clean_text
 from tests.support.fuzz import consumer_record
 
 PARAGRAPH = (
@@ -65,7 +65,7 @@ def test_review_finding_a_record_the_sentence_splitter_fails_on_is_one_dead_lett
 def test_a_failure_while_chunking_leaves_nothing_in_the_dedup_index(monkeypatch):
     """Every record of an article is built before the index is told anything: a dead-lettered article leaves no
     kept signature behind (it would make later near-duplicates sightings of a chunk never sent)."""
-    import ingest.process.chunk_dedup as step_module
+    import newskg.ingest.process.chunk_dedup as step_module
 
     stage = process_stage()
     built = []

@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from core.records import RawArticle
-from ingest.process.article import build_article, raw_article_id
-from ingest.process.chunking import windows
-from ingest.process.dates import choose_date
-from ingest.process.dedup import DedupIndex, exact_jaccard, shingles
-from ingest.process.guards import Rejected, check_size, looks_binary
-from ingest.process.quality import token_f1
-from ingest.process.sentences import split_sentences
-from ingest.sources.files import read_file
+from newskg.core.records import RawArticle
+from newskg.ingest.process.article import build_article, raw_article_id
+from newskg.ingest.process.chunking import windows
+from newskg.ingest.process.dates import choose_date
+from newskg.ingest.process.dedup import DedupIndex, exact_jaccard, shingles
+from newskg.ingest.process.guards import Rejected, check_size, looks_binary
+from newskg.ingest.process.quality import token_f1
+from newskg.ingest.process.sentences import split_sentences
+from newskg.ingest.sources.files import read_file
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "news-html"
 NOW = "2023-09-01T08:00:00Z"

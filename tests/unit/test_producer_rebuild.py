@@ -4,9 +4,9 @@ broker restart is in tests/integration/test_producer_restart.py)."""
 
 import pytest
 
-from ingest.kafka import producer as producer_module
-from ingest.kafka.client import KafkaConnectionError, OutOfOrderSequenceNumberError, UnknownProducerIdError
-from ingest.kafka.producer import RecordProducer, producer_state_lost
+from newskg.ingest.kafka import producer as producer_module
+from newskg.ingest.kafka.client import KafkaConnectionError, OutOfOrderSequenceNumberError, UnknownProducerIdError
+from newskg.ingest.kafka.producer import RecordProducer, producer_state_lost
 
 OPTIONS = {"bootstrap_servers": ["127.0.0.1:9"], "security_protocol": "PLAINTEXT", "client_id": "newskg"}
 

@@ -13,13 +13,13 @@ from importlib.resources import files
 import pytest
 from fastapi.testclient import TestClient
 
-from core.llm.client import LLMClient
-from graph.browser import saved_queries
-from graph.store.asof import AsOf, days_between
+from newskg.core.llm.client import LLMClient
+from newskg.graph.browser import saved_queries
+from newskg.graph.store.asof import AsOf, days_between
+from newskg.qa.answer import generate
+from newskg.qa.api import create_app
+from newskg.qa.evidence import Evidence
 from newskg.services.process import free_port
-from qa.answer import generate
-from qa.api import create_app
-from qa.evidence import Evidence
 
 KEY = "k-secret-1"
 
@@ -101,7 +101,7 @@ def test_as_of_views_and_calendar_distance():
 
 
 def test_the_browser_guide_shows_the_saved_queries_verbatim():
-    guide = files("graph.browser").joinpath("guide.html").read_text(encoding="utf-8")
+    guide = files("newskg.graph.browser").joinpath("guide.html").read_text(encoding="utf-8")
     shown = {
         " ".join(html.unescape(block).split())
         for block in re.findall(r'<pre class="pre-scrollable code runnable">(.*?)</pre>', guide, re.S)

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from qa.answer import extractive
-from qa.evidence import Evidence
-from qa.fusion import mmr, rrf
-from qa.query import _name_score, mention_of
+from newskg.qa.answer import extractive
+from newskg.qa.evidence import Evidence
+from newskg.qa.fusion import mmr, rrf
+from newskg.qa.query import _name_score, mention_of
 
 
 def test_mention_of_strips_telegraphic_filler():
@@ -41,10 +41,10 @@ def test_extractive_answer_is_labelled_and_dated():
 
 
 def test_entity_profile_counts_what_is_visible_as_of_the_day_in_both_views():
-    from core.timeaxes import end_of_day_ms
-    from graph.store.asof import AsOf
-    from graph.store.rows import EntityCounts, EntityProfileRow, row_of
-    from qa.query import EntityProfile
+    from newskg.core.timeaxes import end_of_day_ms
+    from newskg.graph.store.asof import AsOf
+    from newskg.graph.store.rows import EntityCounts, EntityProfileRow, row_of
+    from newskg.qa.query import EntityProfile
 
     # Two chunks published and ingested on May 1; one published May 1 but ingested June 3 (late); interactions:
     # one on May 2, two published May 1 but ingested at the last millisecond of May 2.
@@ -83,7 +83,7 @@ def test_entity_profile_counts_what_is_visible_as_of_the_day_in_both_views():
 def test_a_date_in_the_query_is_read_in_every_format():
     import datetime as dt
 
-    from qa.dates import find_date
+    from newskg.qa.dates import find_date
 
     asked = dt.date(2023, 9, 5)
     aug31 = dt.date(2023, 8, 31)
@@ -111,7 +111,7 @@ def test_a_date_in_the_query_is_read_in_every_format():
 
 
 def test_the_reformulated_query_keeps_the_query_words():
-    from qa.query import EntityChoice, ParsedQuery
+    from newskg.qa.query import EntityChoice, ParsedQuery
 
     doja = EntityChoice("e1", "Doja Cat", "PERSON", 100.0, 3)
     layoffs = ParsedQuery("doja layoffs", 20230831, "doja", doja, topic="layoffs")
@@ -125,8 +125,8 @@ def test_the_reformulated_query_keeps_the_query_words():
 def test_a_query_vector_is_made_of_its_forms_without_the_date_so_a_name_asked_on_any_day_is_one_text():
     """Issue 30: the day is the retrieval's filter and no stored text carries it, so it is not embedded; a bare
     name's forms are then one text whatever the day or the case typed, which the API's cache embeds once."""
-    from qa.query import EntityChoice, ParsedQuery
-    from qa.similarity import QueryTexts
+    from newskg.qa.query import EntityChoice, ParsedQuery
+    from newskg.qa.similarity import QueryTexts
 
     doja = EntityChoice("e1", "Doja Cat", "PERSON", 100.0, 3)
     bare = [ParsedQuery("doja cat", day, "doja cat", doja).texts for day in (20230831, 20231102)]
@@ -140,7 +140,7 @@ def test_a_query_vector_is_made_of_its_forms_without_the_date_so_a_name_asked_on
 
 
 def test_extractive_answer_picks_the_sentences_closest_to_the_question():
-    from qa.similarity import QueryTexts
+    from newskg.qa.similarity import QueryTexts
 
     evidence = [
         Evidence("c1", "chunk", "Doja Cat posted on Instagram. Fans replied.", 20230831, 20230831, 0.9, ["a"]),
@@ -153,7 +153,7 @@ def test_extractive_answer_picks_the_sentences_closest_to_the_question():
 
 
 def test_the_entity_is_looked_for_leftmost_then_longest():
-    from qa.query import spans
+    from newskg.qa.query import spans
 
     words = ["taylor", "swift", "american", "music", "awards"]
     order = [" ".join(words[a:b]) for a, b in spans(words)]
@@ -177,8 +177,8 @@ class _CountingEmbedder:
 
 
 def test_the_answer_reuses_retrievals_similarity_of_a_one_sentence_evidence_and_embeds_nothing():
-    from qa.answer import best_sentences
-    from qa.similarity import QueryTexts, Similarity
+    from newskg.qa.answer import best_sentences
+    from newskg.qa.similarity import QueryTexts, Similarity
 
     query = QueryTexts("doja cat layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs")
     texts = ["Doja Cat posted a photo", "Doja Cat's label cut 200 jobs", "Doja Cat went on tour"]
@@ -195,8 +195,8 @@ def test_the_answer_reuses_retrievals_similarity_of_a_one_sentence_evidence_and_
 
 
 def test_the_answer_embeds_what_retrieval_did_not_score_for_this_query_and_model():
-    from qa.answer import best_sentences
-    from qa.similarity import QueryTexts, Similarity
+    from newskg.qa.answer import best_sentences
+    from newskg.qa.similarity import QueryTexts, Similarity
 
     query = QueryTexts("doja cat layoffs", "(Date: August 31, 2023) Doja Cat layoffs", "layoffs")
     other = QueryTexts("doja cat tour", "(Date: August 31, 2023) Doja Cat tour", "tour")

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from core.records import (
+from newskg.core.records import (
     RECORD_TYPES,
     SCHEMA_VERSION,
     Article,

@@ -5,11 +5,11 @@ dedup index answered "again" and the article's chunks were lost for good."""
 
 from __future__ import annotations
 
-from core.records import DedupSighting, DedupSignature, RawArticle, decode_any
-from core.settings import Settings
-from ingest.kafka.client import ConsumerRecord
-from ingest.process.dedup import DedupIndex
-from ingest.process.stage import DedupLogEntries, ProcessStage
+from newskg.core.records import DedupSighting, DedupSignature, RawArticle, decode_any
+from newskg.core.settings import Settings
+from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.stage import DedupLogEntries, ProcessStage
 from tests.support.fuzz import consumer_record
 
 STORY = (

@@ -16,7 +16,7 @@ from types import ModuleType
 import typer.main
 import yaml
 
-from core.settings import Settings
+from newskg.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -89,7 +89,9 @@ def page(path: str) -> str:
 
 @cache
 def top_folders() -> frozenset[str]:
-    return frozenset(f.split("/", 1)[0] for f in tracked_files() if "/" in f) | {"docs"}
+    """The repository's top-level folders, the links to newskg's layers among them (core/ … → newskg/core …)."""
+    links = {p.name for p in ROOT.iterdir() if p.is_symlink() and (ROOT / "newskg" / p.name).is_dir()}
+    return frozenset(f.split("/", 1)[0] for f in tracked_files() if "/" in f) | {"docs"} | links
 
 
 def missing_paths(path: str, text: str) -> list[str]:

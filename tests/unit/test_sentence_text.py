@@ -1,9 +1,9 @@
 """An M0 fact's text is its whole sentence when that stands alone (extract/openie/sentence_text.py): the speaker,
 the condition, the score and the second half of a comparison stay with it; otherwise the clause stands."""
 
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
 from tests.unit.test_linking_offline import chunk
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from core.settings import Settings
+from newskg.core.settings import Settings
 from newskg.services.manager import ServiceManager
 
 
@@ -59,7 +59,7 @@ def test_external_servers_are_never_started(tmp_path):
 
 
 def test_neo4j_ddl_is_idempotent_and_covers_every_key():
-    from graph.store.schema import KEYED_LABELS, falkordb_ddl, neo4j_ddl
+    from newskg.graph.store.schema import KEYED_LABELS, falkordb_ddl, neo4j_ddl
 
     ddl = neo4j_ddl()
     assert all("IF NOT EXISTS" in statement for statement in ddl)

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from core.records import DeadLetter, RawArticle, Record
-from ingest.publish import ArticlePublisher
-from ingest.sources.feed_state import FeedState
-from ingest.sources.feeds import FeedPoller
-from ingest.sources.files import read_file
-from ingest.sources.http import PoliteFetcher
+from newskg.core.records import DeadLetter, RawArticle, Record
+from newskg.ingest.publish import ArticlePublisher
+from newskg.ingest.sources.feed_state import FeedState
+from newskg.ingest.sources.feeds import FeedPoller
+from newskg.ingest.sources.files import read_file
+from newskg.ingest.sources.http import PoliteFetcher
 
 NOW = "2024-03-01T08:00:00Z"
 PAGE = b"<html><body><article><p>A council approved the new tram line on Monday.</p></article></body></html>"

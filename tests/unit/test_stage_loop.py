@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ingest.kafka.stage import FLOWING_POLL_MS, IDLE_POLL_MS, AssignmentTimeout, run_stages
+from newskg.ingest.kafka.stage import FLOWING_POLL_MS, IDLE_POLL_MS, AssignmentTimeout, run_stages
 from newskg.pipeline import PipelineThread
 
 WHO = "consumer group newskg-process on broker 127.0.0.1:9092 (member vm-process)"
@@ -48,7 +48,7 @@ def test_until_idle_with_partitions_and_nothing_to_read_returns():
 def test_a_long_running_stage_without_partitions_warns_once_and_keeps_running(caplog):
     stop = threading.Event()
     threading.Timer(0.6, stop.set).start()
-    with caplog.at_level(logging.WARNING, logger="ingest.kafka.stage"):
+    with caplog.at_level(logging.WARNING, logger="newskg.ingest.kafka.stage"):
         run_stages([StandInRunner(assigned=False)], until_idle=False, stop=stop, join_timeout_s=0.1)
     assert [r.message for r in caplog.records if WHO in r.message] and len(caplog.records) == 1
 

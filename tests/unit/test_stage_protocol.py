@@ -6,15 +6,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.records import DeadLetter, DedupSighting, RawArticle
-from core.settings import Settings
-from extract.failures import outage as extract_outage
-from extract.stage import ExtractRunner
-from ingest.kafka.client import ConsumerRecord, OutOfOrderSequenceNumberError
-from ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, kafka_outage
-from ingest.process.dedup import DedupIndex
-from ingest.process.signature_log import Kept
-from ingest.process.stage import DedupLogEntries, ProcessStage
+from newskg.core.records import DeadLetter, DedupSighting, RawArticle
+from newskg.core.settings import Settings
+from newskg.extract.failures import outage as extract_outage
+from newskg.extract.stage import ExtractRunner
+from newskg.ingest.kafka.client import ConsumerRecord, OutOfOrderSequenceNumberError
+from newskg.ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, kafka_outage
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.signature_log import Kept
+from newskg.ingest.process.stage import DedupLogEntries, ProcessStage
 
 ARTICLES = "news.articles"
 
@@ -102,7 +102,7 @@ class BrokenStage(TokenStage):
 def test_a_write_never_acknowledged_is_neither_acknowledged_to_the_stage_nor_committed_but_held_and_resent(
     monkeypatch,
 ):
-    monkeypatch.setattr("ingest.kafka.stage.RETRY_FIRST_S", 0.0)
+    monkeypatch.setattr("newskg.ingest.kafka.stage.RETRY_FIRST_S", 0.0)
     io = StandIns([message(article(1, "x" * 50), 7)], writes_fail=True)
     stage = CountingStage(io.events)
     runner = StageRunner(stage, io, io, "dlq")
@@ -128,7 +128,7 @@ class GraphDownOnceStage(CountingStage):
 
 
 def test_an_outage_inside_handle_holds_the_batch_and_handles_it_again_without_polling(monkeypatch):
-    monkeypatch.setattr("ingest.kafka.stage.RETRY_FIRST_S", 0.0)
+    monkeypatch.setattr("newskg.ingest.kafka.stage.RETRY_FIRST_S", 0.0)
     io = StandIns([message(article(1, "x" * 50), 7)])
     stage = GraphDownOnceStage(io.events)
     runner = StageRunner(stage, io, io, "dlq")
@@ -216,7 +216,7 @@ class LostStateFuture(Future):
 
 @pytest.mark.parametrize("outage", [kafka_outage, extract_outage], ids=["kafka_outage", "extract_outage"])
 def test_a_broker_that_lost_the_producer_state_gets_the_batch_again_from_a_rebuilt_producer(monkeypatch, outage):
-    monkeypatch.setattr("ingest.kafka.stage.RETRY_FIRST_S", 0.0)
+    monkeypatch.setattr("newskg.ingest.kafka.stage.RETRY_FIRST_S", 0.0)
     io = StateLosingProducer([message(article(1, "x" * 50), 7)])
     stage = CountingStage(io.events)
     runner = StageRunner(stage, io, io, "dlq", outage)

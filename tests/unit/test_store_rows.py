@@ -3,8 +3,8 @@
 import pytest
 from pydantic import ValidationError
 
-from graph.connection.base import DELETE_ALL, GraphConnection, Params, Row
-from graph.store.rows import EntityProfileRow, LateCounts, TimelineRow, as_dict, row_of, rows_of
+from newskg.graph.connection.base import DELETE_ALL, GraphConnection, Params, Row
+from newskg.graph.store.rows import EntityProfileRow, LateCounts, TimelineRow, as_dict, row_of, rows_of
 
 
 def test_rows_become_typed_rows_and_a_wrong_column_fails_at_the_seam():

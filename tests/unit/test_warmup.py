@@ -8,8 +8,8 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from qa.api import create_app
-from qa.warmup import Warmup
+from newskg.qa.api import create_app
+from newskg.qa.warmup import Warmup
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -114,7 +114,7 @@ def test_the_api_and_ask_import_no_parser_and_no_torch():
     torch, which took ~265 MB of the API's memory before any model (issue 20). Torch comes only with a torch
     embedding backend, when the model loads."""
     code = (
-        "import sys, newskg.cli.app, newskg.cli.qa, qa.api, qa.warmup\n"
+        "import sys, newskg.cli.app, newskg.cli.qa, newskg.qa.api, newskg.qa.warmup\n"
         "from newskg.pipeline import qa_service\n"
         "print(sorted(m for m in ('spacy', 'thinc', 'torch', 'trafilatura') if m in sys.modules))"
     )

@@ -9,14 +9,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from core.settings import Settings
-from extract.chunk_extractor import ChunkExtractor
-from extract.entities.alias_index import AliasIndex
-from extract.entities.linker import Linker
-from extract.stage import ExtractOptions, ExtractStage
-from ingest.process.dedup import DedupIndex
-from ingest.process.stage import ProcessStage
 from newskg import wiring as wiring_module
+from newskg.core.settings import Settings
+from newskg.extract.chunk_extractor import ChunkExtractor
+from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.linker import Linker
+from newskg.extract.stage import ExtractOptions, ExtractStage
+from newskg.ingest.process.dedup import DedupIndex
+from newskg.ingest.process.stage import ProcessStage
 from newskg.wiring import Wiring
 
 
@@ -62,8 +62,8 @@ def test_one_mirror_per_bundle_shared_by_every_user_and_closed_once(tmp_path, mo
 
 
 def test_a_consumer_that_cannot_be_built_gives_its_member_lease_back(tmp_path, monkeypatch):
-    import ingest.kafka.consumer as consumer_module
-    import ingest.kafka.membership as membership_module
+    import newskg.ingest.kafka.consumer as consumer_module
+    import newskg.ingest.kafka.membership as membership_module
 
     released: list[str] = []
     member = SimpleNamespace(release=lambda: released.append("lease"))

@@ -1,0 +1,277 @@
+"""The mirror on Qdrant Edge (PyPI qdrant-edge-py, pinned: beta): the Qdrant engine in process, one `EdgeShard`
+per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, HNSW and payload indexes
+on the fields the as-of filters and reconcile use (integer times, keyword ids).
+
+What this adapter relies on, each pinned by tests/integration/test_vector_store.py and test_edge_kill.py:
+- One process opens a shard at a time: a second `EdgeShard.load` fails on the WAL's lock ("Can't init WAL:
+  WouldBlock"), raised here as MirrorInUse. (Without a WAL there is no lock, and an open shard does not see
+  another process's writes: not a way to share it.)
+- Every `update` is in the WAL before it returns, so a kill -9 loses nothing acknowledged: the next load replays
+  the WAL. A shard that does not load is rebuilt from the graph (`graph reconcile`): it is derived data.
+- Edge runs no background optimizer: points land in an appendable segment searched exactly (payload indexes
+  first), and `optimize()` builds HNSW. It holds the GIL for its whole run (~0.5 ms a point on these cores), so it
+  runs only after a write leaves `index_after` points unindexed, after bulk loads and in reconcile, never per query.
+- `flush()` costs 50–120 ms (it syncs the segment files); the WAL already makes a write durable against a crash,
+  so flushes are spaced (FLUSH_EVERY_S) to keep the WAL replay at the next load short."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+from qdrant_edge import (
+    CountRequest,
+    Distance,
+    EdgeConfig,
+    EdgeOptimizersConfig,
+    EdgeShard,
+    EdgeVectorParams,
+    FieldCondition,
+    Filter,
+    HasIdCondition,
+    IsEmptyCondition,
+    MatchValue,
+    PayloadSchemaType,
+    Point,
+    Query,
+    QueryRequest,
+    RangeFloat,
+    Record,
+    ScrollRequest,
+    UpdateOperation,
+)
+
+from newskg.core.ids import point_uuid
+from newskg.graph.mirror.base import (
+    COLLECTIONS,
+    DAY_FIELD,
+    INTEGER_FIELDS,
+    INTERACTIONS,
+    KEYWORD_FIELDS,
+    AsOfFilter,
+    MirrorHit,
+    MirrorInUse,
+    Payload,
+    VectorItem,
+    VectorMirror,
+    hit,
+    with_graph_id,
+)
+from newskg.graph.mirror.embed import Embedder
+
+if TYPE_CHECKING:  # the stub's type aliases: not names of the binding at run time
+    from qdrant_edge import PointId, Vector
+
+log = logging.getLogger(__name__)
+
+FLUSH_EVERY_S = 5.0  # the WAL replayed at the next load holds at most this many seconds of writes
+PAGE = 1000  # points per scroll page and per bulk upsert call
+# One search thread: a query of this mirror is well under a millisecond, and with the default pool (one thread a
+# core) its threads compete with ONNX Runtime's spinning intra-op threads right after the query's embedding: 7 ms
+# against 1.7 ms a search on the 2 cores here (QA's hybrid path, measured).
+SEARCH_THREADS = 1
+CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence means the shard exists
+
+
+class EdgeMirror(VectorMirror):
+    def __init__(self, root: Path, embedder: Embedder, prefix: str = "newskg_", index_after: int = 20_000):
+        super().__init__(embedder, prefix)
+        self.root = root
+        self.index_after = index_after
+        self._shards: dict[str, EdgeShard] = {}
+        self._flushed: dict[str, float] = {}  # collection → when its shard was last flushed (monotonic)
+
+    def path(self, collection: str) -> Path:
+        return self.root / self.name(collection)
+
+    def ensure(self) -> None:
+        for collection in COLLECTIONS:
+            shard = self._load_or_set_aside(collection) or self._create(collection)
+            indexed = shard.info().payload_schema
+            for field in INTEGER_FIELDS[collection]:
+                if field not in indexed:
+                    shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Integer))
+            for field in KEYWORD_FIELDS[collection]:
+                if field not in indexed:
+                    shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Keyword))
+
+    def upsert_vectors(self, collection: str, items: Sequence[VectorItem]) -> int:
+        shard = self._shard(collection) or self._create(collection)
+        for start in range(0, len(items), PAGE):
+            page = items[start : start + PAGE]
+            points = [Point(id=point_uuid(p["graph_id"]), vector=list(v), payload=p) for p, v in page]
+            shard.update(UpdateOperation.upsert_points(points))
+        self._after_write(collection, shard)
+        return len(items)
+
+    def count(self, collection: str) -> int:
+        shard = self._shard(collection)
+        return shard.count(CountRequest(exact=True)) if shard else 0
+
+    def scroll_payloads(self, collection: str, fields: Sequence[str]) -> Iterator[Payload]:
+        shard = self._shard(collection)
+        offset = None
+        while shard is not None:
+            records, offset = shard.scroll(
+                ScrollRequest(offset=offset, limit=PAGE, with_payload=list(fields), with_vector=False)
+            )
+            yield from map(_payload, records)
+            if offset is None:
+                return
+
+    def payloads(self, collection: str, graph_ids: list[str]) -> list[Payload]:
+        shard = self._shard(collection)
+        if shard is None or not graph_ids:
+            return []
+        records = shard.retrieve([point_uuid(g) for g in graph_ids], with_payload=True, with_vector=False)
+        return [_payload(r) for r in records]
+
+    def vectors(self, collection: str, graph_ids: list[str]) -> dict[str, list[float]]:
+        shard = self._shard(collection)
+        if shard is None or not graph_ids:
+            return {}
+        # Point ids map back to the graph ids asked for: no payload read (a third of the call's cost).
+        by_point = {point_uuid(g): g for g in graph_ids}
+        records = shard.retrieve(list(by_point), with_payload=False, with_vector=True)
+        return {by_point[str(r.id)]: _dense(r.vector, r.id) for r in records}
+
+    def delete(self, collection: str, graph_ids: list[str]) -> None:
+        shard = self._shard(collection)
+        if shard is not None and graph_ids:
+            shard.update(UpdateOperation.delete_points([point_uuid(g) for g in graph_ids]))
+            self._after_write(collection, shard)
+
+    def delete_if_older(self, collection: str, graph_ids: list[str], before_ms: int) -> None:
+        shard = self._shard(collection)
+        if shard is None or not graph_ids:
+            return
+        written_before = FieldCondition(key="mirrored_ms", range=RangeFloat(lt=before_ms))
+        old = Filter(should=[written_before, IsEmptyCondition(key="mirrored_ms")])
+        ids = HasIdCondition({point_uuid(g) for g in graph_ids})
+        shard.update(UpdateOperation.delete_points_by_filter(Filter(must=[ids, old])))
+        self._after_write(collection, shard)
+
+    def search_vector(
+        self,
+        collection: str,
+        vector: Sequence[float],
+        where: AsOfFilter | None = None,
+        limit: int = 10,
+        fields: Sequence[str] | None = None,
+        with_vectors: bool = False,
+    ) -> list[MirrorHit]:
+        shard = self._shard(collection)
+        if shard is None:
+            return []
+        request = QueryRequest(
+            limit=limit,
+            query=Query.Nearest(list(vector)),
+            filter=as_of_filter(collection, where) if where else None,
+            with_payload=with_graph_id(fields),
+            with_vector=with_vectors,
+        )
+        found = shard.query(request)
+        return [hit(p.payload, p.score, _dense(p.vector, p.id) if with_vectors else None) for p in found]
+
+    def optimize(self) -> None:
+        for collection, shard in self._shards.items():
+            shard.optimize()
+            shard.flush()
+            self._flushed[collection] = time.monotonic()
+
+    def close(self) -> None:
+        shards, self._shards = self._shards, {}
+        for shard in shards.values():
+            shard.flush()
+            shard.close()
+
+    # --- shards
+
+    def _shard(self, collection: str) -> EdgeShard | None:
+        """The collection's open shard, loaded on first use; None while it was never created."""
+        shard = self._shards.get(collection)
+        if shard is None and (self.path(collection) / CONFIG_FILE).exists():
+            shard = self._shards[collection] = _load(self.path(collection))
+        return shard
+
+    def _load_or_set_aside(self, collection: str) -> EdgeShard | None:
+        """The shard, or None when there is none or it does not load: then it is moved aside (kept for a look, next
+        to it) and an empty one takes its place. The mirror is derived data: `graph reconcile` rebuilds it from the
+        graph, and `graph stats` shows the gap meanwhile. A shard held by another process is not damaged: that
+        raises MirrorInUse."""
+        try:
+            return self._shard(collection)
+        except MirrorInUse:
+            raise
+        except Exception as exc:  # the binding raises a bare Exception for every load failure
+            path = self.path(collection)
+            aside = path.with_name(f"{path.name}.unloadable-{int(time.time() * 1000)}")
+            path.rename(aside)
+            log.warning(
+                "Qdrant Edge shard %s does not load (%s): moved to %s; run `newskg graph reconcile`", path, exc, aside
+            )
+            return None
+
+    def _create(self, collection: str) -> EdgeShard:
+        # The engine's own indexing threshold (KB of vectors) set to `index_after` points, so optimize() indexes
+        # exactly when _after_write asks it to.
+        threshold_kb = max(1, self.index_after * self.embedder.dim * 4 // 1024)
+        config = EdgeConfig(
+            vectors=EdgeVectorParams(size=self.embedder.dim, distance=Distance.Cosine),
+            optimizers=EdgeOptimizersConfig(indexing_threshold=threshold_kb),
+            max_search_threads=SEARCH_THREADS,  # kept in the shard's edge_config.json: every later load has it
+        )
+        self.path(collection).mkdir(parents=True, exist_ok=True)
+        shard = self._shards[collection] = EdgeShard.create(str(self.path(collection)), config)
+        return shard
+
+    def _after_write(self, collection: str, shard: EdgeShard) -> None:
+        info = shard.info()
+        if info.points_count - info.indexed_vectors_count >= self.index_after:
+            shard.optimize()
+        elif time.monotonic() - self._flushed.setdefault(collection, time.monotonic()) < FLUSH_EVERY_S:
+            return
+        shard.flush()
+        self._flushed[collection] = time.monotonic()
+
+
+def _load(path: Path) -> EdgeShard:
+    try:
+        return EdgeShard.load(str(path))
+    except Exception as exc:  # the binding raises a bare Exception; the WAL lock is the one case callers handle
+        if "WouldBlock" in str(exc):
+            raise MirrorInUse(f"the Qdrant Edge shard {path} is open in another process ({exc})") from exc
+        raise
+
+
+def as_of_filter(collection: str, where: AsOfFilter) -> Filter:
+    """The as-of view in Qdrant Edge's filter model (integer payloads compare with float bounds: days and epoch
+    milliseconds are exact in a double)."""
+    must: list[FieldCondition] = [
+        FieldCondition(key=DAY_FIELD[collection], range=RangeFloat(lte=where.day)),
+        FieldCondition(key="ingested_ms", range=RangeFloat(lte=where.ingested_ms)),
+    ]
+    if where.entity_id:
+        must.append(FieldCondition(key="entity_ids", match=MatchValue(where.entity_id)))
+    if where.variant and collection == INTERACTIONS:
+        must.append(FieldCondition(key="variant", match=MatchValue(where.variant)))
+    return Filter(must=list(must))
+
+
+def _payload(record: Record) -> Payload:
+    payload = record.payload  # converted on every access: read once
+    if payload is None:
+        raise ValueError(f"point {record.id} came back without its payload")
+    return payload
+
+
+def _dense(vector: Vector | None, point: PointId) -> list[float]:
+    """The point's one unnamed dense vector (the only kind these shards hold). Read `.vector` once: the binding
+    converts it to Python floats on every access."""
+    # The first value tells a dense vector from a multivector; checking all 384 would cost a request ~2 ms.
+    if not isinstance(vector, list) or not vector or not isinstance(vector[0], float):
+        raise ValueError(f"point {point}: expected one unnamed dense vector")
+    return cast(list[float], vector)

@@ -1,0 +1,211 @@
+"""The explorer's reads (qa/explore.py), shared by Neo4j 5 and FalkorDB and every one "as of D" exactly as the QA
+reads are (graph/store/reads.visible with AsOf.params()): an interaction is an edge only if it is visible, it
+counts only the sources whose articles were visible, an entity is a node only if it exists as of D
+(reads.ENTITY_VISIBLE), and evidence shows only visible chunks of visible articles. Values are parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from newskg.core.records import Variant
+from newskg.graph.connection.base import ConsoleResult
+from newskg.graph.store import mentions
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
+from newskg.graph.store.rows import EntityAsOf, rows_of
+from newskg.graph.store.store import GraphStore
+
+# Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), as of
+# D, the most mentioned first.
+SEARCH = (
+    f"""
+MATCH (e:Entity)
+WHERE toLower(e.name) CONTAINS $q
+WITH collect(e) AS named
+OPTIONAL MATCH (x:Entity)-[:ALIAS]->(al:Alias)
+WHERE al.lower CONTAINS $q AND {visible("al", "day")}
+WITH named, collect(x) AS aliased
+WITH named + aliased AS found
+UNWIND found AS e
+WITH DISTINCT e
+WHERE $type IS NULL OR e.type = $type
+WITH e"""
+    + ENTITY_VISIBLE
+    + ENTITY_ALIASES
+    + """
+RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions
+ORDER BY interactions DESC, mentions DESC, id
+LIMIT $limit
+"""
+)
+
+# The entity's visible interactions in the day window (one variant or all), the latest first before the limit,
+# with how many sources had reported each by D.
+NEIGHBOURHOOD = f"""
+MATCH (e:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH DISTINCT x
+WHERE {visible("x")} AND x.event_day >= $from_day AND x.event_day <= $to_day
+  AND ($variant IS NULL OR x.variant = $variant)
+WITH x ORDER BY x.event_day DESC, x.published_day DESC, x.id LIMIT $limit
+OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WHERE {visible("a")}
+WITH x, count(DISTINCT s) AS n_sources
+RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.published_day AS published_day,
+       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
+       n_sources
+ORDER BY event_day DESC, id
+"""
+
+# The entities with the most facts as of D, as a view of the explorer shows them (NEIGHBOURHOOD with its default
+# window: every event day up to D): visible interactions naming the entity as subject or object, a fact with no
+# object included. The entity exists as of D since a visible interaction names it (reads.ENTITY_VISIBLE).
+MOST_FACTS = f"""
+MATCH (e:Entity)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH e, x
+WHERE {visible("x")} AND x.event_day <= $as_of_day
+RETURN e.id AS id, e.name AS name, e.type AS type, count(DISTINCT x) AS facts
+ORDER BY facts DESC, name, id
+LIMIT $limit
+"""
+
+NODES_AS_OF = (
+    """
+UNWIND $ids AS wanted
+MATCH (e:Entity {id: wanted})
+WITH e"""
+    + ENTITY_VISIBLE
+    + ENTITY_ALIASES
+    + "RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions\n"
+)
+
+# One visible interaction with every chunk that states it in a visible article: the evidence and its sources. A
+# chunk is read in an article, so it is there as of D when that article is (reads.INTERACTION_SOURCES reads it so);
+# the chunk node's own times are those of its first record only.
+EVIDENCE = f"""
+MATCH (x:Interaction {{id: $id}})
+WHERE {visible("x")}
+MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WHERE {visible("a")}
+RETURN x.text AS text, x.event_day AS event_day, x.variant AS variant, x.confidence AS confidence,
+       x.subject_id AS subject_id,
+       x.object_id AS object_id, c.id AS chunk_id, c.text AS chunk_text, a.title AS title, a.url AS url,
+       s.name AS source, a.published AS published, a.published_day AS published_day, a.ingested_at AS ingested_at
+ORDER BY published_day, source, url
+"""
+
+
+@dataclass(frozen=True)
+class EdgeRow:
+    """NEIGHBOURHOOD: a visible interaction as an edge (object_id None: a fact about the subject alone)."""
+
+    id: str
+    text: str
+    event_day: int
+    published_day: int
+    variant: Variant | None
+    confidence: float | None
+    subject_id: str
+    object_id: str | None
+    n_sources: int
+
+
+@dataclass(frozen=True)
+class EvidenceRow:
+    """EVIDENCE: one (chunk, article) that stated the interaction, visible as of D."""
+
+    text: str
+    event_day: int
+    variant: Variant | None
+    confidence: float | None
+    subject_id: str
+    object_id: str | None
+    chunk_id: str
+    chunk_text: str | None
+    title: str | None
+    url: str | None
+    source: str | None
+    published: str | None
+    published_day: int | None
+    ingested_at: str | None
+
+
+@dataclass(frozen=True)
+class FactCount:
+    """MOST_FACTS: an entity and how many facts a view of it as of D shows."""
+
+    id: str
+    name: str
+    type: str
+    facts: int
+
+
+@dataclass(frozen=True)
+class DayCount:
+    day: int
+    chunks: int
+
+
+@dataclass(frozen=True)
+class Window:
+    """Which interactions an explorer view shows: event days in [first, last], one variant or all."""
+
+    first: int
+    last: int
+    variant: Variant | None = None
+
+
+def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: str | None) -> list[EntityAsOf]:
+    params = {"q": text.lower(), "type": entity_type, "limit": limit, **as_of.params()}
+    return rows_of(EntityAsOf, store.conn.read(SEARCH, params))
+
+
+def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window, limit: int) -> list[EdgeRow]:
+    params = {
+        "entity": entity_id,
+        "from_day": window.first,
+        "to_day": window.last,
+        "variant": window.variant,
+        "limit": limit,
+        **as_of.params(),
+    }
+    return rows_of(EdgeRow, store.conn.read(NEIGHBOURHOOD, params))
+
+
+def day_range(store: GraphStore, as_of: AsOf) -> tuple[int | None, int | None]:
+    """The first and last publication day with mentions ingested by D (the date slider's bounds)."""
+    known = mentions.day_range(store.conn, as_of.day)
+    return known if known else (None, None)
+
+
+def most_facts(store: GraphStore, as_of: AsOf, limit: int = 1) -> list[FactCount]:
+    """The entities with the most facts as of D (nothing published or ingested after D counts, nor an event day
+    after D), the most first, then by name: the view the explorer opens on (scripts/explore_url.py)."""
+    return rows_of(FactCount, store.conn.read(MOST_FACTS, {"limit": limit, **as_of.params()}))
+
+
+def nodes(store: GraphStore, ids: list[str], as_of: AsOf) -> list[EntityAsOf]:
+    """Those of `ids` that exist as of D, with their mentions and interactions then."""
+    if not ids:
+        return []
+    return rows_of(EntityAsOf, store.conn.read(NODES_AS_OF, {"ids": ids, **as_of.params()}))
+
+
+def evidence(store: GraphStore, interaction_id: str, as_of: AsOf) -> list[EvidenceRow]:
+    return rows_of(EvidenceRow, store.conn.read(EVIDENCE, {"id": interaction_id, **as_of.params()}))
+
+
+def daily_mentions(store: GraphStore, entity_id: str, first: int, last: int, as_of: AsOf) -> list[DayCount]:
+    """Chunks mentioning the entity per publication day in [first, last], counting only days ingested by D
+    (the daily counts graph/store/mentions.py keeps: reads.DAILY_COUNTS)."""
+    params = {"entity": entity_id, "from_day": first, "to_day": min(last, as_of.day), "as_of_day": as_of.day}
+    return rows_of(DayCount, store.conn.read(DAILY_COUNTS, params))
+
+
+def console(
+    store: GraphStore, query: str, as_of: AsOf, params: Mapping[str, object], timeout_ms: int, max_rows: int
+) -> ConsoleResult:
+    """The explorer's read-only Cypher console: the user's statement with its parameters and the as-of ones (which
+    win), refused if it writes (the server enforces it: graph/connection), stopped after the timeout, the first
+    `max_rows` rows kept. Raises ConsoleRefused."""
+    return store.conn.console_read(query, {**params, **as_of.params()}, timeout_ms, max_rows)

@@ -1,0 +1,164 @@
+"""The as-of reads of the graph (QA, the explorer, the mirror, the CLI and the evaluations): every one takes an
+as-of (AsOf, a yyyymmdd day, or None for the graph as it stands now; graph/store/asof.py). One of the three users
+of the graph store (graph/store/store.py); the Cypher is in graph/store/reads.py."""
+
+from __future__ import annotations
+
+from newskg.core.records import Chunk, Interaction, Variant
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store import reads
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.rows import (
+    Count,
+    EntityAsOf,
+    EntityChunk,
+    EntityName,
+    EntityProfileRow,
+    EvidenceSources,
+    IdRow,
+    InteractionSource,
+    LateCounts,
+    StoredChunk,
+    TimelineRow,
+    TopEntity,
+    chunk_of,
+    row_of,
+    rows_of,
+)
+
+COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
+
+
+class AsOfReader:
+    """Reads over one connection, each as of a day."""
+
+    def __init__(self, conn: GraphConnection):
+        self.conn = conn
+
+    def counts(self) -> dict[str, int]:
+        return {name: row_of(Count, self.conn.read(query)[0]).n for name, query in reads.COUNTS.items()}
+
+    def find_entities(self, query: str, limit: int = 10, as_of: AsOf | int | None = None) -> list[EntityAsOf]:
+        """Entities whose id, name or alias is `query`, as of the day: only those a visible chunk mentions, most
+        mentioned first, with their mention and interaction counts as of that day."""
+        rows = self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit, **AsOf.of(as_of).params()})
+        return rows_of(EntityAsOf, rows)
+
+    def entity_names(self) -> list[EntityName]:
+        """Every entity's id, name and aliases, each alias with its first record's (day, ingested_ms): the
+        resolver's name index, which applies the as-of rule to them itself."""
+        return rows_of(EntityName, self.conn.read(reads.ENTITY_NAMES))
+
+    def entities_as_of(self, ids: list[str], as_of: AsOf | int | None = None) -> list[EntityAsOf]:
+        """Those of `ids` that exist as of the day, with their popularity then (most mentioned first)."""
+        if not ids:
+            return []
+        return rows_of(EntityAsOf, self.conn.read(reads.ENTITIES_AS_OF, {"ids": list(ids), **AsOf.of(as_of).params()}))
+
+    def entity_profiles(self, ids: list[str]) -> list[EntityProfileRow]:
+        """Per entity of `ids` in the graph: (day, ingested_ms, count) cells of its mentioning chunks and of its
+        interactions, from which its existence and popularity as of any day follow (qa/query.EntityProfile)."""
+        return rows_of(EntityProfileRow, self.conn.read(reads.ENTITY_PROFILES, {"ids": list(ids)})) if ids else []
+
+    def top_entities(self, limit: int = 10, as_of: AsOf | int | None = None) -> list[TopEntity]:
+        return rows_of(TopEntity, self.conn.read(reads.TOP_ENTITIES, {"limit": limit, **AsOf.of(as_of).params()}))
+
+    def timeline(
+        self,
+        entity_id: str,
+        from_day: int,
+        to_day: int,
+        as_of: AsOf | int | None = None,
+        limit: int = 1000,
+        focus_day: int | None = None,
+        variant: Variant | None = None,
+        via_chunks: bool = False,
+    ) -> list[TimelineRow]:
+        """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of the
+        as-of day, oldest first. When more than `limit` match, the ones nearest `focus_day` (default: the as-of
+        day, held inside the window) are kept, the latest report first among equals, so the focus day itself is
+        never cut while farther days stay. `variant` keeps only that extraction variant's interactions. `via_chunks`
+        also takes the interactions stated by visible chunks that mention the entity (not only those naming it)."""
+        as_of = AsOf.of(as_of)
+        focus = min(max(focus_day or as_of.day, from_day), to_day)
+        rows = self.conn.read(
+            reads.TIMELINE,
+            {
+                "entity": entity_id,
+                "from_day": from_day,
+                "to_day": to_day,
+                "focus_day": focus,
+                "limit": limit,
+                "variant": variant,
+                "via_chunks": via_chunks,
+                **as_of.params(),
+            },
+        )
+        return rows_of(TimelineRow, rows)
+
+    def evidence_sources(
+        self,
+        ids: list[str],
+        as_of: AsOf | int,
+        kind: str = "interaction",
+    ) -> dict[str, tuple[list[str], list[str]]]:
+        """For interaction (or chunk) ids: (source names, article urls) that had reported them by the as-of day."""
+        query = reads.INTERACTION_SOURCES_AS_OF if kind == "interaction" else reads.CHUNK_SOURCES_AS_OF
+        rows = self.conn.read(query, {"ids": ids, **AsOf.of(as_of).params()})
+        return {r.id: (sorted(r.sources), sorted(r.urls)) for r in rows_of(EvidenceSources, rows)}
+
+    def entity_chunks(
+        self, entity_id: str, from_day: int, to_day: int, as_of: AsOf | int, limit: int = 50
+    ) -> list[EntityChunk]:
+        rows = self.conn.read(
+            reads.ENTITY_CHUNKS,
+            {"entity": entity_id, "from_day": from_day, "to_day": to_day, "limit": limit, **AsOf.of(as_of).params()},
+        )
+        return rows_of(EntityChunk, rows)
+
+    def entity_fact_ids(self, entity_id: str, as_of: AsOf | int, variant: Variant | None = None) -> list[str]:
+        """The ids of the interactions naming the entity that are visible as of the day (any event day), of one
+        variant or all."""
+        params = {"entity": entity_id, "variant": variant, **AsOf.of(as_of).params()}
+        return [str(row["id"]) for row in self.conn.read(reads.ENTITY_FACT_IDS, params)]
+
+    def sources_of(self, interaction_id: str, as_of: AsOf | int | None = None) -> list[InteractionSource]:
+        rows = self.conn.read(reads.INTERACTION_SOURCES, {"id": interaction_id, **AsOf.of(as_of).params()})
+        return rows_of(InteractionSource, rows)
+
+    def ingested_late(self, day: int, entity_id: str | None = None) -> LateCounts:
+        """What the strict view of `day` hides: facts (interactions) and chunks published on or before it but
+        ingested after its end, for one entity or the whole graph, and when the first of them was ingested."""
+        params = AsOf.of(day).params()
+        if entity_id:
+            return row_of(LateCounts, self.conn.read(reads.LATE_FOR_ENTITY, {"entity": entity_id, **params})[0])
+        return row_of(LateCounts, self.conn.read(reads.LATE_IN_GRAPH, params)[0])
+
+    def ids(self, label: str, page: int = 10_000) -> set[str]:
+        if label not in COUNTS_LABELS:
+            raise ValueError(f"unknown label {label!r}")
+        found: set[str] = set()
+        after = ""
+        query = reads.ids_page(label)  # a fixed label from COUNTS_LABELS, never user text
+        while True:
+            rows = rows_of(IdRow, self.conn.read(query, {"after": after, "limit": page}))
+            found.update(r.id for r in rows)
+            if len(rows) < page:
+                return found
+            after = rows[-1].id
+
+    def interactions(self, ids: list[str]) -> list[Interaction]:
+        rows = self.conn.read(reads.INTERACTIONS_BY_ID, {"ids": ids})
+        return [Interaction.model_validate(r) for r in rows if r["subject_name"]]
+
+    def chunks(self, ids: list[str]) -> list[tuple[Chunk, list[str], list[str]]]:
+        """(chunk, entity ids, source ids) for the mirror."""
+        # Every article and source that carried the chunk (sightings included), from the graph's edges.
+        return [
+            (
+                chunk_of(r, r.article_ids, (r.source_names or ["unknown"])[0], (r.source_ids or ["unknown"])[0]),
+                r.entity_ids,
+                r.source_ids,
+            )
+            for r in rows_of(StoredChunk, self.conn.read(reads.CHUNKS_BY_ID, {"ids": ids}))
+        ]

@@ -1,0 +1,173 @@
+"""Indexes and uniqueness per dialect: the only Cypher that differs between Neo4j 5 and FalkorDB.
+
+Neo4j 5 (`neo4j_ddl`): a uniqueness constraint per MERGE key (it brings its own range index, and keeps two
+writers from creating the same node twice), explicit range indexes on the properties reads filter on, and
+full-text indexes for analysts in Neo4j Browser (`CALL db.index.fulltext.queryNodes("entity_names", "doja~")`;
+no newskg read uses them, so FalkorDB gets none). Every statement is `IF NOT EXISTS`: running it again changes
+nothing. FalkorDB (`falkordb_ddl`, `falkordb_constraint_commands`): the same range indexes in the syntax both
+engines share, and its unique constraints as `GRAPH.CONSTRAINT` commands (it has no Cypher for them)."""
+
+from __future__ import annotations
+
+import logging
+from typing import cast
+
+from newskg.graph.connection import FalkorConnection, GraphConnection
+from newskg.graph.connection.base import Dialect
+
+log = logging.getLogger(__name__)
+
+# Every label the store MERGEs on `id`, and the other MERGE keys: each is unique in the graph.
+KEYED_LABELS = (
+    "Source",
+    "Article",
+    "Chunk",
+    "Entity",
+    "Alias",
+    "Interaction",
+    "EntityDay",
+    "M2Batch",
+    "M2Failed",
+    "Linking",
+)
+MERGE_KEYS = (*((label, "id") for label in KEYED_LABELS), ("M2Pair", "pair"))
+RANGE_INDEXES = (
+    ("Interaction", "event_day"),
+    ("Interaction", "published_day"),
+    ("Interaction", "ingested_ms"),
+    ("Entity", "name"),
+    ("Alias", "lower"),
+    ("Chunk", "day"),
+    ("Article", "published_day"),
+    ("EntityDay", "entity_id"),
+    ("EntityDay", "day"),
+    ("Linking", "order"),
+    ("Linking", "chunk_id"),  # a chunk written whole, by any record (extract/stage.py)
+)
+# Node properties set from the wall clock, not from the data: they differ between two runs over the same input, so
+# nothing exported or compared holds them (graph/store/export.py, tests/support/graph_dump.py).
+WALL_CLOCK = {
+    "Linking": ("order",),  # the order journals are replayed in (extract/stage.py `_next_order`)
+    "M2Failed": ("at",),  # when the M2 batch was given up (its dead letter's time)
+}
+
+
+def without_wall_clock(labels: object, properties: object) -> dict[str, object]:
+    """A node's properties (a map read from the graph) without those set from the wall clock (WALL_CLOCK);
+    `labels`: its label or labels."""
+    if not isinstance(properties, dict):
+        raise TypeError(f"node properties are a map, not {properties!r}")
+    named = [labels] if isinstance(labels, str) else cast(list[object], labels) if isinstance(labels, list) else []
+    names = {name for label in named for name in WALL_CLOCK.get(str(label), ())}
+    return {str(key): value for key, value in cast(dict[object, object], properties).items() if key not in names}
+
+
+# Neo4j only: name → (label, properties).
+FULLTEXT_INDEXES = {
+    "entity_names": ("Entity", ("name", "description")),
+    "chunk_text": ("Chunk", ("title", "text")),
+}
+
+
+def neo4j_ddl() -> list[str]:
+    ddl = [
+        f"CREATE CONSTRAINT {label.lower()}_{key} IF NOT EXISTS FOR (n:{label}) REQUIRE n.{key} IS UNIQUE"
+        for label, key in MERGE_KEYS
+    ]
+    ddl += [
+        f"CREATE RANGE INDEX {label.lower()}_{prop} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})"
+        for label, prop in RANGE_INDEXES
+    ]
+    ddl += [
+        f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS FOR (n:{label}) ON EACH [{', '.join(f'n.{p}' for p in props)}]"
+        for name, (label, props) in FULLTEXT_INDEXES.items()
+    ]
+    return ddl
+
+
+def falkordb_ddl() -> list[str]:
+    # FalkorDB has no IF NOT EXISTS: an existing index answers with an error, which init treats as done.
+    return [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in MERGE_KEYS + RANGE_INDEXES]
+
+
+def falkordb_constraint_commands(graph: str) -> list[tuple[str, ...]]:
+    """FalkorDB's unique constraints (server commands, not Cypher); each needs the index falkordb_ddl makes."""
+    return [
+        ("GRAPH.CONSTRAINT", "CREATE", graph, "UNIQUE", "NODE", label, "PROPERTIES", "1", key)
+        for label, key in MERGE_KEYS
+    ]
+
+
+def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
+    """The schema as a script to read or pipe: Neo4j's statements for `cypher-shell`; FalkorDB's index statements,
+    with its constraint commands as comments (they go through redis-cli, not Cypher)."""
+    if dialect == "neo4j":
+        return "".join(f"{statement};\n" for statement in neo4j_ddl())
+    commands = [f"// redis-cli {' '.join(command)}\n" for command in falkordb_constraint_commands(graph)]
+    return "".join(f"{statement};\n" for statement in falkordb_ddl()) + "".join(commands)
+
+
+def init_schema(conn: GraphConnection) -> list[str]:
+    """Create what is missing; idempotent. Returns the statements that created something."""
+    created: list[str] = []
+    if conn.dialect == "neo4j":
+        for statement in neo4j_ddl():
+            conn.run(statement)
+            created.append(statement)
+        return created
+    for statement in falkordb_ddl():
+        try:
+            conn.run(statement)
+            created.append(statement)
+        except Exception as exc:
+            if "already indexed" not in str(exc).lower():
+                raise
+    if isinstance(conn, FalkorConnection):
+        created += _falkordb_unique(conn)
+        if created:
+            _falkordb_schema_into_aof_base(conn)
+    return created
+
+
+# FalkorDB's catalogue of constraints (Neo4j 5 has SHOW CONSTRAINTS instead): the dialect layer's, never sent to Neo4j
+FALKORDB_CONSTRAINTS = "CALL db.constraints() YIELD type, label, properties, entitytype RETURN *"
+
+
+def _falkordb_unique(conn: FalkorConnection) -> list[str]:
+    # Only the missing ones: FalkorDB appends even a refused GRAPH.CONSTRAINT CREATE to its AOF, so asking again
+    # for an existing constraint made every restart replay (and log as CRITICAL) one failing command per init.
+    existing = _falkordb_unique_keys(conn)
+    created: list[str] = []
+    for command in falkordb_constraint_commands(conn.graph_name):
+        label, key = command[5], command[8]
+        if (label, key) in existing:
+            continue
+        try:
+            conn.execute_command(*command)
+            created.append(" ".join(command))
+        except Exception as exc:
+            if "already exists" not in str(exc).lower():
+                log.warning("FalkorDB unique constraint %s: %s", " ".join(command[5:]), exc)
+    return created
+
+
+def _falkordb_unique_keys(conn: FalkorConnection) -> set[tuple[str, str]]:
+    """(label, property) of the graph's single-property unique node constraints, pending or operational."""
+    rows = conn.read(FALKORDB_CONSTRAINTS)
+    keys: set[tuple[str, str]] = set()
+    for row in rows:
+        properties = cast("list[object]", row["properties"]) if isinstance(row["properties"], list) else []
+        if row["type"] == "UNIQUE" and row["entitytype"] == "NODE" and len(properties) == 1:
+            keys.add((str(row["label"]), str(properties[0])))
+    return keys
+
+
+def _falkordb_schema_into_aof_base(conn: FalkorConnection) -> None:
+    """Rewrite the AOF once the schema changed, so indexes and constraints live in its RDB base.
+
+    FalkorDB cannot use an index while it replays the AOF that creates it: every MERGE replayed after a
+    `CREATE INDEX` in the incremental AOF scans its whole label, so a restart replays the graph's history in
+    quadratic time (a 4.6 MB AOF: 17 s of CPU, where the live writes had taken under a second) and `services up`
+    gave up waiting. An index loaded from the base is used at once."""
+    if not conn.compact_aof():
+        log.warning("FalkorDB: the AOF was not rewritten after the schema change (AOF off, refused or too slow)")

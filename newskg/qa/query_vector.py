@@ -1,0 +1,42 @@
+"""The query's vector for one retrieval (qa/retrieve.py), shared by the reads of its strategy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from newskg.graph.mirror.base import VectorMirror
+from newskg.qa.similarity import QueryTexts, Similarity, Vector, query_vector
+
+
+class QueryVector:
+    """The query's vector for one retrieval: embedded on first use (never when no read needs it), then shared, so a
+    retrieval embeds the query once; the Similarity its cosines are, for the evidence; and the mirror's vectors the
+    retrieval read, each read once (hybrid scores the day's facts by them, then diversifies the fused list by them,
+    and its semantic search returns its hits' vectors with them)."""
+
+    def __init__(self, mirror: VectorMirror | None, query: QueryTexts):
+        self.mirror, self.query = mirror, query
+        self._vector: Vector | None = None
+        self._stored: dict[str, dict[str, list[float]]] = {}  # collection → graph id → the mirror's vector
+
+    def stored(self, collection: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """The mirror's vectors of these ids (those it holds), reading only the ones this retrieval has not."""
+        assert self.mirror is not None, "stored vectors need the mirror"
+        known = self._stored.setdefault(collection, {})
+        unread = [i for i in dict.fromkeys(ids) if i not in known]
+        if unread:
+            known.update(self.mirror.vectors(collection, unread))
+        return {i: known[i] for i in ids if i in known}
+
+    def remember(self, collection: str, vectors: dict[str, list[float]]) -> None:
+        self._stored.setdefault(collection, {}).update(vectors)
+
+    def __call__(self) -> Vector:
+        if self._vector is None:
+            assert self.mirror is not None, "a query vector needs the mirror's embedder"
+            self._vector = query_vector(self.mirror.embedder, self.query)
+        return self._vector
+
+    def similarity(self, cosine: float) -> Similarity | None:
+        """A cosine to this vector, for the answer; None without a mirror (the score is then lexical)."""
+        return Similarity(self.query, self.mirror.embedder.name, cosine) if self.mirror is not None else None
