@@ -191,15 +191,16 @@ def load_mirror(mirror: VectorMirror, rows: int, console: Console) -> float:
     start = time.perf_counter()
     with progress(console) as bar:
         task = bar.add_task("mirror: points", total=rows, rate="")
-        for batch in batches(rows):
-            vectors = unit_vectors(rng, len(batch))
-            items = [
-                (interaction_payload(i) | {"mirrored_ms": 0}, v.tolist()) for i, v in zip(batch, vectors, strict=True)
-            ]
-            mirror.upsert_vectors(INTERACTIONS, items)
-            done = bar.tasks[task].completed + len(batch)
-            bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} points/s")
-    mirror.optimize()  # Edge builds HNSW here, as after any bulk load; a no-op for local mode
+        with mirror.bulk():  # Edge builds HNSW once, when the load ends; a no-op for local mode
+            for batch in batches(rows):
+                vectors = unit_vectors(rng, len(batch))
+                items = [
+                    (interaction_payload(i) | {"mirrored_ms": 0}, v.tolist())
+                    for i, v in zip(batch, vectors, strict=True)
+                ]
+                mirror.upsert_vectors(INTERACTIONS, items)
+                done = bar.tasks[task].completed + len(batch)
+                bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} points/s")
     return time.perf_counter() - start
 
 

@@ -238,6 +238,24 @@ def test_edge_builds_its_index_once_enough_points_are_unindexed_and_answers_the_
         mirror.close()
 
 
+def test_inside_bulk_edge_builds_its_index_once_when_the_block_ends(tmp_path: Path):
+    """Issue 30: a bulk load (the QA bench's, reconcile's rebuild) past `index_after` points builds HNSW once, at the
+    end, not every `index_after` points (each build re-indexed every point so far); inside, writes are searchable."""
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=200)
+    mirror.ensure()
+    try:
+        with mirror.bulk():
+            for start in range(0, 700, 100):
+                mirror.upsert(INTERACTIONS, [fact(n) for n in range(start, start + 100)])
+            assert unindexed(mirror) == 700  # no build on the way
+            where = AsOfFilter(day=DAYS[9], ingested_ms=10_000)
+            hits = mirror.search_vector(INTERACTIONS, vector_of("fact number 3").tolist(), where, limit=1)
+            assert hits[0].graph_id == "i3"
+        assert unindexed(mirror) == 0  # built when the block ended
+    finally:
+        mirror.close()
+
+
 def unindexed(mirror: EdgeMirror) -> int:
     shard = mirror._shard(INTERACTIONS)  # the engine's own count: what this test is about
     assert shard is not None

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,6 +187,14 @@ class VectorMirror(ABC):
 
     def optimize(self) -> None:  # noqa: B027 — a no-op where the engine indexes on its own (a server)
         """Build whatever index the engine defers (Qdrant Edge's HNSW) now, e.g. after a bulk load."""
+
+    @contextmanager
+    def bulk(self) -> Generator[None]:
+        """Many writes in a row (a bench's load, reconcile's rebuild): the engine's deferred index is built once, when
+        the block ends, not every `index_after` points on the way (on Edge each build re-indexed every point so far:
+        a 100k load took 781 s against 5.6 s for 10k). Writes inside are searchable as ever, exactly."""
+        yield
+        self.optimize()
 
     # --- shared: the write path and the scans, over the calls above
 

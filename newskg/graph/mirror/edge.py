@@ -10,7 +10,8 @@ What this adapter relies on, each pinned by tests/integration/test_vector_store.
   the WAL. A shard that does not load is rebuilt from the graph (`graph reconcile`): it is derived data.
 - Edge runs no background optimizer: points land in an appendable segment searched exactly (payload indexes
   first), and `optimize()` builds HNSW. It holds the GIL for its whole run (~0.5 ms a point on these cores), so it
-  runs only after a write leaves `index_after` points unindexed, after bulk loads and in reconcile, never per query.
+  runs only after a write leaves `index_after` points unindexed (not inside `bulk()`, which builds it once at its
+  end), after bulk loads and in reconcile, never per query.
 - `flush()` costs 50–120 ms (it syncs the segment files); the WAL already makes a write durable against a crash,
   so flushes are spaced (FLUSH_EVERY_S) to keep the WAL replay at the next load short."""
 
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -83,6 +85,7 @@ class EdgeMirror(VectorMirror):
         self.index_after = index_after
         self._shards: dict[str, EdgeShard] = {}
         self._flushed: dict[str, float] = {}  # collection → when its shard was last flushed (monotonic)
+        self._bulk = False  # inside bulk(): the index is built when the block ends
 
     def path(self, collection: str) -> Path:
         return self.root / self.name(collection)
@@ -228,9 +231,19 @@ class EdgeMirror(VectorMirror):
         shard = self._shards[collection] = EdgeShard.create(str(self.path(collection)), config)
         return shard
 
+    @contextmanager
+    def bulk(self) -> Generator[None]:
+        """No index build between the block's writes (the base's docstring says why): one, when it ends."""
+        self._bulk = True
+        try:
+            yield
+        finally:
+            self._bulk = False
+        self.optimize()
+
     def _after_write(self, collection: str, shard: EdgeShard) -> None:
         info = shard.info()
-        if info.points_count - info.indexed_vectors_count >= self.index_after:
+        if not self._bulk and info.points_count - info.indexed_vectors_count >= self.index_after:
             shard.optimize()
         elif time.monotonic() - self._flushed.setdefault(collection, time.monotonic()) < FLUSH_EVERY_S:
             return

@@ -45,9 +45,8 @@ class ReconcileReport:
 def reconcile(store: GraphStore, mirror: VectorMirror, started_ms: int | None = None) -> list[ReconcileReport]:
     started_ms = started_ms or _next_millisecond()
     mirror.ensure()
-    reports = [_interactions(store, mirror, started_ms), _chunks(store, mirror, started_ms)]
-    mirror.optimize()  # a rebuilt Edge shard is left indexed, not searched exactly until the next big write
-    return reports
+    with mirror.bulk():  # a rebuilt Edge shard is indexed once, at the end, and left indexed
+        return [_interactions(store, mirror, started_ms), _chunks(store, mirror, started_ms)]
 
 
 def _next_millisecond() -> int:
