@@ -63,6 +63,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
+from bench.qa_profile import a_day
 from bench.synthetic import interaction_between
 from newskg.core.ids import entity_id
 from newskg.core.records import Entity, Interaction
@@ -438,11 +439,6 @@ async def open_loop(base: str, make: MakeRequest, rate: float, seconds: float) -
     for http in idle:
         http.close()
     return tally, time.perf_counter() - started
-
-
-def a_day(rng: random.Random) -> str:
-    """A day of the loaded quarter (the bench's facts fall on days 1–28 of January to March 2023)."""
-    return f"2023-{rng.randint(1, 3):02d}-{rng.randint(1, 28):02d}"
 
 
 def a_late_day(rng: random.Random) -> str:

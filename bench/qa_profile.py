@@ -145,7 +145,12 @@ def instrumented(service: Any, phases: Phases) -> Iterator[None]:
 def questions(names: list[str], n: int, seed: int = 5) -> list[tuple[str, str]]:
     """(query, date) pairs as the bench's clients ask them: an entity's name on a day of the loaded quarter."""
     rng = random.Random(seed)
-    return [(rng.choice(names), f"2023-{rng.randint(1, 3):02d}-{rng.randint(1, 28):02d}") for _ in range(n)]
+    return [(rng.choice(names), a_day(rng)) for _ in range(n)]
+
+
+def a_day(rng: random.Random) -> str:
+    """A day of the loaded quarter (the bench's facts fall on days 1–28 of January to March 2023)."""
+    return f"2023-{rng.randint(1, 3):02d}-{rng.randint(1, 28):02d}"
 
 
 def answer_once(service: Any, query: str, date: str, strategy: str, phases: Phases | None = None) -> bytes:
