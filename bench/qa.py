@@ -303,6 +303,7 @@ def serve(spec: ApiSpec, port: int) -> None:
 
     import uvicorn
 
+    from newskg.pipeline import qa_checks
     from newskg.qa.api import create_app
     from newskg.qa.warmup import Warmup, service_steps
 
@@ -310,11 +311,10 @@ def serve(spec: ApiSpec, port: int) -> None:
     settings = spec.settings
     with Wiring(settings) as wiring:
         service = api_service(spec, wiring)
-        readiness: dict[str, Callable[[], bool]] = {"graph": service.store.conn.ping}
-        if (mirror := service.mirror) is not None:
-            readiness["mirror"] = lambda: mirror.count("interactions") >= 0
         warmup = Warmup(service_steps(service))
-        app = create_app(service, readiness, [], settings.api_max_query_chars, settings.api_threads, warmup=warmup)
+        app = create_app(
+            service, qa_checks(service), [], settings.api_max_query_chars, settings.api_threads, warmup=warmup
+        )
         uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", access_log=False)
 
 

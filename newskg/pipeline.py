@@ -203,6 +203,15 @@ def qa_service(wiring: Wiring) -> QAService:
     return wiring.qa_service()
 
 
+def qa_checks(service: QAService) -> dict[str, Callable[[], bool]]:
+    """The readiness checks of a QA service's own dependencies, in /readyz's order: the graph, then the mirror when
+    it has one (`newskg serve` adds the broker before them and the stages after; the QA bench serves these alone)."""
+    checks: dict[str, Callable[[], bool]] = {"graph": service.store.conn.ping}
+    if (mirror := service.mirror) is not None:
+        checks["mirror"] = lambda: mirror.count("interactions") >= 0
+    return checks
+
+
 class PipelineThread:
     """The stages in a thread beside the API (`serve --pipeline`). They run until `stop` is set; if they stop for
     any other reason (an exception, an infrastructure failure the stage does not absorb), `healthy()` turns false

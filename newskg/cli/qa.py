@@ -160,7 +160,7 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
     import uvicorn
 
     from newskg.ingest.kafka.membership import GroupMembershipError
-    from newskg.pipeline import PipelineThread, build_runners, qa_service
+    from newskg.pipeline import PipelineThread, build_runners, qa_checks, qa_service
     from newskg.qa.api import create_app, serve_metrics
     from newskg.qa.warmup import Warmup, service_steps
     from newskg.services.servers import kafka_healthy
@@ -168,16 +168,14 @@ def _serve(wiring: Wiring, pipeline: bool, host: str | None, port: int | None) -
 
     settings = wiring.settings
     try:
-        service = qa_service(wiring)
-        mirror = wiring.mirror()
+        service = qa_service(wiring)  # with the bundle's mirror
     except NotConfigured as exc:
         fail(str(exc))
     # The models load and warm in the background while the server already answers /readyz (503 "warming").
     warmup = Warmup(service_steps(service))
     readiness: dict[str, Callable[[], bool]] = {
         "broker": lambda: kafka_healthy(kafka_bootstrap(settings)),
-        "graph": service.store.conn.ping,
-        "mirror": lambda: mirror.count("interactions") >= 0,
+        **qa_checks(service),
     }
     stop, stages = threading.Event(), None
     if pipeline:
