@@ -202,14 +202,10 @@ class EntityResolver:
     ):
         self.store = store
         self.refresh_s = refresh_s
-        self._keys: dict[str, Forms] = {}  # name_key of every name and alias → entity ids, with alias times
-        self._names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
-        self._prefixes: dict[str, Forms] = {}  # the leading words of a longer name or alias → entity ids
-        self._loaded_at = float("-inf")
-        self._words: dict[tuple[int, str], tuple[float, set[str]]] = {}  # _name_words per (day, view)
+        self._names_index: _NameIndex | None = None  # swapped whole by a refresh, never changed in place
         self._resolved = _Recent(refresh_s, cache_size)  # (day, view, name key) → Resolution
         self._profiles = _Recent(refresh_s, profile_cache_size)  # entity id → EntityProfile
-        self._lock = threading.Lock()
+        self._refreshing = threading.Lock()  # one reader rebuilds a stale index; the others keep the old one
 
     def resolve(self, mention: str, as_of: AsOf | int | str | None = None) -> Resolution:
         """(best, close runners-up) among the entities known as of the day (None: the graph as it stands)."""
@@ -309,30 +305,40 @@ class EntityResolver:
 
     def _name_words(self, as_of: AsOf) -> set[str]:
         """Every word of every known name and of every alias key visible as of the day (for _full_name_around),
-        once per day and view until the index is refreshed: it walks every name key."""
-        keys = self._index()[0]
-        with self._lock:
-            cached = self._words.get((as_of.day, as_of.knowledge))
-            if cached is None or cached[0] != self._loaded_at:
-                words = {word for key, forms in keys.items() if _ids_as_of(forms, as_of) for word in key.split()}
-                cached = self._words[(as_of.day, as_of.knowledge)] = (self._loaded_at, words)
-            return cached[1]
+        once per day and view until the index is refreshed: it walks every name key. Two first askers of a day
+        may both walk them; neither waits for the other."""
+        index = self._current()
+        view = (as_of.day, as_of.knowledge)
+        words = index.words.get(view)
+        if words is None:
+            words = {word for key, forms in index.keys.items() if _ids_as_of(forms, as_of) for word in key.split()}
+            index.words[view] = words
+        return words
 
     def _index(self) -> tuple[dict[str, Forms], dict[str, list[str]], dict[str, Forms]]:
         """(name key → forms, name → ids, leading words → forms), refreshed every `refresh_s`."""
-        with self._lock:
-            if time.monotonic() - self._loaded_at > self.refresh_s:
-                self._keys, self._names, self._prefixes, self._words = {}, {}, {}, {}
-                for row in self.store.entity_names():
-                    self._names.setdefault(row.name, []).append(row.id)
-                    forms = [(row.name, None), *((a, (day, ms)) for a, day, ms in row.aliases or [])]
-                    for form, seen in forms:
-                        key = name_key(form)
-                        _add_form(self._keys, key, row.id, seen)
-                        for prefix in leading_words(key):
-                            _add_form(self._prefixes, prefix, row.id, seen)
-                self._loaded_at = time.monotonic()
-            return self._keys, self._names, self._prefixes
+        index = self._current()
+        return index.keys, index.names, index.prefixes
+
+    def _current(self) -> _NameIndex:
+        """The name index, rebuilt from the graph when older than `refresh_s`. Only the first load makes a reader
+        wait; after it the one reader that finds the index stale rebuilds it and the others answer from the old
+        copy meanwhile: the rebuild reads every entity name, and readers queued behind it (the first suspect of the
+        half-load tail of temporal answers, issue 30)."""
+        index = self._names_index
+        if index is not None and time.monotonic() - index.loaded_at <= self.refresh_s:
+            return index
+        if index is not None and not self._refreshing.acquire(blocking=False):
+            return index
+        if index is None:
+            self._refreshing.acquire()
+        try:
+            index = self._names_index
+            if index is None or time.monotonic() - index.loaded_at > self.refresh_s:
+                index = self._names_index = _NameIndex.read(self.store)
+            return index
+        finally:
+            self._refreshing.release()
 
     def _visible(self, ids: list[str], as_of: AsOf) -> list[EntityCounts]:
         """Those of `ids` that exist as of the day, with their popularity then, most mentioned first (what
@@ -402,6 +408,32 @@ def _fuzzy_hits(mention: str, names: list[str]) -> dict[str, float]:
         )
     query = utils.default_process(mention)
     return {name: score for name in found if (score := _name_score(query, utils.default_process(name))) >= FUZZY_CUTOFF}
+
+
+class _NameIndex:
+    """One copy of the graph's name index (EntityResolver._current): built whole, then only read, except the
+    per-(day, view) name words it remembers."""
+
+    def __init__(self) -> None:
+        self.keys: dict[str, Forms] = {}  # name_key of every name and alias → entity ids, with alias times
+        self.names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
+        self.prefixes: dict[str, Forms] = {}  # the leading words of a longer name or alias → entity ids
+        self.words: dict[tuple[int, str], set[str]] = {}  # EntityResolver._name_words per (day, view)
+        self.loaded_at = time.monotonic()
+
+    @classmethod
+    def read(cls, store: GraphStore) -> _NameIndex:
+        index = cls()
+        for row in store.entity_names():
+            index.names.setdefault(row.name, []).append(row.id)
+            forms = [(row.name, None), *((a, (day, ms)) for a, day, ms in row.aliases or [])]
+            for form, seen in forms:
+                key = name_key(form)
+                _add_form(index.keys, key, row.id, seen)
+                for prefix in leading_words(key):
+                    _add_form(index.prefixes, prefix, row.id, seen)
+        index.loaded_at = time.monotonic()
+        return index
 
 
 class _Recent:

@@ -4,6 +4,9 @@ word(s) name when that one dominates the day."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 from newskg.core.timeaxes import end_of_day_ms
 from newskg.evaluation.neon.linking import LinkedEntity, ResolverLinker
 from newskg.graph.store.asof import AsOf
@@ -149,3 +152,42 @@ def test_a_full_name_is_never_answered_with_someone_sharing_one_of_its_words():
     assert swift.find("taylor kelce", AsOf(DAY))[2][0] is None  # "kelce" is a known surname: not Nicole Taylor
     assert found(swift, "taylor retirement") == "Nicole Taylor" and found(swift, "april taylor") == "Nicole Taylor"
     assert found(swift, "taylor") == "Nicole Taylor" and found(swift, "nicole taylor") == "Nicole Taylor"
+
+
+class SlowNamesStore(IndexStore):
+    """An IndexStore whose name read waits until the test lets it go (a large graph's reload in progress)."""
+
+    def __init__(self, entities: list[Entity]):
+        super().__init__(entities)
+        self.slow, self.reading, self.finish = threading.Event(), threading.Event(), threading.Event()
+        self.reads = 0
+
+    def entity_names(self) -> list[EntityName]:
+        self.reads += 1
+        if self.slow.is_set() and not self.finish.is_set():
+            self.reading.set()
+            assert self.finish.wait(10)
+        return super().entity_names()
+
+
+def test_a_stale_name_index_is_rebuilt_by_one_reader_while_the_others_answer_from_the_old_copy():
+    """Issue 30: the rebuild held the one lock every resolution takes, so readers queued behind a reload of every
+    entity name (the half-load tail of temporal answers). Now one reader rebuilds and the others do not wait."""
+    store = SlowNamesStore([("e1", "Doja Cat", "PERSON", 2)])
+    index = EntityResolver(store, refresh_s=0.0)  # pyright: ignore[reportArgumentType]  # the reads it uses
+    assert found(index, "doja cat") == "Doja Cat"  # the first load: every reader waits for it
+    store.entities.append(("e2", "Jared Leto", "PERSON", 3))
+    store.slow.set()
+    refresher = threading.Thread(target=found, args=(index, "doja cat"))
+    refresher.start()
+    assert store.reading.wait(10)  # the refresh is reading the graph's names
+    reads = store.reads
+    started = time.monotonic()
+    assert found(index, "doja cat") == "Doja Cat"  # answered from the old copy, without waiting
+    assert found(index, "jared leto") is None  # not in the old copy (the graph's exact lookup finds none here)
+    assert time.monotonic() - started < 1.0
+    assert store.reads == reads  # one rebuild under way, none started by the readers that found the index stale
+    store.finish.set()
+    refresher.join(10)
+    assert found(EntityResolver(IndexStore(store.entities)), "jared leto") == "Jared Leto"  # pyright: ignore[reportArgumentType]
+    assert index._names_index is not None and "jared leto" in index._names_index.keys  # the new copy is in place
