@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from spacy.tokens import Doc
+
 from newskg.core.records import Chunk, Variant
 from newskg.extract.entities.linker import LinkedMention, Linker, first_seen
 from newskg.extract.failures import must_stop
@@ -42,7 +44,7 @@ class ChunkExtractor:
         self.strict_m0 = strict_m0  # M0's strict rules (NEWSKG_EXTRACT_M0_RULES, extract/openie/checks.py)
         self.min_confidence = min_confidence  # NEWSKG_EXTRACT_MIN_CONFIDENCE: an M0 fact below it is not written
 
-    def parse(self, chunks: list[Chunk]) -> list:
+    def parse(self, chunks: list[Chunk]) -> list[Doc | Exception]:
         """One spaCy pass over the batch. If it fails, one text at a time, so one bad text doesn't lose the
         others: its place holds the exception instead of a doc."""
         try:
@@ -50,7 +52,7 @@ class ChunkExtractor:
         except Exception as exc:
             if must_stop(exc):
                 raise
-        docs = []
+        docs: list[Doc | Exception] = []
         for chunk in chunks:
             try:
                 docs.append(pipeline()(with_sentences(chunk.text, chunk.sentences)))
@@ -60,14 +62,14 @@ class ChunkExtractor:
                 docs.append(exc)
         return docs
 
-    def link_one(self, chunk: Chunk, doc) -> ChunkExtraction:
+    def link_one(self, chunk: Chunk, doc: Doc) -> ChunkExtraction:
         if not reads(chunk.lang):  # no entities in a language the model was not trained on (extract/nlp.py)
             return ChunkExtraction(chunk, [], [], chunk.text)
         mentions = self.linker.link(doc, chunk.article_id, first_seen(chunk.day, chunk.ingested_ms))
         entities = self.linker.entities(mentions)
         return ChunkExtraction(chunk, mentions, entities, mark_up(chunk.text, mentions), journal=self.linker.journal)
 
-    def add_offline(self, extraction: ChunkExtraction, doc, subjects: set[str] | None = None) -> None:
+    def add_offline(self, extraction: ChunkExtraction, doc: Doc, subjects: set[str] | None = None) -> None:
         """M0: the rule-based interactions of a linked chunk (entity-to-entity paths, then subject-centric clauses),
         dated by the day a sentence states, else the chunk's publication day, each with its confidence."""
         relations = extract_relations(doc, extraction.mentions, subjects, self.strict_m0)
@@ -99,7 +101,7 @@ class ChunkExtractor:
             extraction.interactions.append(interaction)
             extraction.signals[interaction.id] = signals
 
-    def _text(self, doc, fact: Relation | Clause) -> tuple[str, bool]:
+    def _text(self, doc: Doc, fact: Relation | Clause) -> tuple[str, bool]:
         """The fact's sentence when it stands alone, else its clause (extract/openie/sentence_text.py); and whether
         it is the whole sentence."""
         whole = None
@@ -107,13 +109,13 @@ class ChunkExtractor:
             whole = sentence_text(doc[fact.verb], mention_tokens(doc, fact.subject), fact.subject.name)
         return (whole, True) if whole else (fact.text, False)
 
-    def link(self, chunks: list[Chunk]) -> list[tuple[ChunkExtraction, object]]:
+    def link(self, chunks: list[Chunk]) -> list[tuple[ChunkExtraction, Doc]]:
         """Parse and link a batch (one spaCy pass); returns each extraction with its parsed doc."""
         docs = list(parse([c.text for c in chunks], [c.sentences for c in chunks]))
         return [(self.link_one(chunk, doc), doc) for chunk, doc in zip(chunks, docs, strict=True)]
 
     def offline(self, chunks: list[Chunk], subjects: set[str] | None = None) -> list[ChunkExtraction]:
-        results = []
+        results: list[ChunkExtraction] = []
         for extraction, doc in self.link(chunks):
             self.add_offline(extraction, doc, subjects)
             results.append(extraction)
@@ -125,7 +127,7 @@ def _once(facts: list[_Fact]) -> list[_Fact]:
     sentence is already a pair fact of that subject adds nothing."""
     paired = {(f.subject.entity_id, f.text) for f in facts if f.object is not None}
     seen: set[tuple[str, str | None, str]] = set()
-    kept = []
+    kept: list[_Fact] = []
     for fact in facts:
         key = (fact.subject.entity_id, fact.object.entity_id if fact.object is not None else None, fact.text)
         if key in seen or (fact.object is None and (key[0], fact.text) in paired):

@@ -11,7 +11,8 @@ def escape(text: str) -> str:
 
 
 def mark_up(text: str, mentions: list[LinkedMention]) -> str:
-    parts, cursor = [], 0
+    parts: list[str] = []
+    cursor = 0
     for m in sorted(mentions, key=lambda m: m.start):
         if m.start < cursor or m.is_reference:  # names only, as NEON's prompts say ("she" stays unmarked)
             continue  # overlapping spans: the first wins

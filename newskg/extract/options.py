@@ -10,7 +10,7 @@ from newskg.core.records import Variant
 @dataclass
 class ExtractOptions:
     variant: Variant = Variant.M0  # "m0"… is taken too (Variant.parse)
-    subjects: list[str] = field(default_factory=list)  # names; empty: top-N by TF-IDF
+    subjects: list[str] = field(default_factory=list[str])  # names; empty: top-N by TF-IDF
     top_n: int = 50
     window_days: int = 7
     m2_batch: int = 5

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from newskg.core.ids import interaction_id
 from newskg.core.records import Chunk, Entity, Interaction, Variant
@@ -17,11 +19,12 @@ class ChunkExtraction:
     mentions: list[LinkedMention]
     entities: list[Entity]
     marked_text: str
-    interactions: list[Interaction] = field(default_factory=list)
+    interactions: list[Interaction] = field(default_factory=list[Interaction])
     journal: LinkJournal | None = None  # what linking it taught the linker (kept with the chunk: journal.py)
-    signals: dict[str, FactSignals] = field(default_factory=dict)  # an M0 fact's id → what it was made of
+    # an M0 fact's id → what it was made of
+    signals: dict[str, FactSignals] = field(default_factory=dict[str, FactSignals])
 
-    def as_dict(self, explain: bool = False) -> dict:
+    def as_dict(self, explain: bool = False) -> dict[str, object]:
         mentions = [
             {
                 "text": m.text,
@@ -45,6 +48,16 @@ class ChunkExtraction:
         }
 
 
+class EntityEnd(Protocol):
+    """An interaction's subject or object: a linked mention, or an M2 pair's entity (openie/llm_variants.py)."""
+
+    @property
+    def entity_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
 def make_interaction(
     chunk: Chunk,
     subject: LinkedMention,
@@ -61,8 +74,8 @@ def make_interaction(
 
 def make_day_interaction(
     evidence: list[Chunk],
-    subject,
-    obj,
+    subject: EntityEnd,
+    obj: EntityEnd,
     text: str,
     event_day: int,
     variant: Variant,
@@ -90,8 +103,8 @@ def make_day_interaction(
 
 def _interaction(
     evidence: list[Chunk],
-    subject,
-    obj,
+    subject: EntityEnd,
+    obj: EntityEnd | None,
     text: str,
     event_day: int,
     variant: Variant,
@@ -121,5 +134,5 @@ def _interaction(
     )
 
 
-def _union(items) -> list[str]:
+def _union(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))

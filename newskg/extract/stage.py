@@ -32,6 +32,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from newskg.core.errors import NewskgError
 from newskg.core.llm.client import LLMClient, Outcomes
@@ -60,6 +61,10 @@ from newskg.ingest.process.log_keys import release_entry
 log = logging.getLogger(__name__)
 
 WRITE_ERROR = "graph_write_error"
+# What a batch write could not write: the chunk (or the sighting, with its message), the exception, the reason.
+WriteFailure = tuple[Chunk | tuple[ChunkSighting, ConsumerRecord], BaseException, str]
+# One message's share of a batch written message by message: what failure names it, its extractions, sightings.
+_WriteUnit = tuple[Chunk | tuple[ChunkSighting, ConsumerRecord], list[ChunkExtraction], list[ChunkSighting]]
 
 
 class Unwritable(NewskgError):
@@ -73,7 +78,8 @@ class Unwritable(NewskgError):
 
 def refuse_unwritable(chunk: Chunk) -> None:
     for name, value in chunk.model_dump().items():
-        for text in value if isinstance(value, list) else [value]:
+        # model_dump's values are untyped: a list field's items are checked one by one like any other value
+        for text in cast(list[object], value) if isinstance(value, list) else [value]:
             if not isinstance(text, str):
                 continue
             if "\x00" in text:
@@ -87,8 +93,13 @@ def refuse_unwritable(chunk: Chunk) -> None:
 def sighting_of(chunk: Chunk) -> ChunkSighting:
     """A record of a chunk written whole already for its article, as what it adds: its article's sighting of the
     chunk, at similarity 1 (the same text)."""
-    reported = {name: getattr(chunk, name) for name in ChunkSighting.model_fields if hasattr(chunk, name)}
-    return ChunkSighting(**{**reported, "chunk_id": chunk.id, "article_id": chunk.article_id, "similarity": 1.0})
+    reported: dict[str, object] = {
+        name: getattr(chunk, name) for name in ChunkSighting.model_fields if hasattr(chunk, name)
+    }
+    # Validated from a dict (as the keyword call did): the fields are copied by name, so no typed __init__ call.
+    return ChunkSighting.model_validate(
+        {**reported, "chunk_id": chunk.id, "article_id": chunk.article_id, "similarity": 1.0}
+    )
 
 
 @dataclass(frozen=True)
@@ -271,7 +282,7 @@ class ExtractStage(Stage[ExtractAck]):
         self,
         extractions: list[ChunkExtraction],
         sightings: list[tuple[ChunkSighting, ConsumerRecord]],
-    ):
+    ) -> tuple[list[ChunkExtraction], list[WriteFailure]]:
         """Graph, then mirror, for the whole batch in one write. If that write fails for a reason that is neither an
         outage nor a stop (core/failures.py), one message at a time, so only what cannot be written is
         dead-lettered. Returns the extractions written and the failures as (the chunk, or the sighting with its
@@ -285,8 +296,9 @@ class ExtractStage(Stage[ExtractAck]):
                 raise
             log.warning("batch write failed (%s): writing message by message", describe(exc))
         written: list[ChunkExtraction] = []
-        failures: list[tuple[Chunk | tuple[ChunkSighting, ConsumerRecord], BaseException, str]] = []
-        units = [(x.chunk, [x], []) for x in extractions] + [((s, r), [], [s]) for s, r in sightings]
+        failures: list[WriteFailure] = []
+        units: list[_WriteUnit] = [(x.chunk, [x], []) for x in extractions]
+        units += [((s, r), [], [s]) for s, r in sightings]
         for unit, xs, ss in units:
             try:
                 self._write(xs, ss)
@@ -325,7 +337,7 @@ class ExtractStage(Stage[ExtractAck]):
         """The journals of the batch, ordered as they were linked (the order a restarted stage replays them in).
         A chunk linking did not read (a language the model was not trained on) has an empty one: it marks the
         chunk as written whole all the same."""
-        rows = []
+        rows: list[JournalRow] = []
         for x in extractions:
             linked = self._linked.get(journal_id(x.chunk))
             if linked is not None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from rapidfuzz import fuzz, process
 
@@ -39,6 +40,9 @@ CONTEXT_WORDS_KEPT = 300
 
 Seen = tuple[int, int]  # (publication day yyyymmdd, ingestion epoch ms) of the first chunk that showed it
 ALWAYS = (0, 0)  # KB entries, names given without a time: visible to every chunk
+
+K = TypeVar("K")  # the undo log's tables: any key and value type
+V = TypeVar("V")
 
 
 def visible(seen: Seen, as_of: Seen | None) -> bool:
@@ -58,14 +62,14 @@ class KnownEntity:
     name: str
     type: str
     seen: Seen = ALWAYS
-    aliases: dict[str, Seen] = field(default_factory=dict)  # alias → first seen
-    context: dict[str, Seen] = field(default_factory=dict)  # context word → first seen
+    aliases: dict[str, Seen] = field(default_factory=dict[str, Seen])  # alias → first seen
+    context: dict[str, Seen] = field(default_factory=dict[str, Seen])  # context word → first seen
     mentions: int = 0
     description: str | None = None
     # (type, first seen) → vote weight: the mentions' types, for the type vote (`type_as_of`).
-    votes: dict[tuple[str, Seen], int] = field(default_factory=dict)
+    votes: dict[tuple[str, Seen], int] = field(default_factory=dict[tuple[str, Seen], int])
     # (name, type) → first seen: every spelling and type it was added under; the earliest names it (`_spelling`)
-    spellings: dict[tuple[str, str], Seen] = field(default_factory=dict)
+    spellings: dict[tuple[str, str], Seen] = field(default_factory=dict[tuple[str, str], Seen])
     from_kb: bool = False  # a knowledge-base entry: its id wins over content-hash ids of the same name
 
     def context_as_of(self, as_of: Seen | None) -> set[str]:
@@ -140,7 +144,7 @@ class AliasIndex:
         """Keep every change made in the transaction, and close it."""
         self._undo = None
 
-    def _put(self, table: dict, key: object, value: object) -> None:
+    def _put(self, table: dict[K, V], key: K, value: V) -> None:
         if self._undo is not None:
             self._undo.append((table, key, table.get(key, _MISSING)))
         table[key] = value
@@ -150,17 +154,17 @@ class AliasIndex:
             self._undo.append((target, name, getattr(target, name)))
         setattr(target, name, value)
 
-    def _drop(self, table: dict, key: object) -> None:
+    def _drop(self, table: dict[K, V], key: K) -> None:
         if key in table:
             if self._undo is not None:
                 self._undo.append((table, key, table[key]))
             del table[key]
 
-    def _table(self, tables: dict[str, dict], key: str) -> dict:
+    def _table(self, tables: dict[str, dict[K, V]], key: str) -> dict[K, V]:
         """tables[key], made (and logged) if missing: a rollback leaves no empty table behind."""
         table = tables.get(key)
         if table is None:
-            table = {}
+            table = dict[K, V]()  # the table's own type, not dict[Unknown, Unknown]
             self._put(tables, key, table)
         return table
 
@@ -353,7 +357,7 @@ class AliasIndex:
     def names_starting(self, first_word: str, as_of: Seen | None = None) -> list[tuple[tuple[str, ...], str]]:
         """The names and aliases visible as of the chunk whose first key word is `first_word`, each with the type
         of the entity it names (the most mentioned when several share it)."""
-        found = []
+        found: list[tuple[tuple[str, ...], str]] = []
         for words, seen in self._by_first_word.get(first_word, {}).items():
             if not visible(seen, as_of):
                 continue

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from spacy.tokens import Doc, Token
+
 from newskg.extract.entities.evidence import LEGAL_FORMS
 from newskg.extract.entities.names import clean_name, initials, name_key, tokens_of
 from newskg.extract.entities.types import PERSON_CONFUSIONS
@@ -37,7 +39,7 @@ def resolve(name: str, kind: str, fulls: list[Canonical]) -> Canonical:
     """The canonical form of one mention given the full mentions of its article."""
     name = clean_name(name)
     short = tokens_of(name)
-    matches = {}
+    matches: dict[str, Canonical] = {}
     for full in fulls:
         person = kind in PERSON_CONFUSIONS and _person_match(short, full)
         if person or (kind == "ORG" and _org_match(name, short, full)):
@@ -53,7 +55,7 @@ def resolve(name: str, kind: str, fulls: list[Canonical]) -> Canonical:
 
 def full_forms(names_and_types: list[tuple[str, str]]) -> list[Canonical]:
     """The mentions that can serve as full forms: people with two or more name tokens, any organisation."""
-    fulls = {}
+    fulls: dict[str, Canonical] = {}
     for name, kind in names_and_types:
         name = clean_name(name)
         if (kind == "PERSON" and len(tokens_of(name)) > 1) or (kind == "ORG" and len(tokens_of(name)) > 1):
@@ -111,7 +113,7 @@ def _one_before(
     return max(compatible, key=lambda a: a.token), ""
 
 
-def _is_referring_it(token) -> bool:
+def _is_referring_it(token: Token) -> bool:
     """ "it"/"its" as an organisation: a possessive, or the subject of a full verb (not "it is …", "it seems")."""
     if token.lower_ == "its":
         return True
@@ -122,8 +124,8 @@ def _is_referring_it(token) -> bool:
     )
 
 
-def resolve_pronouns(doc, antecedents: list[Antecedent], taken: set[int]) -> list[Reference]:
-    found = []
+def resolve_pronouns(doc: Doc, antecedents: list[Antecedent], taken: set[int]) -> list[Reference]:
+    found: list[Reference] = []
     sentence_of = _sentence_index(doc)
     for token in doc:
         rule = PRONOUNS.get(token.lower_)
@@ -143,10 +145,12 @@ def resolve_pronouns(doc, antecedents: list[Antecedent], taken: set[int]) -> lis
     return found
 
 
-def resolve_descriptions(doc, antecedents: list[Antecedent], taken: set[int], nouns: dict[str, str]) -> list[Reference]:
+def resolve_descriptions(
+    doc: Doc, antecedents: list[Antecedent], taken: set[int], nouns: dict[str, str]
+) -> list[Reference]:
     """ "the singer" → the one PERSON, "the company" → the one ORG of the last sentences. Only a bare "the" +
     noun ("the German designer" may be someone else), never part of a name or described by one."""
-    found = []
+    found: list[Reference] = []
     sentence_of = _sentence_index(doc)
     for token in doc:
         kind = nouns.get(token.lower_)
@@ -170,5 +174,5 @@ def resolve_descriptions(doc, antecedents: list[Antecedent], taken: set[int], no
     return found
 
 
-def _sentence_index(doc) -> dict[int, int]:
+def _sentence_index(doc: Doc) -> dict[int, int]:
     return {t.i: n for n, sent in enumerate(doc.sents) for t in sent}

@@ -94,7 +94,7 @@ DESCRIPTION_NOUNS: dict[str, str] = {
 def first_names() -> dict[str, str]:
     """Case-folded first name → its usual gender: "F", "M" or "FM"."""
     text = resources.files("newskg.extract.entities").joinpath("data/first_names.txt").read_text(encoding="utf-8")
-    names = {}
+    names: dict[str, str] = {}
     for line in text.splitlines():
         if line and not line.startswith("#"):
             name, gender = line.split("\t")

@@ -50,15 +50,15 @@ REFERENCE_METHODS = frozenset({"pronoun", "description"})
 
 @dataclass
 class _ArticleMemory:
-    fulls: list[Canonical] = field(default_factory=list)
-    person_tokens: set[str] = field(default_factory=set)
+    fulls: list[Canonical] = field(default_factory=list[Canonical])
+    person_tokens: set[str] = field(default_factory=set[str])
     # name key → entity linked earlier in this article: its chunks share one ingestion instant, so the index
     # (as of "ingested strictly before") does not show them each other's entities.
-    linked: dict[str, str] = field(default_factory=dict)
+    linked: dict[str, str] = field(default_factory=dict[str, str])
     # first key word → the names linked earlier in this article, with their types (the known-name matcher)
-    names: dict[str, set[KnownName]] = field(default_factory=dict)
+    names: dict[str, set[KnownName]] = field(default_factory=dict[str, set[KnownName]])
     # entity id → type → vote weight of this article's mentions (the index does not show them to each other)
-    votes: dict[str, dict[tuple[str, Seen], int]] = field(default_factory=dict)
+    votes: dict[str, dict[tuple[str, Seen], int]] = field(default_factory=dict[str, dict[tuple[str, Seen], int]])
 
 
 def context_words(doc: Doc) -> set[str]:
@@ -255,7 +255,7 @@ class Linker:
                 self._do(IndexOp(op="vote", entity_id=m.entity_id, text=raw.type, weight=raw.vote), seen, set())
             article = memory.votes.setdefault(m.entity_id, {})
             article[(raw.type, seen)] = article.get((raw.type, seen), 0) + raw.vote
-        out = []
+        out: list[LinkedMention] = []
         for m in linked:
             kind = self.index.entities[m.entity_id].type_as_of(as_of, memory.votes.get(m.entity_id))
             why = m.explanation if kind == m.type else f"{m.explanation}; typed {kind} by the vote of its mentions"
@@ -308,7 +308,7 @@ class Linker:
         for op in journal.ops if journal is not None else []:
             if op.op in ("add", "alias"):
                 shown.setdefault(op.entity_id, []).append(op.text)
-        out = {}
+        out: dict[str, Entity] = {}
         for m in mentions:
             known = self.index.entities[m.entity_id]
             given: dict[str, Seen] = {alias: ALWAYS for alias, first in known.aliases.items() if first == ALWAYS}

@@ -119,7 +119,7 @@ def _tidy(span: Span, kind: str) -> list[tuple[int, int]]:
     return [(start, end)]
 
 
-def _in_name_run(token) -> bool:
+def _in_name_run(token: Token) -> bool:
     """Part of a longer capitalised name ("the Talaira Mini"): not a lone surname, whatever its last word."""
     doc = token.doc
     neighbours = [doc[i] for i in (token.i - 1, token.i + 1) if 0 <= i < len(doc)]
@@ -157,7 +157,7 @@ def _mention(doc: Doc, start: int, end: int, kind: str, source: str, vote: int, 
 
 
 def _model_mentions(doc: Doc, rules: EntityRules, taken: set[int]) -> list[RawMention]:
-    mentions = []
+    mentions: list[RawMention] = []
     for ent in doc.ents:
         kind = LABEL_TO_TYPE.get(ent.label_)
         if not kind:
@@ -174,7 +174,7 @@ def _model_mentions(doc: Doc, rules: EntityRules, taken: set[int]) -> list[RawMe
 
 
 def _repeated_person_tokens(doc: Doc, known: set[str], taken: set[int]) -> list[RawMention]:
-    found = []
+    found: list[RawMention] = []
     for token in doc:
         if (
             token.i in taken
@@ -199,7 +199,7 @@ def _known_names(doc: Doc, found: list[RawMention], known: KnownNames, taken: se
         if words:
             local.setdefault(words[0], []).append((words, m.type))
     keys = [_token_key(t) for t in doc]
-    matches = []
+    matches: list[RawMention] = []
     for token in doc:
         i = token.i
         shaped = _name_shaped(token)
@@ -223,7 +223,7 @@ def _known_names(doc: Doc, found: list[RawMention], known: KnownNames, taken: se
 def _plural_names_after_the(doc: Doc, taken: set[int]) -> list[RawMention]:
     """ "the Islanders": one capitalised plural proper noun after "the", no entity of the model's (of any type:
     "the Democrats" is its NORP), not the first word of a longer name."""
-    found = []
+    found: list[RawMention] = []
     for token in doc[1:]:
         i = token.i
         following = doc[i + 1] if i + 1 < len(doc) else None
@@ -266,7 +266,7 @@ def _name_run(token: Token, taken: set[int]) -> tuple[int, int] | None:
 
 def _coordinated_names(doc: Doc, found: list[RawMention], taken: set[int], rules: EntityRules) -> list[RawMention]:
     """Proper-noun runs in a conjunction or apposition with a mention: the model recognised one of the pair."""
-    runs = []
+    runs: list[RawMention] = []
     for m in found:
         root = doc[m.token_start : m.token_end].root
         partners = [c for c in root.children if c.dep_ in {"conj", "appos"}]

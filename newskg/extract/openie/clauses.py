@@ -156,7 +156,7 @@ def _attributed(
 def _subject_clause(
     doc: Doc, subject: LinkedMention, own: list[Token], act: Acting, verb: Token, after: int, names: Names, strict: bool
 ) -> Clause | None:
-    cut = frozenset({"cut_name"}) if cut_name(own) else frozenset()
+    cut = frozenset({"cut_name"}) if cut_name(own) else frozenset[str]()
     """The clause of one verb the subject acts in; `after`: the index the subject (or the verb before) ends at. A
     clause inside what someone said keeps who said it (rule "reported"), when the text names them."""
     report = reporter(verb)
@@ -168,7 +168,7 @@ def _subject_clause(
     if ids is None or _no_fact(doc, ids, verb, quoted=verb.lower_ in SPEECH_VERBS, strict=strict):
         return None
     head = _subject_words(doc, subject, act, own)
-    said = set().union(*(subtree_ids(c) for c in reported)) & ids
+    said = set[int]().union(*(subtree_ids(c) for c in reported)) & ids
     text = f"{head} {render(doc, ids - said)} {_inner(doc, said)}".strip()
     doubts = doubts_of(doc, ids, verb, quoted=verb.lower_ in SPEECH_VERBS) | cut
     return Clause(subject, text, -1, "acting" if act.lead else "subject", frozenset(ids), verb.i, doubts)
@@ -197,7 +197,7 @@ def _subject_words(doc: Doc, subject: LinkedMention, act: Acting, own: list[Toke
 
 
 def subject_clauses(
-    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list], strict: bool = False
+    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list[Token]], strict: bool = False
 ) -> list[Clause]:
     """Per subject mention, the clause of its verb, then one per verb conjoined with it; none that fails a DROPPED
     check (a subject whose name the recogniser cut, checks.cut_name, among them)."""
@@ -230,7 +230,7 @@ def _noun_subject(verb: Token) -> Token | None:
 
 
 def _salient_ids(doc: Doc, subject: Token, verb: Token, after: int) -> set[int] | None:
-    core = verb_group(verb, after) | ({subject.i} if subject.dep_ == "expl" else set())
+    core = verb_group(verb, after) | ({subject.i} if subject.dep_ == "expl" else set[int]())
     parts = [*([] if subject.dep_ == "expl" else [subject]), *arguments(verb, after)]
     return fit(doc, core, parts)
 
@@ -265,7 +265,11 @@ def _aside(own: list[Token], subject: Token, verb: Token) -> frozenset[str]:
 
 
 def salient_clauses(
-    doc: Doc, mentions: list[LinkedMention], tokens: dict[int, list], subject_roots: set[int], strict: bool = False
+    doc: Doc,
+    mentions: list[LinkedMention],
+    tokens: dict[int, list[Token]],
+    subject_roots: set[int],
+    strict: bool = False,
 ) -> list[Clause]:
     """Each main clause (not a speech verb's: those are someone's words) with a noun-phrase subject that is no
     entity: the clause, about each entity inside it (with `strict` rules: each entity it is about, `topical`)."""

@@ -10,11 +10,12 @@ below `NEWSKG_EXTRACT_MIN_CONFIDENCE` is not written (extract/chunk_extractor.py
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from spacy.tokens import Span
+from spacy.tokens import Span, Token
 
 from newskg.extract.logistic import LogisticModel, load
 from newskg.extract.openie.clauses import DOUBTS, RULES
@@ -80,7 +81,7 @@ def sentence_shape(sentence: Span, index_in_article: int) -> SentenceShape:
     )
 
 
-def _share(tokens, test) -> float:
+def _share(tokens: list[Token], test: Callable[[Token], bool]) -> float:
     return sum(1 for t in tokens if test(t)) / len(tokens) if tokens else 0.0
 
 

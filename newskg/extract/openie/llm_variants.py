@@ -7,7 +7,9 @@ expansion restricted to the line's evidence: a fact first reported on day 20 nev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from newskg.core.llm.client import LLMClient
 from newskg.core.records import Chunk, Interaction, Variant
@@ -16,6 +18,8 @@ from newskg.extract.entities.linker import LinkedMention
 from newskg.extract.entities.names import name_key
 from newskg.extract.prompts import m1_subject, m2_pair
 from newskg.extract.result import ChunkExtraction, make_day_interaction, make_interaction
+
+T = TypeVar("T")
 
 
 def match_object(line: str, subject_id: str, candidates: list[LinkedMention]) -> LinkedMention | None:
@@ -39,7 +43,8 @@ def first_mentions(extraction: ChunkExtraction) -> dict[str, LinkedMention]:
 
 
 def run_m1(client: LLMClient, extraction: ChunkExtraction, subject_ids: set[str]) -> list[Interaction]:
-    chunk, found = extraction.chunk, []
+    chunk = extraction.chunk
+    found: list[Interaction] = []
     for entity_id, subject in first_mentions(extraction).items():
         if entity_id not in subject_ids:
             continue
@@ -71,12 +76,16 @@ class M2Answer:
     """What one M2 call gave: the dated interactions, and what became of the answer's lines."""
 
     parsed: bool
-    interactions: list[Interaction] = field(default_factory=list)
+    interactions: list[Interaction] = field(default_factory=list[Interaction])
     lines_kept: int = 0
     lines_dropped: int = 0  # cited no snippet of the batch that names both entities
 
 
-def batches(items: list, k: int, key=lambda item: item) -> list[list]:
+def _itself(chunk: Chunk) -> Chunk:
+    return chunk
+
+
+def batches(items: list[T], k: int, key: Callable[[T], Chunk] = _itself) -> list[list[T]]:
     """Sorted by time (day, ingestion instant, id), cut into batches of k; the last may be shorter."""
     ordered = sorted(items, key=lambda item: (key(item).day, key(item).ingested_ms, key(item).id))
     return [ordered[i : i + k] for i in range(0, len(ordered), k)]
@@ -84,7 +93,7 @@ def batches(items: list, k: int, key=lambda item: item) -> list[list]:
 
 def cited_chunks(cited: list[int], batch: list[M2Snippet], subject_id: str, object_id: str) -> list[Chunk]:
     """The cited snippets (1-based) that exist in the batch and whose chunk is linked to both entities."""
-    valid = []
+    valid: list[Chunk] = []
     for number in sorted(set(cited)):
         if 1 <= number <= len(batch) and {subject_id, object_id} <= batch[number - 1].entity_ids:
             valid.append(batch[number - 1].chunk)

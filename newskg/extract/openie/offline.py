@@ -53,7 +53,8 @@ class Relation:
 
 def _path_to(verb: Token, root: Token) -> list[Token] | None:
     """Tokens strictly between the object and the verb, climbing heads; None if too far or not through the verb."""
-    path, node = [], root
+    path: list[Token] = []
+    node = root
     for _ in range(MAX_PATH + 1):
         if node.i == verb.i:
             return path

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -10,16 +11,17 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\[\d+\])\s*")
 
 
 class InteractionLines(BaseModel):
-    interactions: list[str] = Field(default_factory=list, max_length=200)
+    interactions: list[str] = Field(default_factory=list[str], max_length=200)
 
     @field_validator("interactions", mode="before")
     @classmethod
-    def _lines(cls, value):
+    def _lines(cls, value: object) -> list[str]:
         if isinstance(value, str):
             value = value.splitlines()
         if not isinstance(value, list):
             raise ValueError("interactions must be a list of strings")
-        return [line for line in (_BULLET.sub("", str(v)).strip() for v in value) if line][:200]
+        items = cast(list[object], value)  # the model's JSON: a list of anything, each made a string here
+        return [line for line in (_BULLET.sub("", str(v)).strip() for v in items) if line][:200]
 
     @classmethod
     def from_text(cls, text: str) -> InteractionLines | None:

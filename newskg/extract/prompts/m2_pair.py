@@ -6,6 +6,7 @@ whole batch (a fact first reported on day 20 must not appear as of day 1)."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -35,7 +36,7 @@ _LEADING_CITES = re.compile(r"^\s*\[\s*((?:\d+\s*[,;]?\s*)+)\]\s*")
 MAX_LINES = 200
 
 
-def _numbers(value) -> list[int]:
+def _numbers(value: object) -> list[int]:
     """Snippet numbers from what a model may write: [2, 3], "2, 3", "[2]", 2."""
     if isinstance(value, bool):
         return []
@@ -44,37 +45,44 @@ def _numbers(value) -> list[int]:
     if isinstance(value, str):
         return [int(n) for n in re.findall(r"\d+", value)]
     if isinstance(value, list):
-        return [n for item in value for n in _numbers(item)]
+        items = cast(list[object], value)  # the model's JSON: a list of anything
+        return [n for item in items for n in _numbers(item)]
     return []
 
 
 class CitedLine(BaseModel):
     text: str
-    chunks: list[int] = Field(default_factory=list, description="1-based numbers of the snippets that state it")
+    chunks: list[int] = Field(default_factory=list[int], description="1-based numbers of the snippets that state it")
 
     @field_validator("text", mode="before")
     @classmethod
-    def _text(cls, value):
+    def _text(cls, value: object) -> str:
         return _BULLET.sub("", str(value)).strip()
 
     @field_validator("chunks", mode="before")
     @classmethod
-    def _chunks(cls, value):
+    def _chunks(cls, value: object) -> list[int]:
         return sorted(set(_numbers(value)))
 
 
+def _as_line(value: object) -> dict[object, object]:
+    """One line of the answer as the dict CitedLine validates: a JSON object as it is, anything else its text."""
+    return cast(dict[object, object], value) if isinstance(value, dict) else {"text": value}
+
+
 class CitedLines(BaseModel):
-    interactions: list[CitedLine] = Field(default_factory=list, max_length=MAX_LINES)
+    interactions: list[CitedLine] = Field(default_factory=list[CitedLine], max_length=MAX_LINES)
 
     @field_validator("interactions", mode="before")
     @classmethod
-    def _lines(cls, value):
+    def _lines(cls, value: object) -> list[dict[object, object]]:
         if isinstance(value, str):
             value = value.splitlines()
         if not isinstance(value, list):
             raise ValueError("interactions must be a list")
+        items = cast(list[object], value)  # the model's JSON: a list of anything
         # A bare string is a line that cites nothing: kept here, dropped (and counted) by the caller.
-        lines = [v if isinstance(v, dict) else {"text": v} for v in value]
+        lines = [_as_line(v) for v in items]
         return [line for line in lines if str(line.get("text", "")).strip()][:MAX_LINES]
 
     @classmethod
@@ -83,7 +91,7 @@ class CitedLines(BaseModel):
         text = text or ""
         if any(ord(ch) < 32 and ch not in "\n\t\r" for ch in text) or "{" in text or "}" in text:
             return None  # broken output, not prose: worth the corrective retry
-        lines = []
+        lines: list[dict[str, str]] = []
         for raw in text.splitlines():
             if not raw.strip() or len(raw) >= 400:
                 continue
@@ -93,7 +101,8 @@ class CitedLines(BaseModel):
             elif cites := _LEADING_CITES.match(line):
                 line, chunks = line[cites.end() :], cites.group(1)
             lines.append({"text": line, "chunks": chunks})
-        return cls(interactions=lines) if lines else None
+        # Raw lines, as a model's JSON gives them: validated (and cited) like one, so not through the typed __init__.
+        return cls.model_validate({"interactions": lines}) if lines else None
 
 
 def build(subject: str, obj: str, dated_snippets: list[tuple[str, str]]) -> Prompt[CitedLines]:

@@ -11,7 +11,9 @@ Which variant runs is chosen once, from the Variant (extract/variants/__init__.p
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
+
+from spacy.tokens import Doc
 
 from newskg.core.records import Chunk, Variant
 from newskg.extract.m2_scheduler import GiveUp
@@ -46,7 +48,7 @@ class OpenIE(Protocol):
 
     variant: Variant
 
-    def on_linked(self, extraction: ChunkExtraction, doc: Any) -> None:
+    def on_linked(self, extraction: ChunkExtraction, doc: Doc) -> None:
         """A chunk just linked (its parse `doc`): interactions that need nothing beyond the chunk."""
         ...
 
@@ -75,7 +77,7 @@ class OpenIE(Protocol):
 class ChunkOnly:
     """The defaults of a variant that works chunk by chunk (nothing over the graph, nothing given up)."""
 
-    def on_linked(self, extraction: ChunkExtraction, doc: Any) -> None:
+    def on_linked(self, extraction: ChunkExtraction, doc: Doc) -> None:
         return None
 
     def extract(self, extractions: list[ChunkExtraction], failures: list[Failure]) -> list[ChunkExtraction]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from spacy.tokens import Doc
 
 from newskg.core.records import Variant
 from newskg.extract.chunk_extractor import ChunkExtractor
@@ -16,5 +16,5 @@ class M0(ChunkOnly):
     def __init__(self, extractor: ChunkExtractor):
         self.extractor = extractor
 
-    def on_linked(self, extraction: ChunkExtraction, doc: Any) -> None:
+    def on_linked(self, extraction: ChunkExtraction, doc: Doc) -> None:
         self.extractor.add_offline(extraction, doc)

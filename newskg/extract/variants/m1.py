@@ -28,7 +28,7 @@ class M1(ChunkOnly):
         pending = self.targets.pending_counts(extractions)
         keys = sorted({as_of_key(x.chunk) for x in extractions if journal_id(x.chunk) not in self._done})
         subjects = {key: self.targets.subject_ids(*key, pending) for key in keys}
-        kept = []
+        kept: list[ChunkExtraction] = []
         for x in extractions:  # in the batch's order
             if journal_id(x.chunk) not in self._done:
                 try:
