@@ -316,3 +316,9 @@ def test_a_server_that_answers_its_own_validation_error_with_500_is_asked_again_
     assert len(run_m1(llm, ext, {doja})) == 1
     assert [b["response_format"]["type"] for b in seen] == ["json_schema", "json_object"]
     assert "schema" in seen[1]["response_format"] and llm.response_format == "json_object_schema"
+
+
+def test_cited_lines_built_in_code_keep_their_text_and_citations():
+    """A CitedLine handed to CitedLines was wrapped as text and came out as its repr ("text='A met B' chunks=[2]")."""
+    built = m2_pair.CitedLines(interactions=[m2_pair.CitedLine(text="A met B", chunks=[2])])
+    assert [(line.text, line.chunks) for line in built.interactions] == [("A met B", [2])]

@@ -66,7 +66,10 @@ class CitedLine(BaseModel):
 
 
 def _as_line(value: object) -> dict[object, object]:
-    """One line of the answer as the dict CitedLine validates: a JSON object as it is, anything else its text."""
+    """One line of the answer as the dict CitedLine validates: a JSON object as it is, a CitedLine as its fields
+    (one built in code; wrapping it as text garbled it into its repr), anything else its text."""
+    if isinstance(value, CitedLine):
+        return {"text": value.text, "chunks": value.chunks}
     return cast(dict[object, object], value) if isinstance(value, dict) else {"text": value}
 
 
