@@ -156,9 +156,9 @@ def _attributed(
 def _subject_clause(
     doc: Doc, subject: LinkedMention, own: list[Token], act: Acting, verb: Token, after: int, names: Names, strict: bool
 ) -> Clause | None:
-    cut = frozenset({"cut_name"}) if cut_name(own) else frozenset[str]()
     """The clause of one verb the subject acts in; `after`: the index the subject (or the verb before) ends at. A
     clause inside what someone said keeps who said it (rule "reported"), when the text names them."""
+    cut = frozenset({"cut_name"}) if cut_name(own) else frozenset[str]()
     report = reporter(verb)
     found = _attributed(doc, *report, names, strict) if report is not None else None
     if found is not None:
