@@ -4,7 +4,7 @@ first seen after the day it was typed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol
@@ -70,16 +70,18 @@ class DayQuery:
 
 @dataclass
 class LinkedLog:
-    entities: dict[str, LinkedEntity] = field(default_factory=dict)
-    daily: dict[str, dict[int, int]] = field(default_factory=dict)  # entity id → day → issues
-    queries: dict[tuple[str, int], list[DayQuery]] = field(default_factory=dict)  # (entity id, day) → queries
+    entities: dict[str, LinkedEntity] = field(default_factory=dict[str, LinkedEntity])
+    daily: dict[str, dict[int, int]] = field(default_factory=dict[str, dict[int, int]])  # entity id → day → issues
+    queries: dict[tuple[str, int], list[DayQuery]] = field(  # (entity id, day) → queries
+        default_factory=dict[tuple[str, int], list[DayQuery]]
+    )
     unlinked_queries: int = 0  # distinct (query, day) pairs no entity of that day matched
     unlinked_issues: int = 0
     first_day: int = 0
     last_day: int = 0
 
 
-def link_log(log: QueryLog, linker: Linker, on_item=None) -> LinkedLog:
+def link_log(log: QueryLog, linker: Linker, on_item: Callable[[], None] | None = None) -> LinkedLog:
     linked = LinkedLog()
     days = [day for _, day in log.daily]
     linked.first_day, linked.last_day = (min(days), max(days)) if days else (0, 0)

@@ -12,15 +12,19 @@ import csv
 import datetime as dt
 import json
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypedDict, cast
 
 from newskg.core.errors import NewskgError
 from newskg.core.timeaxes import day_key
 
 MALFORMED_SAMPLES = 10
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
+
+
+LogRecord = Mapping[str, Any]  # one JSON object or CSV row, as read: every value is checked by `_row`
 
 
 class QueryLogError(NewskgError):
@@ -41,23 +45,45 @@ class Malformed:
     reason: str
 
 
+class MalformedSample(TypedDict):
+    line: int
+    reason: str
+
+
+class LogSummary(TypedDict):
+    """How a log was read (`QueryLog.summary`): the report's "log" record."""
+
+    path: str
+    records: int
+    rows: int
+    malformed: int
+    malformed_samples: list[MalformedSample]
+    has_user_ids: bool
+    privacy_min_users: int
+    privacy_applied: bool
+    dropped_queries: int
+    dropped_issues: int
+    kept_queries: int
+    kept_issues: int
+
+
 @dataclass
 class QueryLog:
     """What a log holds after the privacy rule: counts per (normalised query, day), and how it was read."""
 
     path: str
     min_users: int
-    daily: dict[tuple[str, int], int] = field(default_factory=dict)  # kept queries only
-    text: dict[str, str] = field(default_factory=dict)  # normalised → first spelling seen (kept queries only)
+    daily: dict[tuple[str, int], int] = field(default_factory=dict[tuple[str, int], int])  # kept queries only
+    text: dict[str, str] = field(default_factory=dict[str, str])  # normalised → first spelling seen (kept queries only)
     rows: int = 0
     malformed: int = 0
-    malformed_samples: list[Malformed] = field(default_factory=list)
+    malformed_samples: list[Malformed] = field(default_factory=list[Malformed])
     has_users: bool = False
     dropped_queries: int = 0  # distinct normalised queries under the privacy threshold
     dropped_issues: int = 0  # their summed counts
     kept_queries: int = 0
 
-    def summary(self) -> dict:
+    def summary(self) -> LogSummary:
         return {
             "path": self.path,
             "records": self.rows + self.malformed,
@@ -99,7 +125,7 @@ def parse_day(value: object) -> int:
     return parsed.year * 10000 + parsed.month * 100 + parsed.day
 
 
-def _row(record: dict, line: int) -> LogRow | Malformed:
+def _row(record: LogRecord, line: int) -> LogRow | Malformed:
     query = record.get("query")
     if not isinstance(query, str) or not query.strip():
         return Malformed(line, "no query")
@@ -119,7 +145,7 @@ def _row(record: dict, line: int) -> LogRow | Malformed:
     return LogRow(day, query.strip(), user or None, count)
 
 
-def _jsonl(handle) -> Iterator[tuple[int, dict | None]]:
+def _jsonl(handle: Iterable[str]) -> Iterator[tuple[int, LogRecord | None]]:
     for number, text in enumerate(handle, 1):
         if not text.strip():
             continue
@@ -128,10 +154,11 @@ def _jsonl(handle) -> Iterator[tuple[int, dict | None]]:
         except json.JSONDecodeError:
             yield number, None
             continue
-        yield number, record if isinstance(record, dict) else None
+        # a JSON object: its keys are strings, its values are checked by _row
+        yield number, cast("dict[str, Any]", record) if isinstance(record, dict) else None
 
 
-def _csv(handle) -> Iterator[tuple[int, dict | None]]:
+def _csv(handle: Iterable[str]) -> Iterator[tuple[int, LogRecord | None]]:
     reader = csv.reader(handle)
     header = next(reader, None)
     if header is None:

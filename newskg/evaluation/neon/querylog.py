@@ -21,6 +21,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from newskg.core.timeaxes import day_from_key, day_iso, day_key
 from newskg.evaluation.neoqa.records import Timeline
@@ -37,6 +38,31 @@ class LogEntry:
     minute: int
     query: str
     user_id: str
+
+
+class KnownRule(TypedDict):
+    window: int
+    sigma: float
+    min_users: int
+
+
+class KnownEntity(TypedDict):
+    entity: str
+    neoqa_id: str
+    timeline_id: str
+    event_days: list[int]
+    spike_days: list[int]
+
+
+class KnownSpikesFile(TypedDict):
+    """`<log>.spikes.json`: the log, how it was made, and each entity's known spike days."""
+
+    log: str
+    seed: int
+    rule: KnownRule
+    rows: int
+    dropped_queries: int
+    entities: list[KnownEntity]
 
 
 @dataclass(frozen=True)
@@ -131,7 +157,7 @@ def generate_log(
     burst: int = 45,
     pad: int = 10,
     window: int = 3,
-) -> dict:
+) -> KnownSpikesFile:
     """Write the log (JSONL, or CSV when `out` ends in .csv) and `<out>.spikes.json`; return the spike file's
     content."""
     entries: list[LogEntry] = []
@@ -146,7 +172,7 @@ def generate_log(
     entries.sort(key=lambda e: (e.day, e.minute, e.query, e.user_id))
     out.parent.mkdir(parents=True, exist_ok=True)
     _write(entries, out)
-    spikes = {
+    content: KnownSpikesFile = {
         "log": out.name,
         "seed": seed,
         "rule": {"window": window, "sigma": 1.0, "min_users": 5},
@@ -163,8 +189,8 @@ def generate_log(
             for k in known
         ],
     }
-    spikes_path(out).write_text(json.dumps(spikes, indent=1), encoding="utf-8")
-    return spikes
+    spikes_path(out).write_text(json.dumps(content, indent=1), encoding="utf-8")
+    return content
 
 
 def spikes_path(log: Path) -> Path:

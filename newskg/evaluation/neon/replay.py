@@ -11,15 +11,16 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any, TypedDict
 
 from newskg.core.llm.client import LLMClient
 from newskg.core.timeaxes import day_iso
 from newskg.evaluation.neon.linking import LinkedLog
 from newskg.evaluation.neon.methods import MethodSpec, retrieve
-from newskg.evaluation.neon.scoring import Scorer
+from newskg.evaluation.neon.scoring import JudgementRecord, Scorer
 from newskg.evaluation.neon.spikes import SpikeSeries
 from newskg.graph.store.asof import AsOf
-from newskg.qa.answer import generate
+from newskg.qa.answer import AnswerMode, generate
 from newskg.qa.query import EntityResolver, parse_query
 from newskg.qa.retrieve import Retriever
 
@@ -32,6 +33,39 @@ class ReplayQuery:
     entity_name: str
     issues: int  # how often it was asked that day (log), or the day's mention count (graph)
     origin: str  # log | graph
+
+
+class SpikeEntity(TypedDict):
+    id: str
+    name: str
+
+
+class QueryRecord(TypedDict):
+    """What every run of one query shares (the first keys of its records)."""
+
+    query: str
+    day: str  # ISO date
+    day_key: int  # yyyymmdd
+    origin: str
+    issues: int
+    spike_entity: SpikeEntity
+    entity: dict[str, Any] | None  # the resolved entity (qa's EntityChoice) as a JSON object
+    reformulated: str
+
+
+class ReplayRecord(QueryRecord):
+    """One run (query × method × strategy × k) as report.json's "runs" holds it."""
+
+    method: str
+    method_label: str
+    strategy: str
+    k: int
+    evidence: list[dict[str, Any]]  # each item's JSON form (qa's Evidence.as_dict)
+    answer: str
+    answer_mode: AnswerMode
+    fallback_reason: str | None
+    response_chars: int
+    judgements: dict[str, JudgementRecord]  # scorer name → its judgement
 
 
 @dataclass(frozen=True)
@@ -86,18 +120,20 @@ class Replayer:
 
     def replay(
         self, queries: Sequence[ReplayQuery], plan: ReplayPlan, on_run: Callable[[], None] | None = None
-    ) -> list[dict]:
-        records: list[dict] = []
+    ) -> list[ReplayRecord]:
+        records: list[ReplayRecord] = []
         for query in queries:
             records += self.replay_one(query, plan, on_run)
         return records
 
-    def replay_one(self, query: ReplayQuery, plan: ReplayPlan, on_run: Callable[[], None] | None = None) -> list[dict]:
+    def replay_one(
+        self, query: ReplayQuery, plan: ReplayPlan, on_run: Callable[[], None] | None = None
+    ) -> list[ReplayRecord]:
         parsed = parse_query(query.query, day_iso(query.day), self.resolver, "ingested")
         as_of = AsOf(query.day, "ingested")
         entity_id = parsed.entity.id if parsed.entity else None
         subject = parsed.entity.name if parsed.entity else query.entity_name
-        base = {
+        base: QueryRecord = {
             "query": query.query,
             "day": day_iso(query.day),
             "day_key": query.day,
@@ -107,7 +143,7 @@ class Replayer:
             "entity": asdict(parsed.entity) if parsed.entity else None,
             "reformulated": parsed.reformulated,
         }
-        records = []
+        records: list[ReplayRecord] = []
         deepest = max(plan.ks)
         embedder = self.retriever.mirror.embedder if self.retriever.mirror else None  # the offline answer's ranking
         for method in plan.methods:
@@ -120,8 +156,8 @@ class Replayer:
                         s.name: s.score(query.query, query.day, answer.text, evidence, subject) for s in self.scorers
                     }
                     records.append(
-                        base
-                        | {
+                        {
+                            **base,
                             "method": method.name,
                             "method_label": method.label,
                             "strategy": strategy,

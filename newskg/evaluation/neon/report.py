@@ -16,8 +16,9 @@ Judge tables (0–2) and proxy tables (0–1, `proxy_*`) are never merged: each 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -39,12 +40,92 @@ from newskg.evaluation.neon.methods import METHODS
 from newskg.evaluation.neon.scoring import Scorer
 from newskg.evaluation.neon.spikes import SpikeRule, SpikeSeries
 
+if TYPE_CHECKING:  # for annotations only: the report reads the replay's records, it does not run the replay
+    from newskg.evaluation.neon.replay import ReplayRecord
+
+    Cells = dict[tuple[str, str, int], list[ReplayRecord]]  # (method, strategy, k) → its runs
+
 BOOTSTRAP_SAMPLES = 1000
 BOOTSTRAP_SEED = 0
 EMBEDDED_SPIKE_CHARTS = 12  # more entities: the page links to their PNGs instead of embedding them
 
 
-def bootstrap_ci(values: Sequence[float], samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> dict:
+class Interval(TypedDict):
+    """A mean and its 95% bootstrap interval over `n` scores (None without scores)."""
+
+    n: int
+    mean: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+class CellStats(Interval):
+    unparsed: int  # verdicts the judge gave in no readable form: outside `n` and the mean
+
+
+class TableRow(TypedDict):
+    method: str
+    label: str
+    strategy: str
+    k: int
+    runs: int
+    attributes: dict[str, CellStats]
+    average: float | None  # over the attributes with a mean
+
+
+class ScoreTable(TypedDict):
+    """One scorer's table (NEON Tables 4/5): method × strategy at each method's own k."""
+
+    family: str
+    scale_max: float
+    rows: list[TableRow]
+
+
+class CurvePoint(TypedDict):
+    """One point of the top-k curves (NEON Figure 4)."""
+
+    method: str
+    strategy: str
+    k: int
+    attributes: dict[str, CellStats]
+
+
+class LengthStats(TypedDict):
+    n: int
+    mean: float | None
+    median: float | None
+
+
+class LengthRow(TypedDict):
+    """Response characters of one method × strategy at its table k, overall (n, mean, median) and by score level."""
+
+    method: str
+    strategy: str
+    k: int
+    n: int
+    mean: float | None
+    median: float | None
+    by_level: dict[str, LengthStats]  # "scorer:attribute:level" → stats
+
+
+class NoEvidenceRow(TypedDict):
+    method: str
+    strategy: str
+    queries: int
+    no_evidence: int
+
+
+class Summary(TypedDict):
+    """Every aggregate of a replay (report.json's keys besides meta, spikes and runs)."""
+
+    tables: dict[str, ScoreTable]  # per scorer
+    unparsed: dict[str, dict[str, int]]  # per judge scorer and attribute
+    topk: dict[str, list[CurvePoint]]  # per scorer
+    lengths: list[LengthRow]
+    no_evidence: list[NoEvidenceRow]
+
+
+def bootstrap_ci(values: Sequence[float], samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> Interval:
     """Mean and 95% percentile-bootstrap interval (resampling the values with replacement, seeded)."""
     data = np.asarray(values, dtype=float)
     if data.size == 0:
@@ -60,20 +141,21 @@ def slug(text: str) -> str:
 
 
 def spike_chart(series: SpikeSeries, rule: SpikeRule, origin: str) -> Figure:
+    # matplotlib's stubs leave the **kwargs of its drawing calls untyped (reportUnknownMemberType below, alone)
     x = np.arange(len(series.days))
     fig = Figure(figsize=(10, 3.6))
     ax = fig.subplots()
-    ax.bar(x, series.counts, color="#a0aec0", label="daily count")
+    ax.bar(x, series.counts, color="#a0aec0", label="daily count")  # pyright: ignore[reportUnknownMemberType]
     rolling = [np.nan if r is None else r for r in series.rolling]
-    ax.plot(x, rolling, color="#2b6cb0", label=f"{rule.window}-day rolling sum")
+    ax.plot(x, rolling, color="#2b6cb0", label=f"{rule.window}-day rolling sum")  # pyright: ignore[reportUnknownMemberType]
     if series.threshold is not None:
-        ax.axhline(series.threshold, color="#c05621", linestyle="--", label=f"mean + {rule.sigma:g}σ (strictly above)")
+        ax.axhline(series.threshold, color="#c05621", linestyle="--", label=f"mean + {rule.sigma:g}σ (strictly above)")  # pyright: ignore[reportUnknownMemberType]
     spikes = [i for i, d in enumerate(series.days) if d in set(series.spikes)]
-    ax.scatter(spikes, [rolling[i] for i in spikes], color="#e53e3e", zorder=3, label="spike day")
+    ax.scatter(spikes, [rolling[i] for i in spikes], color="#e53e3e", zorder=3, label="spike day")  # pyright: ignore[reportUnknownMemberType]
     ticks = x[:: max(1, len(x) // 10)]
-    ax.set_xticks(ticks, [day_iso(series.days[i]) for i in ticks], fontsize=7, rotation=30)
-    ax.set_title(f"{series.name} ({origin}): {len(series.spikes)} spike days", fontsize=10)
-    ax.legend(fontsize=7)
+    ax.set_xticks(ticks, [day_iso(series.days[int(i)]) for i in ticks], fontsize=7, rotation=30)  # pyright: ignore[reportUnknownMemberType]
+    ax.set_title(f"{series.name} ({origin}): {len(series.spikes)} spike days", fontsize=10)  # pyright: ignore[reportUnknownMemberType]
+    ax.legend(fontsize=7)  # pyright: ignore[reportUnknownMemberType]
     return fig
 
 
@@ -96,33 +178,40 @@ def table_k(method: str, ks: Sequence[int]) -> int:
     return max(below) if below else min(ks)
 
 
-def _scores(records: list[dict], scorer: str, attribute: str) -> list[float]:
+def _scores(records: list[ReplayRecord], scorer: str, attribute: str) -> list[float]:
     values = (r["judgements"][scorer]["attributes"].get(attribute, {}).get("score") for r in records)
     return [float(v) for v in values if v is not None]
 
 
-def _unparsed(records: list[dict], scorer: str, attribute: str) -> int:
+def _unparsed(records: list[ReplayRecord], scorer: str, attribute: str) -> int:
     """Judgements whose verdict could not be read (after the one corrective retry): no score, counted apart.
     Proxies have no such state (a proxy without a score had nothing to measure): always 0 for them."""
     return sum(r["judgements"][scorer]["attributes"].get(attribute, {}).get("parsed") is False for r in records)
 
 
-def _stats(records: list[dict], scorer: str, attribute: str) -> dict:
-    return bootstrap_ci(_scores(records, scorer, attribute)) | {"unparsed": _unparsed(records, scorer, attribute)}
+def _stats(records: list[ReplayRecord], scorer: str, attribute: str) -> CellStats:
+    return {**bootstrap_ci(_scores(records, scorer, attribute)), "unparsed": _unparsed(records, scorer, attribute)}
 
 
-def _cells(records: list[dict]) -> dict[tuple[str, str, int], list[dict]]:
-    cells: dict[tuple[str, str, int], list[dict]] = {}
+def _cells(records: list[ReplayRecord]) -> Cells:
+    cells: Cells = {}
     for r in records:
         cells.setdefault((r["method"], r["strategy"], r["k"]), []).append(r)
     return cells
 
 
-def aggregate(records: list[dict], scorers: Sequence[Scorer], methods: Sequence[str], strategies, ks) -> dict:
+def aggregate(
+    records: list[ReplayRecord],
+    scorers: Sequence[Scorer],
+    methods: Sequence[str],
+    strategies: Sequence[str],
+    ks: Sequence[int],
+) -> Summary:
     cells = _cells(records)
-    tables, curves = {}, {}
+    tables: dict[str, ScoreTable] = {}
+    curves: dict[str, list[CurvePoint]] = {}
     for scorer in scorers:
-        rows = []
+        rows: list[TableRow] = []
         for strategy in strategies:
             for method in methods:
                 k = table_k(method, ks)
@@ -165,16 +254,18 @@ def aggregate(records: list[dict], scorers: Sequence[Scorer], methods: Sequence[
     }
 
 
-def _lengths(cells, scorers: Sequence[Scorer], methods, strategies, ks) -> list[dict]:
+def _lengths(
+    cells: Cells, scorers: Sequence[Scorer], methods: Sequence[str], strategies: Sequence[str], ks: Sequence[int]
+) -> list[LengthRow]:
     """Response characters per method × strategy at its table k, overall and by score level (0, 1, 2: the
     judges' scale; proxies in [0, 1] are put on it as round(2 × score))."""
-    rows = []
+    rows: list[LengthRow] = []
     for strategy in strategies:
         for method in methods:
             k = table_k(method, ks)
             chosen = cells.get((method, strategy, k), [])
             chars = [r["response_chars"] for r in chosen]
-            by_level: dict[str, dict] = {}
+            by_level: dict[str, LengthStats] = {}
             for scorer in scorers:
                 for attribute in scorer.attributes:
                     for level in (0, 1, 2):
@@ -190,17 +281,19 @@ def _lengths(cells, scorers: Sequence[Scorer], methods, strategies, ks) -> list[
     return rows
 
 
-def _length_stats(chars: list[int]) -> dict:
+def _length_stats(chars: list[int]) -> LengthStats:
     if not chars:
         return {"n": 0, "mean": None, "median": None}
     return {"n": len(chars), "mean": float(np.mean(chars)), "median": float(np.median(chars))}
 
 
-def _no_evidence(cells, methods, strategies, ks) -> list[dict]:
+def _no_evidence(
+    cells: Cells, methods: Sequence[str], strategies: Sequence[str], ks: Sequence[int]
+) -> list[NoEvidenceRow]:
     """Distinct (query, day) pairs without any evidence at the largest k (then at every k: the lists are
     prefixes)."""
     deepest = max(ks)
-    rows = []
+    rows: list[NoEvidenceRow] = []
     for strategy in strategies:
         for method in methods:
             chosen = cells.get((method, strategy, deepest), [])
@@ -209,7 +302,9 @@ def _no_evidence(cells, methods, strategies, ks) -> list[dict]:
     return rows
 
 
-def topk_chart(curves: list[dict], scorer: Scorer, strategies, methods, ks) -> Figure:
+def topk_chart(
+    curves: list[CurvePoint], scorer: Scorer, strategies: Sequence[str], methods: Sequence[str], ks: Sequence[int]
+) -> Figure:
     attributes = scorer.attributes
     fig = Figure(figsize=(3.4 * len(attributes), 2.8 * len(strategies)))
     axes = fig.subplots(len(strategies), len(attributes), squeeze=False)
@@ -227,16 +322,16 @@ def topk_chart(curves: list[dict], scorer: Scorer, strategies, methods, ks) -> F
             ax.tick_params(labelsize=7)
     axes[0][0].legend(fontsize=7)
     kind = "offline proxies, not judge scores" if scorer.family == "proxy" else "LLM judge, 0-2"
-    fig.suptitle(f"Top-k curves ({scorer.name}: {kind})")
+    fig.suptitle(f"Top-k curves ({scorer.name}: {kind})")  # pyright: ignore[reportUnknownMemberType] (**kwargs untyped)
     return fig
 
 
 def write_report(
     folder: Path,
-    records: list[dict],
+    records: list[ReplayRecord],
     scorers: Sequence[Scorer],
     spikes: Sequence[SpikeSeries],
-    meta: dict,
+    meta: Mapping[str, Any],  # ReplayMeta's JSON form (report.json "meta")
     methods: Sequence[str],
     strategies: Sequence[str],
     ks: Sequence[int],
@@ -258,14 +353,14 @@ def _fmt(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _score_cell(stats: dict) -> Html:
+def _score_cell(stats: CellStats) -> Html:
     """Mean, then its interval, count and unparsed verdicts in small print: numbers only, so markup is safe."""
     unparsed = f", unparsed={stats['unparsed']}" if stats.get("unparsed") else ""
     interval = f"[{_fmt(stats['ci_low'])}, {_fmt(stats['ci_high'])}] n={stats['n']}{unparsed}"
     return Html(f"{_fmt(stats['mean'])} <small>{interval}</small>")
 
 
-def _score_table(name: str, table_data: dict, scorer: Scorer) -> Html:
+def _score_table(name: str, table_data: ScoreTable, scorer: Scorer) -> Html:
     kind = "offline PROXIES (0–1), not judge scores" if table_data["family"] == "proxy" else f"LLM judge, 0–2 ({name})"
     rows = [
         [r["strategy"], r["label"], r["k"], r["runs"], *map(_score_cell, r["attributes"].values()), _fmt(r["average"])]
@@ -275,7 +370,7 @@ def _score_table(name: str, table_data: dict, scorer: Scorer) -> Html:
     return section(f"{name}: {kind}", table(head, rows), level=3)
 
 
-def _log_line(meta: dict) -> Html:
+def _log_line(meta: Mapping[str, Any]) -> Html:
     log = meta.get("log")
     if not log:
         return paragraph(
@@ -294,7 +389,9 @@ def _log_line(meta: dict) -> Html:
     )
 
 
-def _page(meta: dict, summary: dict, scorers: Sequence[Scorer], charts: list[Path], topk: list[Path]) -> Html:
+def _page(
+    meta: Mapping[str, Any], summary: Summary, scorers: Sequence[Scorer], charts: list[Path], topk: list[Path]
+) -> Html:
     rule = meta["rule"]
     lengths = [
         [r["strategy"], METHODS[r["method"]].label, r["k"], r["n"], _fmt(r["mean"], 0), _fmt(r["median"], 0)]

@@ -20,7 +20,15 @@ from newskg.evaluation.kit.run import UNSEEN, Clients, Progress, Refused, refusi
 from newskg.evaluation.neon.linking import LinkedLog, ResolverLinker, graph_spikes, link_log, log_spikes
 from newskg.evaluation.neon.logs import QueryLogError, read_log
 from newskg.evaluation.neon.methods import METHODS, STRATEGIES, NeonStrategy
-from newskg.evaluation.neon.replay import Replayer, ReplayPlan, ReplayQuery, choose, graph_queries, log_queries
+from newskg.evaluation.neon.replay import (
+    Replayer,
+    ReplayPlan,
+    ReplayQuery,
+    ReplayRecord,
+    choose,
+    graph_queries,
+    log_queries,
+)
 from newskg.evaluation.neon.scoring import ProxyScorer, Scorer, scorers
 from newskg.graph.store.store import GraphStore
 from newskg.qa.query import EntityResolver
@@ -180,7 +188,7 @@ def run(config: ReplayConfig, clients: Clients, progress: Progress = UNSEEN) -> 
         meta=meta,
         tables=summary["tables"],
         unparsed=summary["unparsed"],
-        no_evidence=summary["no_evidence"],
+        no_evidence=[dict(row) for row in summary["no_evidence"]],  # the model's field is a plain JSON object
         report={k: str(v) for k, v in paths.items()},
     )
 
@@ -211,7 +219,7 @@ def _scorers(config: ReplayConfig, clients: Clients) -> list[Scorer]:
 
 def _replay(
     config: ReplayConfig, service: QAService, chosen: list[Scorer], queries: list[ReplayQuery], progress: Progress
-) -> list[dict[str, Any]]:
+) -> list[ReplayRecord]:
     plan = ReplayPlan([METHODS[m] for m in config.methods], config.strategies, config.ks)
     replayer = Replayer(service.resolver, service.retriever, service.llm, chosen)
     task = progress.task("replaying as of each spike day", total=len(queries) * plan.runs_per_query)

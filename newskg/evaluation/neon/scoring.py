@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypedDict
 
 from newskg.core.llm.client import LLMClient
 from newskg.evaluation.neon.judges import Judge
@@ -26,12 +26,28 @@ PROXY_ATTRIBUTES = (
 PROXY_RADIUS = 1  # days either side of the query day that count as "on the day" for date precision
 
 
+class AttributeScore(TypedDict, total=False):
+    """One attribute's score as report.json holds it. Both scorers write `score` and `rationale`, the judges also
+    `parsed`; not total because the report reads every key with `.get` (a missing attribute reads as `{}`)."""
+
+    score: float | None  # judges 0, 1 or 2; proxies 0-1; None: no score (unparsed, or nothing to measure)
+    rationale: str
+    parsed: bool  # judges only: False when the verdict could not be read
+
+
+class JudgementRecord(TypedDict):
+    """One scorer's judgement of one answer in a replay record: its attributes, and the scorer's raw output."""
+
+    attributes: dict[str, AttributeScore]
+    raw: dict[str, Any]  # the judgement's or the proxy figures' JSON form
+
+
 @dataclass(frozen=True)
 class Scored:
     """One answer's scores: attribute → {score (None: no score, e.g. unparsed or no evidence), rationale}."""
 
-    attributes: dict[str, dict[str, Any]]
-    raw: dict[str, Any] = field(default_factory=dict)
+    attributes: dict[str, AttributeScore]
+    raw: dict[str, Any] = field(default_factory=dict[str, Any])  # JSON-ready: the judgement or the proxy figures
 
 
 class Scorer(Protocol):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ValidationError, model_validator
 
@@ -59,7 +59,8 @@ class Verdict(BaseModel):
     def _normalise(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        keys = {str(key).strip().lower(): value for key, value in data.items()}
+        fields = cast("dict[object, object]", data)  # pydantic's raw input: any keys, any values (checked below)
+        keys = {str(key).strip().lower(): value for key, value in fields.items()}
         rating = next((keys[k] for k in RATING_KEYS if k in keys), None)
         reason = next((keys[k] for k in REASON_KEYS if k in keys), None)
         return {"rating": _score(rating), "reason": "" if reason is None else str(reason).strip()}
@@ -95,14 +96,15 @@ def _score(value: Any) -> int:
 
 def _json_objects(text: str) -> list[dict[str, Any]]:
     """Every JSON object that starts at some `{` of the text, nested ones included."""
-    decoder, found = json.JSONDecoder(), []
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
     for start in (i for i, ch in enumerate(text) if ch == "{"):
         try:
             value, _ = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
             continue
         if isinstance(value, dict):
-            found.append(value)
+            found.append(cast("dict[str, Any]", value))  # a decoded JSON object: its keys are strings
     return found
 
 
