@@ -93,7 +93,7 @@ class GraphAnswerer:
 
     def entities_in(self, question: str, day: int) -> list[str]:
         """The entities the question names, among those the graph knew on its day."""
-        found = []
+        found: list[str] = []
         for mention in reader.NAME.findall(question):
             mention = QUESTION_WORDS.sub("", mention).strip()
             if not mention:
@@ -122,7 +122,8 @@ class LLMAnswerer:
         (small local models have a 2k-token window; the paper's models had 128k)."""
         asked = reader.content(question)
         ranked = sorted(articles, key=lambda a: -len(asked & reader.content(a.text())))[: self.max_documents]
-        shown, budget = [], self.max_chars
+        shown: list[tuple[str, str]] = []
+        budget = self.max_chars
         for article in ranked:
             text = article.text()[:budget]
             if not text:

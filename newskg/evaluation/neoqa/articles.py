@@ -8,11 +8,22 @@ name, a number or a date."""
 from __future__ import annotations
 
 import random
+from typing import TypedDict
 
-from newskg.evaluation.neoqa.records import MARKUP, NewsArticle, plain
+from newskg.evaluation.neoqa.records import MARKUP, Event, NewsArticle, OutlineItem, plain
 from newskg.evaluation.neoqa.timeline import World
 
-PROFILES = {
+
+class Profile(TypedDict):
+    """A news profile's wording: headline pattern, lead-ins, colour sentences and sign-off."""
+
+    headline: str
+    leads: list[str]
+    colour: list[str]
+    close: str
+
+
+PROFILES: dict[str, Profile] = {
     "SensationalNews": {
         "headline": "{lead} Sparks Uproar",
         "leads": ["In a stunning turn, ", "Jaws dropped when ", "Brace yourselves: ", ""],
@@ -53,7 +64,7 @@ PROFILES = {
 def write_articles(
     rng: random.Random, world: World, per_profile: int = 3, size: tuple[int, int] = (5, 9)
 ) -> list[NewsArticle]:
-    articles = []
+    articles: list[NewsArticle] = []
     for event in world.timeline.events:
         number = 0
         for profile in PROFILES:
@@ -66,7 +77,9 @@ def write_articles(
     return articles
 
 
-def _article(rng, world, event, profile: str, items, number: int) -> NewsArticle:
+def _article(
+    rng: random.Random, world: World, event: Event, profile: str, items: list[OutlineItem], number: int
+) -> NewsArticle:
     style = PROFILES[profile]
     sentences = [_with_lead(rng.choice(style["leads"]), item.sentence) for item in items]
     cut = max(1, len(sentences) // 2)
@@ -96,7 +109,7 @@ def _with_lead(lead: str, sentence: str) -> str:
     return lead + first
 
 
-def _headline_lead(item) -> str:
+def _headline_lead(item: OutlineItem) -> str:
     """The first entity the lead item names (markup kept), so the headline adds no fact of its own."""
     match = MARKUP.search(item.sentence)
     return match.group(0) if match else plain(item.sentence.split(",")[0])[:60]

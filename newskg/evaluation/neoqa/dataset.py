@@ -9,12 +9,16 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeGuard, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from newskg.core.errors import NewskgError
 from newskg.evaluation.neoqa.instances import shuffled_options
 from newskg.evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle, Question, Timeline, normalise_category
+
+M = TypeVar("M", bound=BaseModel)
+JsonObject = dict[str, Any]  # one JSON line as parsed, before its model validates it
 
 FILES = {
     "timelines": "timelines.jsonl",
@@ -32,14 +36,14 @@ class DatasetError(NewskgError, ValueError):
 
 @dataclass
 class Dataset:
-    timelines: list[Timeline] = field(default_factory=list)
-    articles: list[NewsArticle] = field(default_factory=list)
-    questions: list[Question] = field(default_factory=list)
-    instances: list[Instance] = field(default_factory=list)
+    timelines: list[Timeline] = field(default_factory=list[Timeline])
+    articles: list[NewsArticle] = field(default_factory=list[NewsArticle])
+    questions: list[Question] = field(default_factory=list[Question])
+    instances: list[Instance] = field(default_factory=list[Instance])
 
     def write(self, folder: Path) -> dict[str, Path]:
         folder.mkdir(parents=True, exist_ok=True)
-        written = {}
+        written: dict[str, Path] = {}
         for part, name in FILES.items():
             path = folder / name
             _write_jsonl(path, getattr(self, part))
@@ -56,7 +60,7 @@ def _write_jsonl(path: Path, records: Iterable[BaseModel]) -> None:
             out.write(record.model_dump_json(by_alias=True, exclude_none=False) + "\n")
 
 
-def read_jsonl(path: Path, model: type[BaseModel]) -> Iterator:
+def read_jsonl(path: Path, model: type[M]) -> Iterator[M]:
     with path.open(encoding="utf-8") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.strip():
@@ -67,15 +71,19 @@ def read_jsonl(path: Path, model: type[BaseModel]) -> Iterator:
                 raise DatasetError(f"{path}:{number}: not a {model.__name__}: {exc}") from exc
 
 
-def _normalised(obj: dict) -> dict:
-    if isinstance(obj, dict) and "category" in obj:
+def _is_object(value: object) -> TypeGuard[JsonObject]:
+    return isinstance(value, dict)
+
+
+def _normalised(obj: object) -> object:
+    if _is_object(obj) and "category" in obj:
         obj["category"] = normalise_category(obj["category"])
-    if isinstance(obj, dict) and "question" in obj and "gold_answer_idx" not in obj and "answerable" in obj:
+    if _is_object(obj) and "question" in obj and "gold_answer_idx" not in obj and "answerable" in obj:
         obj = _with_gold(obj)
     return obj
 
 
-def _with_gold(obj: dict) -> dict:
+def _with_gold(obj: JsonObject) -> JsonObject:
     """The downloaded release leaves the option order to the loader: shuffle per instance, deterministically."""
     question = Question.model_validate({k: v for k, v in obj.items() if k in Question.model_fields})
     options = obj.get("answer_options") or shuffled_options(question, obj.get("instance_id", question.question_id))
@@ -102,7 +110,7 @@ def load(folder: Path, instances: Path | None = None) -> Dataset:
 
 def evidence_articles(instance: Instance, index: dict[str, NewsArticle]) -> list[NewsArticle]:
     """An instance's evidence as articles, whether it lists ids or carries the articles themselves."""
-    found = []
+    found: list[NewsArticle] = []
     for doc in instance.use_evidence_documents:
         if isinstance(doc, NewsArticle):
             found.append(doc)

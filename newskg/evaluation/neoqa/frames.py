@@ -8,6 +8,7 @@ import datetime as dt
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal, TypedDict
 
 from newskg.evaluation.neoqa import vocab
 from newskg.evaluation.neoqa.kb import EntityBook, Entry
@@ -17,14 +18,40 @@ def words(day: dt.date) -> str:
     return f"{day:%B} {day.day}, {day.year}"
 
 
+Slots = dict[str, str | list[str]]
+"""What a fact states, by role: entity ids ("person", "org", "event" …), its "answer" and "topic"; a meeting's
+"people" is the one list."""
+
+
+class Taken(TypedDict):
+    """Timeline-wide uniqueness while frames write: who holds which role, who proposed, what was proposed, who
+    spoke on which topic."""
+
+    roles: dict[tuple[str, str], str]  # (organisation id, role) → person id
+    proposers: set[str]
+    proposals: set[str]
+    quotes: set[tuple[str, str]]  # (person id, topic)
+
+
+def no_taken() -> Taken:
+    return {"roles": {}, "proposers": set(), "proposals": set(), "quotes": set()}
+
+
 @dataclass
 class Fact:
     kind: str
     sentence: str
-    slots: dict = field(default_factory=dict)
+    slots: Slots = field(default_factory=Slots)
     day: dt.date | None = None  # the date the sentence states, for time-span questions
     clause: str | None = None  # that date's moment as a noun phrase: "the opening of …"
     id: str = ""  # the outline item id, set when the item takes its place in the outline
+
+    def slot(self, key: str) -> str:
+        """A single-valued slot (every slot but a meeting's "people")."""
+        value = self.slots[key]
+        if not isinstance(value, str):
+            raise TypeError(f"the {self.kind} fact's {key!r} slot is a list")
+        return value
 
 
 @dataclass
@@ -33,11 +60,11 @@ class Scene:
 
     rng: random.Random
     book: EntityBook
-    genre: dict
+    genre: vocab.GenreSpec
     created_at: int
     day: dt.date
     place: Entry
-    taken: dict = field(default_factory=dict)  # timeline-wide uniqueness: proposals, quotes, roles
+    taken: Taken = field(default_factory=no_taken)  # timeline-wide uniqueness: proposals, quotes, roles
 
     def pick(self, entity_class: str, make: Callable[[], Entry], reuse: float = 0.6) -> Entry:
         known = self.book.of_class(entity_class)
@@ -57,7 +84,7 @@ class Scene:
     def later(self, low: int, high: int) -> dt.date:
         return self.day + dt.timedelta(days=self.rng.randint(low, high))
 
-    def fresh(self, key: str, options: list[str]) -> str | None:
+    def fresh(self, key: Literal["proposers", "proposals"], options: list[str]) -> str | None:
         used = self.taken.setdefault(key, set())
         free = [o for o in options if o not in used]
         if not free:

@@ -60,12 +60,12 @@ def build_instances(
     return instances
 
 
-def _main(rng, q: Question, family: list[Question], past: list[NewsArticle]) -> list[Instance]:
+def _main(rng: random.Random, q: Question, family: list[Question], past: list[NewsArticle]) -> list[Instance]:
     if not set(q.evidence_ids) <= {item for a in past for item in a.used_items}:
         return []  # the articles never carried all the evidence: no sufficient instance, so none at all
     order = rng.sample(past, len(past))
     made = [_instance(q, "answerable-sufficient", order, "main")]
-    seen = set()
+    seen: set[tuple[str, ...]] = set()
     for item in q.evidence_ids:
         kept = [a for a in order if item not in a.used_items]
         key = tuple(a.article_id for a in kept)
@@ -76,7 +76,7 @@ def _main(rng, q: Question, family: list[Question], past: list[NewsArticle]) -> 
     return made
 
 
-def _ablation(rng, q: Question, family: list[Question], past: list[NewsArticle]) -> list[Instance]:
+def _ablation(rng: random.Random, q: Question, family: list[Question], past: list[NewsArticle]) -> list[Instance]:
     need = set(q.evidence_ids)
     pairs = [c for c in q.all_sufficient_article_id_combinations if len(c) == 2]
     irrelevant = [a for a in past if not need & set(a.used_items)]
@@ -85,7 +85,7 @@ def _ablation(rng, q: Question, family: list[Question], past: list[NewsArticle])
     by_id = {a.article_id: a for a in past}
     required = [by_id[i] for i in rng.choice(pairs)]
     pool = rng.sample(irrelevant, ABLATION_STEPS[-1])
-    made = []
+    made: list[Instance] = []
     for n in ABLATION_STEPS:
         chosen = set(id(a) for a in [*required, *pool[:n]])
         order = [a for a in _stable_order(q, [*required, *pool]) if id(a) in chosen]

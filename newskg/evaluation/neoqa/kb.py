@@ -26,7 +26,8 @@ PREFIX = {
 @dataclass
 class Entry:
     entity: NamedEntity
-    facts: dict = field(default_factory=dict)  # what the generator knows beyond the KB text (role, org …)
+    # what the generator knows beyond the KB text (role, org …)
+    facts: dict[str, str] = field(default_factory=dict[str, str])
 
     @property
     def id(self) -> str:
@@ -52,7 +53,14 @@ class EntityBook:
         return [e for e in self.entries.values() if e.entity.entity_class == entity_class]
 
     def add(
-        self, entity_class: str, name: str, created_at: int, day: dt.date, description: str, properties: dict, **facts
+        self,
+        entity_class: str,
+        name: str,
+        created_at: int,
+        day: dt.date,
+        description: str,
+        properties: dict[str, str | int | float],
+        **facts: str,
     ) -> Entry:
         self._counts[entity_class] = self._counts.get(entity_class, 0) + 1
         entity_id = f"{PREFIX[entity_class]}-{self._counts[entity_class]}"
@@ -63,7 +71,9 @@ class EntityBook:
             description=description,
             created_at=created_at,
             last_updated=day.isoformat(),
-            **properties,
+            # The class's properties are extra fields (extra="allow"); the synthesized __init__ knows only the
+            # declared ones, so it matches them against `type` and `history`.
+            **properties,  # pyright: ignore[reportArgumentType]
         )
         entry = Entry(entity, facts)
         self.entries[entity_id] = entry

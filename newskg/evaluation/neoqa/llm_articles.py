@@ -8,6 +8,7 @@ release's field for exactly this doubt, so sufficiency is never claimed on evide
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from newskg.core.llm.client import LLMClient
 from newskg.evaluation.neoqa.articles import PROFILES
@@ -25,7 +26,7 @@ NUMBER = re.compile(r"\d[\d,.]*")
 
 
 def write_llm_articles(client: LLMClient, timeline: Timeline, per_profile: int = 3) -> list[NewsArticle]:
-    articles = []
+    articles: list[NewsArticle] = []
     base = timeline.timeline_id.replace(":", "_")
     names = _names(timeline)
     for event in timeline.events:
@@ -55,8 +56,8 @@ def write_llm_articles(client: LLMClient, timeline: Timeline, per_profile: int =
     return articles
 
 
-def _subsets(client, profile: str, sentences: list[str], count: int) -> list[list[int]]:
-    def valid(reply) -> str | None:
+def _subsets(client: LLMClient, profile: str, sentences: list[str], count: int) -> list[list[int]]:
+    def valid(reply: article_select.Subsets) -> str | None:
         good = [s for s in reply.subsets if s and all(1 <= i <= len(sentences) for i in s)]
         return None if len(good) >= 1 else "every group must list item numbers from the outline"
 
@@ -64,9 +65,9 @@ def _subsets(client, profile: str, sentences: list[str], count: int) -> list[lis
     return [sorted({i - 1 for i in s}) for s in reply.subsets if s and all(1 <= i <= len(sentences) for i in s)][:count]
 
 
-def _draft(client, profile: str, date: str, items: list[str]) -> tuple[str, list[str]]:
+def _draft(client: LLMClient, profile: str, date: str, items: list[str]) -> tuple[str, list[str]]:
     draft = ask(client, article_write.build(profile, STYLES[profile], date, items, ""))
-    text = lambda d: d.headline + "\n\n" + "\n\n".join(d.passages)  # noqa: E731
+    text: Callable[[article_write.Draft], str] = lambda d: d.headline + "\n\n" + "\n\n".join(d.passages)  # noqa: E731
     trimmed = ask(client, article_trim.build(text(draft), items))
     missing = [i for i in items if not _carries(text(trimmed), i)]
     if missing:
@@ -83,7 +84,7 @@ def _carries(text: str, item: str) -> bool:
 
 
 def _names(timeline: Timeline) -> dict[str, str]:
-    found = {}
+    found: dict[str, str] = {}
     for event in timeline.events:
         for item in event.outline:
             for m in MARKUP.finditer(item.sentence):

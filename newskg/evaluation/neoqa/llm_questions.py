@@ -9,6 +9,7 @@ sent back. Time-span distractors are near-miss day counts, computed."""
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import random
 
@@ -35,7 +36,7 @@ def write_llm_questions(
     return questions
 
 
-def _multi_hop(client, rng, timeline: Timeline, i: int, j: int) -> list[Question]:
+def _multi_hop(client: LLMClient, rng: random.Random, timeline: Timeline, i: int, j: int) -> list[Question]:
     first, second = timeline.events[i].outline, timeline.events[j].outline
     shared = sorted(_entities(first) & _entities(second))
     candidates = [
@@ -55,7 +56,7 @@ def _multi_hop(client, rng, timeline: Timeline, i: int, j: int) -> list[Question
     parent = _llm_question(timeline, j, "multi-hop", written.question, written.answer, options, [a.id, b.id])
     if not _answers_itself(client, parent, items):
         return []
-    variants = []
+    variants: list[Question] = []
     for kind in ("false-premise", "uncertain-specificity"):
         changed = ask(
             client,
@@ -70,7 +71,7 @@ def _multi_hop(client, rng, timeline: Timeline, i: int, j: int) -> list[Question
     return [parent, *variants]
 
 
-def _time_span(client, rng, timeline: Timeline, i: int, j: int) -> list[Question]:
+def _time_span(client: LLMClient, rng: random.Random, timeline: Timeline, i: int, j: int) -> list[Question]:
     dated = [
         (x, y, day_x, day_y)
         for x in timeline.events[i].outline
@@ -84,7 +85,7 @@ def _time_span(client, rng, timeline: Timeline, i: int, j: int) -> list[Question
     items = [plain(a.sentence), plain(b.sentence)]
     stated = [match.group(0) for text in items if (match := DATE.search(text))]  # both dated: both match
 
-    def check(reply) -> str | None:
+    def check(reply: question_write.Written) -> str | None:
         if all(d in reply.question for d in stated):
             return "the question gives away both dates; ask about the moments, not the dates"
         number = next((int(w) for w in reply.answer.replace(",", "").split() if w.isdigit()), None)
@@ -96,13 +97,14 @@ def _time_span(client, rng, timeline: Timeline, i: int, j: int) -> list[Question
     return [question] if _answers_itself(client, question, items) else []
 
 
-def _distractors(client, question: str, answer: str, items: list[str]) -> list[Distractor]:
-    def five_wrong(reply) -> str | None:
+def _distractors(client: LLMClient, question: str, answer: str, items: list[str]) -> list[Distractor]:
+    def five_wrong(reply: distractors.Options) -> str | None:
         distinct = {d.answer.strip().lower() for d in reply.distractors} - {answer.strip().lower()}
         return None if len(distinct) >= 5 else "five different wrong answers are needed, none equal to the answer"
 
     reply = ask(client, distractors.build(question, answer, items), five_wrong)
-    seen, picked = {answer.strip().lower()}, []
+    seen = {answer.strip().lower()}
+    picked: list[Distractor] = []
     for d in reply.distractors:
         if d.answer.strip().lower() not in seen and len(picked) < 5:
             seen.add(d.answer.strip().lower())
@@ -110,7 +112,7 @@ def _distractors(client, question: str, answer: str, items: list[str]) -> list[D
     return picked
 
 
-def _answers_itself(client, question: Question, items: list[str]) -> bool:
+def _answers_itself(client: LLMClient, question: Question, items: list[str]) -> bool:
     """D.1: with only its own two items as evidence, the model must pick the answer it wrote."""
     options = shuffled_options(question, question.question_id)  # a model that always says "1" passes nothing
     reply = client.complete(mcq_answer.build(question.question, options, [(question.date, text) for text in items]))
@@ -138,13 +140,14 @@ def _ids(item: OutlineItem) -> set[str]:
     return {m.group(2) for m in MARKUP.finditer(item.sentence)}
 
 
-def _day(item: OutlineItem):
+def _day(item: OutlineItem) -> dt.date | None:
     return date_in(plain(item.sentence))
 
 
 def _story(timeline: Timeline, up_to: int, limit: int = 1200) -> str:
     lines = [plain(i.sentence) for e in timeline.events[: up_to + 1] for i in e.outline]
-    kept, size = [], 0
+    kept: list[str] = []
+    size = 0
     for line in reversed(lines):
         if size + len(line) > limit:
             break

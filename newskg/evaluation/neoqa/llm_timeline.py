@@ -50,7 +50,13 @@ def build_llm_timeline(client: LLMClient, rng: random.Random, index: int, config
 
 
 def _event(
-    client, book: EntityBook, timeline: Timeline, n: int, day: dt.date, summary: str, config: LLMTimelineConfig
+    client: LLMClient,
+    book: EntityBook,
+    timeline: Timeline,
+    n: int,
+    day: dt.date,
+    summary: str,
+    config: LLMTimelineConfig,
 ) -> Event:
     story, known = _story(timeline, config.context_chars), _known(book)
     low, high = config.items
@@ -74,7 +80,7 @@ def _event(
     )
 
 
-def _register_entities(client, book: EntityBook, sentences: list[str], n: int, day: dt.date) -> list[str]:
+def _register_entities(client: LLMClient, book: EntityBook, sentences: list[str], n: int, day: dt.date) -> list[str]:
     """Steps 4-9: find the entities, give real-sounding ones a new name, add KB entries, mark them up."""
     found = ask(client, entities.build(sentences)).entities
     text = " ".join(sentences)
@@ -92,17 +98,17 @@ def _register_entities(client, book: EntityBook, sentences: list[str], n: int, d
     return [mark_names(s, {name: entry.mark() for name, entry in known.items()}) for s in sentences]
 
 
-def _fictional_name(client, name: str, kind: str, text: str) -> str:
+def _fictional_name(client: LLMClient, name: str, kind: str, text: str) -> str:
     """Step 5-6: a new name for one that is real; the outline is then rewritten with it (by exact replacement)."""
 
-    def check(reply) -> str | None:
+    def check(reply: rename.NewName) -> str | None:
         return "that name is real too, or already used" if is_real(reply.name) or reply.name in text else None
 
     return ask(client, rename.build(name, kind, text[:800]), check).name
 
 
-def _kb_entry(client, book: EntityBook, name: str, kind: str, text: str, n: int, day: dt.date) -> Entry:
-    def no_real_values(reply) -> str | None:
+def _kb_entry(client: LLMClient, book: EntityBook, name: str, kind: str, text: str, n: int, day: dt.date) -> Entry:
+    def no_real_values(reply: kb_entry.KBEntry) -> str | None:
         real = [v for v in reply.properties.values() if isinstance(v, str) and is_real(v)]
         return f"these values name real things: {', '.join(real)}" if real else None
 
@@ -111,7 +117,7 @@ def _kb_entry(client, book: EntityBook, name: str, kind: str, text: str, n: int,
     return book.add(kind, name, n, day, made.description, properties)
 
 
-def _record_history(client, book: EntityBook, sentences: list[str], n: int, day: dt.date) -> None:
+def _record_history(client: LLMClient, book: EntityBook, sentences: list[str], n: int, day: dt.date) -> None:
     """Step 10: the model's one-line account per entity; an entity it skips gets its first outline sentence."""
     ids = {m.group(2) for s in sentences for m in MARKUP.finditer(s)}
     names = [book.entries[i].name for i in sorted(ids)]
@@ -123,7 +129,7 @@ def _record_history(client, book: EntityBook, sentences: list[str], n: int, day:
             entry.entity.history[-1].event_update = updates[entry.name]
 
 
-def _next_summary(client, rng: random.Random, story: str) -> str:
+def _next_summary(client: LLMClient, rng: random.Random, story: str) -> str:
     options = ask(client, next_summaries.build(story), count_between(2, 10, "summaries")).summaries
     chosen = rng.choice(options)
     exclusive = ask(client, exclusive_summaries.build(chosen), count_between(2, 5, "summaries")).summaries

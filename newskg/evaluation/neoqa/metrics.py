@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+from typing_extensions import TypedDict  # pydantic (NeoQAReport) takes typing's TypedDict only from 3.12
+
 # Table 4's columns: (answerable?, category)
 COLUMNS = (
     ("answerable", "multi-hop"),
@@ -34,13 +36,34 @@ def adt_from_columns(accuracies: dict[tuple[str, str], float], counts: dict[tupl
     return adt_score(pooled(accuracies, counts, "answerable"), pooled(accuracies, counts, "unanswerable"))
 
 
-def _question_only(accuracy: dict, counts: dict) -> float:
+def _question_only(accuracy: dict[tuple[str, str], float], counts: dict[tuple[str, str], int]) -> float:
     """ADTScore without the insufficient-evidence columns, whose gold answer depends on articles being withheld.
     The graph answerer reads everything published by the question date, so for it only these columns are fair."""
     kept = {
         k: v for k, v in counts.items() if k[0] == "answerable" or k[1] in ("false-premise", "uncertain-specificity")
     }
     return adt_from_columns(accuracy, kept)
+
+
+class Column(TypedDict):
+    """One of Table 4's columns in a summary: its instances and accuracy (None when it has none)."""
+
+    answerable: str
+    category: str
+    instances: int
+    accuracy: float | None
+
+
+class Summary(TypedDict):
+    """The figures of one set of outcomes, as the report writes them."""
+
+    instances: int
+    acc_answerable: float
+    acc_unanswerable: float
+    adt_score: float
+    adt_question_only: float
+    parse_rate: float
+    columns: list[Column]
 
 
 @dataclass
@@ -52,7 +75,7 @@ class Outcome:
     irrelevant_documents: int | None = None
 
 
-def summarise(outcomes: list[Outcome]) -> dict:
+def summarise(outcomes: list[Outcome]) -> Summary:
     hits: dict[tuple[str, str], list[bool]] = defaultdict(list)
     for o in outcomes:
         hits[("answerable" if o.answerable else "unanswerable", o.category)].append(o.correct)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -15,7 +16,7 @@ MAX_TRIES = 200
 
 
 @lru_cache(maxsize=1)
-def real_names() -> tuple[re.Pattern, ...]:
+def real_names() -> tuple[re.Pattern[str], ...]:
     lines = BLOCKLIST.read_text(encoding="utf-8").splitlines()
     return tuple(
         re.compile(rf"(?<!\w){re.escape(line.strip())}(?!\w)", re.I)
@@ -40,7 +41,7 @@ class NameMaker:
     def _stem(self) -> str:
         return self.rng.choice(vocab.ONSETS) + self.rng.choice(vocab.MIDDLES)
 
-    def _fresh(self, build) -> str:
+    def _fresh(self, build: Callable[[], str]) -> str:
         for _ in range(MAX_TRIES):
             name = build()
             if name not in self.used and not is_real(name) and len(name.split()) <= 5:

@@ -8,10 +8,12 @@ differently, which is what the paper's answerability filter (D.1) removes after 
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import itertools
 import random
 from collections import Counter
+from collections.abc import Mapping
 
 from newskg.evaluation.neoqa import vocab
 from newskg.evaluation.neoqa.frames import Fact
@@ -52,7 +54,7 @@ def make_question(
     evidence: list[str],
     event_index: int,
     parent: str | None = None,
-    meta: dict | None = None,
+    meta: dict[str, str | list[str] | None] | None = None,
 ) -> Question:
     """A question asked as of its event's date, options in the release's order (answer first, "Unanswerable"
     last); both generators build theirs here."""
@@ -89,7 +91,7 @@ def day_distractors(rng: random.Random, days: int, evidence: list[str]) -> list[
 # --- time-span
 
 
-def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: int) -> Question | None:
+def _time_span(rng: random.Random, world: World, facts_i: list[Fact], facts_j: list[Fact], j: int) -> Question | None:
     clauses = Counter(plain(_clause(f)) for f in _dated_until(world, j))
 
     def unique(fact: Fact) -> bool:  # no other dated item up to the question's event reads the same moment
@@ -104,11 +106,18 @@ def _time_span(rng, world: World, facts_i: list[Fact], facts_j: list[Fact], j: i
     if not pairs:
         return None
     a, b = rng.choice(pairs)
-    first, second = sorted((a, b), key=lambda f: f.day)
-    days = (second.day - first.day).days
+    first, second = sorted((a, b), key=_day)
+    days = (_day(second) - _day(first)).days
     distractors = day_distractors(rng, days, [first.id, second.id])
-    text = f"How many days passed between {plain(first.clause)} and {plain(second.clause)}?"
+    text = f"How many days passed between {plain(_clause(first))} and {plain(_clause(second))}?"
     return make_question(world.timeline, "time-span", text, f"{days} days", distractors, [first.id, second.id], j)
+
+
+def _day(fact: Fact) -> dt.date:
+    """A dated fact's date (the pairs of a time-span question are dated facts)."""
+    if fact.day is None:
+        raise ValueError(f"a {fact.kind} fact has no date")
+    return fact.day
 
 
 def _clause(fact: Fact) -> str:
@@ -132,18 +141,20 @@ def _dated_until(world: World, up_to: int) -> list[Fact]:
 # --- multi-hop and the unanswerable variants built from it
 
 
-def _multi_hops(rng, world: World, facts: list[Fact], events: set[str], j: int, most: int = 2) -> list[Question]:
-    roles = {f.slots["person"]: f for f in facts if f.kind == "role"}
-    answers = [f for f in facts if f.kind in ("proposal", "quote") and f.slots["person"] in roles]
+def _multi_hops(
+    rng: random.Random, world: World, facts: list[Fact], events: set[str], j: int, most: int = 2
+) -> list[Question]:
+    roles = {f.slot("person"): f for f in facts if f.kind == "role"}
+    answers = [f for f in facts if f.kind in ("proposal", "quote") and f.slot("person") in roles]
     # both events must contribute when they differ, so the question really spans them
     pairs = [
-        (roles[f.slots["person"]], f) for f in answers if {_event_of(roles[f.slots["person"]]), _event_of(f)} == events
+        (roles[f.slot("person")], f) for f in answers if {_event_of(roles[f.slot("person")]), _event_of(f)} == events
     ]
     return [_multi_hop(rng, world, role, answer, j) for role, answer in rng.sample(pairs, min(most, len(pairs)))]
 
 
-def _multi_hop(rng, world: World, role: Fact, answer: Fact, j: int) -> Question:
-    holder = f"the {role.slots['role']} of {_book(world).entries[role.slots['org']].name}"
+def _multi_hop(rng: random.Random, world: World, role: Fact, answer: Fact, j: int) -> Question:
+    holder = f"the {role.slot('role')} of {_book(world).entries[role.slot('org')].name}"
     text, pool = _hop_text(holder, answer)
     distractors = [
         Distractor(
@@ -154,15 +165,15 @@ def _multi_hop(rng, world: World, role: Fact, answer: Fact, j: int) -> Question:
         for d in rng.sample(pool, 5)
     ]
     meta = {
-        "bridge_entity": answer.slots["person"],
+        "bridge_entity": answer.slot("person"),
         "holder": holder,
         "answer_kind": answer.kind,
         "topic": answer.slots.get("topic"),
-        "role_org": role.slots["org"],
-        "role": role.slots["role"],
+        "role_org": role.slot("org"),
+        "role": role.slot("role"),
     }
     return make_question(
-        world.timeline, "multi-hop", text, answer.slots["answer"], distractors, [role.id, answer.id], j, meta=meta
+        world.timeline, "multi-hop", text, answer.slot("answer"), distractors, [role.id, answer.id], j, meta=meta
     )
 
 
@@ -172,21 +183,21 @@ def _event_of(fact: Fact) -> str:
 
 def _hop_text(holder: str, answer: Fact) -> tuple[str, list[str]]:
     if answer.kind == "proposal":
-        pool = [x for x in _all_initiatives(answer) if x != answer.slots["answer"]]
+        pool = [x for x in _all_initiatives(answer) if x != answer.slot("answer")]
         return f"What did {holder} propose?", pool
-    pool = [x for x in vocab.OUTCOMES if x != answer.slots["answer"]]
-    return f"According to {holder}, what would the {answer.slots['topic']} do?", pool
+    pool = [x for x in vocab.OUTCOMES if x != answer.slot("answer")]
+    return f"According to {holder}, what would the {answer.slot('topic')} do?", pool
 
 
 def _all_initiatives(answer: Fact) -> list[str]:
-    return next(g["initiatives"] for g in vocab.GENRES.values() if answer.slots["answer"] in g["initiatives"])
+    return next(g["initiatives"] for g in vocab.GENRES.values() if answer.slot("answer") in g["initiatives"])
 
 
 def _stating(world: World, text: str) -> list[str]:
     return [fid for fid, fact in world.facts.items() if text in fact.sentence][:3]
 
 
-def _false_premises(rng, world: World, hop: Question) -> list[Question]:
+def _false_premises(rng: random.Random, world: World, hop: Question) -> list[Question]:
     """The holder is swapped for one the evidence contradicts: a role at the same organisation that nobody with
     a matching statement holds, or the same role at another organisation."""
     meta = hop.meta
@@ -208,17 +219,17 @@ def _false_premises(rng, world: World, hop: Question) -> list[Question]:
     ]
 
 
-def _speakers(world: World, meta: dict) -> set[str]:
+def _speakers(world: World, meta: Mapping[str, object]) -> set[str]:
     """People who made a statement of the same kind (and topic): a swapped holder must not be one of them, or
     the variant would be answerable after all."""
     return {
-        f.slots["person"]
+        f.slot("person")
         for f in world.facts.values()
         if f.kind == meta["answer_kind"] and f.slots.get("topic") == meta["topic"]
     }
 
 
-def _uncertain(rng, world: World, hop: Question) -> list[Question]:
+def _uncertain(rng: random.Random, world: World, hop: Question) -> list[Question]:
     """A detail no item states is added, so the evidence can neither confirm nor deny it."""
     stated = " ".join(plain(f.sentence) for f in world.facts.values())
     details = [d for d in vocab.DETAILS if d not in stated]
@@ -228,7 +239,9 @@ def _uncertain(rng, world: World, hop: Question) -> list[Question]:
     ]
 
 
-def _variant(world: World, hop: Question, category: str, text: str, meta: dict) -> Question:
+def _variant(
+    world: World, hop: Question, category: str, text: str, meta: dict[str, str | list[str] | None]
+) -> Question:
     return make_question(
         world.timeline,
         category,

@@ -160,7 +160,7 @@ def content(text: str) -> frozenset[str]:
 def names(text: str) -> frozenset[str]:
     """Capitalised word runs that look like names: leading function words and month names dropped, and a lone
     capitalised word opening the sentence ("Critics of …", "Jaws dropped …") is not taken for a name."""
-    found = set()
+    found: set[str] = set()
     for match in NAME.finditer(text):
         words = match.group(0).split()
         while words and (words[0].lower() in STOP or words[0] in MONTHS):

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+
+from newskg.evaluation.neoqa.metrics import Summary
 
 MARKUP = re.compile(r"\{([^{}|]+)\|([A-Z]+-\d+)\}")
 UNANSWERABLE = "Unanswerable"
@@ -159,7 +161,8 @@ class Question(_Open):
     sufficient_article_ids: list[str] = []
     all_sufficient_article_id_combinations: list[list[str]] = []
     answer_options: list[str] = []
-    meta: dict = {}
+    # Free-form notes (the generators' bridge entity, premise, detail …; the release's own keys): JSON as read.
+    meta: dict[str, Any] = {}
 
 
 class Instance(Question):
@@ -179,11 +182,24 @@ class Instance(Question):
         return self.answerable != "answerable-sufficient"
 
 
+class Prediction(TypedDict):
+    """One answered instance in the report's `predictions`."""
+
+    instance_id: str
+    instance_set: str
+    category: str
+    answerable: Answerability
+    gold_answer_idx: int
+    predicted_answer: int
+    correct: bool
+    rationale: str
+
+
 @dataclass
 class RunResult:
     """One benchmark run's scores (evaluation/neoqa/run.py makes it, evaluation/neoqa/report.py writes it)."""
 
     answerer: str
-    summary: dict
-    by_set: dict[str, dict]
-    predictions: list[dict] = field(default_factory=list)
+    summary: Summary
+    by_set: dict[str, Summary]
+    predictions: list[Prediction] = field(default_factory=list[Prediction])

@@ -8,15 +8,15 @@ import random
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from newskg.evaluation.kit.run import UNSEEN, Clients, Progress, Refused, mirror_or_none, refusing
 from newskg.evaluation.neoqa.answerers import Answer, Answerer
 from newskg.evaluation.neoqa.dataset import Dataset, DatasetError, evidence_articles, load
-from newskg.evaluation.neoqa.metrics import Outcome, summarise
-from newskg.evaluation.neoqa.records import Instance, RunResult
+from newskg.evaluation.neoqa.metrics import Outcome, Summary, summarise
+from newskg.evaluation.neoqa.records import Instance, Prediction, RunResult
 
 AnswererName = Literal["evidence", "graph", "llm"]
 InstanceSet = Literal["main", "ablation", "all"]
@@ -37,8 +37,8 @@ class NeoQAConfig(BaseModel):
 class NeoQAReport(BaseModel):
     answerer: AnswererName
     instance_set: InstanceSet = Field(serialization_alias="set")
-    summary: dict[str, Any]  # ADTScore, accuracy per category, parse rate: the whole chosen set
-    by_set: dict[str, dict[str, Any]]  # the same per instance set
+    summary: Summary  # ADTScore, accuracy per category, parse rate: the whole chosen set
+    by_set: dict[str, Summary]  # the same per instance set
     report: dict[str, str]  # the files written
 
 
@@ -107,7 +107,9 @@ def answer_all(
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
         answered = list(pool.map(one, chosen))
-    outcomes, predictions, by_set = [], [], {}
+    outcomes: list[Outcome] = []
+    predictions: list[Prediction] = []
+    by_set: dict[str, list[Outcome]] = {}
     for instance, answer in answered:
         outcome = Outcome(
             instance.category,

@@ -19,15 +19,16 @@ class World:
     """A timeline and what the generator knows about it beyond the release format: the facts of every item."""
 
     timeline: Timeline
-    facts: dict[str, frames.Fact] = field(default_factory=dict)  # outline item id → its fact
+    facts: dict[str, frames.Fact] = field(default_factory=dict[str, frames.Fact])  # outline item id → its fact
     book: EntityBook | None = None
-    roles: dict[tuple[str, str], str] = field(default_factory=dict)  # (organisation id, role) → person id
+    # (organisation id, role) → person id
+    roles: dict[tuple[str, str], str] = field(default_factory=dict[tuple[str, str], str])
 
     def holder(self, org_id: str, role: str) -> str | None:
         return self.roles.get((org_id, role))
 
 
-def start_timeline(rng: random.Random, suffix: str) -> tuple[Timeline, dict, EntityBook, dt.date]:
+def start_timeline(rng: random.Random, suffix: str) -> tuple[Timeline, vocab.GenreSpec, EntityBook, dt.date]:
     """What both generators begin with: a genre, an event type and its seed summary (C.1.1), an empty
     knowledge base, and the first event's day."""
     genre_id = rng.choice(sorted(vocab.GENRES))
@@ -49,7 +50,7 @@ def build_timeline(rng: random.Random, index: int, events: int = 10, items: tupl
     timeline, genre, book, day = start_timeline(rng, str(index))
     world = World(timeline, book=book)
     place = book.location(0, day)
-    taken: dict = {"roles": world.roles}
+    taken: frames.Taken = {"roles": world.roles, "proposers": set(), "proposals": set(), "quotes": set()}
     summary = timeline.initial_summary
     for n in range(events):
         scene = frames.Scene(rng, book, genre, n, day, place, taken)
@@ -72,7 +73,7 @@ def _write_event(world: World, scene: frames.Scene, event_id: str, summary: str,
         fact = frame(scene)
         if fact is not None and all(fact.sentence != f.sentence for f in facts):
             facts.append(fact)
-    outline = []
+    outline: list[OutlineItem] = []
     for pos, fact in enumerate(facts):
         fact.id = f"N{scene.created_at}-S{pos}"
         world.facts[fact.id] = fact
@@ -98,7 +99,7 @@ def _id_order(entity_id: str) -> tuple[str, int]:
     return kind, int(number)
 
 
-def _next_summary(rng: random.Random, genre: dict) -> str:
+def _next_summary(rng: random.Random, genre: vocab.GenreSpec) -> str:
     """Steps 11-12: several diverging continuations, one picked at random, so the story cannot simply follow
     the most familiar real-world path."""
     thing = rng.choice(genre["initiatives"])

@@ -3,7 +3,20 @@ fictional names, and the fillers of the fact frames. Data only; our own wording 
 
 from __future__ import annotations
 
-GENRES: dict[str, dict] = {
+from typing import TypedDict
+
+
+class GenreSpec(TypedDict):
+    """A genre's wording: its category, event types, seed summaries, and the initiatives and topics frames use."""
+
+    category: str
+    event_types: list[str]
+    summaries: list[str]
+    initiatives: list[str]
+    topics: list[str]
+
+
+GENRES: dict[str, GenreSpec] = {
     "local-news": {
         "category": "Local News",
         "event_types": ["Public Safety Initiatives", "Urban Planning Disputes"],

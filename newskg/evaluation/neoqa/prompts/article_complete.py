@@ -1,5 +1,6 @@
 """NeoQA C.4 step 4: any item the article left out is worked in, its style kept."""
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.article_write import Draft
 from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
@@ -13,5 +14,5 @@ Answer: {{"headline": "...", "passages": ["paragraph", ...]}}
 {missing}"""
 
 
-def build(article: str, missing: list[str]):
+def build(article: str, missing: list[str]) -> Prompt[Draft]:
     return prompt(NAME, VERSION, TEMPLATE, Draft, article=article, missing=numbered(missing))

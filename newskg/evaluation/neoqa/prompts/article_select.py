@@ -2,6 +2,7 @@
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import prompt
 
 NAME, VERSION = "neoqa_article_select", 1
@@ -13,10 +14,10 @@ Answer: {{"subsets": [[1, 4, 5, 9], ...]}}
 
 
 class Subsets(BaseModel):
-    subsets: list[list[int]] = Field(default_factory=list, max_length=10)
+    subsets: list[list[int]] = Field(default_factory=list[list[int]], max_length=10)
 
 
-def build(profile: str, outline: list[str], count: int):
+def build(profile: str, outline: list[str], count: int) -> Prompt[Subsets]:
     lines = "\n".join(f"[{n}] {s}" for n, s in enumerate(outline, start=1))
     return prompt(
         NAME, VERSION, TEMPLATE.replace("{profile}", profile).replace("{count}", str(count)), Subsets, outline=lines

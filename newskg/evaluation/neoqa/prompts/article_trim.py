@@ -1,5 +1,6 @@
 """NeoQA C.4 step 3: facts the items do not support are removed from the draft, its style kept."""
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.article_write import Draft
 from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
@@ -13,5 +14,5 @@ Answer: {{"headline": "...", "passages": ["paragraph", ...]}}
 {items}"""
 
 
-def build(article: str, items: list[str]):
+def build(article: str, items: list[str]) -> Prompt[Draft]:
     return prompt(NAME, VERSION, TEMPLATE, Draft, article=article, items=numbered(items))

@@ -2,6 +2,7 @@
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_article_write", 1
@@ -20,6 +21,6 @@ class Draft(BaseModel):
     passages: list[str] = Field(min_length=1, max_length=12)
 
 
-def build(profile: str, style: str, date: str, items: list[str], entities: str):
+def build(profile: str, style: str, date: str, items: list[str], entities: str) -> Prompt[Draft]:
     template = TEMPLATE.replace("{profile}", profile).replace("{style}", style).replace("{date}", date)
     return prompt(NAME, VERSION, template, Draft, temperature=1.0, items=numbered(items), entities=entities)

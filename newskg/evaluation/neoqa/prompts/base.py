@@ -4,7 +4,7 @@ untrusted text."""
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -37,15 +37,16 @@ def numbered(lines: list[str]) -> str:
 
 
 class Sentences(BaseModel):
-    items: list[str] = Field(default_factory=list, max_length=80)
+    items: list[str] = Field(default_factory=list[str], max_length=80)
 
     @field_validator("items", mode="before")
     @classmethod
-    def _strings(cls, value):
+    def _strings(cls, value: object) -> list[str]:
         if not isinstance(value, list):
             raise ValueError("items must be a list")
-        return [str(v).strip() for v in value if str(v).strip()]
+        raw = cast("list[object]", value)  # isinstance leaves the JSON array's items unknown; any type is taken
+        return [str(v).strip() for v in raw if str(v).strip()]
 
 
 class Texts(BaseModel):
-    summaries: list[str] = Field(default_factory=list, max_length=10)
+    summaries: list[str] = Field(default_factory=list[str], max_length=10)

@@ -1,5 +1,6 @@
 """NeoQA step 3: the outline checked against the story so far and corrected, sentence count unchanged."""
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import Sentences, numbered, prompt
 
 NAME, VERSION = "neoqa_consistency", 1
@@ -15,7 +16,7 @@ Answer: {{"items": ["sentence", ...]}}
 {entities}"""
 
 
-def build(outline: list[str], story: str, entities: str):
+def build(outline: list[str], story: str, entities: str) -> Prompt[Sentences]:
     return prompt(
         NAME,
         VERSION,

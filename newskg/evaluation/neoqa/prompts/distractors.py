@@ -2,6 +2,7 @@
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_distractors", 1
@@ -22,8 +23,8 @@ class Option(BaseModel):
 
 
 class Options(BaseModel):
-    distractors: list[Option] = Field(default_factory=list, max_length=10)
+    distractors: list[Option] = Field(default_factory=list[Option], max_length=10)
 
 
-def build(question: str, answer: str, items: list[str]):
+def build(question: str, answer: str, items: list[str]) -> Prompt[Options]:
     return prompt(NAME, VERSION, TEMPLATE, Options, question=question, answer=answer, story=numbered(items))

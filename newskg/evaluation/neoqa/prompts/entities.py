@@ -4,6 +4,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_entities", 1
@@ -23,8 +24,8 @@ class Found(BaseModel):
 
 
 class FoundEntities(BaseModel):
-    entities: list[Found] = Field(default_factory=list, max_length=80)
+    entities: list[Found] = Field(default_factory=list[Found], max_length=80)
 
 
-def build(outline: list[str]):
+def build(outline: list[str]) -> Prompt[FoundEntities]:
     return prompt(NAME, VERSION, TEMPLATE, FoundEntities, outline=numbered(outline))

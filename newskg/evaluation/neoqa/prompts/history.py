@@ -2,6 +2,7 @@
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_history", 1
@@ -20,8 +21,8 @@ class Update(BaseModel):
 
 
 class Updates(BaseModel):
-    updates: list[Update] = Field(default_factory=list, max_length=80)
+    updates: list[Update] = Field(default_factory=list[Update], max_length=80)
 
 
-def build(names: list[str], outline: list[str]):
+def build(names: list[str], outline: list[str]) -> Prompt[Updates]:
     return prompt(NAME, VERSION, TEMPLATE, Updates, entities="\n".join(names), outline=numbered(outline))

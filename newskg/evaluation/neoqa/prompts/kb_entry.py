@@ -2,6 +2,7 @@
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import prompt
 
 NAME, VERSION = "neoqa_kb_entry", 1
@@ -26,9 +27,9 @@ Answer: {{"description": "...", "properties": {{"property": "value", ...}}}}
 
 class KBEntry(BaseModel):
     description: str = Field(min_length=3, max_length=400)
-    properties: dict[str, str | int | float] = Field(default_factory=dict)
+    properties: dict[str, str | int | float] = Field(default_factory=dict[str, str | int | float])
 
 
-def build(name: str, kind: str, outline: str):
+def build(name: str, kind: str, outline: str) -> Prompt[KBEntry]:
     template = TEMPLATE.replace("{kind}", kind).replace("{fields}", FIELDS[kind])
     return prompt(NAME, VERSION, template, KBEntry, temperature=1.0, name=name, outline=outline)

@@ -1,5 +1,6 @@
 """NeoQA step 11: several diverse one-sentence summaries of how the story could continue."""
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import Texts, prompt
 
 NAME, VERSION = "neoqa_next_summaries", 1
@@ -10,5 +11,5 @@ Answer: {{"summaries": ["...", ...]}}
 {story}"""
 
 
-def build(story: str, count: int = 4):
+def build(story: str, count: int = 4) -> Prompt[Texts]:
     return prompt(NAME, VERSION, TEMPLATE.replace("{count}", str(count)), Texts, temperature=1.0, story=story)

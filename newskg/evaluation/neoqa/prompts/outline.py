@@ -1,5 +1,6 @@
 """NeoQA step 1: a new event outline from its seed summary, the story so far and the known entities."""
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import Sentences, prompt
 
 NAME, VERSION = "neoqa_outline", 1
@@ -16,7 +17,7 @@ Answer: {{"items": ["sentence", ...]}}
 {entities}"""
 
 
-def build(summary: str, story: str, entities: str, date: str, count: int):
+def build(summary: str, story: str, entities: str, date: str, count: int) -> Prompt[Sentences]:
     return prompt(
         NAME,
         VERSION,

@@ -3,6 +3,7 @@ the items) or uncertain specificity (an added detail the story neither confirms 
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_question_variant", 1
@@ -22,7 +23,7 @@ class Variant(BaseModel):
     question: str = Field(min_length=10, max_length=400)
 
 
-def build(kind: str, question: str, items: list[str]):
+def build(kind: str, question: str, items: list[str]) -> Prompt[Variant]:
     return prompt(
         NAME, VERSION, TEMPLATE.replace("{kind}", KINDS[kind]), Variant, question=question, items=numbered(items)
     )

@@ -3,6 +3,7 @@ question describes instead of naming) or time-span (the days between two dated m
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import numbered, prompt
 
 NAME, VERSION = "neoqa_question_write", 1
@@ -26,6 +27,6 @@ class Written(BaseModel):
     answer: str = Field(min_length=1, max_length=200)
 
 
-def build(kind: str, items: list[str], story: str, bridge: str = ""):
+def build(kind: str, items: list[str], story: str, bridge: str = "") -> Prompt[Written]:
     instruction = KINDS[kind].replace("{bridge}", bridge)
     return prompt(NAME, VERSION, TEMPLATE.replace("{kind}", instruction), Written, items=numbered(items), story=story)

@@ -1,5 +1,6 @@
 """NeoQA step 2: each outline item gains up to two sentences of specific detail."""
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import Sentences, numbered, prompt
 
 NAME, VERSION = "neoqa_refine", 1
@@ -13,7 +14,7 @@ Answer: {{"items": ["sentence", ...]}} with the original and the new sentences i
 {story}"""
 
 
-def build(outline: list[str], story: str):
+def build(outline: list[str], story: str) -> Prompt[Sentences]:
     return prompt(
         NAME,
         VERSION,

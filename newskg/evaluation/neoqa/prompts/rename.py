@@ -2,6 +2,7 @@
 
 from pydantic import BaseModel, Field
 
+from newskg.core.llm.prompt import Prompt
 from newskg.evaluation.neoqa.prompts.base import prompt
 
 NAME, VERSION = "neoqa_rename", 1
@@ -18,5 +19,5 @@ class NewName(BaseModel):
     name: str = Field(min_length=2, max_length=60)
 
 
-def build(name: str, kind: str, context: str):
+def build(name: str, kind: str, context: str) -> Prompt[NewName]:
     return prompt(NAME, VERSION, TEMPLATE.replace("{kind}", kind), NewName, temperature=1.0, name=name, context=context)
