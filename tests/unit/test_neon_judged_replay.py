@@ -94,7 +94,7 @@ def judged_replay(tmp_path: Path):
         "answerer": "extractive (offline)",
         "scores": ", ".join(s.name for s in chosen),
     }
-    paths = write_report(tmp_path, records, chosen, spikes, meta, METHOD_NAMES, STRATEGIES, KS)
+    _, paths = write_report(tmp_path, records, chosen, spikes, meta, METHOD_NAMES, STRATEGIES, KS)
     return endpoint, records, paths
 
 

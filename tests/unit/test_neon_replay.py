@@ -96,12 +96,15 @@ def test_jsonl_log_counts_malformed_lines_and_keeps_reading(tmp_path):
             "[1, 2]",
             "",
             '{"timestamp": 1704240000, "query": "DOJA   cat"}',
+            '{"timestamp": "2024-01-02", "query": "doja cat", "count": 2.5}',  # int() made it 2
+            '{"timestamp": "2024-01-02", "query": "doja cat", "count": true}',  # int() made it 1
+            '{"timestamp": "2024-01-02", "query": "doja cat", "count": " 2 "}',  # digits as text: 2
         ],
     )
     read = read_log(log)
-    assert read.rows == 2 and read.malformed == 5
-    assert [m.line for m in read.malformed_samples] == [2, 3, 4, 5, 6]
-    assert read.daily == {("doja cat", 20240102): 3, ("doja cat", 20240103): 1}  # epoch 1704240000 = Jan 3 UTC
+    assert read.rows == 3 and read.malformed == 7
+    assert [m.line for m in read.malformed_samples] == [2, 3, 4, 5, 6, 9, 10]
+    assert read.daily == {("doja cat", 20240102): 5, ("doja cat", 20240103): 1}  # epoch 1704240000 = Jan 3 UTC
     assert not read.has_users and read.summary()["privacy_applied"] is False
 
 
@@ -278,7 +281,7 @@ def test_aggregate_tables_curves_lengths_and_empty_counts(tmp_path):
         "answerer": "extractive (offline)",
         "scores": "proxies",
     }
-    paths = write_report(tmp_path, records, [scorer], spikes, meta, ["newsrag", "m0"], ["temporal"], [5, 10])
+    _, paths = write_report(tmp_path, records, [scorer], spikes, meta, ["newsrag", "m0"], ["temporal"], [5, 10])
     report = json.loads(paths["json"].read_text())
     assert len(report["runs"]) == len(records) and report["spikes"][0]["spike_days"] == [DAY0 + 5, DAY0 + 6, DAY0 + 7]
     page = paths["html"].read_text()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -136,9 +137,8 @@ def _row(record: LogRecord, line: int) -> LogRow | Malformed:
     user = record.get("user_id")
     user = str(user).strip() if user not in (None, "") else None
     raw_count = record.get("count")
-    try:
-        count = 1 if raw_count in (None, "") else int(raw_count)
-    except (ValueError, TypeError):
+    count = _count(raw_count)
+    if count is None:
         return Malformed(line, f"bad count {raw_count!r}"[:120])
     if count < 1:
         return Malformed(line, f"count must be at least 1, not {count}")
@@ -227,3 +227,15 @@ def _apply_privacy(log: QueryLog, users: dict[str, set[str] | None], issued: dic
     log.dropped_issues = sum(issued[key] for key in dropped)
     log.daily = {cell: n for cell, n in log.daily.items() if cell[0] not in dropped}
     log.text = {key: text for key, text in log.text.items() if key not in dropped}
+
+
+def _count(raw: object) -> int | None:
+    """A line's query count: absent is 1; a whole number, or its digits as text; anything else (2.5, true) None,
+    where int() counted 2.5 as 2 and true as 1."""
+    if raw is None or raw == "":
+        return 1
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and re.fullmatch(r"\s*-?\d+\s*", raw):
+        return int(raw)
+    return None

@@ -335,7 +335,7 @@ def write_report(
     methods: Sequence[str],
     strategies: Sequence[str],
     ks: Sequence[int],
-) -> dict[str, Path]:
+) -> tuple[Summary, dict[str, Path]]:
     out = ReportFolder(folder)
     rule = SpikeRule(meta["rule"]["window"], meta["rule"]["sigma"])
     summary = aggregate(records, scorers, methods, strategies, ks)
@@ -346,7 +346,7 @@ def write_report(
         for s in scorers
     ]
     out.html(_page(meta, summary, scorers, charts, topk))
-    return out.paths
+    return summary, out.paths
 
 
 def _fmt(value: float | None, digits: int = 2) -> str:

@@ -65,7 +65,7 @@ class ReplayConfig(SpikeSource):
     ks: list[int] = [1, 3, 5, 10, 20]
     limit: int | None = None  # a seeded sample of this many queries
     scores: Literal["auto", "judges", "proxies"] = "auto"  # auto: judges with an LLM, else proxies
-    seed: int = 0  # of the sample and the bootstrap
+    seed: int = 0  # of the sample (the bootstrap's intervals always use report.BOOTSTRAP_SEED)
 
 
 class RuleFigures(BaseModel):
@@ -168,7 +168,7 @@ def run_spikes(config: SpikesConfig, clients: Clients, progress: Progress = UNSE
 
 def run(config: ReplayConfig, clients: Clients, progress: Progress = UNSEEN) -> ReplayReport:
     """Answer every query of every spike day as of that day, by every method × strategy × k; score; report."""
-    from newskg.evaluation.neon.report import aggregate, write_report
+    from newskg.evaluation.neon.report import write_report
 
     check_log(config.log)
     service = _qa_service(clients)
@@ -182,8 +182,9 @@ def run(config: ReplayConfig, clients: Clients, progress: Progress = UNSEEN) -> 
     answerer = f"LLM ({clients.settings.llm_model})" if service.llm else "extractive (offline)"
     meta = _meta(config, inputs, queries, len(candidates), len(records), answerer, chosen_scorers)
     methods, strategies, ks = config.methods, config.strategies, config.ks
-    paths = write_report(config.out, records, chosen_scorers, inputs.spikes, meta.model_dump(), methods, strategies, ks)
-    summary = aggregate(records, chosen_scorers, methods, strategies, ks)
+    summary, paths = write_report(
+        config.out, records, chosen_scorers, inputs.spikes, meta.model_dump(), methods, strategies, ks
+    )
     return ReplayReport(
         meta=meta,
         tables=summary["tables"],
