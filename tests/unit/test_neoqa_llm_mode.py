@@ -220,3 +220,20 @@ def test_every_generation_prompt_fences_its_inputs():
         user = asked(p)
         assert "<system>" not in user and "&lt;system&gt;" in user, p.name
     assert base.SYSTEM in prompts[0].messages[0]["content"]
+
+
+def test_a_kb_property_named_like_the_records_own_fields_is_left_out_not_fatal():
+    """The model's KB properties ride on the entity record; one named `created_at` or `entity_class` collided with
+    the record's own arguments (a TypeError that stopped the whole LLM run), a non-text `type` failed validation."""
+    from newskg.evaluation.neoqa.llm_timeline import own_properties
+    from newskg.evaluation.neoqa.records import NamedEntity
+
+    made = {"profession": "baker", "created_at": 3, "entity_class": "x", "history": "h", "type": 7, "floors": 4}
+    kept = own_properties(made)
+    assert kept == {"profession": "baker", "floors": 4}
+    assert own_properties({"type": "bakery"}) == {"type": "bakery"}
+    fields = {"id": "PERSON-1", "name": "Ada Quill", "entity_class": "person", "description": "a baker"}
+    entity = NamedEntity(**fields, created_at=1, last_updated="2030-01-01", **kept)  # as EntityBook.add builds it
+    assert entity.model_dump()["profession"] == "baker"
+    with pytest.raises(TypeError):
+        NamedEntity(**fields, created_at=1, last_updated="2030-01-01", **made)  # pyright: ignore[reportArgumentType]

@@ -25,7 +25,16 @@ from newskg.evaluation.neoqa.prompts import (
     refine,
     rename,
 )
-from newskg.evaluation.neoqa.records import MARKUP, Event, OutlineItem, Timeline, UsedEntity, mark_names, plain
+from newskg.evaluation.neoqa.records import (
+    MARKUP,
+    Event,
+    NamedEntity,
+    OutlineItem,
+    Timeline,
+    UsedEntity,
+    mark_names,
+    plain,
+)
 from newskg.evaluation.neoqa.timeline import start_timeline
 
 
@@ -113,8 +122,15 @@ def _kb_entry(client: LLMClient, book: EntityBook, name: str, kind: str, text: s
         return f"these values name real things: {', '.join(real)}" if real else None
 
     made = ask(client, kb_entry.build(name, kind, text[:1200]), no_real_values)
-    properties = {k: v for k, v in made.properties.items() if k not in {"id", "name", "description", "history"}}
-    return book.add(kind, name, n, day, made.description, properties)
+    return book.add(kind, name, n, day, made.description, own_properties(made.properties))
+
+
+def own_properties(properties: dict[str, str | int | float]) -> dict[str, str | int | float]:
+    """The model's properties the entity record does not set itself (its id, name, class, times, history): one
+    named `created_at` or `entity_class` collided with the record's own argument and stopped the whole run. `type`
+    is a declared field a property may fill, when it is text."""
+    declared = set(NamedEntity.model_fields) - {"type"}
+    return {k: v for k, v in properties.items() if k not in declared and (k != "type" or isinstance(v, str))}
 
 
 def _record_history(client: LLMClient, book: EntityBook, sentences: list[str], n: int, day: dt.date) -> None:
