@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from contextlib import contextmanager
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
@@ -35,7 +35,7 @@ def parse_every(text: str) -> int:
 
 
 @contextmanager
-def feed_poller(settings: Settings) -> Iterator[FeedPoller]:
+def feed_poller(settings: Settings) -> Generator[FeedPoller]:
     with Wiring(settings) as wiring:
         producer = articles_producer(wiring)
         fetcher = wiring.own(

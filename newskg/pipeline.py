@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from newskg.core.settings import Settings
 from newskg.core.variant import Variant
@@ -20,8 +20,9 @@ from newskg.wiring import Wiring, kafka_options
 if TYPE_CHECKING:
     from newskg.extract.entities.link_log import SharedLinking
     from newskg.extract.entities.linker import Linker
-    from newskg.extract.stage import ExtractOptions, ExtractStage
+    from newskg.extract.stage import ExtractAck, ExtractOptions, ExtractStage
     from newskg.graph.store.store import GraphStore
+    from newskg.ingest.process.stage import DedupLogEntries
     from newskg.qa.service import QAService
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ def group_consumer(wiring: Wiring, group: str, stage: str, topics: list[str]) ->
     return wiring.consumer(group, stage, topics)
 
 
-def process_runner(wiring: Wiring) -> StageRunner:
+def process_runner(wiring: Wiring) -> StageRunner[DedupLogEntries]:
     from newskg.extract.failures import outage
     from newskg.ingest.process.dedup import DedupIndex
     from newskg.ingest.process.signature_log import SignatureLog
@@ -167,7 +168,9 @@ def extract_stage(
     )
 
 
-def extract_runner(wiring: Wiring, variant: Variant | None = None, max_calls: int | None = None) -> StageRunner:
+def extract_runner(
+    wiring: Wiring, variant: Variant | None = None, max_calls: int | None = None
+) -> StageRunner[ExtractAck]:
     from newskg.extract.failures import outage
     from newskg.extract.stage import ExtractRunner
 
@@ -188,10 +191,10 @@ def extract_runner(wiring: Wiring, variant: Variant | None = None, max_calls: in
 
 def build_runners(
     wiring: Wiring, names: list[str], variant: Variant | None = None, max_calls: int | None = None
-) -> list[StageRunner]:
+) -> list[StageRunner[Any]]:
     """The named stages' runners; every client they use belongs to `wiring` and closes with it."""
     ensure_topics(wiring.settings)
-    builders: dict[str, Callable[[], StageRunner]] = {
+    builders: dict[str, Callable[[], StageRunner[Any]]] = {  # each stage its own ack type
         "process": lambda: process_runner(wiring),
         "extract": lambda: extract_runner(wiring, variant, max_calls),
     }
@@ -220,7 +223,7 @@ class PipelineThread:
 
     def __init__(
         self,
-        runners: list[StageRunner],
+        runners: list[StageRunner[Any]],
         stop: threading.Event,
         join_timeout_s: float,
         on_failure: Callable[[str], None],

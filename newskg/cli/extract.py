@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.table import Table
 
@@ -63,10 +65,11 @@ def extract_text(
         except (NotConfigured, ValueError) as exc:
             fail(str(exc))
         result = stage.extract([chunk])[0]
-    emit(result.as_dict(explain=explain), as_json, lambda d: _render(d, explain))
+    # as_dict returns a bare dict (newskg/extract is not strict yet: typed in its own branch)
+    emit(result.as_dict(explain=explain), as_json, lambda d: _render(d, explain))  # pyright: ignore[reportUnknownMemberType]
 
 
-def _render(data: dict, explain: bool) -> None:
+def _render(data: dict[str, Any], explain: bool) -> None:
     console.print(data["marked_text"])
     table = Table(title="mentions")
     for column in ("text", "entity", "type", "id", "method") + (("why",) if explain else ()):

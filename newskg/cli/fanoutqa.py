@@ -112,7 +112,7 @@ def _render_test(r: dict[str, Any]) -> None:
     )
 
 
-def _render(r: dict) -> None:
+def _render(r: dict[str, Any]) -> None:
     board = r["leaderboard"]
     table = Table(title=f"FanOutQA {r['split']}: {r['answered']} of {r['scored']} answered")
     for column in ("loose", "strict", "ROUGE-1", "ROUGE-2", "ROUGE-L", "BLEURT", "judge"):

@@ -6,7 +6,7 @@ import json
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import typer
 from rich.table import Table
@@ -100,7 +100,7 @@ def graph_stats(as_json: bool = JsonOption) -> None:
     from newskg.graph.mirror.base import CHUNKS, INTERACTIONS
 
     with Wiring(get_settings()) as wiring:
-        data: dict = _store(wiring).counts()
+        data: dict[str, Any] = _store(wiring).counts()
         mirror = _mirror(wiring)
         data["mirror"] = {"interactions": mirror.count(INTERACTIONS), "chunks": mirror.count(CHUNKS)}
     emit(data, as_json, lambda d: console.print(d))
@@ -188,13 +188,18 @@ def graph_export(
         console.print(f"wrote {lines} lines to {out}")
 
 
-def _table(rows: list[dict], title: str, columns: tuple[str, ...] | None = None) -> None:
+def _table(rows: list[dict[str, Any]], title: str, columns: tuple[str, ...] | None = None) -> None:
     table = Table(title=title)
     columns = columns or tuple(rows[0]) if rows else ()
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
         table.add_row(
-            *(", ".join(map(str, v)) if isinstance(v, list) else str(v) for v in (row.get(c) for c in columns))
+            *(
+                ", ".join(map(str, cast("list[object]", v)))  # a JSON list: its items are printed with str
+                if isinstance(v, list)
+                else str(v)
+                for v in (row.get(c) for c in columns)
+            )
         )
     console.print(table)

@@ -4,8 +4,9 @@ Kafka."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import typer
 from rich.progress import Progress
@@ -16,7 +17,12 @@ from newskg.core.timeaxes import iso, parse_instant, utc_now
 from newskg.wiring import NotConfigured, Wiring
 
 if TYPE_CHECKING:
+    from apscheduler.triggers.interval import IntervalTrigger
+
+    from newskg.evaluation.neoqa.dataset import Dataset
+    from newskg.evaluation.neoqa.records import NewsArticle
     from newskg.ingest.kafka.producer import RecordProducer
+    from newskg.ingest.sources.files import SourceItem
 
 app = typer.Typer(help="Produce articles into Kafka: files, feeds, the synthetic stream.", no_args_is_help=True)
 
@@ -61,7 +67,7 @@ def ingest_files(
         task = progress.add_task("producing", total=len(files))
         seen_files: set[str] = set()
 
-        def advance(item) -> None:
+        def advance(item: SourceItem) -> None:
             path = item.origin.rsplit(":", 1)[0] if item.origin.count(":") else item.origin
             if path not in seen_files:
                 seen_files.add(path)
@@ -93,7 +99,7 @@ def open_producer(wiring: Wiring) -> RecordProducer:
         fail(str(exc))
 
 
-def _render_report(r: dict) -> None:
+def _render_report(r: dict[str, Any]) -> None:
     console.print(
         f"sent {r['sent']} articles from {r['files']} files to {r['topic']}"
         + (
@@ -209,7 +215,12 @@ def _edit_schedule(settings: Settings, urls: list[str], as_json: bool) -> None:
             if job.name == url:
                 job.remove()
     jobs = [
-        {"url": j.name, "every_s": j.trigger.interval.total_seconds(), "next": str(j.next_run_time)}
+        # every stored job is an interval job (newskg.feeds.schedule_feed is the only writer of the schedule)
+        {
+            "url": j.name,
+            "every_s": cast("IntervalTrigger", j.trigger).interval.total_seconds(),
+            "next": str(j.next_run_time),
+        }
         for j in sched.get_jobs()
     ]
     sched.shutdown(wait=False)
@@ -256,10 +267,10 @@ def ingest_synthetic(
     )
 
 
-def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
+def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool) -> Dataset:
     with Progress(console=console, transient=True, disable=quiet) as progress:
         task = progress.add_task(f"generating ({mode})", total=timelines)
-        advance = lambda _index: progress.advance(task)  # noqa: E731
+        advance: Callable[[int], None] = lambda _index: progress.advance(task)  # noqa: E731
         if mode == "offline":
             from newskg.evaluation.neoqa.generate import generate
 
@@ -276,7 +287,7 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool):
                 fail(f"LLM generation stopped: {exc}")
 
 
-def _produce(articles, quiet: bool) -> int:
+def _produce(articles: list[NewsArticle], quiet: bool) -> int:
     from newskg.evaluation.neoqa.generate import raw_article
     from newskg.ingest.process.article import raw_article_id
     from newskg.ingest.publish import ArticlePublisher
@@ -284,7 +295,7 @@ def _produce(articles, quiet: bool) -> int:
 
     settings = get_settings()
     fetched_at = iso(utc_now())
-    items = []
+    items: list[SourceItem] = []
     for article in articles:
         raw = raw_article(article, fetched_at)
         items.append(SourceItem(raw_article_id(raw), raw, article.article_id))

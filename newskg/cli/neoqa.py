@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -63,7 +64,7 @@ def eval_neoqa(
     emit(report.model_dump(by_alias=True), as_json, _render)
 
 
-def _render(r: dict) -> None:
+def _render(r: dict[str, Any]) -> None:
     table = Table(title=f"NeoQA ({r['answerer']} answerer, set {r['set']}); random = 14.3")
     for column in (
         "set",

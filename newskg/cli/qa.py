@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.table import Table
@@ -106,7 +106,7 @@ def process_age_ms() -> float:
         return (time.perf_counter() - IMPORTED) * 1000
 
 
-def _render(r: dict) -> None:
+def _render(r: dict[str, Any]) -> None:
     entity = r["entity"]
     named = f"{entity['name']} ({entity['id']})" if entity else "-"
     console.print(

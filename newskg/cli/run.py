@@ -58,8 +58,12 @@ def _run(
         except (NotConfigured, ValueError) as exc:
             fail(str(exc))
         stop = threading.Event()
+
+        def finish(*_: object) -> None:  # finish the batch in hand, commit, then exit
+            stop.set()
+
         for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: stop.set())  # finish the batch in hand, commit, then exit
+            signal.signal(sig, finish)
         join_timeout = settings.kafka_join_timeout_s
         try:
             if as_json:
@@ -142,7 +146,8 @@ def run_forget(
         options = kafka_options(settings)
     except NotConfigured as exc:
         fail(str(exc))
-    removed, absent = [], []
+    removed: list[dict[str, str]] = []
+    absent: list[dict[str, str]] = []
     for stage in STAGES:
         group = settings.consumer_group(stage)
         outcome = remove_static_members(options, group, [member_instance_id(i, stage) for i in instances])

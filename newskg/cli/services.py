@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.table import Table
 
@@ -15,7 +17,7 @@ app = typer.Typer(help="Start, check and stop the local servers (broker, graph, 
 ONLY = typer.Option(None, "--only", help="Only this server: broker, graph or llm (repeatable).")
 
 
-def _render(statuses: list[dict]) -> None:
+def _render(statuses: list[dict[str, Any]]) -> None:
     table = Table(title="newskg services")
     for column in ("name", "engine", "address", "mode", "running", "healthy", "pid"):
         table.add_column(column, overflow="fold")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 from rich.table import Table
 
@@ -12,7 +14,7 @@ from newskg.wiring import NotConfigured, kafka_options
 app = typer.Typer()  # topics: a top-level command
 
 
-def _render(data: dict) -> None:
+def _render(data: dict[str, Any]) -> None:
     table = Table(title="Kafka topics")
     for column in ("topic", "partitions", "messages", "lag by group"):
         table.add_column(column, overflow="fold")

@@ -6,8 +6,10 @@ A server whose `NEWSKG_*` setting points elsewhere is external: it is health-che
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from newskg.core.errors import NewskgError
 from newskg.core.settings import Settings
@@ -50,7 +52,7 @@ class ServiceStatus:
             return "local" if self.pid else "not started"
         return "in-process" if self.engine in ("qdrant-edge", "qdrant-local") else "external"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:  # the JSON row of `services status --json`
         return {**self.__dict__, "mode": self.mode}
 
 
@@ -154,7 +156,9 @@ class ServiceManager:
             started_at=iso(utc_now()),
         )
 
-    def _managed_status(self, name: str, records: dict[str, ServiceRecord], spec_health) -> ServiceStatus:
+    def _managed_status(
+        self, name: str, records: dict[str, ServiceRecord], spec_health: Callable[[ServiceRecord], bool]
+    ) -> ServiceStatus:
         rec = records.get(name)
         if rec is None:
             return ServiceStatus(name, "-", "-", managed=True, running=False, healthy=False)

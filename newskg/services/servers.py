@@ -191,7 +191,8 @@ class FalkorDBServer(ServerSpec):
 
         try:
             client = redis.Redis(host=host, port=port, socket_timeout=2, socket_connect_timeout=2)
-            client.execute_command("GRAPH.LIST")  # fails unless the FalkorDB module is loaded
+            # fails unless the FalkorDB module is loaded (redis-py leaves the reply's type partly unannotated)
+            client.execute_command("GRAPH.LIST")  # pyright: ignore[reportUnknownMemberType]
             return True
         except (redis.RedisError, OSError):
             return False

@@ -83,7 +83,7 @@ def cut(body: str) -> str:
 
 
 def read_table(path: Path) -> list[tuple[str, str, str]]:
-    rows = []
+    rows: list[tuple[str, str, str]] = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             surface, kind, canonical = line.split("\t")
@@ -93,7 +93,7 @@ def read_table(path: Path) -> list[tuple[str, str, str]]:
 
 def find_mentions(doc_id: str, text: str, rows: list[tuple[str, str, str]]) -> list[GoldMention]:
     taken = [False] * len(text)
-    mentions = []
+    mentions: list[GoldMention] = []
     for surface, kind, canonical in sorted(rows, key=lambda r: -len(r[0])):
         hits = 0
         for match in re.finditer(rf"(?<!\w){re.escape(surface)}(?!\w)", text):
@@ -112,7 +112,7 @@ def find_mentions(doc_id: str, text: str, rows: list[tuple[str, str, str]]) -> l
 def page_texts(pages: Path) -> dict[str, tuple[str, str]]:
     """Page id (first 12 hex digits of the sha256) → (source, gold text)."""
     truth = json.loads((pages / "ground-truth.json").read_text(encoding="utf-8"))
-    out = {}
+    out: dict[str, tuple[str, str]] = {}
     for sha, entry in truth.items():
         if sha[:12] in PAGE_IDS:
             out[sha[:12]] = (
@@ -125,7 +125,7 @@ def page_texts(pages: Path) -> dict[str, tuple[str, str]]:
 def build(pages: Path) -> list[GoldDocument]:
     texts = page_texts(pages)
     sources = [(i, *texts[i]) for i in PAGE_IDS] + [(NEON_ID, NEON_SOURCE, NEON_TEXT)]
-    docs = []
+    docs: list[GoldDocument] = []
     for doc_id, source, text in sources:
         mentions = find_mentions(doc_id, text, read_table(FOLDER / "annotations" / f"{doc_id}.tsv"))
         doc = GoldDocument(id=doc_id, source=source, text=text, mentions=mentions)

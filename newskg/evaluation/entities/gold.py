@@ -37,7 +37,7 @@ class GoldError(NewskgError):
 def problems(doc: GoldDocument) -> list[str]:
     """Everything wrong with one document: offsets out of range or not matching the text, unknown types, empty
     canonical names, overlapping spans."""
-    found = []
+    found: list[str] = []
     previous_end = -1
     for m in sorted(doc.mentions, key=lambda m: (m.start, m.end)):
         where = f"{doc.id} [{m.start}:{m.end}] {m.text!r}"

@@ -95,7 +95,7 @@ TYPE_COLUMNS = ("type", "gold", "predicted", "P", "R", "F1", "F1 lenient")
 
 
 def errors(gold: list[GoldDocument], result: ConfigurationResult) -> list[MentionError]:
-    out = []
+    out: list[MentionError] = []
     for doc in gold:
         predicted = [m for m in result.predictions[doc.id].mentions if is_name(m.text)]
         gold_keys = {(*core_span(doc.text, m.start, m.end), m.type) for m in doc.mentions}
@@ -142,17 +142,18 @@ def _chart(report: EntityReport) -> Figure:
     }
     fig = Figure(figsize=(10, 4.5))
     ax = fig.subplots()
+    # matplotlib's own stubs leave these methods' **kwargs untyped: each such call carries a targeted ignore
     for label, cells in series.items():
-        ax.plot(names, [(c.f1 or 0.0) if c else 0.0 for c in cells], marker="o", label=label)
-    ax.plot(names, [c.scores.type_accuracy.value or 0.0 for c in report.configurations], marker="s", label="type acc.")
-    ax.plot(
-        names, [c.scores.linking_accuracy.value or 0.0 for c in report.configurations], marker="^", label="linking acc."
-    )
+        ax.plot(names, [(c.f1 or 0.0) if c else 0.0 for c in cells], marker="o", label=label)  # pyright: ignore[reportUnknownMemberType]
+    type_accuracy = [c.scores.type_accuracy.value or 0.0 for c in report.configurations]
+    ax.plot(names, type_accuracy, marker="s", label="type acc.")  # pyright: ignore[reportUnknownMemberType]
+    linking_accuracy = [c.scores.linking_accuracy.value or 0.0 for c in report.configurations]
+    ax.plot(names, linking_accuracy, marker="^", label="linking acc.")  # pyright: ignore[reportUnknownMemberType]
     ax.set_ylim(0, 1)
-    ax.set_ylabel("exact-span figure")
-    ax.set_title(f"entities on {report.documents} annotated documents ({report.gold_mentions} mentions)")
-    ax.tick_params(axis="x", rotation=20)
-    ax.legend(loc="lower right")
+    ax.set_ylabel("exact-span figure")  # pyright: ignore[reportUnknownMemberType]
+    ax.set_title(f"entities on {report.documents} annotated documents ({report.gold_mentions} mentions)")  # pyright: ignore[reportUnknownMemberType]
+    ax.tick_params(axis="x", rotation=20)  # pyright: ignore[reportUnknownMemberType]
+    ax.legend(loc="lower right")  # pyright: ignore[reportUnknownMemberType]
     return fig
 
 

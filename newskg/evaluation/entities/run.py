@@ -63,7 +63,8 @@ def configurations() -> list[Configuration]:
 
 
 def paragraphs(text: str) -> list[Paragraph]:
-    out, offset = [], 0
+    out: list[Paragraph] = []
+    offset = 0
     for line in text.split("\n"):
         stripped = line.strip()
         if stripped:
@@ -81,9 +82,10 @@ def parse(gold: list[GoldDocument]) -> list[ParsedDocument]:
 
 def baseline(parsed: list[ParsedDocument]) -> dict[str, DocumentPrediction]:
     """The model's entities of the kept types; an entity per distinct name (no linking beyond the exact name)."""
-    out = {}
+    out: dict[str, DocumentPrediction] = {}
     for doc in parsed:
-        mentions, names = [], {}
+        mentions: list[Predicted] = []
+        names: dict[str, set[str]] = {}
         for paragraph, parse_ in zip(doc.paragraphs, doc.docs, strict=True):
             for ent in parse_.ents:
                 kind = LABEL_TO_TYPE.get(ent.label_)
@@ -98,10 +100,10 @@ def baseline(parsed: list[ParsedDocument]) -> dict[str, DocumentPrediction]:
 
 def linked(parsed: list[ParsedDocument], rules: EntityRules) -> dict[str, DocumentPrediction]:
     linker = Linker(AliasIndex(), rules=rules)
-    out = {}
+    out: dict[str, DocumentPrediction] = {}
     for number, doc in enumerate(parsed, start=1):
         as_of = first_seen(DAY, number * 1000)  # the chunks of one article share its ingestion instant
-        mentions = []
+        mentions: list[Predicted] = []
         for paragraph, parse_ in zip(doc.paragraphs, doc.docs, strict=True):
             for m in linker.link(parse_.copy(), doc.gold.id, as_of):
                 start, end = paragraph.offset + m.start, paragraph.offset + m.end

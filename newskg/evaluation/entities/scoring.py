@@ -77,7 +77,7 @@ class DocumentPrediction:
     doc_id: str
     mentions: list[Predicted]
     # entity id → the name keys it answers to (its name and aliases)
-    names: dict[str, set[str]] = field(default_factory=dict)
+    names: dict[str, set[str]] = field(default_factory=dict[str, set[str]])
 
 
 def core_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -176,10 +176,10 @@ def _lenient_counts(gold: list[_Span], pred: list[_Span]) -> int:
 
 @dataclass
 class _Tally:
-    gold: Counter[str] = field(default_factory=Counter)
-    predicted: Counter[str] = field(default_factory=Counter)
-    exact: Counter[str] = field(default_factory=Counter)
-    lenient: Counter[str] = field(default_factory=Counter)
+    gold: Counter[str] = field(default_factory=Counter[str])
+    predicted: Counter[str] = field(default_factory=Counter[str])
+    exact: Counter[str] = field(default_factory=Counter[str])
+    lenient: Counter[str] = field(default_factory=Counter[str])
     found: int = 0
     typed_right: int = 0
     linked: int = 0
@@ -206,7 +206,7 @@ def _link_right(doc: GoldDocument, prediction: DocumentPrediction) -> dict[int, 
     canonicals_on: dict[str, set[str]] = defaultdict(set)
     for i, entity in landed.items():
         canonicals_on[entity].add(name_key(doc.mentions[i].canonical))
-    right = {}
+    right: dict[int, bool] = {}
     for i, entity in landed.items():
         canonical = name_key(doc.mentions[i].canonical)
         right[i] = (

@@ -84,7 +84,8 @@ def _extract_batch(extractor: ChunkExtractor, chunks: list[Chunk], llm: LLMClien
 
 
 def _articles(pages: Sequence[Page]) -> tuple[list[tuple[Page, Article]], list[str]]:
-    built, skipped = [], []
+    built: list[tuple[Page, Article]] = []
+    skipped: list[str] = []
     for page in pages:
         try:
             built.append((page, build_article(page.raw)))

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from newskg.core.records import RawArticle
 
@@ -52,7 +53,7 @@ def fresh_pages(folder: Path) -> Iterator[Page]:
     for path in sorted(folder.glob("*.html.gz")):
         key = path.name.removesuffix(".html.gz")
         meta_path = folder / f"{key}.metadata.json"
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        meta: dict[str, Any] = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         raw = RawArticle(
             html=_gunzip(path),
             fetched_at=FETCHED_AT,

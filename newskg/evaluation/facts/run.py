@@ -184,7 +184,9 @@ def run(
     mentions: list[LabelledMention] = []
     for corpus in config.corpora:
         pages = load(corpus, config.data, config.synthetic_timelines, config.seed)
-        on_chunks = (lambda done, total: progress(corpus, done, total)) if progress else None  # noqa: B023
+        on_chunks: Callable[[int, int], None] | None = (
+            (lambda done, total: progress(corpus, done, total)) if progress else None  # noqa: B023
+        )
         extracted = extract(pages, settings, on_chunks, llm, config.max_chunks)
         facts = _labelled_facts(extracted.facts, config.fact_sample.get(corpus, 0), config.seed, store)
         names = _labelled_mentions(extracted.mentions, config.mention_sample.get(corpus, 0), config.seed, store)

@@ -8,6 +8,7 @@ X?" and "what are the X, and what is their Y?". A question no rule fits is answe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from newskg.core.llm.client import LLMClient
@@ -52,7 +53,7 @@ def _and_their(m: re.Match[str]) -> Decomposition:
 
 
 # Most specific first. Every rule keeps the question's own words for the list and the attribute.
-RULES: tuple[tuple[re.Pattern[str], object], ...] = (
+RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], Decomposition]], ...] = (
     (re.compile(r"^for each (?P<x>.+?) that (?P<rel>.+?), (?P<y>.+?)\??$", re.I), _for_each),
     (
         re.compile(r"^(?P<wh>what|who|which) (?:is|are|was|were) the (?P<y>.+?) of each of the (?P<x>.+?)\??$", re.I),
@@ -81,7 +82,7 @@ def decompose_offline(question: str) -> Decomposition:
     text = _clean(question)
     for pattern, build in RULES:
         if m := pattern.match(text):
-            return build(m)  # pyright: ignore[reportCallIssue]  (every RULES builder takes the match)
+            return build(m)
     return Decomposition(question, "", "whole")
 
 

@@ -54,7 +54,7 @@ class Fact:
 class Neighbour:
     id: str
     name: str
-    facts: list[Fact] = field(default_factory=list)
+    facts: list[Fact] = field(default_factory=list[Fact])
 
     @property
     def days(self) -> set[int]:
@@ -145,13 +145,14 @@ def rejection(hub_name: str, neighbours: list[Neighbour], min_neighbours: int) -
 
 def one_article_answers(neighbours: list[Neighbour]) -> bool:
     """True when some article reported every neighbour's fact (the question would not fan out)."""
-    common = set.intersection(*(n.articles for n in neighbours)) if neighbours else set()
+    common = set[str].intersection(*(n.articles for n in neighbours)) if neighbours else set[str]()
     return bool(common)
 
 
 def build_question(
-    hub_id: str, hub_name: str, neighbours: list[Neighbour], as_of: AsOf, source: str, params: dict
+    hub_id: str, hub_name: str, neighbours: list[Neighbour], as_of: AsOf, source: str, params: Mapping[str, Any]
 ) -> GeneratedQuestion:
+    # params: the generation's query parameters (as of, window, source), values of mixed types
     first, last = day_iso(int(params["from_day"])), day_iso(int(params["to_day"]))
     qid = f"gen-{source}-{as_of.day}-{hub_id.removeprefix('e_')[:10]}"
     list_id = f"{qid}-list"
@@ -208,7 +209,7 @@ def reproduce(store: GraphStore, question: GeneratedQuestion) -> dict[str, str]:
 
 
 def _neighbour_ids(store: GraphStore, question: GeneratedQuestion, interaction_ids: list[str]) -> list[str]:
-    ids = []
+    ids: list[str] = []
     for interaction in store.interactions(interaction_ids):
         other = interaction.object_id if interaction.subject_id == question.hub_id else interaction.subject_id
         if other:

@@ -56,7 +56,7 @@ def score(
 ) -> FanoutReport:
     """Every figure for `answers` on `questions` (ids must already be checked: `dataset.check_ids`)."""
     pairs = _pairs(questions, answers, only_answered)
-    scores = []
+    scores: list[QuestionScore] = []
     for question, answer in pairs:
         scores.append(score_one(question, answer))
         if on_question:
@@ -178,7 +178,7 @@ def _leaderboard(scores: list[QuestionScore], judge: JudgeSummary | None) -> Lea
 
 
 def by_hops(scores: list[QuestionScore]) -> list[HopBucket]:
-    buckets = []
+    buckets: list[HopBucket] = []
     for label, low, high in HOP_BUCKETS:
         members = [s for s in scores if low <= s.hops <= high]
         if not members:

@@ -7,7 +7,7 @@ Answers keep their JSON type exactly (strict unions): the reference stringifies 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
 
@@ -44,7 +44,7 @@ class SubQuestion(BaseModel):
 
     id: str
     question: str
-    decomposition: list[SubQuestion] = Field(default_factory=list)
+    decomposition: list[SubQuestion] = Field(default_factory=lambda: list[SubQuestion]())  # itself: not yet bound
     answer: AnswerType
     depends_on: list[str] = Field(default_factory=list)
     evidence: Evidence | GraphEvidence | None = None
@@ -210,7 +210,7 @@ class SubAnswer(BaseModel):
     question: str
     item: str | None = None
     entity_id: str | None = None
-    evidence: list[dict[str, object]] = Field(default_factory=list)
+    evidence: list[dict[str, object]] = Field(default_factory=list[dict[str, object]])
     answer: AnswerType | None = None
 
 
@@ -240,9 +240,9 @@ class FanoutReport(BaseModel):
     notes: list[str]
     provenance: dict[str, str]
     per_question: list[QuestionScore]
-    traces: list[AnswerTrace] = Field(default_factory=list)  # when the run answered the questions itself
+    traces: list[AnswerTrace] = Field(default_factory=list[AnswerTrace])  # when the run answered the questions itself
 
-    def leaderboard_json(self) -> dict:
+    def leaderboard_json(self) -> dict[str, Any]:
         """The reference's full `EvaluationScore` (with `raw`, one entry per scored question)."""
         raw = [
             {

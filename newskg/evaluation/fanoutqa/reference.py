@@ -107,7 +107,7 @@ def _spacy_model() -> str:
             f"{PYPI_SPACY_MODEL} (pinned in pyproject) is installed"
         )
     import spacy
-    from fanoutqa import norm
+    from fanoutqa import norm  # pyright: ignore[reportMissingTypeStubs]  (fanoutqa ships no type information)
 
     if norm.nlp.pipe is None:
         norm.nlp.pipe = spacy.load(PYPI_SPACY_MODEL)
@@ -159,7 +159,7 @@ def normalize(text: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _rouge() -> Any:
-    from rouge_score.rouge_scorer import RougeScorer
+    from rouge_score.rouge_scorer import RougeScorer  # pyright: ignore[reportMissingTypeStubs]  (no type information)
 
     logging.getLogger("absl").setLevel(logging.WARNING)  # rouge-score logs "Using default tokenizer." at INFO
     return RougeScorer(list(ROUGE_TYPES), use_stemmer=ROUGE_USE_STEMMER)

@@ -13,6 +13,9 @@ from newskg.evaluation.fanoutqa.records import FanoutReport, QuestionScore
 from newskg.evaluation.kit.charts import grouped_bars
 from newskg.evaluation.kit.report import Html, ReportFolder, bullets, images, page, paragraph, section, table
 
+# matplotlib's own stubs leave the Axes methods' **kwargs untyped: the calls below that reach them carry
+# `pyright: ignore[reportUnknownMemberType]` for that alone.
+
 HOP_METRICS = (("loose", "loose acc."), ("strict", "strict acc."), ("rougeL", "ROUGE-L F1"), ("judge", "judge"))
 HOP_COLUMNS = ("hops", "questions", "loose", "strict", "R-1", "R-2", "R-L", "judge")
 
@@ -49,13 +52,13 @@ def _metric_chart(report: FanoutReport, title: str) -> Figure:
     ax = fig.subplots()
     names = list(bars)
     values = [v or 0.0 for v in bars.values()]
-    ax.bar(range(len(names)), values, color=["#2b6cb0" if v is not None else "#cbd5e0" for v in bars.values()])
+    ax.bar(range(len(names)), values, color=["#2b6cb0" if v is not None else "#cbd5e0" for v in bars.values()])  # pyright: ignore[reportUnknownMemberType]
     for x, value in enumerate(bars.values()):
-        ax.text(x, (value or 0.0) + 0.02, "n/a" if value is None else f"{value:.3f}", ha="center", fontsize=8)
-    ax.set_xticks(range(len(names)), names, fontsize=8)
+        ax.text(x, (value or 0.0) + 0.02, "n/a" if value is None else f"{value:.3f}", ha="center", fontsize=8)  # pyright: ignore[reportUnknownMemberType]
+    ax.set_xticks(range(len(names)), names, fontsize=8)  # pyright: ignore[reportUnknownMemberType]
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("score")
-    ax.set_title(f"{title} {report.split}: {report.answered}/{report.scored} answered", fontsize=10)
+    ax.set_ylabel("score")  # pyright: ignore[reportUnknownMemberType]
+    ax.set_title(f"{title} {report.split}: {report.answered}/{report.scored} answered", fontsize=10)  # pyright: ignore[reportUnknownMemberType]
     return fig
 
 
@@ -70,8 +73,8 @@ def _hop_chart(report: FanoutReport, title: str) -> Figure:
         {label: values for label, values in series.items() if any(v is not None for v in values)},
     )
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("score")
-    ax.set_title(f"{title} {report.split}: by number of evidence pages (hops)", fontsize=10)
+    ax.set_ylabel("score")  # pyright: ignore[reportUnknownMemberType]
+    ax.set_title(f"{title} {report.split}: by number of evidence pages (hops)", fontsize=10)  # pyright: ignore[reportUnknownMemberType]
     return fig
 
 

@@ -22,6 +22,9 @@ from newskg.evaluation.irb.outcomes import CLOSED_BOOK, IRBRun, QuestionResult
 from newskg.evaluation.kit.charts import grouped_bars
 from newskg.evaluation.kit.report import Html, ReportFolder, images, page, paragraph, section, table
 
+# matplotlib's own stubs leave the Axes methods' **kwargs untyped: the calls below that reach them carry
+# `pyright: ignore[reportUnknownMemberType]` for that alone.
+
 GRADES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
 GRADE_COLOURS = {"CORRECT": "#2f855a", "INCORRECT": "#c53030", "NOT_ATTEMPTED": "#a0aec0"}
 
@@ -53,7 +56,7 @@ def columns(results: Sequence[QuestionResult]) -> dict[str, Callable[[QuestionRe
     """The attribute subsets that hold at least one question, in the paper's order: valid premise by hops,
     paraphrase and popularity, then the false-premise questions."""
     candidates: list[tuple[str, Callable[[QuestionResult], bool]]] = [("all", lambda r: True)]
-    valid = [("valid", lambda r: r.premise == "valid")]
+    valid: list[tuple[str, Callable[[QuestionResult], bool]]] = [("valid", lambda r: r.premise == "valid")]
     for hops in (1, 2):
         valid.append((f"{hops}-hop", lambda r, h=hops: r.premise == "valid" and r.hops == h))
     for kind in sorted({r.paraphrase for r in results}):
@@ -155,8 +158,8 @@ def _ndcg_chart(summary: IRBSummary, title: str) -> Figure:
         fontsize=7,
     )
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("nDCG@5")
-    ax.set_title(f"{title}: retrieval nDCG@5 (max-passage) by attribute", fontsize=10)
+    ax.set_ylabel("nDCG@5")  # pyright: ignore[reportUnknownMemberType]
+    ax.set_title(f"{title}: retrieval nDCG@5 (max-passage) by attribute", fontsize=10)  # pyright: ignore[reportUnknownMemberType]
     return fig
 
 
@@ -164,21 +167,21 @@ def _stacked(ax: Axes, labels: list[str], cells: list[GradeShares]) -> None:
     bottoms = [0.0] * len(cells)
     for grade, key in zip(GRADES, ("correct", "incorrect", "not_attempted"), strict=True):
         values = [getattr(c, key) or 0.0 for c in cells]
-        ax.bar(range(len(cells)), values, bottom=bottoms, color=GRADE_COLOURS[grade], label=grade)
+        ax.bar(range(len(cells)), values, bottom=bottoms, color=GRADE_COLOURS[grade], label=grade)  # pyright: ignore[reportUnknownMemberType]
         bottoms = [b + v for b, v in zip(bottoms, values, strict=True)]
-    ax.set_xticks(
+    ax.set_xticks(  # pyright: ignore[reportUnknownMemberType]
         range(len(cells)), [f"{lab}\n(n={c.graded})" for lab, c in zip(labels, cells, strict=True)], fontsize=7
     )
     ax.set_ylim(0, 1.05)
-    ax.set_ylabel("share of graded answers")
-    ax.legend(fontsize=7)
+    ax.set_ylabel("share of graded answers")  # pyright: ignore[reportUnknownMemberType]
+    ax.legend(fontsize=7)  # pyright: ignore[reportUnknownMemberType]
 
 
 def _settings_chart(summary: IRBSummary, title: str) -> Figure:
     fig = Figure(figsize=(max(5, 1.3 * len(summary.by_setting)), 4))
     ax = fig.subplots()
     _stacked(ax, list(summary.by_setting), list(summary.by_setting.values()))
-    ax.set_title(f"{title}: grades by setting\n{grader_label(summary)}", fontsize=10)
+    ax.set_title(f"{title}: grades by setting\n{grader_label(summary)}", fontsize=10)  # pyright: ignore[reportUnknownMemberType]
     return fig
 
 
@@ -189,7 +192,7 @@ def _split_chart(summary: IRBSummary, title: str) -> Figure:
     ax = fig.subplots()
     if cells:
         _stacked(ax, labels, cells)
-    ax.set_title(f"{title}: RAG grades by retrieval right / wrong\n{grader_label(summary)}", fontsize=10)
+    ax.set_title(f"{title}: RAG grades by retrieval right / wrong\n{grader_label(summary)}", fontsize=10)  # pyright: ignore[reportUnknownMemberType]
     return fig
 
 

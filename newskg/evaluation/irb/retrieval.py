@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
-import bm25s
+import bm25s  # pyright: ignore[reportMissingTypeStubs]  (bm25s ships no type information)
 import numpy as np
+from numpy.typing import NDArray
 
 from newskg.graph.mirror.qdrant import CHUNKS
 from newskg.graph.store.asof import AsOf
@@ -106,9 +107,10 @@ class BM25Ranker:
             model = None
             if visible:
                 model = bm25s.BM25()
-                model.index(
-                    bm25s.tokenize([p.text for p in visible], stopwords="en", show_progress=False), show_progress=False
-                )  # pyright: ignore[reportUnknownMemberType] — bm25s is untyped
+                # bm25s is untyped: its corpus and tokens are unknown to pyright
+                texts = [p.text for p in visible]
+                tokenized = bm25s.tokenize(texts, stopwords="en", show_progress=False)  # pyright: ignore[reportUnknownMemberType]
+                model.index(tokenized, show_progress=False)  # pyright: ignore[reportUnknownMemberType]
             self._indexes[as_of] = _DayIndex(visible, model)
         return self._indexes[as_of]
 
@@ -117,11 +119,15 @@ class BM25Ranker:
         if day.model is None:
             return []
         # As strings: the index maps them to its own vocabulary (unknown words score nothing).
-        tokens = bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)
+        tokens = bm25s.tokenize([question], stopwords="en", return_ids=False, show_progress=False)  # pyright: ignore[reportUnknownMemberType]  (bm25s is untyped)
         n = min(limit, len(day.passages))
         if not tokens or not tokens[0]:  # only stopwords: nothing to match
             return []
-        found, scores = day.model.retrieve(tokens, k=n, show_progress=False)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType] — bm25s is untyped
+        # bm25s is untyped: retrieve returns the (documents, scores) arrays, one row per query
+        found, scores = cast(
+            "tuple[NDArray[np.generic], NDArray[np.generic]]",
+            day.model.retrieve(tokens, k=n, show_progress=False),  # pyright: ignore[reportUnknownMemberType]
+        )
         order = np.asarray(found)[0].tolist()
         weights = np.asarray(scores)[0].tolist()
         # A zero score shares no term with the question: not retrieved.

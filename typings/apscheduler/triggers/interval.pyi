@@ -1,0 +1,6 @@
+from datetime import timedelta
+
+from apscheduler.triggers.base import BaseTrigger
+
+class IntervalTrigger(BaseTrigger):
+    interval: timedelta
