@@ -66,7 +66,7 @@ def extract_text(
             fail(str(exc))
         result = stage.extract([chunk])[0]
     # as_dict returns a bare dict (newskg/extract is not strict yet: typed in its own branch)
-    emit(result.as_dict(explain=explain), as_json, lambda d: _render(d, explain))  # pyright: ignore[reportUnknownMemberType]
+    emit(result.as_dict(explain=explain), as_json, lambda d: _render(d, explain))
 
 
 def _render(data: dict[str, Any], explain: bool) -> None:

@@ -190,7 +190,7 @@ def graph_export(
 
 def _table(rows: list[dict[str, Any]], title: str, columns: tuple[str, ...] | None = None) -> None:
     table = Table(title=title)
-    columns = columns or tuple(rows[0]) if rows else ()
+    columns = columns or (tuple(rows[0]) if rows else ())  # named columns head even an empty table
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:

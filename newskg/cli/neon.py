@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -185,8 +185,7 @@ def eval_querylog(
     as_json: bool = JsonOption,
 ) -> None:
     """A synthetic query log for the NeoQA timelines, peaking on event days, with the spike days it must show."""
-    # generate_log returns a bare dict (evaluation/neon is not strict yet: typed in its own branch)
-    from newskg.evaluation.neon.querylog import generate_log, spikes_path  # pyright: ignore[reportUnknownVariableType]
+    from newskg.evaluation.neon.querylog import generate_log, spikes_path
     from newskg.evaluation.neoqa.dataset import DatasetError, load
 
     try:
@@ -195,11 +194,8 @@ def eval_querylog(
         fail(str(exc))
     if not dataset.timelines:
         fail(f"no timelines.jsonl in {data}")
-    known = cast(  # generate_log's bare dict: the log's JSON summary
-        "dict[str, Any]",
-        generate_log(
-            dataset.timelines, out, seed=seed, entities=entities, window=window or get_settings().neon_spike_window
-        ),
+    known = generate_log(
+        dataset.timelines, out, seed=seed, entities=entities, window=window or get_settings().neon_spike_window
     )
     result = {
         "log": str(out),

@@ -586,7 +586,7 @@ class Writer:
 
 
 def _paraphrase(variant: Variant) -> Paraphrase:
-    return "none" if variant in ("none", "false_name", "false_date") else variant  # pyright: ignore[reportReturnType]
+    return "none" if variant in ("none", "false_name", "false_date") else variant
 
 
 def _source(source: str) -> Source:

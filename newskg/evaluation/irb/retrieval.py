@@ -126,7 +126,7 @@ class BM25Ranker:
         # bm25s is untyped: retrieve returns the (documents, scores) arrays, one row per query
         found, scores = cast(
             "tuple[NDArray[np.generic], NDArray[np.generic]]",
-            day.model.retrieve(tokens, k=n, show_progress=False),  # pyright: ignore[reportUnknownMemberType]
+            day.model.retrieve(tokens, k=n, show_progress=False),
         )
         order = np.asarray(found)[0].tolist()
         weights = np.asarray(scores)[0].tolist()

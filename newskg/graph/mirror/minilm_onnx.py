@@ -173,8 +173,8 @@ def open_session(model: Path, threads: int) -> OrtSession:
     import onnxruntime  # pyright: ignore[reportMissingTypeStubs]
 
     options = onnxruntime.SessionOptions()  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-    options.intra_op_num_threads = threads  # pyright: ignore[reportUnknownMemberType]
-    options.inter_op_num_threads = 1  # pyright: ignore[reportUnknownMemberType]
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
     # Idle intra-op threads spin-wait for the next run by default: after every query embedding they kept both
     # cores busy, which doubled the CPU of an answer and slowed the mirror search that follows (issue 30). Off:
     # one query's embedding 15.2 → 7.0–8.1 ms CPU and 24 → 7–8 ms wall p50 (300 queries, load ~6, 2026-11-26);
@@ -182,7 +182,7 @@ def open_session(model: Path, threads: int) -> OrtSession:
     options.add_session_config_entry(  # pyright: ignore[reportUnknownMemberType]
         "session.intra_op.allow_spinning", "0"
     )
-    session = onnxruntime.InferenceSession(  # pyright: ignore[reportUnknownVariableType]
+    session = onnxruntime.InferenceSession(
         str(model),
         options,  # pyright: ignore[reportUnknownArgumentType]
         providers=["CPUExecutionProvider"],
