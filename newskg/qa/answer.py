@@ -60,9 +60,17 @@ def best_sentences(
                 pool.append(_Sentence(sentence, e, rank))
     if not pool:
         return []
+    if _in_retrieval_order(query, evidence):
+        return [(s.text, s.evidence) for s in pool[:n]]
     scores = _similarities(query, pool, embedder) if embedder else lexical(query, [s.text for s in pool])
     order = sorted(range(len(pool)), key=lambda i: (-round(scores[i], 6), pool[i].rank, i))
     return [(pool[i].text, pool[i].evidence) for i in order[:n]]
+
+
+def _in_retrieval_order(query: QueryTexts, evidence: list[Evidence]) -> bool:
+    """A name alone asked of facts: retrieval ranked them by salience (qa/retrieve.Retriever._by_salience) or by
+    fusion, and similarity to a bare name, which every fact of the entity holds, would only undo that order."""
+    return not query.topic.strip() and all(e.kind == "interaction" for e in evidence)
 
 
 def _similarities(query: QueryTexts, pool: list[_Sentence], embedder: Embedder) -> list[float]:

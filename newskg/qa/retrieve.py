@@ -14,7 +14,8 @@ chunks, whatever is asked) and combines the Retriever's reads below (`window`, `
 "Similar to the query" means both forms of it (qa/similarity.py: the mean cosine to the original and the
 reformulated query, or a lexical score without an embedder). One retrieval embeds the query once (hybrid's two
 lists share its vector) and scores the items by the mirror's vectors of them; each evidence keeps that cosine
-(Evidence.similarity) for the answer's sentence choice, which so embeds nothing again.
+(Evidence.similarity) for the answer's sentence choice, which so embeds nothing again. A name alone asked the
+temporal way is ranked by salience and embeds nothing at all (Retriever._by_salience).
 
 NEON's methods (§3) are a kind of item and a variant: NewsRAG = top-k chunks, NEON(Mx) = top-k interactions
 of variant Mx only, each with its own default k (METHOD_K) so prompt contexts compare; `retrieve_method`
@@ -162,13 +163,20 @@ class Retriever:
             count += len(needed[-1])
             if count >= k:
                 break
+        if self.bare_by_salience and kind == "interaction" and not query.topic.strip():
+            return self._by_salience(needed, k)
         scores = self._similarities(COLLECTION[kind], query, [r for ring in needed for r in ring], vector)
-        bare = self.bare_by_salience and kind == "interaction" and not query.topic.strip()
         chosen: list[Row] = []
         for ring in needed:
-            # a name alone: the day's lead story first (salience), similarity only among equals
-            chosen += sorted(ring, key=lambda r: (*(_salience(r) if bare else ()), -scores[r.id], -_published(r), r.id))
+            chosen += sorted(ring, key=lambda r: (-scores[r.id], -_published(r), r.id))
         return [self._evidence(r, scores[r.id], vector.similarity(scores[r.id])) for r in chosen[:k]]
+
+    def _by_salience(self, rings: list[list[Row]], k: int) -> list[Evidence]:
+        """A name alone: each ring's facts by salience, the day's lead story first (every fact of the entity holds
+        the name, so similarity to it says little). Nothing is embedded: the score is the rank's, 1 / (1 + rank),
+        and the answer keeps this order (qa/answer.best_sentences)."""
+        chosen = [r for ring in rings for r in sorted(ring, key=lambda r: (*_salience(r), -_published(r), r.id))]
+        return [self._evidence(r, 1 / (1 + rank), None) for rank, r in enumerate(chosen[:k])]
 
     def _window(self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind) -> Sequence[Row]:
         day = as_of.day

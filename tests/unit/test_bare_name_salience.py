@@ -66,3 +66,24 @@ def test_by_similarity_the_bare_name_picks_the_fragment_that_is_mostly_the_name(
 def test_topic_words_still_rank_by_similarity():
     asked = QueryTexts("julian assange lawyers", f"(Date: November 19, 2019) {NAME} lawyers", "lawyers")
     assert top(asked)[0] == ROWS[3].text
+
+
+class Refusing:
+    """A mirror whose embedder fails the test if anything is embedded."""
+
+    class embedder:
+        name = "refusing"
+
+        @staticmethod
+        def embed(texts: list[str]) -> list[list[float]]:
+            raise AssertionError(f"embedded {texts}")
+
+
+def test_a_bare_name_embeds_nothing_and_scores_by_rank():
+    """Issue 30: ranked by salience, a name alone needs no query vector: the temporal answer's only embedding was
+    the one that broke ties, which a fact's confidence all but never leaves."""
+    retriever = Retriever(Timeline(), Refusing())  # pyright: ignore[reportArgumentType] - timeline() and the embedder
+    bare = QueryTexts("julian assange", f"(Date: November 19, 2019) {NAME}", "")
+    found = retriever.retrieve("temporal", "e", bare, DAY, 3, variant="M0")
+    assert [e.text for e in found][:2] == [ROWS[2].text, ROWS[3].text]
+    assert [e.score for e in found] == [1.0, 0.5, round(1 / 3, 6)] and all(e.similarity is None for e in found)

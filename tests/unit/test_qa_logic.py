@@ -212,3 +212,20 @@ def test_the_answer_embeds_what_retrieval_did_not_score_for_this_query_and_model
     best_sentences(query, evidence, embedder)
     # The query once, then the sentences without a usable similarity: another query's, another model's, a chunk's.
     assert embedder.calls == [query.embedded, ["Doja Cat sang", "Doja Cat slept", "Doja Cat danced.", "Fans cheered."]]
+
+
+def test_for_a_name_alone_the_answer_keeps_retrievals_order_of_the_facts_and_embeds_nothing():
+    """Issue 30: a bare name is held by every fact of its entity, so similarity to it would only undo retrieval's
+    salience order (the day's lead story first); a query with topic words, or chunk evidence, still ranks by it."""
+    from newskg.qa.answer import best_sentences
+    from newskg.qa.similarity import QueryTexts
+
+    bare = QueryTexts("doja cat", "(Date: August 31, 2023) Doja Cat", "")
+    texts = ["Doja Cat's label cut 200 jobs", "Doja Cat", "Doja Cat went on tour"]
+    embedder = _CountingEmbedder()
+    facts = [Evidence(f"i{n}", "interaction", t, 20230831) for n, t in enumerate(texts)]
+    assert [t for t, _ in best_sentences(bare, facts, embedder)] == texts
+    assert embedder.calls == []
+    chunk = Evidence("c1", "chunk", "Fans cheered. Doja Cat sang.", 20230831)
+    best_sentences(bare, [*facts, chunk], embedder)
+    assert embedder.calls  # a chunk's sentences are still chosen by similarity
