@@ -2,7 +2,7 @@
 bylines, link lists, newsletter boxes) well enough to gate M0's facts? Measured, not assumed: every sentence the
 process stage keeps from the 91 real pages is labelled by the page's gold body (`ground-truth.json`: a sentence
 not inside the gold body is not the article's news), and a logistic model over the same sentence features the
-fact confidence model reads (extract/openie/confidence.py `sentence_shape`) is scored out of sample, five folds
+fact confidence model reads (extract/sentence_shape.py `sentence_shape`) is scored out of sample, five folds
 grouped by page: AUC, and at each threshold how many sentences it would gate, the share of them that really are
 outside the body (precision) and the share of all such sentences it finds (recall).
 
@@ -24,7 +24,7 @@ from sklearn.model_selection import GroupKFold
 from newskg.core.settings import Settings
 from newskg.evaluation.facts.corpus import SHARED_DATA, Corpus, load
 from newskg.extract.nlp import parse
-from newskg.extract.openie.confidence import sentence_shape, shape_features
+from newskg.extract.sentence_shape import sentence_shape, shape_features
 from newskg.ingest.process.article import build_article
 from newskg.ingest.process.chunk_articles import chunk_articles
 

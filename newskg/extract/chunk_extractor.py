@@ -13,12 +13,13 @@ from newskg.extract.failures import must_stop
 from newskg.extract.markup import mark_up
 from newskg.extract.nlp import parse, pipeline, reads, with_sentences
 from newskg.extract.openie.clauses import Clause, extract_clauses
-from newskg.extract.openie.confidence import FactSignals, confidence, pronouns_in, sentence_shape
+from newskg.extract.openie.confidence import FactSignals, confidence, pronouns_in
 from newskg.extract.openie.dates import sentence_day
 from newskg.extract.openie.offline import Relation, extract_relations
 from newskg.extract.openie.parse import mention_tokens
 from newskg.extract.openie.sentence_text import sentence_text
 from newskg.extract.result import ChunkExtraction, make_interaction
+from newskg.extract.sentence_shape import sentence_shape
 
 
 class _Fact(NamedTuple):

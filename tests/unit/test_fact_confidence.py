@@ -12,7 +12,8 @@ from newskg.extract.chunk_extractor import ChunkExtractor
 from newskg.extract.entities.alias_index import AliasIndex
 from newskg.extract.entities.linker import Linker
 from newskg.extract.openie import confidence as conf
-from newskg.extract.openie.confidence import FEATURES, FactSignals, SentenceShape, confidence, features
+from newskg.extract.openie.confidence import FEATURES, FactSignals, confidence, features
+from newskg.extract.sentence_shape import SentenceShape
 from tests.unit.test_determinism import chunk
 
 PROSE = SentenceShape(24, True, 0.2, 0.2, 0.0, 0.1, False, False, True, 3)

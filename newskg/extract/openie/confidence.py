@@ -10,19 +10,18 @@ below `NEWSKG_EXTRACT_MIN_CONFIDENCE` is not written (extract/chunk_extractor.py
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from spacy.tokens import Span, Token
+from spacy.tokens import Span
 
 from newskg.extract.logistic import LogisticModel, load
 from newskg.extract.openie.clauses import DOUBTS, RULES
+from newskg.extract.sentence_shape import PLACE_FEATURE, PROSE_FEATURES, SentenceShape, shape_features
 
 MODEL_FILE = Path(__file__).with_name("confidence_model.json")
 SUBJECT_TYPES = ("PERSON", "ORG", "PLACE")  # the linker's types (extract/entities/types.py), not spaCy's GPE
-TERMINAL = (".", "!", "?", '"', "”", "’", "'", ")")
 
 
 @dataclass(frozen=True)
@@ -47,44 +46,6 @@ def pronouns_in(sentence: Span, text: str) -> int:
     return sum(1 for t in sentence if t.pos_ == "PRON" and t.lower_ in words)
 
 
-@dataclass(frozen=True)
-class SentenceShape:
-    """The shape of the sentence a fact comes from: prose, or a list, a caption, a price line."""
-
-    tokens: int
-    ends_terminal: bool
-    proper_share: float
-    capital_share: float
-    number_share: float
-    punct_share: float
-    currency: bool
-    separator: bool  # ":" or "|" inside: a label, a breadcrumb, a headline list
-    finite_verb: bool
-    index_in_article: int
-
-
-def sentence_shape(sentence: Span, index_in_article: int) -> SentenceShape:
-    words = [t for t in sentence if not t.is_space]
-    alpha = [t for t in words if t.is_alpha] or words
-    last = next((t for t in reversed(words) if not t.is_space), None)
-    return SentenceShape(
-        tokens=len(words),
-        ends_terminal=last is not None and last.text[-1:] in TERMINAL,
-        proper_share=_share(alpha, lambda t: t.pos_ == "PROPN"),
-        capital_share=_share(alpha, lambda t: t.text[:1].isupper()),
-        number_share=_share(words, lambda t: t.like_num),
-        punct_share=_share(words, lambda t: t.is_punct),
-        currency=any(t.is_currency for t in words),
-        separator=any(t.text in (":", "|") for t in words[1:-1]),
-        finite_verb=any(t.tag_ in ("VBD", "VBZ", "VBP", "MD") for t in words),
-        index_in_article=index_in_article,
-    )
-
-
-def _share(tokens: list[Token], test: Callable[[Token], bool]) -> float:
-    return sum(1 for t in tokens if test(t)) / len(tokens) if tokens else 0.0
-
-
 FEATURES: tuple[str, ...] = (
     *(f"rule={r}" for r in RULES),
     *(f"doubt={d}" for d in DOUBTS),
@@ -96,16 +57,8 @@ FEATURES: tuple[str, ...] = (
     "fact_short",
     "fact_has_digit",
     "fact_whole_sentence",
-    "sentence_tokens_log",
-    "sentence_ends_terminal",
-    "sentence_proper_share",
-    "sentence_capital_share",
-    "sentence_number_share",
-    "sentence_punct_share",
-    "sentence_currency",
-    "sentence_separator",
-    "sentence_finite_verb",
-    "sentence_index_log",
+    *PROSE_FEATURES,
+    PLACE_FEATURE,
 )
 
 
@@ -124,22 +77,6 @@ def features(s: FactSignals) -> list[float]:
         float(any(c.isdigit() for c in s.text)),
         float(s.whole_sentence),
         *shape_features(s.sentence),
-    ]
-
-
-def shape_features(shape: SentenceShape) -> list[float]:
-    """A sentence's shape as model inputs (the `sentence_*` FEATURES, in order)."""
-    return [
-        math.log1p(shape.tokens),
-        float(shape.ends_terminal),
-        shape.proper_share,
-        shape.capital_share,
-        shape.number_share,
-        shape.punct_share,
-        float(shape.currency),
-        float(shape.separator),
-        float(shape.finite_verb),
-        math.log1p(shape.index_in_article),
     ]
 
 
