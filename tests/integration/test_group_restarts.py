@@ -102,7 +102,11 @@ def test_sigkill_during_the_join_and_during_a_batch_then_a_clean_restart(isolate
     batching.wait_until(lambda: _chunks(settings)[0], what="the first batch's chunks")
     batching.kill()
 
-    stopping = StageProcess(["run", "process", "--json"], env)  # a clean stop: SIGTERM, finish the batch, commit
+    # A clean stop (SIGTERM: finish the batch, commit) of a stage seen joining its group, which it does only after
+    # it handles the signal. (Waiting for a third of the chunks alone passed at once when the killed stage had
+    # outrun its kill on a busy machine; the SIGTERM then reached a process still importing, which died of it: -15.)
+    stopping = StageProcess(["-v", "run", "process", "--json"], env)
+    stopping.wait_until(lambda: stopping.saw("Sending JoinGroup"), what="the group join")
     stopping.wait_until(lambda: len(_chunks(settings)[0]) > len(undisturbed["chunks"]) // 3, what="more chunks")
     assert stopping.stop() == 0, stopping.output()
 
