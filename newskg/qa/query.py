@@ -323,8 +323,8 @@ class EntityResolver:
     def _current(self) -> _NameIndex:
         """The name index, rebuilt from the graph when older than `refresh_s`. Only the first load makes a reader
         wait; after it the one reader that finds the index stale rebuilds it and the others answer from the old
-        copy meanwhile: the rebuild reads every entity name, and readers queued behind it (the first suspect of the
-        half-load tail of temporal answers, issue 30)."""
+        copy meanwhile. The rebuild reads every entity name; readers that queued behind it were the first suspect of
+        the half-load tail of temporal answers (issue 30)."""
         index = self._names_index
         if index is not None and time.monotonic() - index.loaded_at <= self.refresh_s:
             return index
