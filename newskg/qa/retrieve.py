@@ -35,6 +35,7 @@ from newskg.core.records import Variant
 from newskg.core.timeaxes import day_from_key, day_key
 from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, VectorMirror
 from newskg.graph.store.asof import AsOf, days_between
+from newskg.graph.store.reader import FactScope
 from newskg.graph.store.rows import EntityChunk, TimelineRow
 from newskg.graph.store.store import GraphStore
 from newskg.qa.evidence import Evidence, EvidenceKind
@@ -200,8 +201,7 @@ class Retriever:
             as_of=as_of,
             limit=self.window_limit,
             focus_day=day,
-            variant=variant,
-            via_chunks=self.facts_via_chunks,
+            scope=FactScope(variant, via_chunks=self.facts_via_chunks),
         )
 
     def _similarities(
