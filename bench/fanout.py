@@ -103,12 +103,12 @@ def correct(reference: dict[str, str], answer: object) -> int:
 
 
 def run_graph(settings: Settings, questions: list[tuple[str, dict[str, str]]], fanout: int) -> dict:
-    from newskg.evaluation.fanoutqa.answerers import GraphFanoutAnswerer
+    from newskg.evaluation.fanoutqa.answerers import FanoutSearch, GraphFanoutAnswerer
     from newskg.evaluation.fanoutqa.generate import QUESTION
     from newskg.graph.store.asof import AsOf
     from newskg.graph.store.store import GraphStore
 
-    answerer = GraphFanoutAnswerer(GraphStore(open_graph(settings)), None, k=K, fanout=fanout)
+    answerer = GraphFanoutAnswerer(GraphStore(open_graph(settings)), None, search=FanoutSearch(k=K, fanout=fanout))
     first = day_iso(day_key(day_from_key(AS_OF).replace(year=2022)))
     started = time.perf_counter()
     steps = right = 0

@@ -22,7 +22,7 @@ import httpx
 from rich.console import Console
 
 from bench.figures import Figure, emit, figure
-from newskg.core.llm.client import LLMClient
+from newskg.core.llm.client import LLMClient, LLMOptions
 from newskg.core.llm.prompt import Prompt
 from newskg.core.settings import Settings
 from newskg.core.timeaxes import day_words
@@ -109,7 +109,7 @@ def parse_rate(
     url: str, mode: str, linked: list[ChunkExtraction], build: Callable[[ChunkExtraction], Prompt[Any]] = m1_prompt
 ) -> tuple[int, int, str]:
     """(answers parsed, answers parsed at the first call, the form the server was asked in at the end)."""
-    client = LLMClient(url, "smollm2", max_tokens=512, max_retries=1)
+    client = LLMClient(url, "smollm2", options=LLMOptions(max_tokens=512, max_retries=1))
     client.response_format = mode
     parsed = first = 0
     for x in linked:

@@ -91,7 +91,7 @@ def linker(settings: Settings, store: GraphStore) -> Linker:
     (extract/entities/journal.py: what the linker knew when it stopped, whole), then any entity of the graph no
     journal taught (a graph written before journals existed), each with when it was first seen, so linking stays
     as of the chunk."""
-    from newskg.extract.entities.alias_index import ALWAYS, AliasIndex
+    from newskg.extract.entities.alias_index import ALWAYS, AliasIndex, Recorded
     from newskg.extract.entities.journal import replay_all
     from newskg.extract.entities.kb import load_kb
     from newskg.extract.entities.linker import Linker
@@ -108,15 +108,8 @@ def linker(settings: Settings, store: GraphStore) -> Linker:
         seen = (
             ALWAYS if row.first_day is None or row.first_ingested_ms is None else (row.first_day, row.first_ingested_ms)
         )
-        index.add(
-            row.id,
-            row.name,
-            row.type,
-            aliases=row.aliases or [],
-            mentions=row.mentions,
-            description=row.description,
-            seen=seen,
-        )
+        recorded = Recorded(aliases=row.aliases or [], mentions=row.mentions, description=row.description)
+        index.add(row.id, row.name, row.type, seen=seen, recorded=recorded)
     return linked
 
 

@@ -242,7 +242,7 @@ class Wiring:
         from openai import DefaultHttpxClient
 
         from newskg.core.llm.cache import LLMCache
-        from newskg.core.llm.client import LLMClient
+        from newskg.core.llm.client import LLMClient, LLMOptions
 
         settings = self.settings
         base_url = llm_base_url(settings)
@@ -258,13 +258,15 @@ class Wiring:
             settings.llm_model,
             key,
             cache=cache,
-            max_concurrency=settings.llm_max_concurrency,
-            timeout_s=settings.llm_timeout_s,
-            max_retries=settings.llm_max_retries,
-            max_calls=max_calls,
-            max_tokens=settings.llm_max_tokens,
-            price_in_per_mtok=settings.llm_price_in_per_mtok,
-            price_out_per_mtok=settings.llm_price_out_per_mtok,
+            options=LLMOptions(
+                max_concurrency=settings.llm_max_concurrency,
+                timeout_s=settings.llm_timeout_s,
+                max_retries=settings.llm_max_retries,
+                max_calls=max_calls,
+                max_tokens=settings.llm_max_tokens,
+                price_in_per_mtok=settings.llm_price_in_per_mtok,
+                price_out_per_mtok=settings.llm_price_out_per_mtok,
+            ),
             http_client=http,
         )
 

@@ -242,49 +242,66 @@ def api_page() -> str:
         lines.append(f"| {method.upper()} | [`{path}`](#{_anchor(method, path)}) | {_escape(what, True)} |")
     lines += ["", "## Operations", ""]
     for path, method, op in operations:
-        lines += [f"### {method.upper()} `{path}` {{#{_anchor(method, path)}}}", ""]
-        if op.get("description"):
-            lines += [_paragraphs(op["description"]), ""]
-        parameters = op.get("parameters", [])
-        if parameters:
-            lines += ["| parameter | in | type | required | default | limits | description |"]
-            lines += ["|---|---|---|---|---|---|---|"]
-            for p in parameters:
-                s = p.get("schema", {})
-                default = _code(str(s["default"])) if "default" in s else ""
-                description = p.get("description") or s.get("description") or ""
-                lines.append(
-                    f"| `{p['name']}` | {p['in']} | {_schema_type(s)} | {'yes' if p.get('required') else 'no'} | "
-                    f"{default} | {_schema_limits(s)} | {_escape(description, True)} |"
-                )
-            lines.append("")
-        body = op.get("requestBody")
-        if body:
-            for media, content in body.get("content", {}).items():
-                required = "required" if body.get("required") else "optional"
-                lines += [f"Request body ({required}, `{media}`): {_schema_type(content.get('schema', {}))}", ""]
-        lines += ["| status | meaning | body |", "|---|---|---|"]
-        for status, response in op.get("responses", {}).items():
-            bodies = [
-                f"`{media}`" + (f" {_schema_type(c['schema'])}" if c.get("schema") else "")
-                for media, c in response.get("content", {}).items()
-            ]
-            lines.append(f"| {status} | {_escape(response.get('description', ''), True)} | {'; '.join(bodies)} |")
-        lines.append("")
+        lines += _operation_lines(path, method, op)
     lines += ["## Schemas", ""]
     for name, model in sorted(schema.get("components", {}).get("schemas", {}).items()):
-        lines += [f"### {name} {{#{name.lower()}}}", ""]
-        if model.get("description"):
-            lines += [_paragraphs(model["description"]), ""]
-        required = set(model.get("required", []))
-        lines += ["| field | type | required | limits | description |", "|---|---|---|---|---|"]
-        for field, s in model.get("properties", {}).items():
-            lines.append(
-                f"| `{field}` | {_schema_type(s)} | {'yes' if field in required else 'no'} | {_schema_limits(s)} | "
-                f"{_escape(s.get('description', ''), True)} |"
-            )
-        lines.append("")
+        lines += _schema_lines(name, model)
     return "\n".join(lines)
+
+
+def _operation_lines(path: str, method: str, op: dict[str, Any]) -> list[str]:
+    """One operation's section: its description, parameters, request body and responses."""
+    lines = [f"### {method.upper()} `{path}` {{#{_anchor(method, path)}}}", ""]
+    if op.get("description"):
+        lines += [_paragraphs(op["description"]), ""]
+    lines += _parameter_lines(op.get("parameters", []))
+    body = op.get("requestBody")
+    if body:
+        for media, content in body.get("content", {}).items():
+            required = "required" if body.get("required") else "optional"
+            lines += [f"Request body ({required}, `{media}`): {_schema_type(content.get('schema', {}))}", ""]
+    lines += ["| status | meaning | body |", "|---|---|---|"]
+    for status, response in op.get("responses", {}).items():
+        bodies = [
+            f"`{media}`" + (f" {_schema_type(c['schema'])}" if c.get("schema") else "")
+            for media, c in response.get("content", {}).items()
+        ]
+        lines.append(f"| {status} | {_escape(response.get('description', ''), True)} | {'; '.join(bodies)} |")
+    lines.append("")
+    return lines
+
+
+def _parameter_lines(parameters: list[dict[str, Any]]) -> list[str]:
+    """An operation's parameter table (nothing when it takes none)."""
+    if not parameters:
+        return []
+    lines = ["| parameter | in | type | required | default | limits | description |", "|---|---|---|---|---|---|---|"]
+    for p in parameters:
+        s = p.get("schema", {})
+        default = _code(str(s["default"])) if "default" in s else ""
+        description = p.get("description") or s.get("description") or ""
+        lines.append(
+            f"| `{p['name']}` | {p['in']} | {_schema_type(s)} | {'yes' if p.get('required') else 'no'} | "
+            f"{default} | {_schema_limits(s)} | {_escape(description, True)} |"
+        )
+    lines.append("")
+    return lines
+
+
+def _schema_lines(name: str, model: dict[str, Any]) -> list[str]:
+    """One schema's section: its description and a table of its fields."""
+    lines = [f"### {name} {{#{name.lower()}}}", ""]
+    if model.get("description"):
+        lines += [_paragraphs(model["description"]), ""]
+    required = set(model.get("required", []))
+    lines += ["| field | type | required | limits | description |", "|---|---|---|---|---|"]
+    for field, s in model.get("properties", {}).items():
+        lines.append(
+            f"| `{field}` | {_schema_type(s)} | {'yes' if field in required else 'no'} | {_schema_limits(s)} | "
+            f"{_escape(s.get('description', ''), True)} |"
+        )
+    lines.append("")
+    return lines
 
 
 def openapi_json() -> str:

@@ -276,13 +276,14 @@ def _generate(timelines: int, seed: int, events: int, mode: str, quiet: bool) ->
 
             return generate(timelines, seed, events=events, on_timeline=advance)
         from newskg.evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
+        from newskg.evaluation.neoqa.llm_timeline import LLMTimelineConfig
 
         with Wiring(get_settings()) as wiring:
             client = wiring.llm()
             if client is None:
                 fail("--mode llm needs an LLM: set NEWSKG_LLM_BASE_URL or run `newskg services up --llm`")
             try:
-                return generate_with_llm(client, timelines, seed, events=events, on_timeline=advance)
+                return generate_with_llm(client, timelines, seed, LLMTimelineConfig(events=events), on_timeline=advance)
             except LLMGenerationError as exc:
                 fail(f"LLM generation stopped: {exc}")
 

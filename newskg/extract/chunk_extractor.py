@@ -18,7 +18,7 @@ from newskg.extract.openie.dates import sentence_day
 from newskg.extract.openie.offline import Relation, extract_relations
 from newskg.extract.openie.parse import mention_tokens
 from newskg.extract.openie.sentence_text import sentence_text
-from newskg.extract.result import ChunkExtraction, make_interaction
+from newskg.extract.result import ChunkExtraction, ExtractedBy, make_interaction
 from newskg.extract.sentence_shape import sentence_shape
 
 
@@ -98,7 +98,9 @@ class ChunkExtractor:
             if score < self.min_confidence:
                 continue
             day, _ = sentence_day(sentence, extraction.chunk.day)
-            interaction = make_interaction(extraction.chunk, subject, obj, text, day, Variant.M0, rule, score)
+            interaction = make_interaction(
+                extraction.chunk, subject, obj, text, day, ExtractedBy(Variant.M0, rule, score)
+            )
             extraction.interactions.append(interaction)
             extraction.signals[interaction.id] = signals
 

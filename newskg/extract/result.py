@@ -58,18 +58,26 @@ class EntityEnd(Protocol):
     def name(self) -> str: ...
 
 
+@dataclass(frozen=True)
+class ExtractedBy:
+    """How an interaction was extracted: its variant, the rule that made it (default: the variant's name) and the
+    fitted confidence (M0's; none for the LLM variants)."""
+
+    variant: Variant
+    rule: str | None = None
+    confidence: float | None = None
+
+
 def make_interaction(
     chunk: Chunk,
     subject: LinkedMention,
     obj: LinkedMention | None,
     text: str,
     event_day: int,
-    variant: Variant,
-    rule: str | None = None,
-    confidence: float | None = None,
+    by: ExtractedBy,
 ) -> Interaction:
     """An interaction stated by one chunk, carrying that chunk's publication day and ingestion instant."""
-    return _interaction([chunk], subject, obj, text, event_day, variant, [chunk.id], rule, confidence)
+    return _interaction([chunk], subject, obj, text, event_day, by)
 
 
 def make_day_interaction(
@@ -91,7 +99,7 @@ def make_day_interaction(
     days = {c.day for c in evidence}
     if len(days) != 1:
         raise ValueError(f"evidence of one interaction must share one publication day, got {sorted(days)}")
-    made = _interaction(evidence, subject, obj, text, event_day, variant, [c.id for c in evidence])
+    made = _interaction(evidence, subject, obj, text, event_day, ExtractedBy(variant))
     if not read:
         return made
     last = max(read, key=lambda c: (c.ingested_ms, c.id))
@@ -107,13 +115,13 @@ def _interaction(
     obj: EntityEnd | None,
     text: str,
     event_day: int,
-    variant: Variant,
-    chunk_ids: list[str],
-    rule: str | None = None,
-    confidence: float | None = None,
+    by: ExtractedBy,
 ) -> Interaction:
+    """Stated by the chunks `evidence` (its chunk ids, in order): the earliest ingested gives the publication day
+    and ingestion instant."""
     first = min(evidence, key=lambda c: (c.ingested_ms, c.id))
     object_id = obj.entity_id if obj else None
+    variant = by.variant
     return Interaction(
         id=interaction_id(subject.entity_id, object_id, text, event_day, variant),
         subject_id=subject.entity_id,
@@ -126,11 +134,11 @@ def _interaction(
         ingested_at=first.ingested_at,
         ingested_ms=first.ingested_ms,
         variant=variant,
-        chunk_ids=chunk_ids,
+        chunk_ids=[c.id for c in evidence],
         article_ids=_union(a for c in evidence for a in c.article_ids),
         source_ids=_union(c.source_id for c in evidence),
-        rule=rule or variant,
-        confidence=confidence,
+        rule=by.rule or variant,
+        confidence=by.confidence,
     )
 
 

@@ -65,6 +65,10 @@ KNOWLEDGE_HELP = (
     "ingested (default): what the system knew at the end of the day | published: everything "
     "published by the day, also facts ingested after it (labelled in the response)"
 )
+TIMELINE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS,
+    404: {"model": ErrorBody, "description": "no such entity (as of the day)"},
+}
 
 
 class Readiness(BaseModel):
@@ -204,50 +208,10 @@ def create_app(
     if warmup is not None:
         _attach_warmup(app, warmup, registry)
 
-    async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(pool.executor(), partial(fn, *args, **kwargs))
-
-    @app.get("/v1/ask", responses=ERRORS)
-    async def ask(
-        q: Annotated[str, text_query("A telegraphic query, e.g. 'doja cat news'")],
-        date: Annotated[str, date_query("The query's date, YYYY-MM-DD (the graph as of that day)")],
-        k: Annotated[int, Query(ge=1, le=50)] = 10,
-        strategy: Annotated[Strategy, Query()] = "hybrid",
-        knowledge: Annotated[Knowledge, Query(description=KNOWLEDGE_HELP)] = "ingested",
-    ) -> Response:
-        if len(q) > max_query_chars:
-            raise HTTPException(422, f"q is {len(q)} characters; at most {max_query_chars}")
-        _day(date, "date")
-        result = await blocking(service.ask, q, date, k=k, strategy=strategy, knowledge=knowledge)
-        return _json(result.as_dict())
-
-    @app.get("/v1/entities", responses=ERRORS)
-    async def entities(
-        search: Annotated[str, text_query(max_length=200)],
-        limit: Annotated[int, Query(ge=1, le=100)] = 10,
-        as_of: Annotated[str | None, date_query(AS_OF_HELP)] = None,
-    ) -> Response:
-        return _json(await blocking(_entities, service, search, limit, AsOf.of(_day(as_of, "as_of"))))
-
-    @app.get(
-        "/v1/entities/{entity_id}/timeline",
-        responses={**ERRORS, 404: {"model": ErrorBody, "description": "no such entity (as of the day)"}},
-    )
-    async def timeline(
-        entity_id: Annotated[str, PathParam(min_length=1, max_length=200, pattern=TEXT_PATTERN)],
-        from_: Annotated[str, date_query("First event day, YYYY-MM-DD", alias="from")],
-        to: Annotated[str, date_query("Last event day, YYYY-MM-DD (not before `from`: a reversed range is a 422)")],
-        as_of: Annotated[str | None, date_query(AS_OF_HELP)] = None,
-        limit: Annotated[int, Query(ge=1, le=1000)] = 200,
-    ) -> Response:
-        first, last = parse_day(from_, "from"), parse_day(to, "to")
-        view = AsOf.of(_day(as_of, "as_of"))
-        if first > last:
-            raise HTTPException(422, "from is after to")
-        if not await blocking(service.store.find_entities, entity_id, limit=1, as_of=view):
-            raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
-        rows = await blocking(service.store.timeline, entity_id, first, last, view, limit)
-        return _json({"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows})
+    routes = _QueryRoutes(service, pool, max_query_chars)
+    app.add_api_route("/v1/ask", routes.ask, methods=["GET"], responses=ERRORS)
+    app.add_api_route("/v1/entities", routes.entities, methods=["GET"], responses=ERRORS)
+    app.add_api_route("/v1/entities/{entity_id}/timeline", routes.timeline, methods=["GET"], responses=TIMELINE_ERRORS)
 
     # behind the same key check (Gate)
     app.include_router(explore_router(lambda: service.store, spikes_file=spikes_file))
@@ -280,6 +244,57 @@ def create_app(
         return PlainTextResponse(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+class _QueryRoutes:
+    """The query endpoints (/v1): each runs its graph reads on the request threads, off the event loop."""
+
+    def __init__(self, service: QAService, pool: _Pool, max_query_chars: int):
+        self.service = service
+        self.pool = pool
+        self.max_query_chars = max_query_chars
+
+    async def blocking(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.pool.executor(), partial(fn, *args, **kwargs))
+
+    async def ask(
+        self,
+        q: Annotated[str, text_query("A telegraphic query, e.g. 'doja cat news'")],
+        date: Annotated[str, date_query("The query's date, YYYY-MM-DD (the graph as of that day)")],
+        k: Annotated[int, Query(ge=1, le=50)] = 10,
+        strategy: Annotated[Strategy, Query()] = "hybrid",
+        knowledge: Annotated[Knowledge, Query(description=KNOWLEDGE_HELP)] = "ingested",
+    ) -> Response:
+        if len(q) > self.max_query_chars:
+            raise HTTPException(422, f"q is {len(q)} characters; at most {self.max_query_chars}")
+        _day(date, "date")
+        result = await self.blocking(self.service.ask, q, date, k=k, strategy=strategy, knowledge=knowledge)
+        return _json(result.as_dict())
+
+    async def entities(
+        self,
+        search: Annotated[str, text_query(max_length=200)],
+        limit: Annotated[int, Query(ge=1, le=100)] = 10,
+        as_of: Annotated[str | None, date_query(AS_OF_HELP)] = None,
+    ) -> Response:
+        return _json(await self.blocking(_entities, self.service, search, limit, AsOf.of(_day(as_of, "as_of"))))
+
+    async def timeline(
+        self,
+        entity_id: Annotated[str, PathParam(min_length=1, max_length=200, pattern=TEXT_PATTERN)],
+        from_: Annotated[str, date_query("First event day, YYYY-MM-DD", alias="from")],
+        to: Annotated[str, date_query("Last event day, YYYY-MM-DD (not before `from`: a reversed range is a 422)")],
+        as_of: Annotated[str | None, date_query(AS_OF_HELP)] = None,
+        limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+    ) -> Response:
+        first, last = parse_day(from_, "from"), parse_day(to, "to")
+        view = AsOf.of(_day(as_of, "as_of"))
+        if first > last:
+            raise HTTPException(422, "from is after to")
+        if not await self.blocking(self.service.store.find_entities, entity_id, limit=1, as_of=view):
+            raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
+        rows = await self.blocking(self.service.store.timeline, entity_id, first, last, view, limit)
+        return _json({"entity_id": entity_id, "from": from_, "to": to, "as_of": as_of, "interactions": rows})
 
 
 def _readiness(readiness: dict[str, Callable[[], bool]], warmup: Warmup | None) -> Readiness:

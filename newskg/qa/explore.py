@@ -73,6 +73,13 @@ CONSOLE_ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "the statement writes: refused by the server (`write_refused`)"},
     408: {"model": ErrorBody, "description": "stopped by the server-side timeout (`timeout`)"},
 }
+EXPORT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **NOT_FOUND,
+    200: {
+        "description": "the view as JSON (`format=json`) or GraphML (`format=graphml`), as a download",
+        "content": {"application/json": {}, "application/graphml+xml": {}},
+    },
+}
 
 AsOfParam = Annotated[str | None, date_query(AS_OF_HELP)]
 FromParam = Annotated[str | None, date_query("first event day (not after `to` nor the as-of day: else 422)", "from")]
@@ -305,18 +312,41 @@ def explore_router(
     """The explorer's endpoints; include it in the API app (the app's key check covers /v1/explore). `store_of`
     gives the graph store when a request comes (the app may be built before its service). `spikes_file`: the NEON
     evaluation's spike days (NEWSKG_EXPLORE_SPIKES_FILE), used by the timeline when it is there."""
-    console = limits or ConsoleLimits()
-    neon_spikes = SpikeFile(spikes_file)
+    routes = _Explorer(store_of, limits or ConsoleLimits(), SpikeFile(spikes_file))
     router = APIRouter(tags=["explore"])
+    router.add_api_route("/v1/explore/days", routes.days, methods=["GET"], responses=ERRORS)
+    router.add_api_route("/v1/explore/search", routes.search, methods=["GET"], responses=ERRORS)
+    router.add_api_route(
+        "/v1/explore/entities/{entity_id}/neighbourhood", routes.neighbourhood, methods=["GET"], responses=NOT_FOUND
+    )
+    router.add_api_route(
+        "/v1/explore/entities/{entity_id}/timeline", routes.timeline, methods=["GET"], responses=NOT_FOUND
+    )
+    router.add_api_route(
+        "/v1/explore/interactions/{interaction_id}/evidence", routes.evidence, methods=["GET"], responses=NOT_FOUND
+    )
+    router.add_api_route("/v1/explore/cypher", routes.cypher, methods=["POST"], responses=CONSOLE_ERRORS)
+    router.add_api_route("/v1/explore/export", routes.export, methods=["GET"], responses=EXPORT_RESPONSES)
+    router.add_api_route("/explore", page, methods=["GET"], include_in_schema=False)
+    router.add_api_route("/explore/{name}", asset, methods=["GET"], include_in_schema=False)
+    return router
 
-    @router.get("/v1/explore/days", responses=ERRORS)
-    def days() -> dict[str, object]:
+
+class _Explorer:
+    """The explorer's endpoints over the graph store `store_of` gives when a request comes."""
+
+    def __init__(self, store_of: Callable[[], GraphStore], console: ConsoleLimits, neon_spikes: SpikeFile):
+        self.store_of = store_of
+        self.console = console
+        self.neon_spikes = neon_spikes
+
+    def days(self) -> dict[str, object]:
         """The first and last publication day with mentions in the graph (the page's date slider bounds)."""
-        first, last = explore.day_range(store_of(), AsOf.of(None))
+        first, last = explore.day_range(self.store_of(), AsOf.of(None))
         return {"first": day_iso(first) if first else None, "last": day_iso(last) if last else None}
 
-    @router.get("/v1/explore/search", responses=ERRORS)
     def search(
+        self,
         q: Annotated[str, text_query("part of a name or alias", max_length=200)],
         as_of: AsOfParam = None,
         type: Annotated[str | None, Query(pattern=TYPE_PATTERN, description="entity type, e.g. PERSON")] = None,
@@ -324,11 +354,11 @@ def explore_router(
     ) -> dict[str, object]:
         """Suggestions: entities whose name or an alias contains `q`, as of the day, with their counts then."""
         view = _as_of(as_of)
-        rows = explore.search(store_of(), q, view, limit, type)
+        rows = explore.search(self.store_of(), q, view, limit, type)
         return {"q": q, "as_of": view.iso, "entities": [asdict(r) | {"aliases": r.aliases or []} for r in rows]}
 
-    @router.get("/v1/explore/entities/{entity_id}/neighbourhood", responses=NOT_FOUND)
     def neighbourhood(
+        self,
         entity_id: EntityIdParam,
         as_of: AsOfParam = None,
         variant: VariantParam = None,
@@ -338,15 +368,15 @@ def explore_router(
     ) -> dict[str, object]:
         """The entity, its visible interactions (edges) and the entities they name, as of the day."""
         view = _as_of(as_of)
-        if not explore.nodes(store_of(), [entity_id], view):
+        if not explore.nodes(self.store_of(), [entity_id], view):
             raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
         window = _window(view, from_, to, variant)
         return {"entity_id": entity_id, "as_of": view.iso} | build_view(
-            store_of(), [entity_id], view, window, type
+            self.store_of(), [entity_id], view, window, type
         ).as_dict()
 
-    @router.get("/v1/explore/entities/{entity_id}/timeline", responses=NOT_FOUND)
     def timeline(
+        self,
         entity_id: EntityIdParam,
         as_of: AsOfParam = None,
         days: Annotated[int, Query(ge=7, le=730, description="how many days up to the as-of day")] = 60,
@@ -357,27 +387,27 @@ def explore_router(
         evaluation's when its spike file has the entity (`spike_source` "neon"), else the rolling-sum rule computed
         here (`spike_source` "rule"); never a day after the as-of day."""
         view = _as_of(as_of)
-        found = explore.nodes(store_of(), [entity_id], view)
+        found = explore.nodes(self.store_of(), [entity_id], view)
         if not found:
             raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
-        last = _latest_day(store_of(), view)
+        last = _latest_day(self.store_of(), view)
         first = _minus_days(last, days - 1)
-        counts = {r.day: r.chunks for r in explore.daily_mentions(store_of(), entity_id, first, last, view)}
+        counts = {r.day: r.chunks for r in explore.daily_mentions(self.store_of(), entity_id, first, last, view)}
         series = detect(counts, first, last, SpikeRule(window, sigma), entity_id, found[0].name)
         body = {"as_of": view.iso, "rule": {"window": window, "sigma": sigma}} | series.as_dict()
-        with_spike_source(body, series.days, neon_spikes.current(), entity_id)
+        with_spike_source(body, series.days, self.neon_spikes.current(), entity_id)
         return body
 
-    @router.get("/v1/explore/interactions/{interaction_id}/evidence", responses=NOT_FOUND)
-    def evidence(interaction_id: EntityIdParam, as_of: AsOfParam = None) -> dict[str, object]:
+    def evidence(self, interaction_id: EntityIdParam, as_of: AsOfParam = None) -> dict[str, object]:
         """The chunks that state the interaction, with article, source and times, as of the day."""
         view = _as_of(as_of)
-        rows = explore.evidence(store_of(), interaction_id, view)
+        rows = explore.evidence(self.store_of(), interaction_id, view)
         if not rows:
             raise HTTPException(404, f"no interaction {interaction_id!r}" + (f" as of {as_of}" if as_of else ""))
         first = rows[0]
         names = {
-            e.id: e.name for e in explore.nodes(store_of(), [first.subject_id, *filter(None, [first.object_id])], view)
+            e.id: e.name
+            for e in explore.nodes(self.store_of(), [first.subject_id, *filter(None, [first.object_id])], view)
         }
         chunks = [{k: v for k, v in asdict(r).items() if k not in FACT_FIELDS} for r in rows]
         return {
@@ -393,32 +423,22 @@ def explore_router(
             "evidence": chunks,
         }
 
-    @router.post("/v1/explore/cypher", responses=CONSOLE_ERRORS)
-    def cypher(request: ConsoleRequest) -> Response:
+    def cypher(self, request: ConsoleRequest) -> Response:
         """A read-only Cypher console: parameters only, refused if it writes (the server enforces it), stopped
         after the timeout, the first rows kept."""
-        if len(request.query) > console.max_chars:
-            raise HTTPException(422, f"the query is {len(request.query)} characters; at most {console.max_chars}")
+        if len(request.query) > self.console.max_chars:
+            raise HTTPException(422, f"the query is {len(request.query)} characters; at most {self.console.max_chars}")
         try:
             as_of = _as_of(request.as_of)
             result = explore.console(
-                store_of(), request.query, as_of, request.params, console.timeout_ms, console.max_rows
+                self.store_of(), request.query, as_of, request.params, self.console.timeout_ms, self.console.max_rows
             )
         except ConsoleRefused as exc:
             return JSONResponse({"detail": str(exc), "reason": exc.reason}, status_code=REFUSAL_STATUS[exc.reason])
-        return JSONResponse(asdict(result) | {"timeout_ms": console.timeout_ms, "max_rows": console.max_rows})
+        return JSONResponse(asdict(result) | {"timeout_ms": self.console.timeout_ms, "max_rows": self.console.max_rows})
 
-    @router.get(
-        "/v1/explore/export",
-        responses={
-            **NOT_FOUND,
-            200: {
-                "description": "the view as JSON (`format=json`) or GraphML (`format=graphml`), as a download",
-                "content": {"application/json": {}, "application/graphml+xml": {}},
-            },
-        },
-    )
     def export(
+        self,
         entity: Annotated[
             list[Annotated[str, Field(min_length=1, max_length=200, pattern=TEXT_PATTERN)]],
             Query(min_length=1, max_length=50),
@@ -433,7 +453,7 @@ def explore_router(
         """The view of these entities (as the page shows it) as JSON or GraphML."""
         view = _as_of(as_of)
         window = _window(view, from_, to, variant)
-        built = build_view(store_of(), sorted(set(entity)), view, window, type)
+        built = build_view(self.store_of(), sorted(set(entity)), view, window, type)
         name = f"newskg-{view.iso or 'now'}.{format}"
         headers = {"Content-Disposition": f'attachment; filename="{name}"'}
         if format == "graphml":
@@ -441,21 +461,19 @@ def explore_router(
         body = {"as_of": view.iso, "entities": sorted(set(entity))} | built.as_dict()
         return JSONResponse(body, headers=headers)
 
-    @router.get("/explore", include_in_schema=False)
-    def page() -> Response:
-        if asset_file(GRAPH_LIBRARY) is None:  # not a page that loads and then cannot draw: say what to run
-            body = f"<!doctype html><title>newskg explorer</title><h1>newskg explorer</h1><p>{MISSING_LIBRARY}</p>"
-            return HTMLResponse(body, status_code=503)
-        return FileResponse(PAGE_DIR / "index.html", media_type="text/html")
 
-    @router.get("/explore/{name}", include_in_schema=False)
-    def asset(name: str) -> FileResponse:
-        path = asset_file(name)
-        if path is None:
-            raise HTTPException(404, MISSING_LIBRARY if name == GRAPH_LIBRARY else f"no file {name!r}")
-        return FileResponse(path, media_type=ASSETS[name])
+def page() -> Response:
+    if asset_file(GRAPH_LIBRARY) is None:  # not a page that loads and then cannot draw: say what to run
+        body = f"<!doctype html><title>newskg explorer</title><h1>newskg explorer</h1><p>{MISSING_LIBRARY}</p>"
+        return HTMLResponse(body, status_code=503)
+    return FileResponse(PAGE_DIR / "index.html", media_type="text/html")
 
-    return router
+
+def asset(name: str) -> FileResponse:
+    path = asset_file(name)
+    if path is None:
+        raise HTTPException(404, MISSING_LIBRARY if name == GRAPH_LIBRARY else f"no file {name!r}")
+    return FileResponse(path, media_type=ASSETS[name])
 
 
 __all__ = ["PAGE_PATHS", "ConsoleLimits", "NeonSpikes", "SpikeFile", "explore_router", "graphml", "read_neon_spikes"]

@@ -35,6 +35,7 @@ from newskg.core.records import Variant
 from newskg.core.timeaxes import day_from_key, day_key
 from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, VectorMirror
 from newskg.graph.store.asof import AsOf, days_between
+from newskg.graph.store.reader import FactScope
 from newskg.graph.store.rows import EntityChunk, TimelineRow
 from newskg.graph.store.store import GraphStore
 from newskg.qa.evidence import Evidence, EvidenceKind
@@ -120,8 +121,17 @@ class Retriever:
         return self.semantic(COLLECTION[r.kind], r.query, r.as_of, k, entity_id, r.variant, r.vector)
 
     def fuse(self, request: Request, entity_id: str, temporal: list[Evidence]) -> list[Evidence]:
+        """The temporal window and the 2k nearest, fused by reciprocal rank, then k of them by MMR."""
         r = request
-        return self.fused(r.kind, temporal, r.query, r.as_of, r.k, entity_id, r.variant, r.vector)
+        collection = COLLECTION[r.kind]
+        semantic = self.semantic(collection, r.query, r.as_of, 2 * r.k, entity_id, r.variant, r.vector)
+        pool = {e.id: e for e in semantic} | {e.id: e for e in temporal}
+        scores = rrf([[e.id for e in temporal], [e.id for e in semantic]])
+        order = sorted(pool, key=lambda i: (-scores[i], i))
+        chosen = mmr(order, scores, self._vectors(collection, order, r.vector), r.k)
+        for item in chosen:
+            pool[item].score = round(scores[item], 6)
+        return [pool[i] for i in chosen]
 
     def retrieve_method(
         self,
@@ -191,8 +201,7 @@ class Retriever:
             as_of=as_of,
             limit=self.window_limit,
             focus_day=day,
-            variant=variant,
-            via_chunks=self.facts_via_chunks,
+            scope=FactScope(variant, via_chunks=self.facts_via_chunks),
         )
 
     def _similarities(
@@ -290,28 +299,6 @@ class Retriever:
         best = sorted(ids, key=lambda i: (-scores[i], i))[:k]
         payloads = {str(p["graph_id"]): p for p in self.mirror.payloads(INTERACTIONS, best)}
         return [(payloads[i], scores[i]) for i in best if i in payloads]
-
-    def fused(
-        self,
-        kind: EvidenceKind,
-        temporal: list[Evidence],
-        text: str | QueryTexts,
-        as_of: AsOf,
-        k: int,
-        entity_id: str | None,
-        variant: Variant | None = None,
-        vector: QueryVector | None = None,
-    ) -> list[Evidence]:
-        collection = COLLECTION[kind]
-        vector = vector or QueryVector(self.mirror, QueryTexts.of(text))
-        semantic = self.semantic(collection, text, as_of, 2 * k, entity_id, variant, vector)
-        pool = {e.id: e for e in semantic} | {e.id: e for e in temporal}
-        scores = rrf([[e.id for e in temporal], [e.id for e in semantic]])
-        order = sorted(pool, key=lambda i: (-scores[i], i))
-        chosen = mmr(order, scores, self._vectors(collection, order, vector), k)
-        for item in chosen:
-            pool[item].score = round(scores[item], 6)
-        return [pool[i] for i in chosen]
 
     def _vectors(self, collection: str, ids: list[str], vector: QueryVector) -> dict[str, npt.NDArray[np.float32]]:
         if self.mirror is None or not ids:

@@ -16,7 +16,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
-from newskg.core.llm.client import LLMClient
+from newskg.core.llm.client import LLMClient, LLMOptions
 from newskg.core.records import Chunk, Entity, Interaction
 from newskg.core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
 from newskg.evaluation.neoqa.answerers import GraphAnswerer
@@ -415,7 +415,7 @@ def test_api_falls_back_to_the_extractive_answer_when_the_llm_fails(graph, faili
         "HTTP 500": (failing_llm_url, "InternalServerError (HTTP 500)"),
     }
     for name, (url, reason) in endpoints.items():
-        llm = LLMClient(url, "smollm2", max_retries=1, timeout_s=5)
+        llm = LLMClient(url, "smollm2", options=LLMOptions(max_retries=1, timeout_s=5))
         client = TestClient(create_app(QAService(store, None, llm), {}, api_keys=[]), raise_server_exceptions=False)
         response = client.get(
             "/v1/ask", params={"q": "Taylor Swift", "date": day_iso(SPIKE_DAY), "k": 3, "strategy": "temporal"}

@@ -66,40 +66,46 @@ class Site:
         return PAGE.format(title=topic.title(), meta=meta, body=BODIES[topic]).encode()
 
 
+class SiteHandler(BaseHTTPRequestHandler):
+    """Serves `state` (a subclass per site sets it): robots.txt, the feed (with its ETag) and the item pages."""
+
+    state: Site
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        state = self.state
+        state.requests.append((self.path, time.monotonic(), dict(self.headers)))
+        if self.path == "/robots.txt":
+            return self._send(200, b"User-agent: *\nDisallow: /private/\n", "text/plain")
+        if self.path == "/feed.xml":
+            etag = f'"v{state.feed_version}"'
+            if self.headers.get("If-None-Match") == etag:
+                return self._send(304, b"", "application/rss+xml", etag)
+            return self._send(200, state.feed(), "application/rss+xml", etag)
+        if self.path in state.items:
+            return self._send(200, state.page(self.path), "text/html")
+        return self._send(404, b"not found", "text/plain")
+
+    def _send(self, status, body, ctype, etag=None):
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Last-Modified", "Mon, 21 Aug 2023 10:00:00 GMT")
+        if etag:
+            self.send_header("ETag", etag)
+        if status != 304:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if status != 304:
+            self.wfile.write(body)
+
+
 @pytest.fixture
 def site():
     state = Site()
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):
-            state.requests.append((self.path, time.monotonic(), dict(self.headers)))
-            if self.path == "/robots.txt":
-                return self._send(200, b"User-agent: *\nDisallow: /private/\n", "text/plain")
-            if self.path == "/feed.xml":
-                etag = f'"v{state.feed_version}"'
-                if self.headers.get("If-None-Match") == etag:
-                    return self._send(304, b"", "application/rss+xml", etag)
-                return self._send(200, state.feed(), "application/rss+xml", etag)
-            if self.path in state.items:
-                return self._send(200, state.page(self.path), "text/html")
-            return self._send(404, b"not found", "text/plain")
-
-        def _send(self, status, body, ctype, etag=None):
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Last-Modified", "Mon, 21 Aug 2023 10:00:00 GMT")
-            if etag:
-                self.send_header("ETag", etag)
-            if status != 304:
-                self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if status != 304:
-                self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (SiteHandler,), {"state": state}))
     state.base = f"http://127.0.0.1:{server.server_address[1]}"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -16,7 +16,7 @@ from newskg.evaluation.irb.generate import Checker, answer_holds, generate, leak
 from newskg.evaluation.irb.prompts import grade
 from newskg.evaluation.irb.report import summarise
 from newskg.evaluation.irb.retrieval import Rankers, load_passages
-from newskg.evaluation.irb.run import evaluate
+from newskg.evaluation.irb.run import Methods, evaluate
 from newskg.graph.store.asof import AsOf
 from newskg.wiring import Wiring
 
@@ -63,14 +63,8 @@ def test_rewording_rag_answers_and_llm_grades_keep_their_guarantees(llm_stack, w
         # RAG over BM25's top 5 and the LLM grader: every answer graded or counted unparsed.
         before = _grade_counters(llm)
         questions = made.questions[:2]
-        run = evaluate(
-            questions,
-            Rankers(load_passages(world.store), None),
-            ["bm25"],
-            ["rag"],
-            Answerer(llm),
-            Grader(llm),
-        )
+        methods = Methods(Rankers(load_passages(world.store), None), ["bm25"], ["rag"], Answerer(llm), Grader(llm))
+        run = evaluate(questions, methods)
         assert run.grader == "llm" and run.answer_mode == "llm"
         asked = 0
         for result in run.results:

@@ -35,7 +35,7 @@ from newskg.graph.connection.base import DELETE_ALL
 from newskg.graph.store import explore, journals, mentions, questions, reads
 from newskg.graph.store.asof import AsOf
 from newskg.graph.store.export import export_jsonl
-from newskg.graph.store.reader import COUNTS_LABELS
+from newskg.graph.store.reader import COUNTS_LABELS, FactScope
 from newskg.graph.store.schema import neo4j_ddl
 from newskg.graph.store.store import GraphStore
 from newskg.graph.store.times import graph_times
@@ -120,7 +120,7 @@ def workload(store: GraphStore) -> None:
     store.entities_as_of([DOJA, CHOUPETTE], AS_OF)
     store.entity_profiles([DOJA])
     store.top_entities(5, AS_OF)
-    assert len(store.timeline(DOJA, 20230501, AS_OF, as_of=AS_OF, variant="M0", via_chunks=True)) == 2
+    assert len(store.timeline(DOJA, 20230501, AS_OF, as_of=AS_OF, scope=FactScope("M0", via_chunks=True))) == 2
     store.evidence_sources(interaction_ids, AS_OF)
     store.evidence_sources(chunk_ids, AS_OF, kind="chunk")
     store.entity_chunks(DOJA, 20230501, AS_OF, AS_OF)

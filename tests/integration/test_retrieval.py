@@ -17,6 +17,7 @@ from newskg.core.records import Chunk, Entity, Interaction, Variant
 from newskg.core.timeaxes import day_iso, end_of_day_ms
 from newskg.graph.mirror.base import INTERACTIONS, AsOfFilter
 from newskg.graph.mirror.embed import Embedder
+from newskg.graph.store.reader import FactScope
 from newskg.graph.store.store import GraphStore
 from newskg.qa.answer import extractive
 from newskg.qa.query import parse_query
@@ -233,8 +234,12 @@ def test_an_entitys_window_holds_the_facts_stated_by_chunks_that_mention_it(worl
     )
     mirror.upsert_interactions([stated])
     assert stated.id not in {r.id for r in store.timeline(DOJA.id, early, early, as_of=early)}  # names only
-    assert stated.id in {r.id for r in store.timeline(DOJA.id, early, early, as_of=early, via_chunks=True)}
-    assert not store.timeline(DOJA.id, early - 1, early, as_of=early - 1, via_chunks=True)  # not before its day
+    assert stated.id in {
+        r.id for r in store.timeline(DOJA.id, early, early, as_of=early, scope=FactScope(via_chunks=True))
+    }
+    assert not store.timeline(
+        DOJA.id, early - 1, early, as_of=early - 1, scope=FactScope(via_chunks=True)
+    )  # not before its day
     found = Retriever(store, mirror).retrieve("temporal", DOJA.id, "Doja Cat Forum sold out", early, 3, variant="M0")
     assert found and found[0].id == stated.id
     named_only = Retriever(store, mirror, facts_via_chunks=False)

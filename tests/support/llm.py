@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from newskg.core.llm.cache import LLMCache
-from newskg.core.llm.client import LLMClient
+from newskg.core.llm.client import LLMClient, LLMOptions
 
 
 def chat_completion(content: str, model: str = "scripted", prompt_tokens: int = 100) -> httpx.Response:
@@ -49,13 +49,13 @@ def scripted_client(
     answer: Callable[[httpx.Request], httpx.Response],
     cache_path: Path | None = None,
     model: str = "scripted",
-    **options: Any,
+    options: LLMOptions = LLMOptions(),
 ) -> LLMClient:
     """Our LLM client against the scripted endpoint `answer`, with a response cache at `cache_path` if given."""
     return LLMClient(
         "http://llm.test/v1",
         model,
         cache=LLMCache(cache_path) if cache_path else None,
+        options=options,
         http_client=httpx.Client(transport=httpx.MockTransport(answer)),
-        **options,
     )

@@ -63,31 +63,41 @@ def dev() -> list[DevQuestion]:
     return load_dev()
 
 
+def _partial(answer):
+    """Half the items, or the first word."""
+    if isinstance(answer, dict):
+        return reference.str_answer(dict(list(answer.items())[: max(1, len(answer) // 2)]))
+    if isinstance(answer, list):
+        return reference.str_answer(answer[: max(1, len(answer) // 2)])
+    return str(answer).split(" ")[0] + " (perhaps)"
+
+
+def _list_shaped(answer):
+    if isinstance(answer, dict):
+        return list(answer.values())
+    return answer if isinstance(answer, list) else [answer]
+
+
+def _dict_shaped(answer):
+    if isinstance(answer, dict):
+        return answer
+    return {str(i): v for i, v in enumerate(answer)} if isinstance(answer, list) else {"answer": answer}
+
+
+CONSTRUCTED = (
+    reference.str_answer,  # right
+    _partial,
+    lambda _: WRONG,
+    lambda _: "",
+    _list_shaped,
+    _dict_shaped,
+    lambda answer: answer if isinstance(answer, int | float) else 1984,  # numeric
+)
+
+
 def constructed_answer(index: int, question: DevQuestion):
     """Right, partial, wrong, empty, list-shaped, dict-shaped and numeric answers, in turn over the dev set."""
-    answer = question.answer
-    kind = index % 7
-    if kind == 0:
-        return reference.str_answer(answer)
-    if kind == 1:  # partial: half the items, or the first word
-        if isinstance(answer, dict):
-            return reference.str_answer(dict(list(answer.items())[: max(1, len(answer) // 2)]))
-        if isinstance(answer, list):
-            return reference.str_answer(answer[: max(1, len(answer) // 2)])
-        return str(answer).split(" ")[0] + " (perhaps)"
-    if kind == 2:
-        return WRONG
-    if kind == 3:
-        return ""
-    if kind == 4:
-        if isinstance(answer, dict):
-            return list(answer.values())
-        return answer if isinstance(answer, list) else [answer]
-    if kind == 5:
-        if isinstance(answer, dict):
-            return answer
-        return {str(i): v for i, v in enumerate(answer)} if isinstance(answer, list) else {"answer": answer}
-    return answer if isinstance(answer, int | float) else 1984
+    return CONSTRUCTED[index % len(CONSTRUCTED)](question.answer)
 
 
 def answers_for(dev: list[DevQuestion]) -> list[SystemAnswer]:

@@ -339,7 +339,7 @@ def test_report_tables_are_consistent_with_the_answers(tmp_path):
 
 def test_evaluate_with_a_scripted_llm_answers_and_grades_every_setting(tmp_path):
     from newskg.evaluation.irb.retrieval import Rankers
-    from newskg.evaluation.irb.run import evaluate
+    from newskg.evaluation.irb.run import Methods, evaluate
 
     passages = {
         "c1": passage("c1", "a1", "Ada Lovelace founded the Analytical Society in Quillport.", 20260101, BASE_MS),
@@ -354,7 +354,8 @@ def test_evaluate_with_a_scripted_llm_answers_and_grades_every_setting(tmp_path)
         (200, "more garbage"),
     )
     llm = client(script, tmp_path)
-    run = evaluate([question()], Rankers(passages, None), ["bm25"], ["closed-book", "rag"], Answerer(llm), Grader(llm))
+    methods = Methods(Rankers(passages, None), ["bm25"], ["closed-book", "rag"], Answerer(llm), Grader(llm))
+    run = evaluate([question()], methods)
     (result,) = run.results
     assert run.grader == "llm" and run.answer_mode == "llm" and run.settings == ["closed-book", "rag:bm25"]
     found = result.retrieval["bm25"]

@@ -11,7 +11,7 @@ import pytest
 
 from newskg.core.records import Chunk
 from newskg.extract.chunk_extractor import ChunkExtractor
-from newskg.extract.entities.alias_index import ALWAYS, AliasIndex
+from newskg.extract.entities.alias_index import ALWAYS, AliasIndex, Recorded
 from newskg.extract.entities.journal import LinkJournal, journal_id
 from newskg.extract.entities.linker import Linker
 from newskg.extract.result import ChunkExtraction
@@ -58,7 +58,9 @@ def test_without_the_journals_a_restart_mid_article_links_otherwise():
     linked(first, chunks[:2])
     rebuilt = AliasIndex()
     for entity in first.linker.index.entities.values():
-        rebuilt.add(entity.id, entity.name, entity.type, aliases=list(entity.aliases), seen=entity.seen or ALWAYS)
+        rebuilt.add(
+            entity.id, entity.name, entity.type, seen=entity.seen or ALWAYS, recorded=Recorded(list(entity.aliases))
+        )
     after = linked(ChunkExtractor(Linker(rebuilt)), chunks[2:])
     assert outcome(after) != outcome(expected[2:])
 

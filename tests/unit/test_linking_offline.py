@@ -1,7 +1,7 @@
 """Entity linking and the offline extractor (M0) on a passage in the style of NEON's Doja Cat example."""
 
 from newskg.extract.chunk_extractor import ChunkExtractor
-from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.alias_index import AliasIndex, Recorded
 from newskg.extract.entities.coref import Canonical, resolve
 from newskg.extract.entities.linker import Linker
 from newskg.extract.entities.rules import EntityRules
@@ -89,7 +89,7 @@ def test_a_month_is_never_a_surname():
 def test_alias_index_rules():
     index = AliasIndex()
     index.add("e1", "SR-2023-052", "PRODUCT")
-    index.add("e2", "National Aeronautics and Space Administration", "ORG", aliases=["NASA"])
+    index.add("e2", "National Aeronautics and Space Administration", "ORG", recorded=Recorded(aliases=["NASA"]))
     index.add("e3", "Federal Bureau of Investigation", "ORG")
     index.add("e4", "Karl Lagerfeld", "PERSON", context={"fashion", "designer", "chanel"})
     assert index.lookup("SR-2023-053", "PRODUCT") is None  # differs only in digits: never merged

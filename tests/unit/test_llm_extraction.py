@@ -7,7 +7,7 @@ import json
 import pytest
 
 from newskg.core.llm.cache import LLMCache
-from newskg.core.llm.client import BudgetExceeded, LLMClient
+from newskg.core.llm.client import BudgetExceeded, LLMClient, LLMOptions
 from newskg.core.records import Chunk
 from newskg.extract.chunk_extractor import ChunkExtractor
 from newskg.extract.entities.alias_index import AliasIndex
@@ -40,8 +40,9 @@ def chunk(cid: str, text: str, day: int, article: str = "a1") -> Chunk:
     )
 
 
-def client(script: Script, tmp_path=None, **kw) -> LLMClient:
-    return scripted_client(script, tmp_path / "llm.sqlite" if tmp_path else None, max_retries=3, **kw)
+def client(script: Script, tmp_path=None, max_calls: int | None = None) -> LLMClient:
+    cache = tmp_path / "llm.sqlite" if tmp_path else None
+    return scripted_client(script, cache, options=LLMOptions(max_retries=3, max_calls=max_calls))
 
 
 def extraction(chunks):

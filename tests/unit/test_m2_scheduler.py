@@ -5,6 +5,7 @@ is the scripted OpenAI-compatible endpoint of tests/support/llm.py."""
 
 import json
 
+from newskg.core.llm.client import LLMOptions
 from newskg.core.records import Chunk
 from newskg.extract.m2_scheduler import BATCH_FAILED, M2Scheduler
 from tests.support.llm import Script, scripted_client
@@ -83,7 +84,13 @@ def answer(*cited):
 
 def scheduler(graph, script, clock, **kw):
     return M2Scheduler(
-        graph, scripted_client(script, max_retries=3), NAMES.__getitem__, k=3, max_wait_s=600, clock=clock, **kw
+        graph,
+        scripted_client(script, options=LLMOptions(max_retries=3)),
+        NAMES.__getitem__,
+        k=3,
+        max_wait_s=600,
+        clock=clock,
+        **kw,
     )
 
 

@@ -14,7 +14,7 @@ import httpx
 from newskg.core.timeaxes import day_iso
 from newskg.evaluation.neon.methods import METHODS
 from newskg.evaluation.neon.replay import Replayer, ReplayPlan, ReplayQuery
-from newskg.evaluation.neon.report import write_report
+from newskg.evaluation.neon.report import Grid, write_report
 from newskg.evaluation.neon.scoring import JUDGE_ATTRIBUTES, scorers
 from newskg.evaluation.neon.spikes import SpikeRule, detect
 from newskg.graph.store.asof import AsOf
@@ -94,7 +94,7 @@ def judged_replay(tmp_path: Path):
         "answerer": "extractive (offline)",
         "scores": ", ".join(s.name for s in chosen),
     }
-    _, paths = write_report(tmp_path, records, chosen, spikes, meta, METHOD_NAMES, STRATEGIES, KS)
+    _, paths = write_report(tmp_path, records, chosen, spikes, meta, Grid(METHOD_NAMES, STRATEGIES, KS))
     return endpoint, records, paths
 
 

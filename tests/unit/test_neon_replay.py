@@ -14,7 +14,7 @@ from newskg.evaluation.neon.linking import LinkedEntity, ResolverLinker, link_lo
 from newskg.evaluation.neon.logs import QueryLogError, _add_user, normalise, parse_day, read_log
 from newskg.evaluation.neon.methods import METHODS, retrieve
 from newskg.evaluation.neon.querylog import generate_log, spikes_path
-from newskg.evaluation.neon.report import aggregate, bootstrap_ci, table_k, write_report
+from newskg.evaluation.neon.report import Grid, aggregate, bootstrap_ci, table_k, write_report
 from newskg.evaluation.neon.scoring import PROXY_ATTRIBUTES, ProxyScorer, Scored
 from newskg.evaluation.neon.spikes import SpikeRule, detect, rolling_sums
 from newskg.evaluation.neoqa.generate import generate
@@ -258,7 +258,7 @@ def test_aggregate_tables_curves_lengths_and_empty_counts(tmp_path):
     records = [record("newsrag", "temporal", k, s, 100 * k) for k in (5, 10) for s in (0.0, 1.0)]
     records += [record("m0", "temporal", k, 0.5, 50, with_evidence=False) for k in (5, 10)]
     scorer = ProxyScorer()
-    summary = aggregate(records, [scorer], ["newsrag", "m0"], ["temporal"], [5, 10])
+    summary = aggregate(records, [scorer], Grid(["newsrag", "m0"], ["temporal"], [5, 10]))
     rows = {r["method"]: r for r in summary["tables"]["proxies"]["rows"]}
     assert rows["newsrag"]["k"] == 5 and rows["newsrag"]["attributes"]["proxy_date_precision"]["mean"] == 0.5
     assert rows["m0"]["k"] == 10 and rows["m0"]["average"] == 0.5
@@ -281,7 +281,7 @@ def test_aggregate_tables_curves_lengths_and_empty_counts(tmp_path):
         "answerer": "extractive (offline)",
         "scores": "proxies",
     }
-    _, paths = write_report(tmp_path, records, [scorer], spikes, meta, ["newsrag", "m0"], ["temporal"], [5, 10])
+    _, paths = write_report(tmp_path, records, [scorer], spikes, meta, Grid(["newsrag", "m0"], ["temporal"], [5, 10]))
     report = json.loads(paths["json"].read_text())
     assert len(report["runs"]) == len(records) and report["spikes"][0]["spike_days"] == [DAY0 + 5, DAY0 + 6, DAY0 + 7]
     page = paths["html"].read_text()

@@ -10,6 +10,7 @@ import pytest
 
 from newskg.evaluation.neoqa import reader
 from newskg.evaluation.neoqa.llm_generate import LLMGenerationError, generate_with_llm
+from newskg.evaluation.neoqa.llm_timeline import LLMTimelineConfig
 from newskg.evaluation.neoqa.prompts import (
     article_select,
     article_write,
@@ -147,7 +148,9 @@ class ScriptedLLM:
 
 def test_llm_mode_runs_the_papers_steps_into_the_release_schema():
     llm = ScriptedLLM()
-    data = generate_with_llm(llm, timelines=1, seed=1, events=2, items=(4, 8), per_profile=1, question_pairs=3)
+    data = generate_with_llm(
+        llm, timelines=1, seed=1, config=LLMTimelineConfig(events=2, items=(4, 8)), per_profile=1, question_pairs=3
+    )
     timeline = data.timelines[0]
     assert [len(e.outline) for e in timeline.events] == [6, 6]
     assert llm.calls.count("neoqa_outline") == 3  # the too-short first outline was sent back once
@@ -199,7 +202,7 @@ def test_a_step_that_stays_invalid_stops_with_its_name():
             return {"items": ["only one"]}
 
     with pytest.raises(LLMGenerationError, match="neoqa_refine: it has 1 items"):
-        generate_with_llm(Stubborn(), timelines=1, seed=1, events=1, items=(4, 8))
+        generate_with_llm(Stubborn(), timelines=1, seed=1, config=LLMTimelineConfig(events=1, items=(4, 8)))
 
 
 def test_every_generation_prompt_fences_its_inputs():

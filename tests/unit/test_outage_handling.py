@@ -11,6 +11,7 @@ import pytest
 import redis.exceptions
 from qdrant_client.http.exceptions import UnexpectedResponse
 
+from newskg.core.llm.client import LLMOptions
 from newskg.core.records import Chunk, DedupRelease
 from newskg.extract.m2_scheduler import BATCH_FAILED
 from newskg.extract.stage import WRITE_ERROR, ExtractRunner
@@ -219,7 +220,13 @@ def scheduler(graph, script, **kw):
     from newskg.extract.m2_scheduler import M2Scheduler
 
     return M2Scheduler(
-        graph, scripted_client(script, max_retries=0), NAMES.__getitem__, k=3, max_wait_s=600, clock=Clock(), **kw
+        graph,
+        scripted_client(script, options=LLMOptions(max_retries=0)),
+        NAMES.__getitem__,
+        k=3,
+        max_wait_s=600,
+        clock=Clock(),
+        **kw,
     )
 
 

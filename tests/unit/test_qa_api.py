@@ -13,7 +13,7 @@ from importlib.resources import files
 import pytest
 from fastapi.testclient import TestClient
 
-from newskg.core.llm.client import LLMClient
+from newskg.core.llm.client import LLMClient, LLMOptions
 from newskg.graph.browser import saved_queries
 from newskg.graph.store.asof import AsOf, days_between
 from newskg.qa.answer import generate
@@ -81,7 +81,7 @@ def evidence():
 
 
 def test_a_failing_llm_endpoint_gives_the_extractive_answer_with_the_reason(evidence):
-    closed = LLMClient(f"http://127.0.0.1:{free_port()}/v1", "smollm2", max_retries=0, timeout_s=5)
+    closed = LLMClient(f"http://127.0.0.1:{free_port()}/v1", "smollm2", options=LLMOptions(max_retries=0, timeout_s=5))
     answer = generate(closed, "(Date: May 2, 2023) Doja Cat", evidence)
     assert answer.mode == "extractive_fallback" and answer.fallback_reason == "LLM call failed: APIConnectionError"
     assert "May 1, 2023: Doja Cat dressed as Choupette (alpha)" in answer.text

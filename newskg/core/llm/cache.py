@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
@@ -28,6 +29,19 @@ class UsageRow(TypedDict):
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What answers of one (model, prompt) add to its usage line: calls made, answers from the cache, unparsed
+    answers, tokens, cost."""
+
+    calls: int = 0
+    cached: int = 0
+    failures: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
 
 
 class CounterRow(TypedDict):
@@ -58,18 +72,9 @@ class LLMCache:
                 (key, model, prompt, version, content),
             )
 
-    def record(
-        self,
-        model: str,
-        prompt: str,
-        *,
-        calls: int = 0,
-        cached: int = 0,
-        failures: int = 0,
-        prompt_tokens: int = 0,
-        completion_tokens: int = 0,
-        cost_usd: float = 0.0,
-    ) -> None:
+    def record(self, model: str, prompt: str, tally: Tally) -> None:
+        """Add `tally` to the (model, prompt) line of the usage ledger."""
+        t = tally
         with self._lock:
             self._db.execute(
                 "INSERT INTO usage VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model, prompt) DO UPDATE SET "
@@ -77,7 +82,7 @@ class LLMCache:
                 "failures = failures + excluded.failures, prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
                 "completion_tokens = completion_tokens + excluded.completion_tokens, "
                 "cost_usd = cost_usd + excluded.cost_usd",
-                (model, prompt, calls, cached, failures, prompt_tokens, completion_tokens, cost_usd),
+                (model, prompt, t.calls, t.cached, t.failures, t.prompt_tokens, t.completion_tokens, t.cost_usd),
             )
 
     def count(self, model: str, prompt: str, name: str, n: int = 1) -> None:

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ValidationError
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from newskg.core.errors import NewskgError
-from newskg.core.llm.cache import LLMCache
+from newskg.core.llm.cache import LLMCache, Tally
 from newskg.core.llm.prompt import M, Prompt
 
 if TYPE_CHECKING:
@@ -85,6 +85,22 @@ class Outcomes:
     counters: dict[tuple[str, str], int] = field(default_factory=dict[tuple[str, str], int])  # (prompt, name) -> n
 
 
+@dataclass(frozen=True)
+class LLMOptions:
+    """How a client uses its endpoint (the `llm_*` settings): requests in flight at once, seconds per request, retries
+    per logical call, the call budget (None: no budget; spent: BudgetExceeded), the longest answer, whether to ask for
+    JSON, and the price per million prompt and completion tokens for the usage ledger."""
+
+    max_concurrency: int = 4
+    timeout_s: float = 120.0
+    max_retries: int = 4
+    max_calls: int | None = None
+    price_in_per_mtok: float = 0.0
+    price_out_per_mtok: float = 0.0
+    json_mode: bool = True
+    max_tokens: int = 512
+
+
 class LLMClient:
     def __init__(
         self,
@@ -92,33 +108,26 @@ class LLMClient:
         model: str,
         api_key: str | None = None,
         cache: LLMCache | None = None,
-        max_concurrency: int = 4,
-        timeout_s: float = 120.0,
-        max_retries: int = 4,
-        max_calls: int | None = None,
-        price_in_per_mtok: float = 0.0,
-        price_out_per_mtok: float = 0.0,
-        json_mode: bool = True,
-        max_tokens: int = 512,
+        options: LLMOptions = LLMOptions(),
         http_client: httpx2.Client | None = None,
     ):
         self.model = model
         self.cache = cache
-        self.max_calls = max_calls
-        self.json_mode = json_mode
-        self.max_tokens = max_tokens
+        self.max_calls = options.max_calls
+        self.json_mode = options.json_mode
+        self.max_tokens = options.max_tokens
         self.usage = SessionUsage()
         self._scopes: list[Outcomes] = []  # open `deferring` blocks, innermost last
-        self._prices = (price_in_per_mtok, price_out_per_mtok)
-        self._slots = threading.BoundedSemaphore(max_concurrency)
+        self._prices = (options.price_in_per_mtok, options.price_out_per_mtok)
+        self._slots = threading.BoundedSemaphore(options.max_concurrency)
         self._lock = threading.Lock()
-        self._retries = max_retries
+        self._retries = options.max_retries
         self.response_format = RESPONSE_FORMATS[0]  # the form this endpoint accepts (steps down when refused)
         # Retries are ours (tenacity, counted against the budget once per logical call), not the SDK's.
         self._client = OpenAI(
             base_url=base_url,
             api_key=api_key or "not-needed",
-            timeout=timeout_s,
+            timeout=options.timeout_s,
             max_retries=0,
             http_client=http_client,
         )
@@ -192,7 +201,7 @@ class LLMClient:
         if not self.cache:
             return
         for prompt, (cached, failures) in usage.items():
-            self.cache.record(self.model, prompt, cached=cached, failures=failures)
+            self.cache.record(self.model, prompt, Tally(cached=cached, failures=failures))
         for (prompt, name), n in counters.items():
             self.cache.count(self.model, prompt, name, n)
 
@@ -287,16 +296,8 @@ class LLMClient:
                     return
         cost = (prompt_tokens * self._prices[0] + completion_tokens * self._prices[1]) / 1e6
         if self.cache:
-            self.cache.record(
-                self.model,
-                prompt.name,
-                calls=calls,
-                cached=cached,
-                failures=failures,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                cost_usd=cost,
-            )
+            added = Tally(calls, cached, failures, prompt_tokens, completion_tokens, cost)
+            self.cache.record(self.model, prompt.name, added)
 
 
 def _openai_message(message: dict[str, str]) -> ChatCompletionMessageParam:

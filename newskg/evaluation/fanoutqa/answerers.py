@@ -112,6 +112,18 @@ def evidence_rows(found: list[Evidence]) -> list[dict[str, object]]:
     ]
 
 
+@dataclass(frozen=True)
+class FanoutSearch:
+    """How the graph answerer searches: the retrieval strategy, `k` evidence per answer, `k * fanout` for the list
+    question, `k * pool` reranked to `k` per item, and the retrieval's backoff window in days."""
+
+    strategy: Strategy = "temporal"
+    k: int = 5
+    fanout: int = 20
+    window_days: int = 400
+    pool: int = 4
+
+
 class GraphFanoutAnswerer:
     name = "graph"
 
@@ -120,22 +132,18 @@ class GraphFanoutAnswerer:
         store: GraphStore,
         mirror: VectorMirror | None,
         decomposer: Decomposer | None = None,
-        strategy: Strategy = "temporal",
-        k: int = 5,
-        fanout: int = 20,
-        window_days: int = 400,
-        pool: int = 4,
+        search: FanoutSearch = FanoutSearch(),
         name: str = "graph",  # "evidence" when the store is a --docs folder's graph
     ):
         self.name = name
         self.store = store
         # An item's partners and days are the facts that name it: the wider scope QA uses (facts stated by any chunk
         # that mentions the entity) would bring other entities' parties into the list and crowd each item's pool.
-        self.retriever = Retriever(store, mirror, backoff_days=window_days, facts_via_chunks=False)
+        self.retriever = Retriever(store, mirror, backoff_days=search.window_days, facts_via_chunks=False)
         self.resolver = EntityResolver(store)
         self.decomposer = decomposer or Decomposer()
-        self.strategy: Strategy = strategy
-        self.k, self.fanout, self.pool = k, fanout, pool
+        self.strategy: Strategy = search.strategy
+        self.k, self.fanout, self.pool = search.k, search.fanout, search.pool
 
     def answer(self, question_id: str, question: str, as_of: AsOf) -> AnswerTrace:
         started = time.perf_counter()

@@ -176,7 +176,7 @@ class _Fanout:
 
     def answerer(self, clients: Clients) -> Answerer:
         """The answerer, wired to its graph (the news graph, or the --docs folder's own) or to the LLM."""
-        from newskg.evaluation.fanoutqa.answerers import ClosedBookAnswerer, GraphFanoutAnswerer
+        from newskg.evaluation.fanoutqa.answerers import ClosedBookAnswerer, FanoutSearch, GraphFanoutAnswerer
         from newskg.evaluation.fanoutqa.decompose import Decomposer
 
         name, client = self.config.answerer or "graph", clients.llm()
@@ -185,7 +185,9 @@ class _Fanout:
                 raise Refused(f"--answerer closed-book {NEEDS_LLM}")
             return ClosedBookAnswerer(client)
         mirror = mirror_or_none(clients, self.progress)
-        return GraphFanoutAnswerer(clients.store(), mirror, Decomposer(client), k=self.config.k, name=name)
+        return GraphFanoutAnswerer(
+            clients.store(), mirror, Decomposer(client), FanoutSearch(k=self.config.k), name=name
+        )
 
     def score(
         self, questions: list[DevQuestion], given: list[SystemAnswer], answers: Path, failed: str

@@ -162,6 +162,19 @@ class Base:
         return (self.outer or self.inner).masked
 
 
+@dataclass(frozen=True)
+class FalsePremise:
+    """What a false-premise question gets wrong: the premise in words (the question's only fact that is false), the
+    true answer a reader should give instead with its other accepted spellings, and the swapped surname
+    (`false_name`) or the distorted day (`false_date`) it was built from."""
+
+    premise: str
+    answer: str
+    aliases: list[str]
+    name: str | None = None
+    day: int | None = None
+
+
 @dataclass
 class Generation:
     questions: list[IRBQuestion]
@@ -505,16 +518,9 @@ class Writer:
         asked = self.ask(m, fake, when)
         if isinstance(asked, str):
             return asked
-        return self._record(
-            asked.text,
-            Base(m),
-            "short_name",
-            keep=asked.keep,
-            answer=m.known.name,
-            aliases=_aliases(m.known),
-            false_premise=f"someone named {fake} had a reported interaction {when}",
-            false_name=fake,
-        )
+        premise = f"someone named {fake} had a reported interaction {when}"
+        false = FalsePremise(premise, m.known.name, _aliases(m.known), name=fake)
+        return self._record(asked.text, Base(m), "short_name", keep=asked.keep, false=false)
 
     def _false_date(self, m: Masked) -> IRBQuestion | str:
         if m.known is None:  # the premise re-check counts the known entity's interactions on the distorted day
@@ -528,16 +534,11 @@ class Writer:
         asked = self.ask(m, m.known.name, when)
         if isinstance(asked, str):
             return asked
-        return self._record(
-            asked.text,
-            Base(m),
-            "relative_date",
-            keep=asked.keep,
-            answer=day_words(m.claim.event_day),
-            aliases=[day_iso(m.claim.event_day), rules.relative_date(true_days)],
-            false_premise=f"{m.known.name} had a reported interaction {when}",
-            false_day=fake_day,
-        )
+        premise = f"{m.known.name} had a reported interaction {when}"
+        true_day = m.claim.event_day
+        aliases = [day_iso(true_day), rules.relative_date(true_days)]
+        false = FalsePremise(premise, day_words(true_day), aliases, day=fake_day)
+        return self._record(asked.text, Base(m), "relative_date", keep=asked.keep, false=false)
 
     def _record(
         self,
@@ -545,15 +546,12 @@ class Writer:
         base: Base,
         paraphrase: Paraphrase,
         keep: list[str],
-        answer: str | None = None,
-        aliases: list[str] | None = None,
-        false_premise: str | None = None,
-        false_name: str | None = None,
-        false_day: int | None = None,
+        false: FalsePremise | None = None,
     ) -> IRBQuestion | str:
         target = base.answer
-        answer = answer or target.name
-        aliases = aliases if aliases is not None else _aliases(target)
+        answer = (false.answer if false else None) or target.name
+        aliases = false.aliases if false else _aliases(target)
+        false_premise = false.premise if false else None
         if leaks(text, answer, aliases if false_premise is None else []):
             return "answer_in_question"
         keypoints = [m.claim.keypoints for m in (base.inner, base.outer) if m is not None]
@@ -580,8 +578,8 @@ class Writer:
             qrels={a: 1 for k in flat for a in k.article_ids},
             source=_source(self.source),
             keep=keep,
-            false_name=false_name,
-            false_day=false_day,
+            false_name=false.name if false else None,
+            false_day=false.day if false else None,
         )
 
 

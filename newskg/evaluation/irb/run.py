@@ -5,6 +5,7 @@ clients)` does it on a questions file over the graph and writes the report (eval
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, get_args
 
@@ -56,16 +57,14 @@ def run(config: IRBConfig, clients: Clients, progress: Progress = UNSEEN) -> IRB
             raise Refused(NEEDS_LLM)
         rankers = _rankers(config, clients, progress)
         task = progress.task(f"evaluating {len(questions)} questions", total=len(questions))
-        evaluated = evaluate(
-            questions,
+        methods = Methods(
             rankers,
             [r for r in RETRIEVERS if r in config.retrievers],  # the canonical order
             [a for a in ANSWERERS if a in config.answerers],
             Answerer(llm),
             Grader(None if config.grader == "deterministic" else llm),
-            source=str(config.file),
-            on_done=task.advance,
         )
+        evaluated = evaluate(questions, methods, source=str(config.file), on_done=task.advance)
         summary, paths = write_report(evaluated, config.out, title=f"IRB — {config.file.name}")
     return IRBReport(summary=summary, files={k: str(v) for k, v in paths.items()})
 
@@ -144,26 +143,32 @@ def _outcome(prediction: Prediction, graded_status: str, grade: Grade | None) ->
     )
 
 
-def evaluate_question(
-    q: IRBQuestion,
-    rankers: Rankers,
-    retrievers: Sequence[RetrieverName],
-    answerers: Sequence[AnswererName],
-    answerer: Answerer,
-    grader: Grader,
-) -> QuestionResult:
+@dataclass(frozen=True)
+class Methods:
+    """What every question is put through: each retriever in `retrievers` (ranked by `rankers`), each answerer in
+    `answerers` (RAG once per retriever, closed-book once), the answers made by `answerer` and graded by `grader`."""
+
+    rankers: Rankers
+    retrievers: Sequence[RetrieverName]
+    answerers: Sequence[AnswererName]
+    answerer: Answerer
+    grader: Grader
+
+
+def evaluate_question(q: IRBQuestion, methods: Methods) -> QuestionResult:
+    rankers, answerer, grader = methods.rankers, methods.answerer, methods.grader
     as_of = AsOf(q.as_of)
     retrieval: dict[str, RetrievalOutcome] = {}
     answers: dict[str, AnswerOutcome] = {}
-    for name in retrievers:
+    for name in methods.retrievers:
         ranked = rankers.search(name, q.question, as_of)
         doc_of = {p.chunk_id: p.article_id for p in ranked.passages}
         retrieval[name] = _retrieval(ranked.documents, [p.chunk_id for p in ranked.passages], doc_of, q.qrels)
-        if "rag" in answerers:
+        if "rag" in methods.answerers:
             prediction = answerer.rag(q, ranked.passages)
             graded = grader.grade(q, prediction)
             answers[f"rag:{name}"] = _outcome(prediction, graded.status, graded.grade)
-    if "closed-book" in answerers:
+    if "closed-book" in methods.answerers:
         prediction = answerer.closed_book(q)
         graded = grader.grade(q, prediction)
         answers[CLOSED_BOOK] = _outcome(prediction, graded.status, graded.grade)
@@ -185,24 +190,20 @@ def evaluate_question(
 
 def evaluate(
     questions: Sequence[IRBQuestion],
-    rankers: Rankers,
-    retrievers: Sequence[RetrieverName],
-    answerers: Sequence[AnswererName],
-    answerer: Answerer,
-    grader: Grader,
+    methods: Methods,
     source: str = "",
     on_done: Callable[[], None] | None = None,
 ) -> IRBRun:
     results: list[QuestionResult] = []
     for q in questions:
-        results.append(evaluate_question(q, rankers, retrievers, answerers, answerer, grader))
+        results.append(evaluate_question(q, methods))
         if on_done:
             on_done()
     return IRBRun(
         questions_file=source,
-        grader=grader.name,
-        answer_mode="llm" if answerer.llm else "offline",
-        retrievers=list(retrievers),
-        settings=settings_of(answerers, retrievers),
+        grader=methods.grader.name,
+        answer_mode="llm" if methods.answerer.llm else "offline",
+        retrievers=list(methods.retrievers),
+        settings=settings_of(methods.answerers, methods.retrievers),
         results=results,
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -200,13 +201,17 @@ def _cells(records: list[ReplayRecord]) -> Cells:
     return cells
 
 
-def aggregate(
-    records: list[ReplayRecord],
-    scorers: Sequence[Scorer],
-    methods: Sequence[str],
-    strategies: Sequence[str],
-    ks: Sequence[int],
-) -> Summary:
+@dataclass(frozen=True)
+class Grid:
+    """The replay's runs: every method × retrieval strategy × k (the config's order, which the tables keep)."""
+
+    methods: Sequence[str]
+    strategies: Sequence[str]
+    ks: Sequence[int]
+
+
+def aggregate(records: list[ReplayRecord], scorers: Sequence[Scorer], grid: Grid) -> Summary:
+    methods, strategies, ks = grid.methods, grid.strategies, grid.ks
     cells = _cells(records)
     tables: dict[str, ScoreTable] = {}
     curves: dict[str, list[CurvePoint]] = {}
@@ -332,13 +337,12 @@ def write_report(
     scorers: Sequence[Scorer],
     spikes: Sequence[SpikeSeries],
     meta: Mapping[str, Any],  # ReplayMeta's JSON form (report.json "meta")
-    methods: Sequence[str],
-    strategies: Sequence[str],
-    ks: Sequence[int],
+    grid: Grid,
 ) -> tuple[Summary, dict[str, Path]]:
     out = ReportFolder(folder)
     rule = SpikeRule(meta["rule"]["window"], meta["rule"]["sigma"])
-    summary = aggregate(records, scorers, methods, strategies, ks)
+    summary = aggregate(records, scorers, grid)
+    methods, strategies, ks = grid.methods, grid.strategies, grid.ks
     charts = write_spike_charts(spikes, folder, rule, meta["origin"])
     out.json({"meta": meta, **summary, "spikes": [s.as_dict() for s in spikes], "runs": records})
     topk = [

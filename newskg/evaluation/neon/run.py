@@ -168,7 +168,7 @@ def run_spikes(config: SpikesConfig, clients: Clients, progress: Progress = UNSE
 
 def run(config: ReplayConfig, clients: Clients, progress: Progress = UNSEEN) -> ReplayReport:
     """Answer every query of every spike day as of that day, by every method × strategy × k; score; report."""
-    from newskg.evaluation.neon.report import write_report
+    from newskg.evaluation.neon.report import Grid, write_report
 
     check_log(config.log)
     service = _qa_service(clients)
@@ -181,10 +181,8 @@ def run(config: ReplayConfig, clients: Clients, progress: Progress = UNSEEN) -> 
     records = _replay(config, service, chosen_scorers, queries, progress)
     answerer = f"LLM ({clients.settings.llm_model})" if service.llm else "extractive (offline)"
     meta = _meta(config, inputs, queries, len(candidates), len(records), answerer, chosen_scorers)
-    methods, strategies, ks = config.methods, config.strategies, config.ks
-    summary, paths = write_report(
-        config.out, records, chosen_scorers, inputs.spikes, meta.model_dump(), methods, strategies, ks
-    )
+    grid = Grid(config.methods, config.strategies, config.ks)
+    summary, paths = write_report(config.out, records, chosen_scorers, inputs.spikes, meta.model_dump(), grid)
     return ReplayReport(
         meta=meta,
         tables=summary["tables"],

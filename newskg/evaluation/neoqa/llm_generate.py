@@ -23,14 +23,14 @@ def generate_with_llm(
     client: LLMClient,
     timelines: int,
     seed: int,
-    events: int = 10,
-    items: tuple[int, int] = (20, 30),
+    config: LLMTimelineConfig = LLMTimelineConfig(),
     per_profile: int = 3,
     question_pairs: int = 20,
     on_timeline: Callable[[int], None] | None = None,
 ) -> Dataset:
+    """`timelines` timelines shaped by `config`, `per_profile` articles per newspaper profile (subsets of each
+    event's items), questions over at most `question_pairs` pairs of events."""
     data = Dataset()
-    config = LLMTimelineConfig(events=events, items=items)
     for index in range(timelines):
         rng = random.Random(f"llm:{seed}:{index}")
         timeline = build_llm_timeline(client, rng, index, config)

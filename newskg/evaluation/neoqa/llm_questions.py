@@ -17,7 +17,7 @@ from newskg.core.llm.client import LLMClient
 from newskg.evaluation.neoqa.instances import shuffled_options
 from newskg.evaluation.neoqa.llm_steps import LLMGenerationError, ask
 from newskg.evaluation.neoqa.prompts import distractors, mcq_answer, question_variant, question_write
-from newskg.evaluation.neoqa.questions import day_distractors, make_question
+from newskg.evaluation.neoqa.questions import Draft, day_distractors, make_question
 from newskg.evaluation.neoqa.reader import DATE, date_in
 from newskg.evaluation.neoqa.records import MARKUP, Distractor, OutlineItem, Question, Timeline, plain
 
@@ -53,7 +53,7 @@ def _multi_hop(client: LLMClient, rng: random.Random, timeline: Timeline, i: int
         lambda r: f"the question names {bridge}" if bridge.lower() in r.question.lower() else None,
     )
     options = _distractors(client, written.question, written.answer, items)
-    parent = _llm_question(timeline, j, "multi-hop", written.question, written.answer, options, [a.id, b.id])
+    parent = _llm_question(timeline, j, "multi-hop", Draft(written.question, written.answer, options, [a.id, b.id]))
     if not _answers_itself(client, parent, items):
         return []
     variants: list[Question] = []
@@ -65,7 +65,11 @@ def _multi_hop(client: LLMClient, rng: random.Random, timeline: Timeline, i: int
         )
         variants.append(
             _llm_question(
-                timeline, j, kind, changed.question, written.answer, options, [a.id, b.id], parent=parent.question_id
+                timeline,
+                j,
+                kind,
+                Draft(changed.question, written.answer, options, [a.id, b.id]),
+                parent=parent.question_id,
             )
         )
     return [parent, *variants]
@@ -93,7 +97,8 @@ def _time_span(client: LLMClient, rng: random.Random, timeline: Timeline, i: int
 
     written = ask(client, question_write.build("time-span", items, _story(timeline, j)), check)
     options = day_distractors(rng, days, [a.id, b.id])
-    question = _llm_question(timeline, j, "time-span", written.question, f"{days} days", options, [a.id, b.id])
+    draft = Draft(written.question, f"{days} days", options, [a.id, b.id])
+    question = _llm_question(timeline, j, "time-span", draft)
     return [question] if _answers_itself(client, question, items) else []
 
 
@@ -119,17 +124,8 @@ def _answers_itself(client: LLMClient, question: Question, items: list[str]) -> 
     return mcq_answer.read_choice(reply, options) == options.index(question.answer)
 
 
-def _llm_question(
-    timeline: Timeline,
-    j: int,
-    category: str,
-    text: str,
-    answer: str,
-    options: list[Distractor],
-    evidence: list[str],
-    parent: str | None = None,
-) -> Question:
-    return make_question(timeline, category, text, answer, options, evidence, j, parent, {"mode": "llm"})
+def _llm_question(timeline: Timeline, j: int, category: str, draft: Draft, parent: str | None = None) -> Question:
+    return make_question(timeline, j, category, draft, parent, {"mode": "llm"})
 
 
 def _entities(outline: list[OutlineItem]) -> set[str]:

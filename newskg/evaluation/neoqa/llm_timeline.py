@@ -38,7 +38,7 @@ from newskg.evaluation.neoqa.records import (
 from newskg.evaluation.neoqa.timeline import start_timeline
 
 
-@dataclass
+@dataclass(frozen=True)
 class LLMTimelineConfig:
     events: int = 10
     items: tuple[int, int] = (20, 30)

@@ -14,6 +14,7 @@ import itertools
 import random
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from newskg.evaluation.neoqa import vocab
 from newskg.evaluation.neoqa.frames import Fact
@@ -45,20 +46,29 @@ def _facts(world: World, index: int) -> list[Fact]:
     return [world.facts[item.id] for item in world.timeline.events[index].outline]
 
 
+@dataclass(frozen=True)
+class Draft:
+    """What a question asks before it is placed on its timeline: the wording, the answer, the wrong options and the
+    ids of the facts (outline items) that answer it."""
+
+    text: str
+    answer: str
+    distractors: list[Distractor]
+    evidence: list[str]
+
+
 def make_question(
     timeline: Timeline,
-    category: str,
-    text: str,
-    answer: str,
-    distractors: list[Distractor],
-    evidence: list[str],
     event_index: int,
+    category: str,
+    draft: Draft,
     parent: str | None = None,
     meta: dict[str, str | list[str] | None] | None = None,
 ) -> Question:
     """A question asked as of its event's date, options in the release's order (answer first, "Unanswerable"
     last); both generators build theirs here."""
     event = timeline.events[event_index]
+    text, answer, distractors, evidence = draft.text, draft.answer, draft.distractors, draft.evidence
     return Question(
         timeline_id=timeline.timeline_id,
         question_id=question_id(timeline.timeline_id, category, text),
@@ -110,7 +120,8 @@ def _time_span(rng: random.Random, world: World, facts_i: list[Fact], facts_j: l
     days = (_day(second) - _day(first)).days
     distractors = day_distractors(rng, days, [first.id, second.id])
     text = f"How many days passed between {plain(_clause(first))} and {plain(_clause(second))}?"
-    return make_question(world.timeline, "time-span", text, f"{days} days", distractors, [first.id, second.id], j)
+    draft = Draft(text, f"{days} days", distractors, [first.id, second.id])
+    return make_question(world.timeline, j, "time-span", draft)
 
 
 def _day(fact: Fact) -> dt.date:
@@ -172,9 +183,8 @@ def _multi_hop(rng: random.Random, world: World, role: Fact, answer: Fact, j: in
         "role_org": role.slot("org"),
         "role": role.slot("role"),
     }
-    return make_question(
-        world.timeline, "multi-hop", text, answer.slot("answer"), distractors, [role.id, answer.id], j, meta=meta
-    )
+    draft = Draft(text, answer.slot("answer"), distractors, [role.id, answer.id])
+    return make_question(world.timeline, j, "multi-hop", draft, meta=meta)
 
 
 def _event_of(fact: Fact) -> str:
@@ -242,14 +252,5 @@ def _uncertain(rng: random.Random, world: World, hop: Question) -> list[Question
 def _variant(
     world: World, hop: Question, category: str, text: str, meta: dict[str, str | list[str] | None]
 ) -> Question:
-    return make_question(
-        world.timeline,
-        category,
-        text,
-        hop.answer,
-        hop.distractors,
-        hop.evidence_ids,
-        hop.created_at,
-        parent=hop.question_id,
-        meta=meta,
-    )
+    draft = Draft(text, hop.answer, hop.distractors, hop.evidence_ids)
+    return make_question(world.timeline, hop.created_at, category, draft, parent=hop.question_id, meta=meta)

@@ -90,6 +90,16 @@ class KnownEntity:
 
 
 @dataclass(frozen=True)
+class Recorded:
+    """What a KB entry or the graph already records of an entity, beyond the spelling being added: its aliases,
+    its mention count (1: the mention being linked; a KB entry has 0), its description."""
+
+    aliases: Iterable[str] = ()
+    mentions: int = 1
+    description: str | None = None
+
+
+@dataclass(frozen=True)
 class LinkDecision:
     entity_id: str
     method: str  # exact | alias | acronym | fuzzy
@@ -189,12 +199,13 @@ class AliasIndex:
         entity_id: str,
         name: str,
         kind: str,
-        aliases: Iterable[str] = (),
         context: set[str] | None = None,
-        mentions: int = 1,
-        description: str | None = None,
         seen: Seen = ALWAYS,
+        recorded: Recorded = Recorded(),
     ) -> KnownEntity:
+        """The entity `entity_id` with the spelling (`name`, `kind`) and the `context` words, seen at `seen`, and
+        what a KB entry or the graph `recorded` of it (by default: nothing but the mention being linked)."""
+        aliases, mentions, description = recorded.aliases, recorded.mentions, recorded.description
         entity = self.entities.get(entity_id)
         if entity is None:
             entity = KnownEntity(entity_id, name, kind, seen, description=description)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from newskg.core.errors import NewskgError
-from newskg.extract.entities.alias_index import AliasIndex
+from newskg.extract.entities.alias_index import AliasIndex, Recorded
 from newskg.extract.entities.names import name_key
 from newskg.extract.entities.types import ENTITY_TYPES, LABEL_TO_TYPE
 
@@ -28,14 +28,8 @@ def load_kb(path: Path, index: AliasIndex) -> int:
             kind = LABEL_TO_TYPE.get(entry["type"], entry["type"])
             if kind not in ENTITY_TYPES:
                 raise KBError(f"type {entry['type']!r} is not one of {', '.join(ENTITY_TYPES)}")
-            entity = index.add(
-                str(entry["id"]),
-                entry["name"],
-                kind,
-                aliases=entry.get("aliases") or [],
-                description=entry.get("description"),
-                mentions=0,
-            )
+            recorded = Recorded(aliases=entry.get("aliases") or [], mentions=0, description=entry.get("description"))
+            entity = index.add(str(entry["id"]), entry["name"], kind, recorded=recorded)
             entity.from_kb = True
             _merge_namesakes(index, entity.id, [entry["name"], *(entry.get("aliases") or [])], kind)
         except (json.JSONDecodeError, KeyError, TypeError, KBError) as exc:

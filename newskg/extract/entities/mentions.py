@@ -89,15 +89,30 @@ def _edge_noise(token: Token) -> bool:
 
 def _tidy(span: Span, kind: str) -> list[tuple[int, int]]:
     """The name parts of a model span (token offsets), by `EntityRules.tidy_spans`: see there."""
-    doc, start, end = span.doc, span.start, span.end
-    for i in range(start + 1, end - 1):  # a verb inside ("Garrett hit Rudolph") ends the name before it
-        if doc[i].pos_ in {"VERB", "AUX"} and doc[i].text.islower():
-            end = i
-            break
+    doc, start = span.doc, span.start
+    end = _before_verb(doc, start, span.end)
     if end - start > 1 and all(_title_word(t) or t.is_punct for t in doc[start:end]):
         return []  # titles alone ("Lt Col")
     possessive = 1 if end - start > 1 and doc[end - 1].lower_ in POSSESSIVES else 0  # kept, as the model gave it
-    end -= possessive
+    start, end = _trim_edges(doc, start, end - possessive, kind)
+    if start >= end or (end - start == 1 and len(doc[start].text) == 1):
+        return []  # nothing left, or a lone letter ("Kristi Noem (R)")
+    end += possessive
+    if kind == "PERSON" and end - start >= 3:  # "Australian Timothy Weeks", "Browns DL Sheldon Richardson"
+        start = _from_first_name(doc, start, end)
+    return _split_at_possessive(doc, start, end)
+
+
+def _before_verb(doc: Doc, start: int, end: int) -> int:
+    """A verb inside ("Garrett hit Rudolph") ends the name before it."""
+    for i in range(start + 1, end - 1):
+        if doc[i].pos_ in {"VERB", "AUX"} and doc[i].text.islower():
+            return i
+    return end
+
+
+def _trim_edges(doc: Doc, start: int, end: int, kind: str) -> tuple[int, int]:
+    """Without the noise at either edge (`_edge_noise`, a stray possessive) and the titles before the name."""
     while start < end and (_edge_noise(doc[start]) or doc[start].lower_ in POSSESSIVES):
         start += 1
     while start + 1 < end and _title_word(doc[start]):
@@ -105,15 +120,19 @@ def _tidy(span: Span, kind: str) -> list[tuple[int, int]]:
     # A person's name may end in a title word ("Kevin King"); a place or an organisation does not ("… Gov.").
     while end > start and (_edge_noise(doc[end - 1]) or (kind != "PERSON" and _title_word(doc[end - 1]))):
         end -= 1
-    if start >= end or (end - start == 1 and len(doc[start].text) == 1):
-        return []  # nothing left, or a lone letter ("Kristi Noem (R)")
-    end += possessive
-    if kind == "PERSON" and end - start >= 3:  # "Australian Timothy Weeks", "Browns DL Sheldon Richardson"
-        names = first_names()
-        firsts = [i for i in range(start, end - 1) if doc[i].lower_ in names and _capitalised(doc[i])]
-        if firsts and firsts[0] > start:
-            start = firsts[0]
-    for i in range(start + 1, end - 2):  # "Jeff Bezos's Blue Origin": two names
+    return start, end
+
+
+def _from_first_name(doc: Doc, start: int, end: int) -> int:
+    """A person's name starts at its first name when words stand before it ("Australian Timothy Weeks")."""
+    names = first_names()
+    firsts = [i for i in range(start, end - 1) if doc[i].lower_ in names and _capitalised(doc[i])]
+    return firsts[0] if firsts and firsts[0] > start else start
+
+
+def _split_at_possessive(doc: Doc, start: int, end: int) -> list[tuple[int, int]]:
+    """Two names when a possessive joins them ("Jeff Bezos's Blue Origin")."""
+    for i in range(start + 1, end - 2):
         if doc[i].lower_ in POSSESSIVES and all(_capitalised(t) for t in doc[i + 1 : end]):
             return [(start, i), (i + 1, end)]
     return [(start, end)]

@@ -153,11 +153,19 @@ def _attributed(
     return f"{name} {render(doc, group - said)} {_inner(doc, said)}", said, doubts_of(doc, said, content, quoted=True)
 
 
-def _subject_clause(
-    doc: Doc, subject: LinkedMention, own: list[Token], act: Acting, verb: Token, after: int, names: Names, strict: bool
-) -> Clause | None:
+@dataclass(frozen=True)
+class Actor:
+    """A subject mention, its tokens (`own`) and the verb it is the acting party of (parse.acting)."""
+
+    subject: LinkedMention
+    own: list[Token]
+    act: Acting
+
+
+def _subject_clause(doc: Doc, actor: Actor, verb: Token, after: int, names: Names, strict: bool) -> Clause | None:
     """The clause of one verb the subject acts in; `after`: the index the subject (or the verb before) ends at. A
     clause inside what someone said keeps who said it (rule "reported"), when the text names them."""
+    subject, own, act = actor.subject, actor.own, actor.act
     cut = frozenset({"cut_name"}) if cut_name(own) else frozenset[str]()
     report = reporter(verb)
     found = _attributed(doc, *report, names, strict) if report is not None else None
@@ -167,7 +175,7 @@ def _subject_clause(
     ids = fit(doc, verb_group(verb, after), [*reported, *arguments(verb, after)])
     if ids is None or _no_fact(doc, ids, verb, quoted=verb.lower_ in SPEECH_VERBS, strict=strict):
         return None
-    head = _subject_words(doc, subject, act, own)
+    head = _subject_words(doc, actor)
     said = set[int]().union(*(subtree_ids(c) for c in reported)) & ids
     text = f"{head} {render(doc, ids - said)} {_inner(doc, said)}".strip()
     doubts = doubts_of(doc, ids, verb, quoted=verb.lower_ in SPEECH_VERBS) | cut
@@ -183,10 +191,11 @@ def _inner(doc: Doc, ids: set[int]) -> str:
     return text[0].lower() + text[1:]
 
 
-def _subject_words(doc: Doc, subject: LinkedMention, act: Acting, own: list[Token]) -> str:
+def _subject_words(doc: Doc, actor: Actor) -> str:
     """How the fact names its subject: the entity's name, after the words it acts through ("Officers from X"); or,
     when the verb's subject is a coordination the entity is one part of ("Deval Patrick and Michael Bloomberg are
     moving …"), that whole subject as the text says it, so the verb agrees and no one takes another's part."""
+    subject, own, act = actor.subject, actor.own, actor.act
     subject_root = next((c for c in act.verb.children if c.dep_ in SUBJECT_DEPS), None)
     inside = {t.i for t in own}
     root = next(t for t in own if t.head.i not in inside or t.head.i == t.i)
@@ -209,13 +218,14 @@ def subject_clauses(
         if act is None or (strict and cut_name(own)):
             continue
         after = max(t.i for t in [*own, *act.lead])
+        actor = Actor(subject, own, act)
         previous = None
         for verb in [act.verb, *conjoined_verbs(act.verb)]:
             start = after if previous is None else previous.i
             previous = verb
             if not states_a_fact(verb):
                 continue
-            clause = _subject_clause(doc, subject, own, act, verb, start, names, strict)
+            clause = _subject_clause(doc, actor, verb, start, names, strict)
             if clause is not None and clause.kept:
                 out.append(clause)
     return out

@@ -17,7 +17,7 @@ from newskg.core.timeaxes import day_words
 from newskg.extract.entities.linker import LinkedMention
 from newskg.extract.entities.names import name_key
 from newskg.extract.prompts import m1_subject, m2_pair
-from newskg.extract.result import ChunkExtraction, make_day_interaction, make_interaction
+from newskg.extract.result import ChunkExtraction, ExtractedBy, make_day_interaction, make_interaction
 
 T = TypeVar("T")
 
@@ -52,7 +52,7 @@ def run_m1(client: LLMClient, extraction: ChunkExtraction, subject_ids: set[str]
         for line in answer.interactions if answer else []:
             obj = match_object(line, entity_id, extraction.mentions)
             if obj is not None:
-                found.append(make_interaction(chunk, subject, obj, line, chunk.day, Variant.M1))
+                found.append(make_interaction(chunk, subject, obj, line, chunk.day, ExtractedBy(Variant.M1)))
     return found
 
 

@@ -4,6 +4,8 @@ of the graph store (graph/store/store.py); the Cypher is in graph/store/reads.py
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from newskg.core.records import Chunk, Interaction, Variant
 from newskg.graph.connection import GraphConnection
 from newskg.graph.store import reads
@@ -27,6 +29,15 @@ from newskg.graph.store.rows import (
 )
 
 COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
+
+
+@dataclass(frozen=True)
+class FactScope:
+    """Which interactions are an entity's: only `variant`'s (None: every extraction variant), and with `via_chunks`
+    also those stated by visible chunks that mention it (not only those naming it)."""
+
+    variant: Variant | None = None
+    via_chunks: bool = False
 
 
 class AsOfReader:
@@ -71,14 +82,12 @@ class AsOfReader:
         as_of: AsOf | int | None = None,
         limit: int = 1000,
         focus_day: int | None = None,
-        variant: Variant | None = None,
-        via_chunks: bool = False,
+        scope: FactScope = FactScope(),
     ) -> list[TimelineRow]:
-        """The entity's interactions with event day in [from_day, to_day], as the graph stood at the end of the
-        as-of day, oldest first. When more than `limit` match, the ones nearest `focus_day` (default: the as-of
-        day, held inside the window) are kept, the latest report first among equals, so the focus day itself is
-        never cut while farther days stay. `variant` keeps only that extraction variant's interactions. `via_chunks`
-        also takes the interactions stated by visible chunks that mention the entity (not only those naming it)."""
+        """The entity's interactions (those `scope` counts) with event day in [from_day, to_day], as the graph stood
+        at the end of the as-of day, oldest first. When more than `limit` match, the ones nearest `focus_day`
+        (default: the as-of day, held inside the window) are kept, the latest report first among equals, so the
+        focus day itself is never cut while farther days stay."""
         as_of = AsOf.of(as_of)
         focus = min(max(focus_day or as_of.day, from_day), to_day)
         rows = self.conn.read(
@@ -89,8 +98,8 @@ class AsOfReader:
                 "to_day": to_day,
                 "focus_day": focus,
                 "limit": limit,
-                "variant": variant,
-                "via_chunks": via_chunks,
+                "variant": scope.variant,
+                "via_chunks": scope.via_chunks,
                 **as_of.params(),
             },
         )

@@ -174,25 +174,10 @@ class StageRunner(Generic[AckT]):
     def step(self, timeout_ms: int = 1000) -> int:
         """One poll-handle-write-commit cycle; returns how many messages it consumed (and committed)."""
         held = self.held
-        if held is not None:
-            wait_s = held.retry_at - time.monotonic()
-            if wait_s > 0:
-                time.sleep(min(wait_s, timeout_ms / 1000))
-                return 0
-            records, output = held.records, held.output
-        else:
-            try:
-                records, output = self.consumer.poll(timeout_ms=timeout_ms), None
-                if self.order is not None:
-                    records = self.order.admit(records)  # the rest waits for what is unread before it
-            except Exception as exc:
-                if not self.outage(exc):
-                    raise
-                log.warning("%s: poll failed (%s: %s); retrying", self.stage.name, type(exc).__name__, exc)
-                time.sleep(RETRY_FIRST_S)
-                return 0
-            if not records:
-                return 0
+        batch = self._batch(held, timeout_ms)
+        if batch is None:
+            return 0
+        records, output = batch
         generation = self.producer.generation  # which producer these writes go out on, should it lose its state
         try:
             if output is None:
@@ -214,6 +199,30 @@ class StageRunner(Generic[AckT]):
             )
             self.held = None
         return len(records)
+
+    def _batch(
+        self, held: _Held[AckT] | None, timeout_ms: int
+    ) -> tuple[list[ConsumerRecord], StageOutput[AckT] | None] | None:
+        """The held batch once its retry is due, else the next poll's records (no output yet); None when there is
+        nothing to handle now: the retry is not due (waited for, up to the poll timeout), the poll found nothing,
+        or it failed for an outage (waited RETRY_FIRST_S)."""
+        if held is not None:
+            wait_s = held.retry_at - time.monotonic()
+            if wait_s > 0:
+                time.sleep(min(wait_s, timeout_ms / 1000))
+                return None
+            return held.records, held.output
+        try:
+            records = self.consumer.poll(timeout_ms=timeout_ms)
+            if self.order is not None:
+                records = self.order.admit(records)  # the rest waits for what is unread before it
+        except Exception as exc:
+            if not self.outage(exc):
+                raise
+            log.warning("%s: poll failed (%s: %s); retrying", self.stage.name, type(exc).__name__, exc)
+            time.sleep(RETRY_FIRST_S)
+            return None
+        return (records, None) if records else None
 
     def _deliver(self, records: list[ConsumerRecord], output: StageOutput[AckT]) -> None:
         """Send the writes and dead letters, wait for every acknowledgement, then commit."""
@@ -330,8 +339,8 @@ def run_stages(
     The runners' stages differ in what they hand to `acknowledged` (hence `StageRunner[Any]`); this loop never
     looks at it."""
     stop = stop or threading.Event()
-    waiting_since, quiet_rounds, warned = time.monotonic(), 0, False
-    moved = 0
+    assignments = _AssignmentWait(join_timeout_s, until_idle)
+    quiet_rounds, moved = 0, 0
     while not stop.is_set():
         # While records flow, a runner with nothing to read must not hold up the next one for a whole idle wait
         # (`run all`: the process stage's empty poll delayed every extract batch by it).
@@ -342,17 +351,7 @@ def run_stages(
         if moved:
             quiet_rounds = 0
             continue
-        waiting = [r for r in runners if not r.consumer.assignment()]
-        if not waiting:
-            waiting_since, warned = None, False
-        elif waiting_since is None:
-            waiting_since = time.monotonic()  # e.g. a rebalance took the partitions away
-        elif time.monotonic() - waiting_since > join_timeout_s:
-            if until_idle:
-                raise _assignment_timeout(waiting, join_timeout_s)
-            if not warned:
-                log.warning("%s", _assignment_timeout(waiting, join_timeout_s))
-                warned = True
+        waiting = assignments.waiting(runners)
         if not until_idle or waiting:
             continue
         quiet_rounds = quiet_rounds + 1 if all(r.idle() for r in runners) else 0
@@ -361,6 +360,32 @@ def run_stages(
                 quiet_rounds = 0
                 continue
             return
+
+
+class _AssignmentWait:
+    """How long runners have held no partitions (from the start, or since a rebalance took them away): past
+    `join_timeout_s`, AssignmentTimeout is raised (until_idle) or logged once until they hold some again."""
+
+    def __init__(self, join_timeout_s: float, until_idle: bool):
+        self.join_timeout_s = join_timeout_s
+        self.until_idle = until_idle
+        self.since: float | None = time.monotonic()
+        self.warned = False
+
+    def waiting(self, runners: Sequence[StageRunner[Any]]) -> list[StageRunner[Any]]:
+        """The runners that hold no partitions now."""
+        waiting = [r for r in runners if not r.consumer.assignment()]
+        if not waiting:
+            self.since, self.warned = None, False
+        elif self.since is None:
+            self.since = time.monotonic()  # e.g. a rebalance took the partitions away
+        elif time.monotonic() - self.since > self.join_timeout_s:
+            if self.until_idle:
+                raise _assignment_timeout(waiting, self.join_timeout_s)
+            if not self.warned:
+                log.warning("%s", _assignment_timeout(waiting, self.join_timeout_s))
+                self.warned = True
+        return waiting
 
 
 def _assignment_timeout(waiting: list[StageRunner[Any]], waited_s: float) -> AssignmentTimeout:
