@@ -145,25 +145,30 @@ FREE=$!
 (job 3; job 4b; ended 7a "$FREE"; job 7b; ended 8a "$FREE"; job 8b) &
 MIRROR=$!
 
-# Print each step's jobs in order as they end. A failed job ends the demo with its output shown and its exit code,
-# once both lanes have stopped (a lane stops at its first failure; the other finishes what it is running).
-show() {  # N NAME JOB... (each job's lane pid after its id: ID:PID)
+# Print each step's jobs in order as they end. A failed job ends the demo, once both lanes have stopped (a lane
+# stops at its first failure; the other finishes what it is running), with the output of every job that failed and
+# the first one's exit code: a lane runs its jobs in another order than the steps', so the job that failed may
+# belong to a later step than the first one left unrun.
+stop() {
+  wait "$FREE" || true
+  wait "$MIRROR" || true
+  local rc=1 f id
+  for f in "$OUT"/*.rc; do
+    [ "$(cat "$f")" != 0 ] || continue
+    id=$(basename "$f" .rc)
+    echo "demo: job $id failed (exit $(cat "$f")):"
+    cat "$OUT/$id.log"
+    [ "$rc" != 1 ] || rc=$(cat "$f")
+  done
+  exit "$rc"
+}
+show() {  # N NAME ID:LANE_PID...: each job of step N in order, its output once it has ended, then the step's time
   local n=$1 name=$2 seconds=0 spec id lane
   shift 2
   for spec in "$@"; do
     id=${spec%%:*} lane=${spec#*:}
-    ended "$id" "$lane" || true
-    if [ ! -e "$OUT/$id.rc" ]; then
-      echo "demo: job $id did not run" >&2
-      wait "$FREE" "$MIRROR" || true
-      exit 1
-    fi
+    ended "$id" "$lane" || stop
     cat "$OUT/$id.log"
-    if [ "$(cat "$OUT/$id.rc")" != 0 ]; then
-      wait "$FREE" || true
-      wait "$MIRROR" || true
-      exit "$(cat "$OUT/$id.rc")"
-    fi
     seconds=$((seconds + $(cat "$OUT/$id.s")))
   done
   echo "[time] demo $n $name: $seconds s"
