@@ -23,9 +23,9 @@ case "$MODE" in
   *) echo "usage: scripts/setup.sh [dev|demo|full|llm]" >&2; exit 2 ;;
 esac
 PIP="$VENV/bin/python -m pip"
-# --no-compile: pip would byte-compile every module of every package it installs (~20,000 files, about 30 CPU
-# seconds of a setup); Python compiles a module the first time it is imported and keeps the .pyc in the venv, so
-# only the modules something imports are compiled, once.
+# --no-compile, then compile_venv: the same .pyc files pip would write (~20,000 modules, most of a minute of one
+# core), written by all cores at once. They are not optional here: with PYTHONDONTWRITEBYTECODE set (as on this
+# machine image), Python never caches a module it compiles, so every newskg process would compile its imports again.
 INSTALL="$PIP install --no-compile"
 
 PART_START=$SECONDS
@@ -43,7 +43,7 @@ if sys.version_info < (3, 11):
     sys.exit(f"newskg needs Python >= 3.11, found {sys.version.split()[0]}")
 PY
   [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-  $INSTALL -q --upgrade "pip==26.3" wheel
+  $PIP install -q --upgrade "pip==26.3" wheel
   timed venv
   # torch first and alone: it resolves to the +cpu build from this machine image's wheel folder; asked for later
   # through sentence-transformers it would pull a CUDA build and ~3 GB of nvidia packages.
@@ -51,9 +51,18 @@ PY
   timed torch
 }
 
+compile_venv() {
+  local site
+  site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  # -q -q and no failure: like pip, a file that does not compile (a fixture for another Python) stays source only
+  "$VENV/bin/python" -m compileall -q -q -j 0 "$site" || true
+  timed "byte-compile"
+}
+
 project() {  # the project, editable, with the extras named ("dev,eval")
   $INSTALL -q -c constraints.txt -e ".[$1]"
   timed "project [$1]"
+  compile_venv
 }
 
 llm_server() {
