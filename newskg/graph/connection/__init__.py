@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from newskg.core.settings import Settings
 from newskg.graph.connection.base import Dialect, GraphConnection, Row
-from newskg.graph.connection.bolt import BoltConnection
 from newskg.graph.connection.falkor import FalkorConnection
+
+if TYPE_CHECKING:
+    from newskg.graph.connection.bolt import BoltConnection
 
 DEFAULT_FALKOR_GRAPH = "newskg"
 BOLT_SCHEMES = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
@@ -35,8 +38,20 @@ def connect_graph(uri: str, settings: Settings) -> GraphConnection:
             username=settings.graph_user or parts.username,
         )
     if parts.scheme in BOLT_SCHEMES:
+        from newskg.graph.connection.bolt import BoltConnection
+
         return BoltConnection(uri, settings.graph_user, password, settings.graph_database)
     raise ValueError(f"unsupported graph URI scheme {parts.scheme!r}: use falkordb://, bolt:// or neo4j://")
+
+
+def __getattr__(name: str) -> object:
+    """BoltConnection on first use: the Neo4j driver takes ~0.3 s to import, and every newskg command imports this
+    package, most of them for FalkorDB."""
+    if name == "BoltConnection":
+        from newskg.graph.connection.bolt import BoltConnection
+
+        return BoltConnection
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [
