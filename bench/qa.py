@@ -342,10 +342,18 @@ class LeanClient:
         self.writer: asyncio.StreamWriter | None = None
 
     async def get(self, path: str, params: dict[str, Any]) -> int:
-        if self.reader is None or self.writer is None:
-            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-        self.writer.write(f"GET {path}?{urlencode(params, doseq=True)} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode())
-        head = await self.reader.readuntil(b"\r\n\r\n")
+        request = f"GET {path}?{urlencode(params, doseq=True)} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode()
+        reused = self.reader is not None
+        try:
+            head = await self._send(request)
+        except (ConnectionError, asyncio.IncompleteReadError) as exc:
+            # A kept-alive connection the server closed while it sat idle (uvicorn's keep-alive is 5 s; the open
+            # loop's pool keeps connections its bursts opened) fails before any byte of an answer: send again on a
+            # new one, as HTTP clients do for a GET. A fresh connection that fails is the server's error.
+            if not reused or (isinstance(exc, asyncio.IncompleteReadError) and exc.partial):
+                raise
+            self.close()
+            head = await self._send(request)
         status = int(head.split(b" ", 2)[1])
         length = next(
             int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
@@ -354,6 +362,12 @@ class LeanClient:
         if status == 200:
             json.loads(body)  # a complete, well-formed answer, or it counts as an error
         return status
+
+    async def _send(self, request: bytes) -> bytes:
+        if self.reader is None or self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.writer.write(request)
+        return await self.reader.readuntil(b"\r\n\r\n")
 
     async def status(self, path: str, params: dict[str, Any]) -> int | None:
         """The response's status, or None when the connection failed (closed here: the next call reconnects)."""
