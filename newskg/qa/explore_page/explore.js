@@ -211,6 +211,9 @@ function fitView() {
     if (Math.abs(cy.zoom() / scaledAt - 1) < 0.03) break;
     scaleLabels();
   }
+  // The loop stops within 3% of the zoom the labels were sized for: size them for the zoom it kept, so an edge's
+  // label is LABEL_PX.edge on screen, not 9.7 px (the fit's 24 px padding takes the few pixels they grow).
+  if (cy.zoom() !== scaledAt) scaleLabels();
 }
 
 // cose spaces the nodes by their labels' size; the labels grow (in graph units) as the fit zooms out, so a view
