@@ -70,7 +70,7 @@ def best_sentences(
 def _in_retrieval_order(query: QueryTexts, evidence: list[Evidence]) -> bool:
     """A name alone asked of facts: retrieval ranked them by salience (qa/retrieve.Retriever._by_salience) or by
     fusion, and similarity to a bare name, which every fact of the entity holds, would only undo that order."""
-    return not query.topic.strip() and all(e.kind == "interaction" for e in evidence)
+    return query.name_alone and all(e.kind == "interaction" for e in evidence)
 
 
 def _similarities(query: QueryTexts, pool: list[_Sentence], embedder: Embedder) -> list[float]:

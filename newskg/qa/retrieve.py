@@ -173,7 +173,7 @@ class Retriever:
             count += len(needed[-1])
             if count >= k:
                 break
-        if self.bare_by_salience and kind == "interaction" and not query.topic.strip():
+        if self.bare_by_salience and kind == "interaction" and query.name_alone:
             return self._by_salience(needed, k)
         scores = self._similarities(COLLECTION[kind], query, [r for ring in needed for r in ring], vector)
         chosen: list[Row] = []

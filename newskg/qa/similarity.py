@@ -88,6 +88,13 @@ class QueryTexts:
         return text if isinstance(text, QueryTexts) else cls(text, text)
 
     @property
+    def name_alone(self) -> bool:
+        """No topic words: the query is an entity's name (and its day), which every fact of the entity holds, so
+        similarity to it cannot rank them (retrieval ranks them by salience, the answer keeps that order). A plain
+        text made a QueryTexts by `of` counts as one."""
+        return not self.topic.strip()
+
+    @property
     def forms(self) -> list[str]:
         """The distinct forms a text is compared with. The topic is one of them because the entity's name, in
         every other form, is shared by all the entity's items and cannot rank them: with MiniLM, "Doja Cat will
