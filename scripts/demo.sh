@@ -152,15 +152,15 @@ MIRROR=$!
 stop() {
   wait "$FREE" || true
   wait "$MIRROR" || true
-  local rc=1 f id
+  local rc="" f id
   for f in "$OUT"/*.rc; do
     [ "$(cat "$f")" != 0 ] || continue
     id=$(basename "$f" .rc)
     echo "demo: job $id failed (exit $(cat "$f")):"
     cat "$OUT/$id.log"
-    [ "$rc" != 1 ] || rc=$(cat "$f")
+    [ -n "$rc" ] || rc=$(cat "$f")  # the first failed job's code (a later one's replaced a first code of 1)
   done
-  exit "$rc"
+  exit "${rc:-1}"
 }
 show() {  # N NAME ID:LANE_PID...: each job of step N in order, its output once it has ended, then the step's time
   local n=$1 name=$2 seconds=0 spec id lane
