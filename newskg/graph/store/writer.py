@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from newskg.core.ids import digest
 from newskg.core.records import Chunk, ChunkSighting, Entity, Interaction
@@ -16,6 +16,22 @@ from newskg.graph.store import writes
 from newskg.graph.store.journals import JournalRow
 from newskg.graph.store.mentions import ingested_day, recount_statements
 from newskg.graph.store.schema import init_schema
+
+
+class BatchParts(TypedDict, total=False):
+    """What one consumer batch produced, each part optional and passed by keyword to `GraphWriter.write_batch`."""
+
+    chunks: Iterable[Chunk]
+    sightings: Iterable[ChunkSighting]
+    entities: Iterable[Entity]
+    mentions: Iterable[tuple[str, str]]  # (chunk id, entity id)
+    interactions: Iterable[Interaction]
+    marked: dict[str, str] | None  # chunk id → the chunk's text with its entities `<e>`-marked
+    m2_batches: Iterable[tuple[str, list[str]]]  # (pair key, chunk ids) an M2 call has covered
+    # the linker's journals of the chunks, written after everything else (graph/store/journals.py), so a journal in
+    # the graph means its chunk was written whole (FalkorDB runs the statements in order)
+    journals: Iterable[JournalRow]
+
 
 ALWAYS_SEEN = (0, 0)  # an entity record given without a time (KB, fixtures): visible always, first of all
 
@@ -228,29 +244,20 @@ class GraphWriter:
     def init(self) -> list[str]:
         return init_schema(self.conn)
 
-    def write_batch(
-        self,
-        chunks: Iterable[Chunk] = (),
-        sightings: Iterable[ChunkSighting] = (),
-        entities: Iterable[Entity] = (),
-        mentions: Iterable[tuple[str, str]] = (),
-        interactions: Iterable[Interaction] = (),
-        marked: dict[str, str] | None = None,
-        m2_batches: Iterable[tuple[str, list[str]]] = (),
-        journals: Iterable[JournalRow] = (),
-    ) -> None:
-        """Everything one consumer batch produced, as one unit; safe to repeat (all MERGE).
-        `marked`: chunk id → `<e>` marked text; `m2_batches`: (pair key, chunk ids) an M2 call has covered;
-        `journals`: the linker's journals of the chunks, written after everything else (graph/store/journals.py),
-        so a journal in the graph means its chunk was written whole (FalkorDB runs the statements in order)."""
-        chunks, sightings, interactions = list(chunks), list(sightings), list(interactions)
+    def write_batch(self, **parts: Unpack[BatchParts]) -> None:
+        """Everything one consumer batch produced (`BatchParts`), as one unit; safe to repeat (all MERGE)."""
+        chunks, sightings = list(parts.get("chunks", ())), list(parts.get("sightings", ()))
+        interactions, marked = list(parts.get("interactions", ())), parts.get("marked") or {}
         # names first: folding keeps one row per article, and a source's other spellings are in the rows it drops
         articles = fold_chunk_rows(least_source_names([_article_row(item) for item in [*chunks, *sightings]]))
-        chunk_rows = _with_articles([_chunk_row(c, (marked or {}).get(c.id)) for c in chunks])
-        batch_rows = [{"id": "m2_" + digest(pair, *ids), "pair": pair, "chunk_ids": ids} for pair, ids in m2_batches]
+        chunk_rows = _with_articles([_chunk_row(c, marked.get(c.id)) for c in chunks])
+        batch_rows = [
+            {"id": "m2_" + digest(pair, *ids), "pair": pair, "chunk_ids": ids}
+            for pair, ids in parts.get("m2_batches", ())
+        ]
         sighting_rows = [_sighting_row(s) for s in sightings]
-        entity_rows = _entity_rows(entities)
-        mention_rows = _mention_rows(mentions)
+        entity_rows = _entity_rows(parts.get("entities", ()))
+        mention_rows = _mention_rows(parts.get("mentions", ()))
         interaction_rows = [_interaction_row(i) for i in fold_interactions(interactions)]
         statements = [
             (writes.ARTICLES, articles),
@@ -261,7 +268,7 @@ class GraphWriter:
             (writes.INTERACTIONS, interaction_rows),
             (writes.M2_BATCHES, batch_rows),
         ]
-        journal_rows = [asdict(j) for j in journals]
+        journal_rows = [asdict(j) for j in parts.get("journals", ())]
         self.conn.run_many(
             [(query, {"rows": rows}) for query, rows in statements if rows]
             # the daily mention counts of what this batch mentions, recounted from the graph
