@@ -90,7 +90,7 @@ def project_files() -> list[Path]:
 
 
 def top_level_imports(path: Path) -> set[str]:
-    """The absolute (not relative) imports of a file that start with a layer folder: `core.x`, not `newskg.core.x`."""
+    """The absolute (not relative) imports of a file that start with a layer folder: `core.settings`, not `newskg.core.settings`."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         if isinstance(node, ast.Import):
@@ -146,7 +146,7 @@ def test_imported_names_are_normalised_to_their_layer():
 
 def test_no_project_file_imports_a_layer_folder_as_a_top_level_package():
     """The wheel installs newskg alone: `from core.x import …` would find nothing installed (or another
-    distribution's `core`), and a checkout would load a second copy of the module. Always `newskg.core.x`."""
+    distribution's `core`), and a checkout would load a second copy of the module. Always `newskg.core.settings`."""
     found = [
         f"{path.relative_to(ROOT)} imports {name}"
         for folder in PROJECT_DIRS

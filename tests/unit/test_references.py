@@ -37,6 +37,8 @@ OUTSIDE = re.compile(r"\.\./shared|/work/(?:shared|main|wt)\b")
 SHORT_TEST = re.compile(r"(?<![\w./-])(?:unit|integration|chaos)/test_\w+\.py|`::\w+")
 SETTING = re.compile(r"\bNEWSKG_[A-Z0-9_]*[A-Z0-9]\b")
 BENCH_MODULE = re.compile(r"\bbench\.([a-z_]+)\b")
+# `qa.answer.best_sentences`: a dotted name in backticks, from a layer (named inside newskg/) or newskg itself.
+CODE_NAME = re.compile(r"`((?:core|graph|qa|ingest|extract|evaluation|newskg)(?:\.[A-Za-z_]\w*)+)(?:\(\))?`")
 DOCUMENT = re.compile(r"(?<![\w./-])([A-Z][A-Za-z_-]*\.md)\b")  # a bare README.md, DESIGN.md: one of ours?
 
 
@@ -182,13 +184,38 @@ def missing_bench_modules(path: str, text: str) -> list[str]:
     ]
 
 
+def resolves(dotted: str) -> bool:
+    """`qa.answer.best_sentences` is newskg.qa.answer's best_sentences: modules as deep as they go, then
+    attributes."""
+    parts = dotted.split(".")
+    parts = parts if parts[0] == "newskg" else ["newskg", *parts]
+    found: object = importlib.import_module("newskg")
+    for depth, name in enumerate(parts[1:], start=2):
+        if not hasattr(found, name) and isinstance(found, ModuleType) and hasattr(found, "__path__"):
+            found = importlib.import_module(".".join(parts[:depth])) if _is_module(parts[:depth]) else None
+        else:
+            found = getattr(found, name, None)
+        if found is None:
+            return False
+    return True
+
+
+def _is_module(parts: list[str]) -> bool:
+    return importlib.util.find_spec(".".join(parts)) is not None
+
+
+def missing_code_names(path: str, text: str) -> list[str]:
+    """A dotted name of the package in backticks (`qa.fusion.rrf`) is a module, class or function that exists."""
+    return [f"{path}: {name}" for name in CODE_NAME.findall(text) if not resolves(name)]
+
+
 def problems(readme: bool | None = None, files: tuple[tuple[str, str], ...] | None = None) -> list[str]:
     """What the files name that does not exist: README.md (readme=True), every other scanned file (readme=False),
     or the files given."""
     found: list[str] = []
     for path, text in files if files is not None else texts(bool(readme)):
         found += missing_paths(path, text) + missing_test_ids(path, text)
-        found += unknown_commands(path, text) + outside_references(path, text)
+        found += unknown_commands(path, text) + outside_references(path, text) + missing_code_names(path, text)
     return sorted(set(found))
 
 
@@ -223,6 +250,8 @@ def test_the_checks_see_what_they_should():
         "x.md: `::c",
     ]
     assert missing_bench_modules("x.md", docs) == ["x.md: bench.nope"]
+    names = "`qa.fusion.rrf`, `newskg.wiring.Wiring.llm`, `qa.nope`, `newskg.pipeline.llm_client`; graph.x is prose"
+    assert missing_code_names("x.py", names) == ["x.py: qa.nope", "x.py: newskg.pipeline.llm_client"]
     table = "| figure | command |\n|---|---|\n| `a` | `python -m bench.qa` |\n| `b\\|c` | same |\n"
     assert _tables(table) == [[["figure", "command"], ["`a`", "`python -m bench.qa`"], ["`b\\|c`", "same"]]]
 

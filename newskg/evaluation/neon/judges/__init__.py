@@ -6,7 +6,7 @@ Interface (for replay and reports)::
 
     from newskg.evaluation.neon.judges import Judge, aggregate
 
-    judge = Judge(llm, few_shot=True)           # llm: core.llm.client.LLMClient (newskg.pipeline.llm_client)
+    judge = Judge(llm, few_shot=True)           # llm: `core.llm.client.LLMClient` (`newskg.wiring.Wiring.llm`)
     j = judge.judge(query, day, answer, evidence)   # day: yyyymmdd int; evidence: Sequence[EvidenceLike]
     j.score("faithfulness")                     # 0 | 1 | 2 | None (None = unparsed, never a score)
     j.attributes                                # AttributeJudgement per attribute: score, rationale, parsed,
