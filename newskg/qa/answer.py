@@ -12,23 +12,19 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import httpx
-import openai
-
-from newskg.core.llm.client import BudgetExceeded, LLMClient
 from newskg.core.timeaxes import day_words
 from newskg.graph.mirror.embed import Embedder
 from newskg.qa.evidence import Evidence
 from newskg.qa.prompts import answer as answer_prompt
 from newskg.qa.similarity import QueryTexts, cosine, lexical, query_vector, sentences
 
+if TYPE_CHECKING:  # the LLM client's module imports the openai SDK (~38 MB): an extractive API never loads it
+    from newskg.core.llm.client import LLMClient
+
 log = logging.getLogger(__name__)
 EXTRACTIVE_ITEMS = 5  # sentences in an extractive answer
-# What a failing endpoint raises through the client (after its retries): the SDK's errors (connection refused,
-# timeouts, 4xx/5xx), the transport's, and the call budget.
-LLM_FAILURES = (openai.OpenAIError, httpx.HTTPError, BudgetExceeded)
 AnswerMode = Literal["llm", "extractive", "extractive_fallback"]
 
 
@@ -117,13 +113,25 @@ def generate(
     )
     try:
         reply = llm.complete(prompt, answer_prompt.Answer)
-    except LLM_FAILURES as exc:
+    except llm_failures() as exc:
         log.warning("LLM answer failed, answering extractively: %s: %s", type(exc).__name__, exc)
         return Answer(extractive(query, evidence, embedder), "extractive_fallback", _failure(exc))
     if reply is None:
         reason = "LLM answer could not be parsed (also after a corrective retry)"
         return Answer(extractive(query, evidence, embedder), "extractive_fallback", reason)
     return Answer(reply.answer.strip(), "llm")
+
+
+def llm_failures() -> tuple[type[Exception], ...]:
+    """What a failing endpoint raises through the client (after its retries): the SDK's errors (connection refused,
+    timeouts, 4xx/5xx), the transport's, and the call budget. Imported here, when an LLM was called: the openai SDK
+    is ~38 MB of the QA API's RSS, which an extractive API (no LLM) does not need (issue 30)."""
+    import httpx
+    import openai
+
+    from newskg.core.llm.client import BudgetExceeded
+
+    return (openai.OpenAIError, httpx.HTTPError, BudgetExceeded)
 
 
 def _failure(exc: Exception) -> str:

@@ -213,13 +213,12 @@ class Retriever:
             return {}
         if self.mirror is None:
             return dict(zip([r.id for r in rows], lexical(query, [r.text for r in rows]), strict=True))
-        stored = vector.stored(collection, [r.id for r in rows])
-        missing = [r for r in rows if r.id not in stored]
-        if missing:  # not mirrored yet: embedded here, the only evidence a request embeds
-            stored |= dict(
-                zip([r.id for r in missing], self.mirror.embedder.embed([r.text for r in missing]), strict=True)
-            )
         ids = [r.id for r in rows]
+        stored = vector.stored(collection, ids)
+        missing = [r for r in rows if r.id not in stored]
+        if missing:  # not mirrored yet: embedded here, the only evidence a request embeds (for its score only)
+            embedded = np.asarray(self.mirror.embedder.embed([r.text for r in missing]), dtype=np.float32)
+            stored |= dict(zip([r.id for r in missing], embedded, strict=True))
         return dict(zip(ids, cosine(vector(), [stored[i] for i in ids]), strict=True))
 
     @staticmethod
@@ -303,7 +302,7 @@ class Retriever:
     def _vectors(self, collection: str, ids: list[str], vector: QueryVector) -> dict[str, npt.NDArray[np.float32]]:
         if self.mirror is None or not ids:
             return {}
-        return {g: np.asarray(v, dtype=np.float32) for g, v in vector.stored(collection, ids).items()}
+        return vector.stored(collection, ids)
 
     def with_sources(self, found: list[Evidence], as_of: AsOf) -> list[Evidence]:
         for kind in ("interaction", "chunk"):

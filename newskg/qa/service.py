@@ -7,9 +7,8 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from newskg.core.llm.client import LLMClient
 from newskg.core.timeaxes import day_iso, day_words, iso
 from newskg.graph.mirror.base import VectorMirror
 from newskg.graph.store.asof import AsOf, Knowledge
@@ -18,6 +17,9 @@ from newskg.qa.answer import AnswerMode, generate
 from newskg.qa.evidence import Evidence
 from newskg.qa.query import EntityChoice, EntityResolver, ParsedQuery, parse_query
 from newskg.qa.retrieve import Retriever, Strategy
+
+if TYPE_CHECKING:  # the openai SDK behind it is imported only where an LLM client is made (qa/answer.llm_failures)
+    from newskg.core.llm.client import LLMClient
 
 KNOWLEDGE_LABELS = {
     "ingested": "what the system knew at the end of the day: published on or before it and ingested by its end",

@@ -149,7 +149,10 @@ def lexical(query: QueryTexts, texts: Sequence[str]) -> list[float]:
     return scores
 
 
-def unit(vectors: Sequence[Sequence[float]]) -> npt.NDArray[np.float32]:
+Rows = Sequence[Sequence[float]] | Sequence[Vector]  # vectors as float lists, or as the float32 arrays kept of them
+
+
+def unit(vectors: Rows) -> npt.NDArray[np.float32]:
     matrix = np.asarray(vectors, dtype=np.float32).reshape(len(vectors), -1)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return (matrix / np.where(norms == 0, 1.0, norms)).astype(np.float32)
@@ -162,7 +165,7 @@ def query_vector(embedder: Embedder, query: QueryTexts) -> Vector:
     return (mean / norm if norm else mean).astype(np.float32)
 
 
-def cosine(vector: Vector, vectors: Sequence[Sequence[float]]) -> list[float]:
+def cosine(vector: Vector, vectors: Rows) -> list[float]:
     if not vectors:
         return []
     return [float(s) for s in unit(vectors) @ vector]

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -171,6 +172,7 @@ def test_the_mirror_persists_and_one_process_opens_its_folder(engine: str, tmp_p
 OPEN_IN_ANOTHER_PROCESS = """
 import sys
 from pathlib import Path
+from typing import Any
 from newskg.core.settings import Settings
 from newskg.wiring import NotConfigured, open_mirror
 from tests.integration.test_vector_store import HashEmbedder
@@ -261,3 +263,43 @@ def unindexed(mirror: EdgeMirror) -> int:
     assert shard is not None
     info = shard.info()
     return info.points_count - info.indexed_vectors_count
+
+
+def test_edge_keeps_its_payload_indexes_on_disk_and_moves_older_ones_there(tmp_path: Path):
+    """Issue 30: the payload indexes are on disk (Cold), the integer ones range-only (every filter on them is a range):
+    in RAM they held ~64 MB of the QA API at 20k interactions. A shard whose indexes were made in RAM (before this)
+    has them rebuilt on disk by the next ensure(), and its filtered searches answer the same."""
+    from qdrant_edge import EdgeShard, Memory, PayloadSchemaType, UpdateOperation
+
+    from newskg.graph.mirror.edge import index_params
+
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder())
+    mirror.ensure()
+    mirror.upsert(INTERACTIONS, [fact(n) for n in range(50)])
+    query, where = vector_of("fact number 3").tolist(), AsOfFilter(day=DAYS[5], ingested_ms=10_000, entity_id="e_rca")
+    before = [(h.graph_id, h.score) for h in mirror.search_vector(INTERACTIONS, query, where, limit=5)]
+    mirror.close()
+    old = EdgeShard.load(str(mirror.path(INTERACTIONS)))  # as ensure() made them before: the engine's default, RAM
+    for field in ("published_day", "entity_ids"):
+        old.update(UpdateOperation.delete_field_index(field))
+        kind = PayloadSchemaType.Integer if field == "published_day" else PayloadSchemaType.Keyword
+        old.update(UpdateOperation.create_field_index(field, kind))
+    old.flush()
+    old.close()
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder())
+    mirror.ensure()
+    try:
+        schema = index_schema(mirror)
+        assert set(schema) == set(index_params(INTERACTIONS))
+        for field, params in schema.items():
+            assert params.memory == Memory.Cold, field
+            assert getattr(params, "lookup", False) is False, field  # integers: the range index only
+        assert [(h.graph_id, h.score) for h in mirror.search_vector(INTERACTIONS, query, where, limit=5)] == before
+    finally:
+        mirror.close()
+
+
+def index_schema(mirror: EdgeMirror) -> dict[str, Any]:
+    shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
+    assert shard is not None
+    return {field: info.params for field, info in shard.info().payload_schema.items()}

@@ -33,6 +33,50 @@ def test_mmr_skips_near_duplicates():
     assert mmr(["x", "y"], {"x": 1.0, "y": 0.5}, {}, k=5) == ["x", "y"]
 
 
+def _mmr_by_definition(
+    candidates: list[str], relevance: dict[str, float], vectors: dict[str, np.ndarray], k: int
+) -> list[str]:
+    """Greedy MMR as it was written before issue 30: every step takes each candidate's highest similarity again over
+    everything picked so far."""
+    top = max(relevance.values()) or 1.0
+    picked: list[str] = []
+    remaining = list(candidates)
+    while remaining and len(picked) < k:
+
+        def gain(item: str) -> float:
+            rel = relevance.get(item, 0.0) / top
+            if item not in vectors or not picked:
+                return rel
+            seen = [float(vectors[item] @ vectors[p]) for p in picked if p in vectors]
+            return 0.7 * rel - 0.3 * (max(seen) if seen else 0.0)
+
+        best = max(remaining, key=lambda item: (gain(item), -candidates.index(item)))
+        picked.append(best)
+        remaining.remove(best)
+    return picked
+
+
+def test_mmr_keeps_the_choices_of_its_definition():
+    """mmr keeps each candidate's highest similarity up to date as items are picked (issue 30: a fifth of the CPU):
+    the same choices as the definition, ties and all, with near-duplicates, exact duplicates, tied relevance and
+    candidates without a vector."""
+    rng = np.random.default_rng(30)
+    for case in range(400):
+        n = int(rng.integers(1, 45))
+        ids = [f"i{j}" for j in range(n)]
+        themes = rng.standard_normal((max(1, n // 3), 16)).astype(np.float32)
+        vectors: dict[str, np.ndarray] = {}
+        for j, item in enumerate(ids):
+            if rng.random() < 0.9:  # the rest have no vector
+                noise = 0.0 if rng.random() < 0.3 else 0.3  # exact duplicates of a theme, or near ones
+                v = themes[j % len(themes)] + noise * rng.standard_normal(16).astype(np.float32)
+                vectors[item] = (v / np.linalg.norm(v)).astype(np.float32)
+        relevance = rrf([list(rng.permutation(ids)[: rng.integers(0, n + 1)]), ids[::2]])
+        order = sorted(ids, key=lambda i: (-relevance.get(i, 0.0), i))
+        k = int(rng.integers(1, 12))
+        assert mmr(order, relevance, vectors, k) == _mmr_by_definition(order, relevance, vectors, k), case
+
+
 def test_extractive_answer_is_labelled_and_dated():
     ev = [Evidence("i1", "interaction", "Doja Cat dressed as Choupette", 20230501, 20230502, 1.0, ["alpha", "beta"])]
     text = extractive("(Date: May 2, 2023) Doja Cat", ev)

@@ -120,3 +120,16 @@ def test_the_api_and_ask_import_no_parser_and_no_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_an_extractive_api_imports_no_llm_sdk():
+    """The openai SDK (~38 MB of RSS, imported by the LLM client's module) loads only where an LLM client is made:
+    the QA API without one (the extractive answerer) never imports it, for its 512 MB budget at 20k interactions
+    (issue 30). qa/answer.llm_failures imports it when an LLM answer fails."""
+    code = (
+        "import sys, newskg.cli.app, newskg.cli.qa, newskg.qa.api, newskg.qa.warmup, newskg.qa.answer\n"
+        "from newskg.pipeline import qa_checks, qa_service\n"
+        "print('openai' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr

@@ -27,7 +27,7 @@ from newskg.evaluation.irb.prompts.grade import Grade
 from newskg.evaluation.irb.records import IRBQuestion
 from newskg.evaluation.irb.retrieval import Passage
 from newskg.evaluation.kit.judge import ask_grader
-from newskg.qa.answer import LLM_FAILURES, best_sentences
+from newskg.qa.answer import best_sentences, llm_failures
 from newskg.qa.evidence import Evidence
 
 AnswerStatus = Literal["answered", "none", "unparsed", "failed"]
@@ -72,7 +72,7 @@ class Answerer:
         assert self.llm is not None
         try:
             reply = self.llm.complete(prompt)
-        except LLM_FAILURES:
+        except llm_failures():
             return Prediction(None, "failed", "llm")
         if reply is None:
             return Prediction(None, "unparsed", "llm")
