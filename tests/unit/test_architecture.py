@@ -90,7 +90,8 @@ def project_files() -> list[Path]:
 
 
 def top_level_imports(path: Path) -> set[str]:
-    """The absolute (not relative) imports of a file that start with a layer folder: `core.settings`, not `newskg.core.settings`."""
+    """The absolute (not relative) imports of a file that start with a layer folder: `core.settings`, not
+    `newskg.core.settings`."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         if isinstance(node, ast.Import):
