@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,7 +29,8 @@ from newskg.core.timeaxes import day_from_key, day_iso, day_key
 from newskg.graph.connection.base import ConsoleRefused
 from newskg.graph.store import explore
 from newskg.graph.store.asof import AsOf
-from newskg.graph.store.explore import Window
+from newskg.graph.store.explore import EdgeRow, Window
+from newskg.graph.store.rows import EntityAsOf
 from newskg.graph.store.store import GraphStore
 from newskg.qa.contract import (
     DATE_PATTERN,
@@ -159,43 +161,74 @@ class View:
         return {"nodes": list(self.nodes.values()), "edges": list(self.edges.values())}
 
 
-def build_view(store: GraphStore, entity_ids: list[str], as_of: AsOf, window: Window, types: list[str] | None) -> View:
+def build_view(
+    store: GraphStore,
+    entity_ids: list[str],
+    as_of: AsOf,
+    window: Window,
+    types: list[str] | None,
+    focus: list[EntityAsOf] | None = None,
+) -> View:
     """The neighbourhoods of `entity_ids` merged: a neighbour whose type is filtered out drops with its edges;
-    a fact with no object stays on its subject (`target` null)."""
+    a fact with no object stays on its subject (`target` null). `focus`: explore.nodes of `entity_ids` when the
+    caller has read them already."""
     rows = [row for entity in entity_ids for row in explore.neighbourhood(store, entity, as_of, window, RESULT_CAP)]
-    ids = sorted({*entity_ids, *(r.subject_id for r in rows), *(r.object_id for r in rows if r.object_id)})
-    found = {e.id: e for e in explore.nodes(store, ids, as_of)}
+    found = _entities_of(store, entity_ids, rows, as_of, focus)
     kept = {i for i in found if i in entity_ids or not types or found[i].type in types}
-    view = View({}, {})
+    # an edge between two focus entities is in both neighbourhoods: one edge, counted once
+    shown = {r.id: r for r in rows if r.subject_id in kept and (r.object_id is None or r.object_id in kept)}
+    facts = _facts_per_entity(list(shown.values()))
+    view = View({}, {i: _edge(r) for i, r in shown.items()})
     for entity_id in sorted(kept):
         entity = found[entity_id]
-        node: dict[str, object] = {**asdict(entity), "aliases": entity.aliases or [], "focus": entity_id in entity_ids}
-        view.nodes[entity_id] = node
-    for row in rows:
-        if row.subject_id in kept and (row.object_id is None or row.object_id in kept):
-            view.edges[row.id] = {
-                "id": row.id,
-                "source": row.subject_id,
-                "target": row.object_id,
-                "text": row.text,
-                "day": day_iso(row.event_day),
-                "event_day": row.event_day,
-                "published_day": row.published_day,
-                "variant": row.variant,
-                "confidence": row.confidence,
-                "n_sources": row.n_sources,
-            }
+        node: dict[str, object] = {**asdict(entity), "aliases": entity.aliases or []}
+        view.nodes[entity_id] = node | {"focus": entity_id in entity_ids, "facts": facts[entity_id]}
     return view
 
 
+def _entities_of(
+    store: GraphStore, entity_ids: list[str], rows: list[EdgeRow], as_of: AsOf, focus: list[EntityAsOf] | None
+) -> dict[str, EntityAsOf | explore.Neighbour]:
+    """The view's entities as of D: the focus ones with their exact counts then (explore.nodes), the others without
+    counts (explore.neighbours): the visible edge that names one proves it exists then, and counting its facts would
+    cost all of them, however many the view shows (issue #30)."""
+    named = {r.subject_id for r in rows} | {r.object_id for r in rows if r.object_id}
+    others = explore.neighbours(store, sorted(named - set(entity_ids)), as_of)
+    focus = explore.nodes(store, entity_ids, as_of) if focus is None else focus
+    return {e.id: e for e in [*others, *focus]}
+
+
+def _edge(row: EdgeRow) -> dict[str, object]:
+    return {
+        "id": row.id,
+        "source": row.subject_id,
+        "target": row.object_id,
+        "text": row.text,
+        "day": day_iso(row.event_day),
+        "event_day": row.event_day,
+        "published_day": row.published_day,
+        "variant": row.variant,
+        "confidence": row.confidence,
+        "n_sources": row.n_sources,
+    }
+
+
+def _facts_per_entity(rows: list[EdgeRow]) -> Counter[str]:
+    """The view's facts naming each entity (a fact about it alone included, one with itself as object once): what
+    the page sizes a node by, since only the focus entities carry their counts as of D."""
+    return Counter(end for r in rows for end in {r.subject_id, r.object_id} if end is not None)
+
+
 def graphml(view: View) -> bytes:
-    """The view as GraphML (nodes: name, type, mentions; edges: text, day, sources, variant)."""
+    """The view as GraphML (nodes: name, type, their facts in the view, a focus entity's mentions and interactions
+    as of D; edges: text, day, sources, variant)."""
     root = ET.Element("graphml", xmlns="http://graphml.graphdrawing.org/xmlns")
     keys = [
         ("name", "node", "string"),
         ("type", "node", "string"),
         ("mentions", "node", "int"),
         ("interactions", "node", "int"),
+        ("facts", "node", "int"),
         ("text", "edge", "string"),
         ("day", "edge", "string"),
         ("n_sources", "edge", "int"),
@@ -368,12 +401,12 @@ class _Explorer:
     ) -> dict[str, object]:
         """The entity, its visible interactions (edges) and the entities they name, as of the day."""
         view = _as_of(as_of)
-        if not explore.nodes(self.store_of(), [entity_id], view):
+        focus = explore.nodes(self.store_of(), [entity_id], view)
+        if not focus:
             raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
         window = _window(view, from_, to, variant)
-        return {"entity_id": entity_id, "as_of": view.iso} | build_view(
-            self.store_of(), [entity_id], view, window, type
-        ).as_dict()
+        built = build_view(self.store_of(), [entity_id], view, window, type, focus)
+        return {"entity_id": entity_id, "as_of": view.iso} | built.as_dict()
 
     def timeline(
         self,

@@ -5,9 +5,11 @@ and a statement past the timeout are refused by the server, an over-long query b
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from falkordb.helpers import stringify_param_value
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
@@ -310,5 +312,55 @@ def test_the_view_the_explorer_opens_on_has_the_most_facts_as_of_the_day(isolate
         app.include_router(explore_router(lambda: store))
         view = TestClient(app).get(f"/v1/explore/entities/{SOCIETY.id}/neighbourhood", params={"as_of": day_iso(LATE)})
         assert [e["target"] for e in view.json()["edges"]] == [None, None]
+    finally:
+        store.conn.close()
+
+
+def records_produced(store: GraphStore, query: str, params: dict[str, object]) -> int:
+    """What the statement touched on the real FalkorDB: the records its operations produced (GRAPH.PROFILE)."""
+    header = "CYPHER " + "".join(f"{name}={stringify_param_value(value)} " for name, value in params.items())
+    plan = store.conn.execute_command("GRAPH.PROFILE", store.conn.graph_name, header + query)  # type: ignore[attr-defined]
+    lines = [line.decode() if isinstance(line, bytes) else str(line) for line in plan]  # type: ignore[union-attr]
+    return sum(int(m) for line in lines for m in re.findall(r"Records produced: (\d+)", line))
+
+
+def test_a_neighbour_is_shown_without_counting_its_facts_and_the_focus_counts_stay_exact(isolated):
+    """Issue #30: the neighbourhood view costs what it shows. A neighbour exists as of D because a visible edge
+    names it, so it is not recounted: no counts (null), and reading it touches as many records whatever facts it
+    has; the focus entity's counts are exactly ENTITY_VISIBLE's; every node's `facts` are the view's edges naming
+    it. Babbage's later facts and mentions (after D) show nowhere as of D."""
+    store = GraphStore(open_graph(isolated.settings))
+    store.init()
+    try:
+        met = [report("Ada Lovelace met Charles Babbage.", EARLY, "wire")]
+        mentions = [(met[0].id, ADA.id), (met[0].id, BABBAGE.id)]
+        first = fact(met, ADA, BABBAGE, "Ada Lovelace met Charles Babbage")
+        store.write_batch(chunks=met, entities=[ADA, BABBAGE], mentions=mentions, interactions=[first])
+        as_of = AsOf.of(LATE)
+        params = {"ids": [BABBAGE.id], **as_of.params()}
+        touched = records_produced(store, explore.NEIGHBOURS_AS_OF, params)
+        later = [solo(BABBAGE, f"Charles Babbage built engine {i}.", LATE, ingested=LATE + 1) for i in range(20)]
+        later += [solo(BABBAGE, f"Charles Babbage drew plan {i}.", EARLY) for i in range(20)]
+        store.write_batch(
+            chunks=[c for c, _ in later], entities=[BABBAGE], mentions=[(c.id, BABBAGE.id) for c, _ in later],
+            interactions=[x for _, x in later],
+        )  # fmt: skip
+        assert records_produced(store, explore.NEIGHBOURS_AS_OF, params) == touched  # not one per fact
+
+        app = FastAPI()
+        app.include_router(explore_router(lambda: store))
+        body = TestClient(app).get(f"/v1/explore/entities/{ADA.id}/neighbourhood", params={"as_of": day_iso(LATE)})
+        nodes = {n["id"]: n for n in body.json()["nodes"]}
+        (ada,) = explore.nodes(store, [ADA.id], as_of)
+        assert (nodes[ADA.id]["mentions"], nodes[ADA.id]["interactions"]) == (ada.mentions, ada.interactions) == (1, 1)
+        assert (nodes[BABBAGE.id]["mentions"], nodes[BABBAGE.id]["interactions"]) == (None, None)
+        assert {i: n["facts"] for i, n in nodes.items()} == {ADA.id: 1, BABBAGE.id: 1}
+        assert [e["target"] for e in body.json()["edges"]] == [BABBAGE.id]
+        # Babbage's own view, as of D: the engines ingested after D are not its facts yet, the plans are
+        (babbage,) = explore.nodes(store, [BABBAGE.id], as_of)
+        own = TestClient(app).get(f"/v1/explore/entities/{BABBAGE.id}/neighbourhood", params={"as_of": day_iso(LATE)})
+        focus = {n["id"]: n for n in own.json()["nodes"]}[BABBAGE.id]
+        assert (focus["mentions"], focus["interactions"]) == (babbage.mentions, babbage.interactions)
+        assert (focus["interactions"], focus["facts"]) == (21, 21)
     finally:
         store.conn.close()

@@ -179,6 +179,7 @@ def explorer_reads(store: GraphStore, interaction_id: str) -> None:
     explore.search(store, "doja", as_of, 10, None)
     explore.neighbourhood(store, DOJA, as_of, explore.Window(20230501, AS_OF), 500)
     explore.nodes(store, [DOJA, CHOUPETTE], as_of)
+    explore.neighbours(store, [DOJA, CHOUPETTE], as_of)
     explore.evidence(store, interaction_id, as_of)
     explore.daily_mentions(store, DOJA, 20230501, AS_OF, as_of)
     explore.most_facts(store, as_of)

@@ -1,7 +1,8 @@
 """The explorer's reads (qa/explore.py), shared by Neo4j 5 and FalkorDB and every one "as of D" exactly as the QA
 reads are (graph/store/reads.visible with AsOf.params()): an interaction is an edge only if it is visible, it
 counts only the sources whose articles were visible, an entity is a node only if it exists as of D
-(reads.ENTITY_VISIBLE), and evidence shows only visible chunks of visible articles. Values are parameters."""
+(reads.ENTITY_VISIBLE; for a neighbour, the visible interaction that names it: NEIGHBOURS_AS_OF), and evidence
+shows only visible chunks of visible articles. Values are parameters."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from newskg.core.records import Variant
 from newskg.graph.connection.base import ConsoleResult
 from newskg.graph.store import mentions
 from newskg.graph.store.asof import AsOf
-from newskg.graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
+from newskg.graph.store.reads import ALIAS_CAP, DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
 from newskg.graph.store.rows import EntityAsOf, rows_of
 from newskg.graph.store.store import GraphStore
 
@@ -69,6 +70,20 @@ ORDER BY facts DESC, name, id
 LIMIT $limit
 """
 
+# The view's other entities (its focus entities are read by NODES_AS_OF): each is named by a visible interaction of
+# the view, which proves it exists as of D, so no recount of its facts is needed. Recounting them (ENTITY_VISIBLE)
+# walked every mention and interaction of every neighbour: 450 neighbours of ~1,000 facts each at 1 M interactions,
+# 1.4 s server-side (issue #30); their sums of daily mention counts (EntityDay) still cost one cell per day with
+# mentions, 180 ms for 90 days. So a neighbour carries its name, type and aliases as of D, and no counts.
+NEIGHBOURS_AS_OF = (
+    """
+UNWIND $ids AS wanted
+MATCH (e:Entity {id: wanted})
+WITH e, null AS mentions, null AS interactions"""
+    + ENTITY_ALIASES
+    + "RETURN e.id AS id, e.name AS name, e.type AS type, aliases\n"
+)
+
 NODES_AS_OF = (
     """
 UNWIND $ids AS wanted
@@ -108,6 +123,22 @@ class EdgeRow:
     subject_id: str
     object_id: str | None
     n_sources: int
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """NEIGHBOURS_AS_OF: an entity a visible interaction names, with its aliases as of D (the first ALIAS_CAP in
+    code-point order, as rows.EntityAsOf). Its mentions and interactions are not counted (None)."""
+
+    id: str
+    name: str
+    type: str
+    aliases: list[str] | None
+    mentions: None = None
+    interactions: None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "aliases", sorted(self.aliases or [])[:ALIAS_CAP])
 
 
 @dataclass(frozen=True)
@@ -189,6 +220,14 @@ def nodes(store: GraphStore, ids: list[str], as_of: AsOf) -> list[EntityAsOf]:
     if not ids:
         return []
     return rows_of(EntityAsOf, store.conn.read(NODES_AS_OF, {"ids": ids, **as_of.params()}))
+
+
+def neighbours(store: GraphStore, ids: list[str], as_of: AsOf) -> list[Neighbour]:
+    """Those of `ids` that are entities, with their aliases as of D: only for entities a visible interaction names,
+    which proves they exist as of D (NEIGHBOURS_AS_OF). The cost is the number of ids, not their facts."""
+    if not ids:
+        return []
+    return rows_of(Neighbour, store.conn.read(NEIGHBOURS_AS_OF, {"ids": ids, **as_of.params()}))
 
 
 def evidence(store: GraphStore, interaction_id: str, as_of: AsOf) -> list[EvidenceRow]:

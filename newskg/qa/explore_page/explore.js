@@ -122,14 +122,19 @@ function elementsOf(views) {
   const facts = [...state.facts.values()];
   const solo = new Map(); // facts with no object entity, per subject: shown on the node, listed in the side panel
   for (const f of facts) if (!f.target) solo.set(f.source, (solo.get(f.source) || 0) + 1);
-  const maxMentions = Math.max(1, ...[...nodes.values()].map((n) => n.mentions));
+  // A node's size: its facts in the view (only the views' own entities carry counts as of the day; counting every
+  // neighbour's would cost all its facts, issue #30).
+  const shown = new Map();
+  for (const f of facts) for (const end of new Set([f.source, f.target])) if (end) shown.set(end, (shown.get(end) || 0) + 1);
+  const maxFacts = Math.max(1, ...shown.values());
   return [
     ...[...nodes.values()].map((n) => {
       const own = solo.get(n.id) || 0;
+      const many = shown.get(n.id) || 0;
       return {
         group: "nodes",
         data: { id: n.id, name: n.name, label: cut(n.name, NAME_CHARS) + (own ? `\n+${plural(own, "fact")}` : ""),
-                type: n.type, mentions: n.mentions, solo: own, size: 24 + 36 * Math.sqrt(n.mentions / maxMentions),
+                type: n.type, facts: many, solo: own, size: 24 + 36 * Math.sqrt(many / maxFacts),
                 focus: state.entities.includes(n.id) ? 1 : 0, named: 1 },
       };
     }),
@@ -171,7 +176,7 @@ function placeLabels() {
     placed.push(box);
     return true;
   };
-  const byRank = cy.nodes().sort((a, b) => b.data("focus") - a.data("focus") || b.data("mentions") - a.data("mentions"));
+  const byRank = cy.nodes().sort((a, b) => b.data("focus") - a.data("focus") || b.data("facts") - a.data("facts"));
   cy.batch(() => {
     byRank.forEach((n) => n.data("named", 1));
     cy.edges().removeClass("labelled");
