@@ -72,6 +72,7 @@ def group_consumer(wiring: Wiring, group: str, stage: str, topics: list[str]) ->
 
 def process_runner(wiring: Wiring) -> StageRunner[DedupLogEntries]:
     from newskg.extract.failures import outage
+    from newskg.ingest.kafka.ingestion_order import IngestionOrder, Peeker
     from newskg.ingest.process.dedup import DedupIndex
     from newskg.ingest.process.signature_log import SignatureLog
     from newskg.ingest.process.stage import ProcessStage
@@ -83,7 +84,10 @@ def process_runner(wiring: Wiring) -> StageRunner[DedupLogEntries]:
     signature_log = wiring.own(SignatureLog(kafka_options(settings), settings.topic_dedup, producer))
     index = DedupIndex(settings.dedup_threshold, settings.dedup_num_perm, settings.dedup_window_days)
     stage = wiring.own(ProcessStage(settings, index, signature_log))
-    return StageRunner(stage, consumer, producer, settings.topic_dlq, outage)
+    # Always on: which near-duplicate is kept, and what the dedup window holds, read the order articles come in
+    # (ingest/process/order.py); as polled, that was fetch timing.
+    order = IngestionOrder(consumer, wiring.own(Peeker(kafka_options(settings), stage.order.key)), stage.order.key)
+    return StageRunner(stage, consumer, producer, settings.topic_dlq, outage, order)
 
 
 def linker(settings: Settings, store: GraphStore) -> Linker:

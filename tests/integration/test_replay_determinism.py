@@ -8,15 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from newskg.core.ids import entity_id
-from newskg.core.records import Entity
+from newskg.core.ids import article_id, entity_id
+from newskg.core.records import Chunk, ChunkSighting, Entity, decode_any
 from newskg.extract.openie.targets import GraphMentionStats
 from newskg.graph.store.mentions import daily_counts
 from newskg.graph.store.store import GraphStore
 from newskg.ingest.kafka.reader import read_topic
-from newskg.pipeline import extract_stage
+from newskg.ingest.kafka.stage import run_stages
+from newskg.pipeline import extract_stage, process_runner
 from newskg.wiring import Wiring, kafka_options, open_graph
 from tests.support.articles import NEWS_HTML as FIXTURES
+from tests.support.articles import STORIES, STORY, ingest_stories
 from tests.support.cli import newskg, newskg_json
 from tests.support.isolation import Isolated
 from tests.support.records import dated_chunk
@@ -229,3 +231,70 @@ def _differences(a: str, b: str) -> list[str]:
     """The lines only one export has (a's marked '-', b's '+'), the first ten."""
     only_a, only_b = set(a.splitlines()) - set(b.splitlines()), set(b.splitlines()) - set(a.splitlines())
     return sorted([f"- {line}" for line in only_a] + [f"+ {line}" for line in only_b])[:10]
+
+
+# --- The process stage's order: which near-duplicate is kept and what the dedup window holds
+
+
+def _source_on(partition: int, partitions: int, day: str, taken: set[str]) -> str:
+    """A source name whose story (https://SOURCE.example/DAY, tests/support/articles.ingest_stories) the producer's
+    partitioner (kafka-python's, by article id) puts on `partition`."""
+    from kafka.partitioner.default import murmur2
+
+    for n in range(1000):
+        source = f"src{n}"
+        key = article_id(f"https://{source}.example/{day}", None).encode()
+        if source not in taken and (murmur2(key) & 0x7FFFFFFF) % partitions == partition:
+            return source
+    raise AssertionError("no source name lands on that partition")
+
+
+def _process(world: Isolated) -> tuple[set[str], set[tuple[str, str]]]:
+    """`run process --until-idle` in this process; the chunks kept and the sightings (article, kept chunk)."""
+    with Wiring(world.settings) as wiring:
+        run_stages([process_runner(wiring)], until_idle=True)
+    kept, sightings = set(), set()
+    for record in read_topic(kafka_options(world.settings), world.topics["chunks"]):
+        message = decode_any(record.value or b"")
+        if isinstance(message, Chunk):
+            kept.add(message.id)
+        elif isinstance(message, ChunkSighting):
+            sightings.add((message.article_id, message.chunk_id))
+    return kept, sightings
+
+
+def test_the_process_stage_keeps_the_same_chunks_whatever_order_the_articles_cross_the_partitions_in(
+    isolated, tmp_path
+):
+    """Two `make demo` runs kept 1009 and 1008 chunks: the process stage decided articles in the order its polls
+    returned them, so fetch timing chose which copy of a near-duplicate pair was kept, and which articles fell out of
+    the dedup window because another partition had been read ahead (its clock is the newest day met). Here, on 3
+    partitions: story A (May 1) and an unrelated story D (September 1) on one partition, B (May 2, A with one word
+    changed) on another, sent A, D, B. Handed on as polled (whole partitions, as a small topic is), B met A either
+    before A (B kept, A its sighting) or after D had moved the window past May (both kept, no sighting). Now the
+    stage gets them in ingestion order (ingest/process/order.py): the chunks and sightings of one partition fed in
+    publication order."""
+    a_text = STORY
+    b_text = STORY.replace("striking red outfit", "striking crimson outfit")
+    d_text = STORIES[2][2] + " " + STORIES[1][2]
+    days = {"a": "2023-05-01", "b": "2023-05-02", "d": "2023-09-01"}
+    taken: set[str] = set()
+    sources = {}
+    for name, partition in (("a", 0), ("d", 0), ("b", 1)):
+        sources[name] = _source_on(partition, 3, days[name], taken)
+        taken.add(sources[name])
+    story = {"a": a_text, "b": b_text, "d": d_text}
+
+    def stories(order: str) -> list[tuple[str, str, str]]:
+        return [(days[n], sources[n], story[n]) for n in order]
+
+    serial = isolated.fresh(topic_partitions=1, mirror_enabled=False)
+    ingest_stories(serial.env, tmp_path, stories("abd"), name="serial.jsonl")
+    spread = isolated.fresh(topic_partitions=3, mirror_enabled=False)
+    ingest_stories(spread.env, tmp_path, stories("adb"), name="spread.jsonl")
+    placed = {r.partition for r in read_topic(kafka_options(spread.settings), spread.topics["articles"])}
+    assert placed == {0, 1}  # the partitioner put them where the scenario needs them
+    kept, sightings = _process(spread)
+    expected_kept, expected_sightings = _process(serial)
+    assert expected_sightings  # B is a near-duplicate of A: the scenario exercises the dedup
+    assert (kept, sightings) == (expected_kept, expected_sightings)

@@ -3,6 +3,7 @@ return partitions in any order and any sizes: the batches, each ordered by key a
 records in ingestion order; commits never pass a record not handed on; a buffer over its cap rewinds the member.
 The real broker path is tests/integration/test_ingestion_order.py."""
 
+import heapq
 import json
 import random
 
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from newskg.ingest.kafka.client import ConsumerRecord, TopicPartition
-from newskg.ingest.kafka.ingestion_order import EARLIEST, IngestionOrder, OrderKey, ingestion_key
+from newskg.ingest.kafka.ingestion_order import EARLIEST, IngestionOrder, OrderKey, ingestion_key, merged
 
 TOPIC = "news.chunks"
 
@@ -93,6 +94,27 @@ def test_any_poll_order_gives_the_records_in_ingestion_order(instants, partition
     handed = drain(member, IngestionOrder(member, member, cap=cap))
     everything = [r for log in member.logs.values() for r in log]
     assert [ingestion_key(r) for r in handed] == sorted(ingestion_key(r) for r in everything)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    logs=st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_size=4),
+    seed=st.integers(0, 1000),
+    cap=st.integers(1, 8),
+)
+def test_batches_merged_by_partition_give_one_sequence_for_any_poll_order_even_out_of_order(logs, seed, cap):
+    """The process stage's order (ingest/process/order.py): partitions not in ingestion order (a backfill: pages
+    ingested as published), polled in any order and sizes, buffers capped; each batch merged by partition
+    (`merged`) gives the partitions' merge by their heads, a function of their contents alone. (Sorting each batch,
+    as the extract stage does, gives another sequence for another poll order.)"""
+    partitions = {p: [record(p, o, instant) for o, instant in enumerate(log)] for p, log in enumerate(logs)}
+    member = Member(partitions, seed)
+    gate = IngestionOrder(member, member, cap=cap)
+    handed: list[ConsumerRecord] = []
+    while gate.buffered or member.unread(member.assignment()):
+        handed += merged(gate.admit(member.poll()), ingestion_key)
+    expected = heapq.merge(*partitions.values(), key=ingestion_key)
+    assert [ingestion_key(r) for r in handed] == [ingestion_key(r) for r in expected]
 
 
 def test_a_buffer_over_its_cap_rewinds_the_member_to_the_first_record_it_dropped():

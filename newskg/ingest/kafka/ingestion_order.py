@@ -13,8 +13,10 @@ key (ingestion instant, then partition and offset: a total order, `OrderKey`) of
 position when nothing of it is buffered but it has records left (peeked at by a reader in no group); none when it
 is read to its end. The partition holding the watermark always has records at or below it, so a member never
 stalls. A partition's buffer keeps at most `cap` records: the member is rewound to the first of the rest. Buffered
-records are neither handled nor committed: a crash or a rebalance reads them again. Within a batch the stage
-orders by the same key.
+records are neither handled nor committed: a crash or a rebalance reads them again. Within a batch the extract
+stage orders by the same key; the process stage merges the batch's partitions by it (`merged`), which keeps each
+partition in offset order: then the sequence of batches is one function of the partitions' contents, whatever the
+fetch timing, even where a partition is not in ingestion order (a backfill), where a sort of each batch is not.
 
 Across replicas the gate orders each replica's own partitions only; what other replicas learn reaches this one
 through the shared logs within one batch (extract/entities/link_log.py). Holding a replica until every other one
@@ -22,6 +24,7 @@ has passed an instant would make them take turns batch by batch."""
 
 from __future__ import annotations
 
+import heapq
 import json
 import logging
 from collections import deque
@@ -51,6 +54,15 @@ def ingestion_key(record: ConsumerRecord) -> OrderKey:
         value = None
     instant = cast(dict[str, object], value).get("ingested_ms") if isinstance(value, dict) else None
     return (instant if isinstance(instant, int) else EARLIEST, record.partition, record.offset)
+
+
+def merged(records: list[ConsumerRecord], key_of: Callable[[ConsumerRecord], OrderKey]) -> list[ConsumerRecord]:
+    """A batch the gate handed on, its partitions merged by their heads' keys, each kept in offset order. Behind
+    the gate, the batches in turn give the same sequence for any fetch timing (tests/unit/test_ingestion_order.py)."""
+    by_partition: dict[tuple[str, int], list[ConsumerRecord]] = {}
+    for record in records:
+        by_partition.setdefault((record.topic, record.partition), []).append(record)
+    return list(heapq.merge(*by_partition.values(), key=key_of))
 
 
 class PartitionView(Protocol):

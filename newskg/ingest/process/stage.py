@@ -7,14 +7,14 @@ from dataclasses import dataclass, field
 
 from newskg.core.errors import NewskgError
 from newskg.core.failures import must_stop
-from newskg.core.records import Article, ChunkSighting, DeadLetter, DedupSighting, RawArticle
+from newskg.core.records import Article, ChunkSighting, DeadLetter, DedupSighting
 from newskg.core.settings import Settings
 from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.kafka.ingestion_order import merged
 from newskg.ingest.kafka.stage import Outgoing, Stage, StageOutput, dead_letter
-from newskg.ingest.process.article import build_article
 from newskg.ingest.process.chunk_dedup import chunk_and_dedup
 from newskg.ingest.process.dedup import Decision, DedupIndex
-from newskg.ingest.process.guards import Rejected, check_size, looks_binary
+from newskg.ingest.process.order import ArticleOrder
 from newskg.ingest.process.sentences import split_each
 from newskg.ingest.process.signature_log import Kept, SignatureLog
 
@@ -59,6 +59,8 @@ class ProcessStage(Stage[DedupLogEntries]):
         self.settings = settings
         self.index = index
         self.signature_log = signature_log
+        # The order its articles are decided in (ingest/process/order.py); the runner's gate hands them on by it.
+        self.order = ArticleOrder(settings.max_page_bytes)
         if signature_log:
             # Before the stage exists (and so before its consumer joins the group): ready only after replay.
             signature_log.replay(index)
@@ -76,9 +78,9 @@ class ProcessStage(Stage[DedupLogEntries]):
             self.signature_log.catch_up(self.index)  # what other replicas kept since the last batch
         batch = _Batch()
         articles: list[tuple[ConsumerRecord, Article]] = []
-        for record in records:
+        for record in merged(records, self.order.key):
             try:
-                articles.append((record, self._article(record)))
+                articles.append((record, self.order.article(record)))
             except Exception as exc:
                 self._dead(record, exc, batch)
         sentence_lists = split_each([article.text for _, article in articles]) if articles else []
@@ -99,14 +101,6 @@ class ProcessStage(Stage[DedupLogEntries]):
             log.exception("process failed on %s[%d]@%d", record.topic, record.partition, record.offset, exc_info=exc)
             exc = NewskgError(f"{type(exc).__name__}: {exc}", reason=PROCESSING_ERROR)
         batch.dead.append(dead_letter(record, self.name, exc))
-
-    def _article(self, record: ConsumerRecord) -> Article:
-        if record.value is None:
-            raise Rejected("empty_message", "the message has no value")
-        check_size(record.value, self.settings.max_page_bytes)
-        if looks_binary(record.value):
-            raise Rejected("binary_payload", "the message is binary, not a JSON record")
-        return build_article(RawArticle.from_bytes(record.value))
 
     def _chunk(self, article: Article, sentences: list[str]) -> _Batch:
         """The article's chunk and sighting messages, and what the dedup log gains once they are acknowledged."""
