@@ -16,7 +16,10 @@ and served with uvicorn in a process of its own; `qa_ready_s` is the time from s
 `--single-seconds`), C closed-loop clients (default 50) for S seconds (default 60: the capacity, answers/s), then an
 open loop at half that capacity (requests sent on a fixed schedule, each on a pooled keep-alive connection, latency
 from the scheduled send, so queueing counts); the API's CPU per answer from /proc (user + system over a run's
-answers); the share of questions not asked before in the API process (the rest hit the embedding cache); then the
+answers); the API's own time on each answer, read from its `Server-Timing` header, whose p95 at half load is
+reported beside the client's (`qa_p95_ms_half_load_server_<strategy>`: the rest is the connection, the API's event
+loop and this driver, on the same cores); the share of questions not asked before in the API process (the rest hit
+the embedding cache); then the
 explorer's search, neighbourhood and timeline, one client each for `--explore-seconds`. Then the same load against a
 brute-force baseline in the same run (`--scan-clients`, `--scan-seconds`): the same API, but temporal retrieval that
 scans every interaction (a Cypher label scan on the properties, no adjacency, no index) and the same mirror and
@@ -331,6 +334,23 @@ def profile_api(spec: ApiSpec, names: tuple[str, ...], strategies: tuple[str, ..
         out.write_text(json.dumps({s: profile(service, list(names), s, n) for s in strategies}))
 
 
+# A response's status and the server's own ms on it (Server-Timing); (None, None): the connection failed.
+Reply = tuple[int | None, float | None]
+
+
+def _header(line: bytes) -> tuple[bytes, bytes]:
+    name, value = line.split(b":", 1)
+    return name.strip().lower(), value.strip()
+
+
+def _server_ms(timing: bytes | None) -> float | None:
+    """The `dur` of the API's `Server-Timing: app;dur=<ms>` (newskg/qa/api.py), None without one."""
+    if not timing:
+        return None
+    durations = [part[4:] for part in timing.split(b";") if part.startswith(b"dur=")]
+    return float(durations[0]) if durations else None
+
+
 class LeanClient:
     """One keep-alive HTTP/1.1 connection with the least client work: on a 2-core machine httpx's own parsing
     cost more CPU than the server's answer (a profile showed the driver at 87% of a core, the server at 33%),
@@ -341,11 +361,12 @@ class LeanClient:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
-    async def get(self, path: str, params: dict[str, Any]) -> int:
+    async def get(self, path: str, params: dict[str, Any]) -> Reply:
+        """The status and the server's own ms on the request (its `Server-Timing: app;dur=`, None without one)."""
         request = f"GET {path}?{urlencode(params, doseq=True)} HTTP/1.1\r\nHost: {self.host}\r\n\r\n".encode()
         reused = self.reader is not None
         try:
-            head = await self._send(request)
+            reader, head = await self._send(request)
         except (ConnectionError, asyncio.IncompleteReadError) as exc:
             # A kept-alive connection the server closed while it sat idle (uvicorn's keep-alive is 5 s; the open
             # loop's pool keeps connections its bursts opened) fails before any byte of an answer: send again on a
@@ -353,29 +374,29 @@ class LeanClient:
             if not reused or (isinstance(exc, asyncio.IncompleteReadError) and exc.partial):
                 raise
             self.close()
-            head = await self._send(request)
+            reader, head = await self._send(request)
         status = int(head.split(b" ", 2)[1])
-        length = next(
-            int(line.split(b":", 1)[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
-        )
-        body = await self.reader.readexactly(length)
+        headers = dict(_header(line) for line in head.split(b"\r\n")[1:] if b":" in line)
+        body = await reader.readexactly(int(headers[b"content-length"]))
         if status == 200:
             json.loads(body)  # a complete, well-formed answer, or it counts as an error
-        return status
+        return status, _server_ms(headers.get(b"server-timing"))
 
-    async def _send(self, request: bytes) -> bytes:
+    async def _send(self, request: bytes) -> tuple[asyncio.StreamReader, bytes]:
+        """The connection's reader and the response's head (status line and headers)."""
         if self.reader is None or self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         self.writer.write(request)
-        return await self.reader.readuntil(b"\r\n\r\n")
+        return self.reader, await self.reader.readuntil(b"\r\n\r\n")
 
-    async def status(self, path: str, params: dict[str, Any]) -> int | None:
-        """The response's status, or None when the connection failed (closed here: the next call reconnects)."""
+    async def status(self, path: str, params: dict[str, Any]) -> Reply:
+        """The response's status and server ms, or (None, None) when the connection failed (closed here: the next
+        call reconnects)."""
         try:
             return await self.get(path, params)
-        except (OSError, asyncio.IncompleteReadError, ValueError, StopIteration):
+        except (OSError, asyncio.IncompleteReadError, ValueError, KeyError):
             self.close()
-            return None
+            return None, None
 
     def close(self) -> None:
         if self.writer is not None:
@@ -385,20 +406,25 @@ class LeanClient:
 
 @dataclass
 class Tally:
-    """A run's latencies (ms, answered requests), its errors (failed or non-200) and the question of each request."""
+    """A run's latencies (ms, answered requests), the server's own ms on each answer that said it (Server-Timing),
+    its errors (failed or non-200) and the question of each request."""
 
     latencies: list[float] = field(default_factory=list[float])
     errors: int = 0
     asked: list[str] = field(default_factory=list[str])
     failed: Counter[str] = field(default_factory=Counter[str])  # the errors by status ("connection": none)
+    server: list[float] = field(default_factory=list[float])
 
-    def add(self, question: str, status: int | None, start: float) -> None:
+    def add(self, question: str, reply: Reply, start: float) -> None:
+        status, server_ms = reply
         self.asked.append(question)
         if status != 200:
             self.errors += 1
             self.failed[str(status or "connection")] += 1
         if status is not None:
             self.latencies.append((time.perf_counter() - start) * 1000)
+        if server_ms is not None:
+            self.server.append(server_ms)
 
 
 # Each driver run draws its own questions (seeds 5, 6, … in run order: the same sequence every bench run), so a
@@ -439,8 +465,8 @@ async def open_loop(base: str, make: MakeRequest, rate: float, seconds: float) -
     async def send(at: float, request: Request) -> None:
         path, params, question = request
         http = idle.pop() if idle else _client(base)
-        status = await http.status(path, params)
-        tally.add(question, status, at)
+        reply = await http.status(path, params)
+        tally.add(question, reply, at)
         idle.append(http)
 
     started = time.perf_counter()
@@ -507,6 +533,13 @@ def summary(latencies: list[float], errors: int, elapsed: float) -> dict[str, fl
     }
 
 
+def server_summary(server_ms: list[float]) -> dict[str, float]:
+    """The server's own time on the answers (Server-Timing), p50 and p95: beside the client's figures, the share
+    of a latency that was the server's, the rest being the connection and this driver (nan without the header)."""
+    cuts = statistics.quantiles(server_ms, n=100) if len(server_ms) > 2 else [float("nan")] * 99
+    return {"server_p50": cuts[49], "server_p95": cuts[94]}
+
+
 def cpu_seconds(pid: int | None) -> float:
     """A process's CPU time so far (user + system, all its threads), from /proc."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -544,7 +577,7 @@ class Api:
         this process) and `asked` (requests sent); its errors by status printed under `label`."""
         cpu = cpu_seconds(self.process.pid)
         tally, elapsed = uvloop.run(driver)
-        figures = summary(tally.latencies, tally.errors, elapsed)
+        figures = summary(tally.latencies, tally.errors, elapsed) | server_summary(tally.server)
         figures["cpu_ms"] = (cpu_seconds(self.process.pid) - cpu) * 1000 / max(len(tally.asked), 1)
         figures["fresh"] = len(set(tally.asked) - self.asked)
         figures["asked"] = len(tally.asked)
@@ -637,7 +670,10 @@ def measure_strategy(
             half := api.run(open_loop(api.base, make, rate, load.seconds), f"{strategy}, half load") | {"offered": rate}
         )
         measured.half[strategy] = half
-        console.print(f"{strategy} at {rate:.1f}/s offered (half capacity): p95 {half['p95']:.1f} ms")
+        console.print(
+            f"{strategy} at {rate:.1f}/s offered (half capacity): p95 {half['p95']:.1f} ms "
+            f"(the server's own: {half['server_p95']:.1f} ms)"
+        )
     measured.distinct[strategy] = sum(r["fresh"] for r in runs) / max(sum(r["asked"] for r in runs), 1)
 
 
@@ -859,6 +895,12 @@ def load_figures(run: SizeRun) -> dict[str, Figure]:
             round(r["p95"], 1),
             f"ms from the scheduled send, open loop at {r['offered']:.1f} requests/s offered (half the capacity "
             f"measured), {run.rows:,} interactions ({r['requests']:.0f} answered, p50 {r['p50']:.1f} ms)",
+        )
+        found[f"qa_p95_ms_half_load_server_{strategy}"] = figure(
+            round(r["server_p95"], 1),
+            "ms the API itself spent on the same answers (its Server-Timing: from the app receiving a request to "
+            f"its response starting; p50 {r['server_p50']:.1f} ms): the rest of qa_p95_ms_half_load_{strategy} is "
+            "the connection, the API's event loop before the app and this driver, on the same cores",
         )
     for strategy, share in run.graph.distinct.items():
         found[f"qa_distinct_questions_share_{strategy}"] = figure(

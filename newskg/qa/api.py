@@ -148,6 +148,7 @@ class Gate:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                message = _with_server_timing(message, start)
             await send(message)
 
         try:
@@ -176,6 +177,15 @@ class Gate:
             for key in self.keys:
                 matched |= hmac.compare_digest(value.encode("latin-1"), key)
         return matched
+
+
+def _with_server_timing(message: Message, start: float) -> Message:
+    """The response start with `Server-Timing: app;dur=<ms>`: the server's own time on the request, from the app
+    receiving it to its response starting (routing, the pool's queue, the answer, serialising). A client compares
+    it with the latency it saw, so a load test can tell the server's time from its own (bench/qa.py)."""
+    ms = (time.perf_counter() - start) * 1000
+    headers = [*message.get("headers", ()), (b"server-timing", f"app;dur={ms:.2f}".encode())]
+    return {**message, "headers": headers}
 
 
 def create_app(

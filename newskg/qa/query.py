@@ -8,10 +8,13 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from rapidfuzz import fuzz, process, utils
 
 from newskg.core.timeaxes import day_from_key, day_key, day_words
@@ -238,7 +241,8 @@ class EntityResolver:
                 best, close = self.resolve(mention, as_of)
                 if best is None and end - start > 1:
                     return mention, " ".join(tokens[:start] + tokens[end:]), (None, [])  # known only later
-                if best is not None and (full := _full_name_around(tokens, start, end, best, self._name_words(as_of))):
+                name_words = partial(self._name_words, as_of)
+                if best is not None and (full := _full_name_around(tokens, start, end, best, name_words)):
                     return (
                         " ".join(tokens[full[0] : full[1]]),
                         " ".join(tokens[: full[0]] + tokens[full[1] :]),
@@ -357,9 +361,10 @@ class EntityResolver:
     def _fuzzy(self, mention: str, as_of: AsOf) -> list[EntityChoice]:
         """The FUZZY_LIMIT best-scoring entities of the day among all names that match: the hits are checked
         against the day best first, a batch at a time, until the limit is reached and no later hit could tie."""
-        names = self._index()[1]
+        index = self._current()
+        names = index.names
         hits = sorted(
-            ((score, entity) for name, score in _fuzzy_hits(mention, list(names)).items() for entity in names[name]),
+            ((score, entity) for name, score in index.fuzzy.hits(mention).items() for entity in names[name]),
             key=lambda hit: (-hit[0], hit[1]),
         )
         choices: list[EntityChoice] = []
@@ -374,12 +379,14 @@ class EntityResolver:
 
 
 def _full_name_around(
-    tokens: list[str], start: int, end: int, found: EntityChoice, name_words: set[str]
+    tokens: list[str], start: int, end: int, found: EntityChoice, name_words: Callable[[], set[str]]
 ) -> tuple[int, int] | None:
     """The span of a person's full name the query gives around one word that resolved to someone else ("taylor
     swift" around "taylor", a known Nicole Taylor's surname): a first name and the word after it, the found word
     one of the two, the other word a word of some known name (a surname, not "retirement" in "jordan
-    retirement"), that the found person's name does not carry both of. None when there is no such name."""
+    retirement"), that the found person's name does not carry both of. None when there is no such name.
+    `name_words` is asked only then: it walks every name key on a day's first ask (a few ms holding the GIL), which
+    a query of a multi-word name, or one not naming a person, never needs."""
     if end - start != 1 or found.type != "PERSON":
         return None
     words = [t.casefold() for t in tokens]
@@ -387,27 +394,59 @@ def _full_name_around(
     pairs: list[tuple[int, int]] = []
     if start > 0 and words[start - 1] in names and words[start - 1] not in CALENDAR_WORDS:
         pairs.append((start - 1, end))
-    if end < len(words) and words[start] in names and words[end] in name_words:
+    if end < len(words) and words[start] in names and words[end] in name_words():
         pairs.append((start, end + 1))
     carried = set(name_key(found.name).split())
     return next((pair for pair in pairs if not set(words[pair[0] : pair[1]]) <= carried), None)
 
 
-def _fuzzy_hits(mention: str, names: list[str]) -> dict[str, float]:
-    """Every name whose _name_score with the mention reaches FUZZY_CUTOFF. That score is at least the cutoff
-    only when token_sort_ratio is, or partial_ratio reaches cutoff / 0.85: two passes of rapidfuzz's compiled
-    scorers find those names among all of them, and only they are scored in Python."""
-    found: set[str] = set()
-    passes = ((fuzz.token_sort_ratio, FUZZY_CUTOFF), (fuzz.partial_ratio, FUZZY_CUTOFF / PARTIAL_WEIGHT - 1e-6))
-    for scorer, cutoff in passes:
-        found.update(
-            name
-            for name, _, _ in process.extract(
-                mention, names, scorer=scorer, score_cutoff=cutoff, processor=utils.default_process, limit=None
-            )
-        )
-    query = utils.default_process(mention)
-    return {name: score for name in found if (score := _name_score(query, utils.default_process(name))) >= FUZZY_CUTOFF}
+class _FuzzyNames:
+    """The names fuzzy matching weighs, with rapidfuzz's default processing done once (per name index copy) instead
+    of twice per query.
+
+    A name's _name_score is at least the cutoff only when token_sort_ratio is, or partial_ratio reaches cutoff /
+    0.85: two passes of rapidfuzz's compiled scorers over every name find those names, with those two scores, and
+    the Python score runs only where the passes do not settle it (_settled). A name similar to many others ("Entity
+    123" among "Entity 1".."Entity 1999") had each of its ~1,600 hits scored in Python: ~10 ms holding the GIL on
+    every question about an entity not known yet on its day, the slowest answers of the QA bench (issue 30)."""
+
+    def __init__(self, names: list[str]):
+        self.names = names
+        self.processed = [utils.default_process(name) for name in names]
+        self.lengths = np.array([len(name) for name in self.processed])
+
+    def hits(self, mention: str) -> dict[str, float]:
+        query = utils.default_process(mention)
+        by_sort = self._scores(query, fuzz.token_sort_ratio, FUZZY_CUTOFF)
+        by_partial = self._scores(query, fuzz.partial_ratio, FUZZY_CUTOFF / PARTIAL_WEIGHT - 1e-6)
+        settled = _settled(len(query), self.lengths, by_sort, by_partial)
+        found = {
+            self.names[i]: score for i, score in zip(np.flatnonzero(settled), by_sort[settled].tolist(), strict=True)
+        }
+        for i in np.flatnonzero(((by_sort > 0) | (by_partial > 0)) & ~settled):
+            if (score := _name_score(query, self.processed[i])) >= FUZZY_CUTOFF:
+                found[self.names[i]] = score
+        return found
+
+    def _scores(self, query: str, scorer: Any, cutoff: float) -> npt.NDArray[np.float64]:
+        """Each name's score (0 below `cutoff`), by a compiled scorer on the processed strings."""
+        scores = process.cdist([query], self.processed, scorer=scorer, score_cutoff=cutoff, dtype=np.float64)
+        return scores[0]
+
+
+def _settled(
+    query_length: int,
+    lengths: npt.NDArray[np.int_],
+    by_sort: npt.NDArray[np.float64],
+    by_partial: npt.NDArray[np.float64],
+) -> npt.NDArray[np.bool_]:
+    """The names whose _name_score is their token_sort_ratio, known from the passes (0: below a pass's cutoff). The
+    score is max(token_sort_ratio, PARTIAL_WEIGHT × a partial score never above partial_ratio), so token_sort_ratio
+    is all of it when it reaches the cutoff and PARTIAL_WEIGHT × partial_ratio does not exceed it (below its pass's
+    cutoff, PARTIAL_WEIGHT × partial_ratio is below FUZZY_CUTOFF). Names or a query shorter than MIN_FUZZY_CHARS
+    follow their own rule: never settled here."""
+    long_enough = (lengths >= MIN_FUZZY_CHARS) & (query_length >= MIN_FUZZY_CHARS)
+    return long_enough & (by_sort > 0) & (PARTIAL_WEIGHT * by_partial <= by_sort)
 
 
 class _NameIndex:
@@ -419,6 +458,7 @@ class _NameIndex:
         self.names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
         self.prefixes: dict[str, Forms] = {}  # the leading words of a longer name or alias → entity ids
         self.words: dict[tuple[int, str], set[str]] = {}  # EntityResolver._name_words per (day, view)
+        self.fuzzy = _FuzzyNames([])  # the names, processed for fuzzy matching once per copy
         self.loaded_at = time.monotonic()
 
     @classmethod
@@ -432,6 +472,7 @@ class _NameIndex:
                 _add_form(index.keys, key, row.id, seen)
                 for prefix in leading_words(key):
                     _add_form(index.prefixes, prefix, row.id, seen)
+        index.fuzzy = _FuzzyNames(list(index.names))
         index.loaded_at = time.monotonic()
         return index
 
@@ -486,7 +527,7 @@ def _whole_word_partial(a: str, b: str) -> float:
     """rapidfuzz's partial_ratio, capped by how well the shorter string agrees with the whole words of the longer
     that its best-aligned window touches: "doja" in "doja cat" stays 100, "taylr swift" in "taylor swift tour" ~91,
     but "e" aligned inside "universe" agrees with "universe" only 22. Never above partial_ratio, so partial_ratio's
-    compiled pass still finds every name this can accept (_fuzzy_hits)."""
+    compiled pass still finds every name this can accept (_FuzzyNames)."""
     shorter, longer = (a, b) if len(a) <= len(b) else (b, a)
     aligned = fuzz.partial_ratio_alignment(shorter, longer)
     if aligned is None:  # only below a score_cutoff, which is not given: typed Optional for that case

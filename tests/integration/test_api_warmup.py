@@ -60,7 +60,7 @@ def test_ready_only_once_warm_and_the_first_query_is_not_cold(isolated, tmp_path
         assert waiting, "the server was ready at its first answer: nothing warmed in the background"
         assert {(a.status_code, a.json()["reason"]) for a in waiting} == {(503, "warming")}
         assert ready["checks"]["warm"] is True
-        assert set(ready["warmup_ms"]) == {"embedder", "graph", "mirror", "retrieval"}
+        assert set(ready["warmup_ms"]) == {"embedder", "graph", "mirror", "retrieval", "gc_freeze"}
         first, rest = ask_ms(base), [ask_ms(base) for _ in range(10)]
         # The model loaded during the warm-up (its step took this long), not during the first query, which is in
         # line with the next ones (a generous bound: the machine is shared).

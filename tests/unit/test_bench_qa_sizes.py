@@ -1,5 +1,6 @@
 """bench/qa.py at several sizes in one run: figure names per size, the growth from the smallest to the largest, and
-the open loop's latency counted from the scheduled send (so queueing counts), against a local server."""
+the open loop's latency counted from the scheduled send (so queueing counts), with the server's own time beside it
+(its Server-Timing header), against a local server."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from bench import qa
 
 
 def _summary(p95: float, rps: float = 100.0) -> dict[str, float]:
-    return {"p50": p95 / 2, "p95": p95, "p99": p95 * 2, "rps": rps, "errors": 0, "requests": 10, "cpu_ms": 3.0}
+    server = {"server_p50": p95 / 4, "server_p95": p95 / 2}
+    return {"p50": p95 / 2, "p95": p95, "p99": p95 * 2, "rps": rps, "errors": 0, "requests": 10, "cpu_ms": 3.0} | server
 
 
 def _run(rows: int, half_p95: float) -> qa.SizeRun:
@@ -41,6 +43,7 @@ def test_the_largest_size_keeps_the_plain_names_and_every_size_has_its_suffix_an
         "qa_api_peak_rss_mb",
         "qa_capacity_vs_scan",
         "qa_p95_ms_half_load_hybrid",
+        "qa_p95_ms_half_load_server_temporal",
         "qa_explore_p95_ms_timeline",
         "qa_distinct_questions_share_temporal",
         "qa_cpu_ms_per_answer_temporal",
@@ -49,6 +52,7 @@ def test_the_largest_size_keeps_the_plain_names_and_every_size_has_its_suffix_an
         assert found[name]["rows"] == 1_000_000, name
         assert found[f"{name}_10k"]["rows"] == 10_000, name
         assert f"{name}_1m" in found, name
+    assert found["qa_p95_ms_half_load_server_temporal_10k"]["value"] == 5  # the server's share, beside the client's
     assert found["qa_capacity_vs_scan"]["value"] == 5.0  # 200 answers/s over the scan's 40
     assert found["qa_p95_growth_temporal"]["value"] == 1.4 and found["qa_p95_growth_hybrid"]["rows"] == 1_000_000
 
@@ -69,7 +73,7 @@ def test_the_open_loop_keeps_its_schedule_and_counts_the_wait_behind_a_slow_serv
             while await reader.readuntil(b"\r\n\r\n"):
                 async with lock:
                     await asyncio.sleep(0.05)
-                writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}")
+                writer.write(b"HTTP/1.1 200 OK\r\nServer-Timing: app;dur=50.00\r\ncontent-length: 2\r\n\r\n{}")
                 await writer.drain()
 
         server = await asyncio.start_server(handle, "127.0.0.1", 0)
@@ -85,5 +89,6 @@ def test_the_open_loop_keeps_its_schedule_and_counts_the_wait_behind_a_slow_serv
 
     tally, elapsed = asyncio.run(scenario())
     assert len(tally.latencies) == 20 and tally.errors == 0
+    assert tally.server == [50.0] * 20  # the server's own time, read from its Server-Timing header
     assert max(tally.latencies) > 400  # the 20th waited behind 19 answers of 50 ms, sent 475 ms after the first
     assert elapsed > 0.9

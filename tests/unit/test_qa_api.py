@@ -7,7 +7,9 @@ from __future__ import annotations
 import hmac
 import html
 import re
+import time
 import uuid
+from collections.abc import Mapping
 from importlib.resources import files
 
 import pytest
@@ -73,6 +75,32 @@ def test_api_keys_are_compared_in_constant_time(monkeypatch):
     # Every request compared both offered values against both keys: no early exit on the first match.
     assert compared and len(compared) % 4 == 0 and len(compared) == 4 * 7
     assert (KEY.encode(), KEY.encode()) in compared
+
+
+class SlowAnswers:
+    """A service whose answer takes 30 ms (the header must count the app's time, not only routing)."""
+
+    def ask(self, *args: object, **kwargs: object) -> SlowAnswers:
+        time.sleep(0.03)
+        return self
+
+    def as_dict(self) -> dict[str, str]:
+        return {"answer": "slow"}
+
+
+def server_ms(headers: Mapping[str, str]) -> float:
+    name, dur = headers["server-timing"].split(";")
+    assert name == "app" and dur.startswith("dur=")
+    return float(dur.removeprefix("dur="))
+
+
+def test_every_response_says_the_servers_own_time_in_server_timing():
+    """bench/qa.py compares it with the latency its clients saw: the server's share of a tail."""
+    api = TestClient(create_app(SlowAnswers(), {}, api_keys=[]))  # pyright: ignore[reportArgumentType]
+    assert 0 <= server_ms(api.get("/healthz").headers) < 1000
+    assert 0 <= server_ms(api.get("/v1/ask", params={"q": "x", "date": "bad"}).headers) < 1000  # a 422 too
+    answered = api.get("/v1/ask", params={"q": "doja cat", "date": "2023-05-01", "strategy": "temporal"})
+    assert answered.json() == {"answer": "slow"} and server_ms(answered.headers) >= 30
 
 
 @pytest.fixture
