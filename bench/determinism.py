@@ -41,7 +41,7 @@ from newskg.extract.entities.link_log import apply_entry
 from newskg.extract.entities.linker import Linker
 from newskg.graph.store.store import GraphStore
 from newskg.ingest.kafka.client import ConsumerRecord, TopicPartition
-from newskg.ingest.kafka.ingestion_order import IngestionOrder, OrderKey, ingestion_key
+from newskg.ingest.kafka.ingestion_order import IngestionOrder, OrderKey, ingestion_key, merged
 from newskg.ingest.kafka.reader import read_topic
 from newskg.pipeline import extract_stage
 from newskg.services.manager import ServiceManager
@@ -149,7 +149,7 @@ def gated(by_partition: list[list[ConsumerRecord]], batch: int) -> list[Consumer
     gate = IngestionOrder(arrival, arrival)
     handed: list[ConsumerRecord] = []
     while gate.buffered or arrival.unread(arrival.assignment()):
-        handed += sorted(gate.admit(arrival.poll()), key=ingestion_key)
+        handed += merged(gate.admit(arrival.poll()), ingestion_key)
     return handed
 
 

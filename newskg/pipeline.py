@@ -86,7 +86,8 @@ def process_runner(wiring: Wiring) -> StageRunner[DedupLogEntries]:
     stage = wiring.own(ProcessStage(settings, index, signature_log))
     # Always on: which near-duplicate is kept, and what the dedup window holds, read the order articles come in
     # (ingest/process/order.py); as polled, that was fetch timing.
-    order = IngestionOrder(consumer, wiring.own(Peeker(kafka_options(settings), stage.order.key)), stage.order.key)
+    peeker = wiring.own(Peeker(kafka_options(settings), stage.order.key))
+    order = IngestionOrder(consumer, peeker, stage.order.key, most=settings.process_batch_size)
     return StageRunner(stage, consumer, producer, settings.topic_dlq, outage, order)
 
 
@@ -182,7 +183,7 @@ def extract_runner(
     if settings.extract_ingestion_order:
         from newskg.ingest.kafka.ingestion_order import IngestionOrder, Peeker
 
-        order = IngestionOrder(consumer, wiring.own(Peeker(kafka_options(settings))))
+        order = IngestionOrder(consumer, wiring.own(Peeker(kafka_options(settings))), most=settings.process_batch_size)
     return ExtractRunner(stage, consumer, wiring.producer(), settings.topic_dlq, outage, order)
 
 

@@ -55,6 +55,7 @@ from newskg.graph.store import mentions as mention_counts
 from newskg.graph.store.journals import JournalRow
 from newskg.graph.store.store import GraphStore
 from newskg.ingest.kafka.client import ConsumerRecord
+from newskg.ingest.kafka.ingestion_order import ingestion_key, merged
 from newskg.ingest.kafka.stage import Outgoing, Stage, StageOutput, StageRunner, dead_letter
 from newskg.ingest.process.log_keys import release_entry
 
@@ -157,8 +158,12 @@ class ExtractStage(Stage[ExtractAck]):
         sightings: list[tuple[ChunkSighting, ConsumerRecord]] = []
         origin: dict[str, list[ConsumerRecord]] = {}  # journal id of a chunk record -> the messages that carried it
         extracted: dict[tuple[str, str], Chunk] = {}  # (chunk id, article id) -> the record of it extracted
-        place: dict[int, tuple[int, int]] = {}  # id() of a chunk extracted -> (partition, offset) of its record
-        for record in records:
+        # Linked in as-of order: a chunk can only learn from chunks ingested before it (alias_index.visible), so
+        # the batch's partitions are merged by their records' (ingestion instant, partition, offset), each kept in
+        # offset order: behind the runner's ingestion-order gate, the batches in turn give one sequence whatever
+        # the fetch timing and wherever the batches end, even where a partition is not in ingestion order (a
+        # backfill), where a sort of each batch did not (ingest/kafka/ingestion_order.py).
+        for record in merged(records, ingestion_key):
             try:
                 item = decode_any(record.value or b"")
             except RecordError as exc:
@@ -168,7 +173,6 @@ class ExtractStage(Stage[ExtractAck]):
                 first = extracted.setdefault((item.id, item.article_id), item)
                 if first is item:
                     chunks.append(item)
-                    place[id(item)] = (record.partition, record.offset)
                 # a copy of an article's chunk in the same batch (redelivered, re-emitted, the page ingested again)
                 # is extracted once: written or dead-lettered with it
                 origin.setdefault(journal_id(first), []).append(record)
@@ -177,11 +181,6 @@ class ExtractStage(Stage[ExtractAck]):
             else:
                 misplaced = NewskgError(f"{item.KIND} on the chunks topic", reason="wrong_kind")
                 dead.append(dead_letter(record, self.name, misplaced))
-        # Linked in as-of order: a chunk can only learn from chunks ingested before it (alias_index.visible), so
-        # those of the batch go first, whatever order the partitions interleaved in; records of one instant in
-        # partition and offset order, the order the runner admits records in across batches
-        # (ingest/kafka/ingestion_order.py), so where a batch ends cannot reorder them.
-        chunks.sort(key=lambda c: (c.ingested_ms, *place[id(c)]))
         if self.link_log:
             self.link_log.catch_up(self.extractor.linker)  # what the other replicas wrote since the last batch
         self.extractor.linker.mark()  # the batch's transaction over the linker (see the module docstring)

@@ -1,6 +1,8 @@
 """The ingestion-order gate's merge (ingest/kafka/ingestion_order.py) over a scripted group member whose polls
-return partitions in any order and any sizes: the batches, each ordered by key as the stage orders them, are the
-records in ingestion order; commits never pass a record not handed on; a buffer over its cap rewinds the member.
+return partitions in any order and any sizes: the batches, each merged by partition as both stages merge them, are
+the partitions' merge by their heads (the records in ingestion order where each partition is); a batch is as long as
+the buffers allow, a backfill at the partitions' tails included (issue 31); commits never pass a record not handed
+on; a buffer over its cap rewinds the member.
 The real broker path is tests/integration/test_ingestion_order.py."""
 
 import heapq
@@ -64,13 +66,20 @@ class Blind:
         return None
 
 
-def drain(member: Member, gate: IngestionOrder, rounds: int = 10_000) -> list[ConsumerRecord]:
-    handed: list[ConsumerRecord] = []
+def batches(member: Member, gate: IngestionOrder, rounds: int = 10_000) -> list[list[ConsumerRecord]]:
+    """The non-empty batches the gate hands on until the member has read everything, each merged as the stages
+    merge them (ingest/process/stage.py, extract/stage.py)."""
+    handed: list[list[ConsumerRecord]] = []
     for _ in range(rounds):
-        handed += sorted(gate.admit(member.poll()), key=ingestion_key)
+        if batch := merged(gate.admit(member.poll()), ingestion_key):
+            handed.append(batch)
         if not gate.buffered and not member.unread(member.assignment()):
             break
     return handed
+
+
+def drain(member: Member, gate: IngestionOrder, rounds: int = 10_000) -> list[ConsumerRecord]:
+    return [r for batch in batches(member, gate, rounds) for r in batch]
 
 
 def streams(instants: list[int], partitions: int) -> dict[int, list[ConsumerRecord]]:
@@ -101,20 +110,58 @@ def test_any_poll_order_gives_the_records_in_ingestion_order(instants, partition
     logs=st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_size=4),
     seed=st.integers(0, 1000),
     cap=st.integers(1, 8),
+    most=st.none() | st.integers(1, 5),
 )
-def test_batches_merged_by_partition_give_one_sequence_for_any_poll_order_even_out_of_order(logs, seed, cap):
-    """The process stage's order (ingest/process/order.py): partitions not in ingestion order (a backfill: pages
-    ingested as published), polled in any order and sizes, buffers capped; each batch merged by partition
-    (`merged`) gives the partitions' merge by their heads, a function of their contents alone. (Sorting each batch,
-    as the extract stage does, gives another sequence for another poll order.)"""
+def test_batches_merged_by_partition_give_one_sequence_for_any_poll_order_even_out_of_order(logs, seed, cap, most):
+    """Both stages' order (ingest/process/order.py, extract/stage.py): partitions not in ingestion order (a
+    backfill: pages ingested as published), polled in any order and sizes, buffers capped; each batch merged by
+    partition (`merged`) gives the partitions' merge by their heads, a function of their contents alone. (Sorting
+    each batch, as the extract stage did, gave another sequence for another poll order.) The gate hands each batch
+    on merged already, and no longer than the stage's batch size (`most`): where it ends does not change the
+    sequence."""
     partitions = {p: [record(p, o, instant) for o, instant in enumerate(log)] for p, log in enumerate(logs)}
     member = Member(partitions, seed)
-    gate = IngestionOrder(member, member, cap=cap)
+    gate = IngestionOrder(member, member, cap=cap, most=most)
     handed: list[ConsumerRecord] = []
     while gate.buffered or member.unread(member.assignment()):
-        handed += merged(gate.admit(member.poll()), ingestion_key)
+        batch = gate.admit(member.poll())
+        assert merged(batch, ingestion_key) == batch and len(batch) <= (most or len(batch))
+        handed += batch
     expected = heapq.merge(*partitions.values(), key=ingestion_key)
     assert [ingestion_key(r) for r in handed] == [ingestion_key(r) for r in expected]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    logs=st.lists(st.lists(st.integers(0, 30), max_size=12), min_size=1, max_size=4),
+    tails=st.lists(st.integers(-20, -1), min_size=1, max_size=4),
+)
+def test_everything_polled_is_handed_on_in_one_batch_even_with_a_backfill_at_the_tails(logs, tails):
+    """Issue 31: a backfilled page at the tail of a partition (published, so ingested, before the live stream's
+    articles ahead of it) made the first gate's watermark earlier than every head, and each batch one record: 324
+    batches for 368 articles in `run all` on the demo's input. With every partition read to its end, one admit
+    hands on all of it, merged."""
+    partitions = {
+        p: [record(p, o, instant) for o, instant in enumerate(sorted(log) + tails[p : p + 1])]
+        for p, log in enumerate(logs)
+    }
+    member = Member(partitions)
+    polled = [r for log in partitions.values() for r in log]
+    member.positions = {tp: len(log) for tp, log in member.logs.items()}  # one poll returned every record
+    gate = IngestionOrder(member, member, cap=64)
+    expected = list(heapq.merge(*partitions.values(), key=ingestion_key))
+    assert gate.admit(polled) == expected and gate.buffered == 0
+
+
+def test_a_partition_read_in_turns_is_handed_on_in_as_many_batches_as_polls_not_one_record_each():
+    """The demo's shape (issue 31): three partitions in ingestion order, a backfilled page at each tail, polled 64
+    records at a time from one partition: a batch ends only where the merge needs a partition not read yet."""
+    instants = list(range(120))
+    partitions = {p: [record(p, o, i) for o, i in enumerate([*instants[p::3], -1 - p])] for p in range(3)}
+    member = Member(partitions, most=64)
+    handed = batches(member, IngestionOrder(member, member, most=64))
+    assert [r for b in handed for r in b] == list(heapq.merge(*partitions.values(), key=ingestion_key))
+    assert [len(b) for b in handed] == [1, 1, 64, 57]  # the first gate: one batch per record (123)
 
 
 def test_a_buffer_over_its_cap_rewinds_the_member_to_the_first_record_it_dropped():
@@ -127,9 +174,9 @@ def test_a_buffer_over_its_cap_rewinds_the_member_to_the_first_record_it_dropped
 
 def test_a_partition_out_of_ingestion_order_does_not_stall_the_member():
     """A record later than the ones after it in its partition (two process replicas raced): partition 1's head
-    (40) goes first, then partition 0's head with what follows it up to there."""
+    (40) goes first, then partition 0 in its own order."""
     member = Member({0: [record(0, 0, 50), record(0, 1, 10)], 1: [record(1, 0, 40)]}, seed=1)
-    assert [ingestion_key(r)[0] for r in drain(member, IngestionOrder(member, member))] == [40, 10, 50]
+    assert [ingestion_key(r)[0] for r in drain(member, IngestionOrder(member, member))] == [40, 50, 10]
 
 
 def test_a_record_without_an_instant_goes_first_and_partition_and_offset_break_ties():

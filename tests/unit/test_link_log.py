@@ -218,12 +218,30 @@ def test_entry_keys_the_journal_of_the_chunk_record():
 
 
 def test_a_batch_is_linked_in_ingestion_order_whatever_order_its_partitions_delivered_it_in():
-    """A chunk only learns from chunks ingested before it: a batch in which the partitions delivered later chunks
-    first links as the stream in ingestion order does."""
+    """A chunk only learns from chunks ingested before it: a batch in which one partition's records came before
+    another's (its fetch came back first) links as the stream in ingestion order does: the stage merges the batch's
+    partitions by their records' ingestion order (ingest/kafka/ingestion_order.py `merged`)."""
     chunks = linking_stream()
+    on = {c.id: n % 2 for n, c in enumerate(chunks)}  # two partitions, each in ingestion order
+    by_partition = {p: [c for c in chunks if on[c.id] == p] for p in (1, 0)}
     stage = log_stage(JournalGraph(), LogStandIn())
-    stage.handle(records(list(reversed(chunks))))
+    stage.handle([r for p, part in by_partition.items() for r in records(part, partition=p)])
     assert index_state(stage.extractor.linker) == index_state(undisturbed(chunks))
+
+
+def test_a_partition_out_of_ingestion_order_is_linked_in_its_own_order_wherever_the_batches_end():
+    """A partition whose records are not in ingestion order (a backfill's pages come after the live stream's
+    later ones) is linked in offset order, in one batch or in two: where a fetch ends the batch no longer changes
+    the links (a sort of each batch linked it in ingestion order within a batch only, so another batch boundary
+    gave another index)."""
+    chunks = list(reversed(linking_stream()))
+    whole = log_stage(JournalGraph(), LogStandIn())
+    whole.handle(records(chunks))
+    split = log_stage(JournalGraph(), LogStandIn())
+    split.handle(records(chunks[:2]))
+    split.handle(records(chunks[2:], first=2))
+    assert index_state(whole.extractor.linker) == index_state(split.extractor.linker)
+    assert index_state(whole.extractor.linker) == index_state(undisturbed(chunks))
 
 
 class JournalPages:

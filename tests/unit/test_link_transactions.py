@@ -107,8 +107,10 @@ def stage(graph: Graph, linker: Linker | None = None) -> ExtractStage:
     return ExtractStage(store=graph, extractor=ChunkExtractor(linker or Linker(AliasIndex())), options=ExtractOptions())  # type: ignore[arg-type]
 
 
-def records(chunks: list[Chunk], first: int = 0):
-    return [consumer_record("chunks", c.to_bytes(), first + n) for n, c in enumerate(chunks)]
+def records(chunks: list[Chunk], first: int = 0, partition: int = 0):
+    return [
+        consumer_record("chunks", c.to_bytes(), first + n)._replace(partition=partition) for n, c in enumerate(chunks)
+    ]
 
 
 def test_review_finding_a_chunk_refused_by_the_graph_leaves_no_index_operations_behind():

@@ -6,17 +6,22 @@ index learns from every chunk it links), that timing changed the graph: a chunk 
 chunk of another partition could not learn from it (issue 29: about 1–2% of links moved between runs of one
 consumer over the same records, `bench/determinism.py`).
 
-So polled records wait in a buffer per partition, and a batch is what can come after nothing unread: the records up
-to a watermark, the smallest frontier over the partitions this member holds. A partition's frontier is the order
-key (ingestion instant, then partition and offset: a total order, `OrderKey`) of the last record it has buffered
-(what it has not delivered yet comes after that: a partition is written in ingestion order); of the record at its
-position when nothing of it is buffered but it has records left (peeked at by a reader in no group); none when it
-is read to its end. The partition holding the watermark always has records at or below it, so a member never
-stalls. A partition's buffer keeps at most `cap` records: the member is rewound to the first of the rest. Buffered
-records are neither handled nor committed: a crash or a rebalance reads them again. Within a batch the extract
-stage orders by the same key; the process stage merges the batch's partitions by it (`merged`), which keeps each
-partition in offset order: then the sequence of batches is one function of the partitions' contents, whatever the
-fetch timing, even where a partition is not in ingestion order (a backfill), where a sort of each batch is not.
+So polled records wait in a buffer per partition, and a batch is the next stretch of the partitions' merge by their
+heads' order keys (ingestion instant, then partition and offset: a total order, `OrderKey`), each partition kept in
+offset order: the gate runs that merge over what it has buffered and stops where the next step needs a record it has
+not read (a partition whose buffered records ran out while it has records left, or whose head it only peeked at, by
+a reader in no group, when nothing of it is buffered). A partition read to its end blocks nothing. So the batch is
+as long as the buffers allow (up to the stage's batch size), even where a partition is not in ingestion order (a
+backfill: pages ingested as published, their early instants behind the live stream's). The first gate cut each
+partition at a watermark, the smallest frontier over the partitions (the key of a partition's last buffered record);
+a backfilled record at the tail of a partition made that frontier earlier than every head, so each batch was the one
+smallest head: `run all` on the demo's input handled 368 articles in 324 batches (issue 31). The partition holding
+the smallest head always has it released or read next, so a member never stalls. A partition's buffer keeps at most
+`cap` records: the member is rewound to the first of the rest. Buffered records are neither handled nor committed: a
+crash or a rebalance reads them again. Both stages merge each batch by partition (`merged`; the gate hands it on in
+that order already), so the sequence of batches is one function of the partitions' contents, whatever the fetch
+timing and wherever the batches end, even where a partition is not in ingestion order, where a sort of each batch is
+not.
 
 Across replicas the gate orders each replica's own partitions only; what other replicas learn reaches this one
 through the shared logs within one batch (extract/entities/link_log.py). Holding a replica until every other one
@@ -116,8 +121,11 @@ class IngestionOrder:
         peeker: HeadReader,
         key_of: Callable[[ConsumerRecord], OrderKey] = ingestion_key,
         cap: int = BUFFER_CAP,
+        most: int | None = None,
     ):
-        self.partitions, self.peeker, self.key_of, self.cap = partitions, peeker, key_of, cap
+        """`most`: the longest batch handed on (the stage's batch size, NEWSKG_PROCESS_BATCH_SIZE, as a poll's);
+        the rest of what the merge could release waits in the buffers for the next one. None: no bound."""
+        self.partitions, self.peeker, self.key_of, self.cap, self.most = partitions, peeker, key_of, cap, most
         self._buffers: dict[TopicPartition, deque[tuple[OrderKey, ConsumerRecord]]] = {}
 
     @property
@@ -131,8 +139,7 @@ class IngestionOrder:
         for record in polled:
             self._buffer(record)
         self._trim()
-        mark = self._watermark()
-        return [] if mark is None else self._take_through(mark)
+        return self._release(held)
 
     def _buffer(self, record: ConsumerRecord) -> None:
         partition = TopicPartition(record.topic, record.partition)
@@ -152,29 +159,34 @@ class IngestionOrder:
                     buffer.pop()
                 self.partitions.rewind(partition, first_dropped)
 
-    def _watermark(self) -> OrderKey | None:
-        """The smallest frontier (module docstring); None when a partition's head could not be read in time, or
-        nothing is left."""
-        buffers = [b for b in self._buffers.values() if b]
-        frontiers, heads = [b[-1][0] for b in buffers], [b[0][0] for b in buffers]
-        empty = self.partitions.assignment() - {p for p, b in self._buffers.items() if b}
-        for partition, position in self.partitions.unread(empty).items():
-            key = self.peeker.key_at(partition, position)
-            if key is None:
-                log.warning("could not read the head of %s[%d] in time: holding the batch", *partition)
-                return None
-            frontiers.append(key)
-            heads.append(key)
-        if not frontiers:
-            return None
-        # The earliest head goes first even if a partition's later records are not in ingestion order.
-        return max(min(frontiers), min(heads))
-
-    def _take_through(self, mark: OrderKey) -> list[ConsumerRecord]:
-        """Each partition's buffered records up to the first one past `mark` (a partition is handled in offset
-        order, so one that came out of order waits with those after it)."""
+    def _release(self, held: set[TopicPartition]) -> list[ConsumerRecord]:
+        """The partitions' merge by their heads' keys over the buffered records, up to the first step that needs a
+        record not read yet (module docstring) or `most` records, in merge order; nothing when a head could not be
+        read in time. Where the batch ends does not change the sequence: the next one goes on with the merge."""
+        unread = self.partitions.unread(held)  # partitions with records left past what was polled
+        heads: list[tuple[OrderKey, TopicPartition, bool]] = []  # (key, partition, buffered: False when peeked)
+        for partition in held:
+            buffer = self._buffers.get(partition)
+            if buffer:
+                heads.append((buffer[0][0], partition, True))
+            elif partition in unread:
+                key = self.peeker.key_at(partition, unread[partition])
+                if key is None:
+                    log.warning("could not read the head of %s[%d] in time: holding the batch", *partition)
+                    return []
+                heads.append((key, partition, False))
+        heapq.heapify(heads)
         batch: list[ConsumerRecord] = []
-        for buffer in self._buffers.values():
-            while buffer and buffer[0][0] <= mark:
-                batch.append(buffer.popleft()[1])
+        while heads and (self.most is None or len(batch) < self.most):
+            _, partition, buffered = heads[0]
+            if not buffered:
+                break  # the smallest head is not polled yet
+            buffer = self._buffers[partition]
+            batch.append(buffer.popleft()[1])
+            if buffer:
+                heapq.heapreplace(heads, (buffer[0][0], partition, True))
+            elif partition in unread:
+                break  # its next record, not read yet, may come before any other head (a partition out of order)
+            else:
+                heapq.heappop(heads)  # read to its end: it blocks nothing
         return batch
