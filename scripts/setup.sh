@@ -54,8 +54,10 @@ PY
 compile_venv() {
   local site
   site=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-  # -q -q and no failure: like pip, a file that does not compile (a fixture for another Python) stays source only
-  "$VENV/bin/python" -m compileall -q -q -j 0 "$site" || true
+  # -q -q and no failure: like pip, a file that does not compile (a fixture for another Python) stays source only.
+  # Left out: what only the one-time MiniLM export imports (torch, transformers and theirs: ~7,000 files, about
+  # half the work), compiled in memory by that one process instead.
+  "$VENV/bin/python" -m compileall -q -q -j 0 -x '/site-packages/(torch|torchgen|functorch|transformers|sympy|networkx)/' "$site" || true
   timed "byte-compile"
 }
 
