@@ -1,6 +1,7 @@
 """The warm-up state machine (qa/warmup.py) and what /readyz says in each state (qa/api.py): pending → warming →
 ready; a failing step → failed (reason warmup_failed) → retried → ready."""
 
+import ast
 import gc
 import subprocess
 import sys
@@ -111,30 +112,29 @@ def test_readyz_names_the_failed_dependency_once_warm():
         assert answer.json()["reason"] == "not_ready" and answer.json()["detail"] == "not ready: graph"
 
 
+def loaded_by_the_api(modules: tuple[str, ...]) -> list[str]:
+    """Which of `modules` importing what `serve` and `ask` use loads, in a fresh interpreter."""
+    code = (
+        "import sys, newskg.cli.app, newskg.cli.qa, newskg.qa.api, newskg.qa.warmup, newskg.qa.answer\n"
+        "from newskg.pipeline import qa_checks, qa_service\n"
+        f"print(sorted(m for m in {modules!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    return ast.literal_eval(out.stdout.strip())
+
+
 def test_the_api_and_ask_import_no_parser_and_no_torch():
     """The QA side never parses text: importing what `serve` and `ask` use loads neither spaCy nor (through thinc)
     torch, which took ~265 MB of the API's memory before any model (issue 20). Torch comes only with a torch
     embedding backend, when the model loads."""
-    code = (
-        "import sys, newskg.cli.app, newskg.cli.qa, newskg.qa.api, newskg.qa.warmup\n"
-        "from newskg.pipeline import qa_service\n"
-        "print(sorted(m for m in ('spacy', 'thinc', 'torch', 'trafilatura') if m in sys.modules))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
-    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+    assert loaded_by_the_api(("spacy", "thinc", "torch", "trafilatura")) == []
 
 
 def test_an_extractive_api_imports_no_llm_sdk():
     """The openai SDK (~38 MB of RSS, imported by the LLM client's module) loads only where an LLM client is made:
     the QA API without one (the extractive answerer) never imports it, for its 512 MB budget at 20k interactions
     (issue 30). qa/answer.llm_failures imports it when an LLM answer fails."""
-    code = (
-        "import sys, newskg.cli.app, newskg.cli.qa, newskg.qa.api, newskg.qa.warmup, newskg.qa.answer\n"
-        "from newskg.pipeline import qa_checks, qa_service\n"
-        "print('openai' in sys.modules)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
-    assert out.stdout.strip() == "False", out.stdout + out.stderr
+    assert loaded_by_the_api(("openai",)) == []
 
 
 def test_the_last_step_freezes_what_the_warm_up_left_alive():
