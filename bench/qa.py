@@ -525,8 +525,13 @@ def exploring(names: list[str]) -> dict[str, MakeRequest]:
     return {"search": search, "neighbourhood": neighbourhood, "timeline": timeline}
 
 
+def percentiles(ms: list[float]) -> list[float]:
+    """The 1st to 99th percentiles of `ms` (index p - 1), nan when there are too few to cut."""
+    return statistics.quantiles(ms, n=100) if len(ms) > 2 else [float("nan")] * 99
+
+
 def summary(latencies: list[float], errors: int, elapsed: float) -> dict[str, float]:
-    cuts = statistics.quantiles(latencies, n=100) if len(latencies) > 2 else [float("nan")] * 99
+    cuts = percentiles(latencies)
     return {
         "p50": cuts[49],
         "p95": cuts[94],
@@ -540,7 +545,7 @@ def summary(latencies: list[float], errors: int, elapsed: float) -> dict[str, fl
 def server_summary(server_ms: list[float]) -> dict[str, float]:
     """The server's own time on the answers (Server-Timing), p50 and p95: beside the client's figures, the share
     of a latency that was the server's, the rest being the connection and this driver (nan without the header)."""
-    cuts = statistics.quantiles(server_ms, n=100) if len(server_ms) > 2 else [float("nan")] * 99
+    cuts = percentiles(server_ms)
     return {"server_p50": cuts[49], "server_p95": cuts[94]}
 
 

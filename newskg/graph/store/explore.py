@@ -13,8 +13,8 @@ from newskg.core.records import Variant
 from newskg.graph.connection.base import ConsoleResult
 from newskg.graph.store import mentions
 from newskg.graph.store.asof import AsOf
-from newskg.graph.store.reads import ALIAS_CAP, DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
-from newskg.graph.store.rows import EntityAsOf, rows_of
+from newskg.graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
+from newskg.graph.store.rows import EntityAsOf, rows_of, shown_aliases
 from newskg.graph.store.store import GraphStore
 
 # Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), as of
@@ -138,7 +138,7 @@ class Neighbour:
     interactions: None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "aliases", sorted(self.aliases or [])[:ALIAS_CAP])
+        object.__setattr__(self, "aliases", shown_aliases(self.aliases))
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,12 @@ class EntityAsOf(EntityCounts):
     aliases: list[str] | None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "aliases", sorted(self.aliases or [])[:ALIAS_CAP])
+        object.__setattr__(self, "aliases", shown_aliases(self.aliases))
+
+
+def shown_aliases(aliases: list[str] | None) -> list[str]:
+    """The aliases an entity shows: the first ALIAS_CAP in code-point order (a read collects them unordered)."""
+    return sorted(aliases or [])[:ALIAS_CAP]
 
 
 AliasSeen = tuple[str, int, int]  # (spelling, publication day, ingestion ms) of an alias's first record
