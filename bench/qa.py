@@ -91,7 +91,8 @@ MATCH (s:Entity {id: i.subject_id})
 MATCH (o:Entity {id: i.object_id})
 CREATE (s)-[:SUBJECT_OF]->(x:Interaction {id: i.id, text: i.text, event_day: i.event_day, event_iso: i.event_iso,
   variant: i.variant, subject_id: i.subject_id, object_id: i.object_id, published_day: i.published_day,
-  published_iso: i.published_iso, ingested_ms: i.ingested_ms, ingested_at: i.ingested_at, first_key: i.first_key})
+  published_iso: i.published_iso, ingested_ms: i.ingested_ms, ingested_at: i.ingested_at, first_key: i.first_key,
+  subject_day: s.id + '|' + toString(i.event_day), object_day: o.id + '|' + toString(i.event_day)})
 CREATE (x)-[:OBJECT]->(o)
 """
 SCAN = """

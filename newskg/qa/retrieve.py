@@ -164,7 +164,7 @@ class Retriever:
         as_of, query = AsOf.of(as_of), QueryTexts.of(text)
         vector = vector or QueryVector(self.mirror, query)
         day = as_of.day
-        rows = self._window(entity_id, as_of, variant, kind)
+        rows = self._window(entity_id, as_of, variant, kind, k)
         by_ring = sorted(rows, key=lambda r: days_between(_day_of(r), day))
         needed: list[list[Row]] = []
         count = 0
@@ -188,7 +188,9 @@ class Retriever:
         chosen = [r for ring in rings for r in sorted(ring, key=lambda r: (*_salience(r), -_published(r), r.id))]
         return [self._evidence(r, 1 / (1 + rank), None) for rank, r in enumerate(chosen[:k])]
 
-    def _window(self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind) -> Sequence[Row]:
+    def _window(
+        self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind, k: int
+    ) -> Sequence[Row]:
         day = as_of.day
         if kind == "chunk":  # chunks are dated by publication: the window ends at the day, newest first
             return self.store.entity_chunks(
@@ -201,7 +203,7 @@ class Retriever:
             as_of=as_of,
             limit=self.window_limit,
             focus_day=day,
-            scope=FactScope(variant, via_chunks=self.facts_via_chunks),
+            scope=FactScope(variant, via_chunks=self.facts_via_chunks, rings_for=k),
         )
 
     def _similarities(

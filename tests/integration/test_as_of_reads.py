@@ -18,10 +18,13 @@ from fastapi.testclient import TestClient
 from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
 from newskg.core.llm.client import LLMClient, LLMOptions
 from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.spikes import days_from
 from newskg.core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
 from newskg.evaluation.neoqa.answerers import GraphAnswerer
 from newskg.graph.browser import saved_queries
-from newskg.graph.store.asof import AsOf
+from newskg.graph.store import reads
+from newskg.graph.store.asof import AsOf, days_between
+from newskg.graph.store.reader import FactScope
 from newskg.graph.store.reads import day_ordinal
 from newskg.graph.store.rows import EntityCounts
 from newskg.graph.store.store import GraphStore
@@ -208,6 +211,90 @@ def test_the_limit_keeps_the_nearest_calendar_days(graph):
         20230305,
         20230306,
     ]
+
+
+def timeline_params(entity: Entity, first: int, last: int, as_of: int, **overrides: object) -> dict[str, object]:
+    return {
+        "entity": entity.id,
+        "from_day": first,
+        "to_day": last,
+        "focus_day": min(max(as_of, first), last),
+        "limit": 1000,
+        "variant": None,
+        "via_chunks": False,
+        "rings_for": None,
+        "day_keys": reads.day_keys(entity.id, days_from(first, last)),
+        **AsOf.of(as_of).params(),
+    } | overrides
+
+
+WINDOWS = [(shift(day, -7), shift(day, 7), day) for day in (SPIKE_DAY, 20230228, 20230306, 20230501, 20230612)]
+
+
+def test_the_day_keys_find_the_facts_the_edges_do(graph):
+    """reads.TIMELINE_BY_DAYS (an index lookup per day of the window) returns row for row what reads.TIMELINE
+    (a walk over every fact of the entity) does: objects with and without an OBJECT edge, facts stated via chunks,
+    each variant, a limit that cuts and a window across a month end."""
+    store, _ = graph
+    cases = [
+        timeline_params(entity, first, last, as_of, **extra)
+        for entity in ALL
+        for first, last, as_of in WINDOWS
+        for extra in ({}, {"via_chunks": True}, {"variant": "M0", "limit": 5}, {"variant": "M1"})
+    ]
+    found = 0
+    for params in cases:
+        by_days = store.conn.read(reads.TIMELINE_BY_DAYS, params)
+        assert by_days == store.conn.read(reads.TIMELINE, params), params
+        found += len(by_days)
+    assert found > 2000  # the cases read facts, not only empty windows
+
+
+def test_the_rings_read_keeps_the_nearest_days_that_hold_k_the_last_one_whole(graph):
+    """rings_for = k returns exactly the rings temporal retrieval ranks: the nearest days that together hold k
+    facts, the farthest of them whole, and nothing more."""
+    store, _ = graph
+    for first, last, as_of in WINDOWS:
+        for entity in (SWIFT, KELCE, CHOUPETTE):
+            window = store.timeline(entity.id, first, last, as_of)
+            for k in (1, 3, 4, 161, 500, 2000):
+                rings = store.timeline(entity.id, first, last, as_of, scope=FactScope(rings_for=k))
+                distance = {r.id: abs(days_between(r.event_day, as_of)) for r in window}
+                nearest = sorted(distance.values())
+                cut = nearest[k - 1] if len(nearest) > k else max(nearest, default=0)
+                assert sorted(r.id for r in rings) == sorted(i for i, d in distance.items() if d <= cut), (k, as_of)
+    # the spike: the day's 3 facts then the whole of the day before (160), as retrieval reads them
+    nearest_four = FactScope(rings_for=4)
+    assert (
+        len(store.timeline(SWIFT.id, shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7), SPIKE_DAY, scope=nearest_four)) == 163
+    )
+
+
+def test_init_gives_a_graph_written_before_the_day_keys_the_keys_the_write_path_sets(stack, tmp_path_factory):
+    """An older graph has no subject_day/object_day and no index on them: init fills them from the edges before it
+    makes the index (so a crash between the two fills them again), and they equal what writes.INTERACTIONS sets."""
+    keys = "MATCH (x:Interaction) RETURN x.id AS id, x.subject_day AS s, x.object_day AS o ORDER BY id"
+    with Isolation(stack, tmp_path_factory.mktemp("day-keys")) as isolation:
+        store = GraphStore(open_graph(isolation.new().settings))
+        try:
+            store.init()
+            build(World(store))
+            written = store.conn.read(keys)
+            assert all(r["s"] for r in written) and 0 < sum(bool(r["o"]) for r in written) < len(written)
+            for prop in ("subject_day", "object_day"):  # one per statement: FalkorDB left the second one set
+                store.conn.run(f"MATCH (x:Interaction) SET x.{prop} = null")
+                store.conn.run(f"DROP INDEX FOR (n:Interaction) ON (n.{prop})")
+            assert not any(r["s"] or r["o"] for r in store.conn.read(keys))
+            created = store.init()
+            assert [c for c in created if "_day)" in c] == [
+                "CREATE INDEX FOR (n:Interaction) ON (n.subject_day)",
+                "CREATE INDEX FOR (n:Interaction) ON (n.object_day)",
+            ]
+            assert store.conn.read(keys) == written
+            assert store.init() == []
+        finally:
+            store.conn.drop()
+            store.conn.close()
 
 
 # --- item 3: entity resolution, popularity and every read path as of the day

@@ -110,13 +110,24 @@ def _built() -> Iterator[Statement]:
 
 
 def _ddl() -> Iterator[Statement]:
-    from newskg.graph.store.schema import FALKORDB_CONSTRAINTS, falkordb_ddl, neo4j_ddl
+    from newskg.graph.store.schema import (
+        DAY_KEYS_BACKFILL,
+        FALKORDB_CONSTRAINTS,
+        FALKORDB_INDEXES,
+        NEO4J_INDEXES,
+        falkordb_ddl,
+        neo4j_ddl,
+    )
 
     for i, query in enumerate(neo4j_ddl()):
         yield Statement(f"newskg.graph.store.schema.neo4j_ddl()[{i}]", query, "neo4j")
     for i, query in enumerate(falkordb_ddl()):
         yield Statement(f"newskg.graph.store.schema.falkordb_ddl()[{i}]", query, "falkordb")
     yield Statement("newskg.graph.store.schema.FALKORDB_CONSTRAINTS", FALKORDB_CONSTRAINTS, "falkordb")
+    yield Statement("newskg.graph.store.schema.FALKORDB_INDEXES", FALKORDB_INDEXES, "falkordb")
+    yield Statement("newskg.graph.store.schema.NEO4J_INDEXES", NEO4J_INDEXES, "neo4j")
+    for i, query in enumerate(DAY_KEYS_BACKFILL):
+        yield Statement(f"newskg.graph.store.schema.DAY_KEYS_BACKFILL[{i}]", query)
 
 
 def _browser() -> Iterator[Statement]:

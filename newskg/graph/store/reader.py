@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from newskg.core.records import Chunk, Interaction, Variant
+from newskg.core.spikes import days_from
 from newskg.graph.connection import GraphConnection
 from newskg.graph.store import reads
 from newskg.graph.store.asof import AsOf
@@ -33,11 +34,14 @@ COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
 
 @dataclass(frozen=True)
 class FactScope:
-    """Which interactions are an entity's: only `variant`'s (None: every extraction variant), and with `via_chunks`
-    also those stated by visible chunks that mention it (not only those naming it)."""
+    """Which interactions of a window are read: only `variant`'s (None: every extraction variant), with `via_chunks`
+    also those stated by visible chunks that mention the entity (not only those naming it), and with `rings_for`
+    = k only those of the days nearest the focus that together hold k (the farthest of them whole): all that
+    temporal retrieval ranks (reads.TIMELINE)."""
 
     variant: Variant | None = None
     via_chunks: bool = False
+    rings_for: int | None = None
 
 
 class AsOfReader:
@@ -90,16 +94,20 @@ class AsOfReader:
         focus day itself is never cut while farther days stay."""
         as_of = AsOf.of(as_of)
         focus = min(max(focus_day or as_of.day, from_day), to_day)
+        days = days_from(from_day, to_day)
+        by_days = len(days) <= reads.DAY_KEYS_MAX
         rows = self.conn.read(
-            reads.TIMELINE,
+            reads.TIMELINE_BY_DAYS if by_days else reads.TIMELINE,
             {
                 "entity": entity_id,
+                "day_keys": reads.day_keys(entity_id, days) if by_days else [],
                 "from_day": from_day,
                 "to_day": to_day,
                 "focus_day": focus,
                 "limit": limit,
                 "variant": scope.variant,
                 "via_chunks": scope.via_chunks,
+                "rings_for": scope.rings_for,
                 **as_of.params(),
             },
         )

@@ -97,16 +97,30 @@ def day_ordinal(day: str) -> str:
 
 # The entity's visible interactions in [$from_day, $to_day], the ones nearest $focus_day first (then the latest
 # report) before the limit: on a busy entity the focus day is never cut while farther days are kept. $variant
-# (M0/M1/M2, or null for all) keeps one extraction variant, before the limit (NEON(Mx) reads only its own). Start from
-# the entity and filter after WITH: with the day indexes, FalkorDB's planner would otherwise scan interactions
-# by day and test each for the entity (11 ms instead of 0.6 ms on 20k interactions, bench/qa.py).
+# (M0/M1/M2, or null for all) keeps one extraction variant, before the limit (NEON(Mx) reads only its own).
 # An entity's facts: those that name it (subject or object) and, with $via_chunks, those stated by a visible chunk
 # that mentions it (the scope NewsRAG reads chunks in: "Google Stadia launched" is a fact of the chunk about
 # Stadia even when the extractor's subject was another span). Each fact is still visible only as of its own day.
-TIMELINE = f"""
-MATCH (e:Entity {{id: $entity}})
+# Those naming it are found one of two ways, the same facts either way: TIMELINE_BY_DAYS looks up its
+# "<entity id>|<day>" keys of each day of the window ($day_keys; writes.INTERACTIONS sets them with the edges), work
+# in proportion to the window's facts; TIMELINE walks its SUBJECT_OF/OBJECT edges, work in proportion to every fact
+# it ever took part in (1,018 facts for a window's 87 at 1 M, bench/qa.py), kept for long windows. Both filter
+# after WITH: with the day indexes, FalkorDB's planner would otherwise scan interactions by day and test each for
+# the entity (11 ms instead of 0.6 ms on 20k interactions, bench/qa.py).
+# $rings_for = k (null: no cut) keeps only the nearest days ("rings": the focus day, then ±1, ±2 …) that together
+# hold k facts, the last ring whole: what temporal retrieval ranks (qa/retrieve.py). On a busy entity the window
+# holds many times k, and the sources of the rest would be read and sent for nothing. The lists collected after
+# ORDER BY keep its order, so distances[k - 1] is the k-th nearest.
+_NAMED_BY_EDGES = """
+MATCH (e:Entity {id: $entity})
 OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(n:Interaction)
-WITH e, collect(DISTINCT n) AS named
+WITH e, collect(DISTINCT n) AS named"""
+_NAMED_BY_DAYS = """
+MATCH (e:Entity {id: $entity})
+OPTIONAL MATCH (n:Interaction)
+WHERE n.subject_day IN $day_keys OR n.object_day IN $day_keys
+WITH e, collect(DISTINCT n) AS named"""
+_TIMELINE_REST = f"""
 OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)<-[:EVIDENCE]-(s:Interaction)
 WHERE $via_chunks AND {visible("c", "day")}
 WITH named, collect(DISTINCT s) AS stated
@@ -118,6 +132,12 @@ WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
 WITH x, abs({day_ordinal("x.event_day")} - {day_ordinal("$focus_day")}) AS distance
 ORDER BY distance, x.published_day DESC, x.ingested_ms DESC, x.id
 LIMIT $limit
+WITH collect(x) AS window, collect(distance) AS distances
+WITH window, distances,
+     CASE WHEN $rings_for IS NULL OR size(window) <= $rings_for THEN null ELSE distances[$rings_for - 1] END AS cut
+UNWIND range(0, size(window) - 1) AS i
+WITH window[i] AS x, distances[i] AS distance, cut
+WHERE cut IS NULL OR distance <= cut
 OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
 WHERE {visible("a")}
 WITH x, collect(DISTINCT s.name) AS sources, collect(DISTINCT a.url) AS urls, min(c.sentence_start) AS lead
@@ -127,6 +147,15 @@ RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS even
        sources, size(sources) AS n_sources, urls, lead
 ORDER BY event_day, id
 """
+TIMELINE = _NAMED_BY_EDGES + _TIMELINE_REST
+TIMELINE_BY_DAYS = _NAMED_BY_DAYS + _TIMELINE_REST
+DAY_KEYS_MAX = 62  # the longest window TIMELINE_BY_DAYS reads: one key lookup per day and role
+
+
+def day_keys(entity_id: str, days: list[int]) -> list[str]:
+    """The (entity, day) keys of writes.INTERACTIONS' `subject_day` and `object_day`, one per day."""
+    return [f"{entity_id}|{day}" for day in days]
+
 
 # The resolver's in-memory name index: every entity's name (visible as the entity is: which entities exist is
 # asked per day) and its aliases, each as [spelling, day, ingested_ms] so the resolver applies `visible` itself.

@@ -35,6 +35,8 @@ RANGE_INDEXES = (
     ("Interaction", "event_day"),
     ("Interaction", "published_day"),
     ("Interaction", "ingested_ms"),
+    ("Interaction", "subject_day"),  # "<entity id>|<event day>": an entity's facts of a day (writes.INTERACTIONS)
+    ("Interaction", "object_day"),
     ("Entity", "name"),
     ("Alias", "lower"),
     ("Chunk", "day"),
@@ -107,9 +109,26 @@ def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     return "".join(f"{statement};\n" for statement in falkordb_ddl()) + "".join(commands)
 
 
+# A graph written before the (entity, day) keys of interactions existed gets them from its edges, as the write sets
+# them (writes.INTERACTIONS), before their index is made: a crash in between leaves the index missing, so the next
+# init fills them again (only the nodes still lacking them).
+DAY_KEYS_INDEX = ("Interaction", "subject_day")
+DAY_KEYS_BACKFILL = (
+    """MATCH (s:Entity)-[:SUBJECT_OF]->(x:Interaction) WHERE x.subject_day IS NULL
+SET x.subject_day = s.id + '|' + toString(x.event_day)""",
+    """MATCH (x:Interaction)-[:OBJECT]->(o:Entity) WHERE x.object_day IS NULL
+SET x.object_day = o.id + '|' + toString(x.event_day)""",
+)
+FALKORDB_INDEXES = "CALL db.indexes() YIELD label, properties RETURN label, properties"
+NEO4J_INDEXES = "SHOW INDEXES YIELD labelsOrTypes, properties RETURN labelsOrTypes AS label, properties"
+
+
 def init_schema(conn: GraphConnection) -> list[str]:
     """Create what is missing; idempotent. Returns the statements that created something."""
     created: list[str] = []
+    if not _has_index(conn, *DAY_KEYS_INDEX):
+        for statement in DAY_KEYS_BACKFILL:
+            conn.run(statement)
     if conn.dialect == "neo4j":
         for statement in neo4j_ddl():
             conn.run(statement)
@@ -127,6 +146,23 @@ def init_schema(conn: GraphConnection) -> list[str]:
         if created:
             _falkordb_schema_into_aof_base(conn)
     return created
+
+
+def _has_index(conn: GraphConnection, label: str, prop: str) -> bool:
+    """Whether a node index covers `prop` of `label` (FalkorDB: one index per label lists all its properties)."""
+    query = NEO4J_INDEXES if conn.dialect == "neo4j" else FALKORDB_INDEXES
+    try:
+        rows = conn.read(query)
+    except Exception as exc:  # FalkorDB: a graph nothing was written to yet is no key at all
+        if "empty key" in str(exc).lower():
+            return False
+        raise
+    for row in rows:
+        labels, properties = row["label"], row["properties"]
+        named = cast("list[object]", labels) if isinstance(labels, list) else [labels]
+        if label in named and prop in cast("list[object]", properties or []):
+            return True
+    return False
 
 
 # FalkorDB's catalogue of constraints (Neo4j 5 has SHOW CONSTRAINTS instead): the dialect layer's, never sent to Neo4j

@@ -87,13 +87,17 @@ MERGE (ch)-[:MENTIONS]->(n)
 # it is dated by one record whole — the one visible first (store.first_key) — never by the first publication of
 # one record and the first ingestion of another; its evidence is the union of every record's chunks. Its text (the
 # id holds it normalised: case and spacing may differ) and confidence are that first record's too: as of D a fact
-# shows what the chunks of D said of it, and the same in any order.
+# shows what the chunks of D said of it, and the same in any order. `subject_day` and `object_day` ("<entity
+# id>|<event day>", indexed) are set with the SUBJECT_OF and OBJECT edges, so they name exactly the entities those
+# edges do: an entity's facts of a few days are an index lookup per day (reads.TIMELINE_BY_DAYS), not a walk over
+# every fact it ever took part in.
 INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
 MERGE (x:Interaction {id: i.id})
   ON CREATE SET x.event_day = i.event_day, x.event_iso = i.event_iso, x.variant = i.variant,
-                x.subject_id = i.subject_id, x.object_id = i.object_id
+                x.subject_id = i.subject_id, x.object_id = i.object_id,
+                x.subject_day = i.subject_id + '|' + toString(i.event_day)
 WITH s, x, i, (x.first_key IS NULL OR i.first_key < x.first_key) AS first
 FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
   SET x.text = i.text, x.published_day = i.published_day, x.published_iso = i.published_iso,
@@ -102,7 +106,8 @@ FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
 MERGE (s)-[:SUBJECT_OF]->(x)
 WITH x, i
 OPTIONAL MATCH (o:Entity {id: i.object_id})
-FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END | MERGE (x)-[:OBJECT]->(o))
+FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END |
+  MERGE (x)-[:OBJECT]->(o) SET x.object_day = o.id + '|' + toString(x.event_day))
 WITH x, i
 UNWIND i.chunk_ids AS cid
 MATCH (ch:Chunk {id: cid})
