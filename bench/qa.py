@@ -269,6 +269,7 @@ class ApiSpec:
     rows: int
     report: Path
     brute_force: bool = False
+    graph_pid: int | None = None  # FalkorDB's server, whose CPU per answer each run reports beside the API's
 
 
 def scan_timeline(store: Any) -> Callable[..., Any]:
@@ -551,7 +552,10 @@ def server_summary(server_ms: list[float]) -> dict[str, float]:
 
 
 def cpu_seconds(pid: int | None) -> float:
-    """A process's CPU time so far (user + system, all its threads), from /proc."""
+    """A process's CPU time so far (user + system, all its threads), from /proc; 0 without a pid (a graph server
+    not started here)."""
+    if pid is None:
+        return 0.0
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
@@ -564,6 +568,7 @@ class Api:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.process = mp.get_context("spawn").Process(target=serve, args=(spec, self.port), daemon=True)
+        self.graph_pid = spec.graph_pid
         self.asked: set[str] = set()
 
     def start(self) -> float:
@@ -583,12 +588,15 @@ class Api:
             return False
 
     def run(self, driver: Coroutine[Any, Any, tuple[Tally, float]], label: str) -> dict[str, float]:
-        """A driver's run: summary() plus `cpu_ms` (the API's CPU per request), `fresh` (questions first asked in
-        this process) and `asked` (requests sent); its errors by status printed under `label`."""
-        cpu = cpu_seconds(self.process.pid)
+        """A driver's run: summary() plus `cpu_ms` (the API's CPU per request), `graph_cpu_ms` and `driver_cpu_ms`
+        (FalkorDB's and this process's, the load driver's), `fresh` (questions first asked in this process) and
+        `asked` (requests sent); its errors by status printed under `label`."""
+        pids = {"cpu_ms": self.process.pid, "graph_cpu_ms": self.graph_pid, "driver_cpu_ms": os.getpid()}
+        before = {key: cpu_seconds(pid) for key, pid in pids.items()}
         tally, elapsed = uvloop.run(driver)
         figures = summary(tally.latencies, tally.errors, elapsed) | server_summary(tally.server)
-        figures["cpu_ms"] = (cpu_seconds(self.process.pid) - cpu) * 1000 / max(len(tally.asked), 1)
+        for key, pid in pids.items():
+            figures[key] = (cpu_seconds(pid) - before[key]) * 1000 / max(len(tally.asked), 1)
         figures["fresh"] = len(set(tally.asked) - self.asked)
         figures["asked"] = len(tally.asked)
         self.asked |= set(tally.asked)
@@ -742,7 +750,8 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
     names, graph_load_s = load_graph(settings, rows, console)
     console.print(f"graph: {rows:,} interactions in {graph_load_s:.1f} s ({rows / graph_load_s:,.0f}/s)")
     settings = settings.model_copy(update={"qdrant_path": settings.data_dir / f"mirror-{rows}"})
-    spec = ApiSpec(settings, plan.mirror_mode, rows, settings.data_dir / f"mirror-load-{rows}.txt")
+    report = settings.data_dir / f"mirror-load-{rows}.txt"
+    spec = ApiSpec(settings, plan.mirror_mode, rows, report, graph_pid=falkordb_pid)
     if spec.mirror == "open":
         in_process(build_mirror, settings, rows, spec.report)
     profile = profiled(spec, names, plan)
@@ -855,6 +864,13 @@ def cost_figures(run: SizeRun) -> dict[str, Figure]:
             f"{per_answer}, {shape}" + (f"; baseline: {scan_note}" if base else ""),
             _baseline(base, "cpu_ms", 2),
         )
+        for key, whose in (("graph_cpu_ms", "FalkorDB's"), ("driver_cpu_ms", "the load driver's (this process)")):
+            found[f"qa_{key.replace('_cpu_ms', '')}_cpu_ms_per_answer_loaded_{strategy}"] = figure(
+                round(r[key], 2),
+                f"ms of {whose} CPU per answer, {shape}: with the API's, what one answer costs the 2 cores, which "
+                f"bounds the capacity" + (f"; baseline: {scan_note}" if base else ""),
+                _baseline(base, key, 2),
+            )
     for strategy, r in run.graph.single.items():
         one = f"one client, {rows:,} interactions"
         found[f"qa_cpu_ms_per_answer_{strategy}"] = figure(round(r["cpu_ms"], 2), f"{per_answer}, {one}")
