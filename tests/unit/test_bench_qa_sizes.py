@@ -12,7 +12,8 @@ from bench import qa
 
 def _summary(p95: float, rps: float = 100.0) -> dict[str, float]:
     server = {"server_p50": p95 / 4, "server_p95": p95 / 2}
-    return {"p50": p95 / 2, "p95": p95, "p99": p95 * 2, "rps": rps, "errors": 0, "requests": 10, "cpu_ms": 3.0} | server
+    cpu = {"cpu_ms": 3.0, "graph_cpu_ms": 1.0, "driver_cpu_ms": 0.2}
+    return {"p50": p95 / 2, "p95": p95, "p99": p95 * 2, "rps": rps, "errors": 0, "requests": 10} | cpu | server
 
 
 def _run(rows: int, half_p95: float) -> qa.SizeRun:
