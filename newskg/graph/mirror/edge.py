@@ -84,6 +84,12 @@ CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence m
 # (load 208 → 140 MB, bench/qa.py's shard) for the same search CPU (0.25-0.29 ms, 2,000 filtered searches): RSS
 # the API's issue-30 budget (512 MB at 20k) did not have. Growing with the points, it would weigh more at 1 M.
 INDEX_MEMORY = Memory.Cold
+# The payload fields that get HNSW links of their own (the engine's default is every indexed field): only the
+# entity, whose filter is the selective one (hybrid's search of one entity's facts). The others' extra per-value
+# subgraphs were over half of the index build at 100k points (350 → 157 CPU-s, rising faster than the points),
+# for filters that keep most points (the as-of ranges, a variant) or are looked up, not searched (graph_id,
+# source_ids, mirrored_ms); the main graph serves those searches.
+LINKED_FIELDS = frozenset({"entity_ids"})
 
 
 class EdgeMirror(VectorMirror):
@@ -106,8 +112,8 @@ class EdgeMirror(VectorMirror):
                 current = indexed[field].params if field in indexed else None
                 if current is not None and _same_index(current, params):
                     continue
-                if field in indexed:  # a shard from before INDEX_MEMORY: its in-RAM index rebuilt once, on disk
-                    log.info("Qdrant Edge shard %s: payload index %s moved to disk", self.path(collection), field)
+                if field in indexed:  # a shard from before INDEX_MEMORY or LINKED_FIELDS: its index rebuilt once
+                    log.info("Qdrant Edge shard %s: payload index %s rebuilt", self.path(collection), field)
                     shard.update(UpdateOperation.delete_field_index(field))
                 shard.update(UpdateOperation.create_field_index(field, params))
 
@@ -264,13 +270,20 @@ class EdgeMirror(VectorMirror):
 def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndexParams]:
     """The payload index of each field the filters and reconcile use, as this adapter creates it (INDEX_MEMORY)."""
     params: dict[str, IntegerIndexParams | KeywordIndexParams] = {
-        field: IntegerIndexParams(lookup=False, range=True, memory=INDEX_MEMORY) for field in INTEGER_FIELDS[collection]
+        field: IntegerIndexParams(lookup=False, range=True, memory=INDEX_MEMORY, enable_hnsw=field in LINKED_FIELDS)
+        for field in INTEGER_FIELDS[collection]
     }
-    return params | {field: KeywordIndexParams(memory=INDEX_MEMORY) for field in KEYWORD_FIELDS[collection]}
+    return params | {
+        field: KeywordIndexParams(memory=INDEX_MEMORY, enable_hnsw=field in LINKED_FIELDS)
+        for field in KEYWORD_FIELDS[collection]
+    }
 
 
 def _same_index(current: object, wanted: IntegerIndexParams | KeywordIndexParams) -> bool:
     if type(current) is not type(wanted) or getattr(current, "memory", None) != wanted.memory:
+        return False
+    linked = getattr(current, "enable_hnsw", None)  # None: the engine's default, linked
+    if (linked is None or bool(linked)) != bool(wanted.enable_hnsw):
         return False
     return not isinstance(wanted, IntegerIndexParams) or getattr(current, "lookup", None) == wanted.lookup
 
