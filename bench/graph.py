@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import random
 import statistics
 import sys
@@ -31,7 +30,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bench.figures import Figure, emit, figure
+from bench.figures import Figure, emit, figure, process_cpu_s
 from bench.synthetic import interaction_between
 from newskg.core.ids import chunk_id, entity_id, source_id
 from newskg.core.records import Chunk, Entity, Interaction
@@ -122,15 +121,6 @@ class GraphRates:
     readback: float
     server_cpu_us: list[float] = field(default_factory=list[float])  # graph server CPU µs per row, per batched run
     client_cpu_us: list[float] = field(default_factory=list[float])  # this process's CPU µs per row, per batched run
-
-
-def process_cpu_s(pid: int | None) -> float | None:
-    """User + system CPU seconds a process has used so far (Linux /proc); None where it cannot be read."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def fresh_store(settings: Settings) -> GraphStore:

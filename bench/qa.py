@@ -65,7 +65,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from bench.figures import Figure, emit, figure
+from bench.figures import Figure, emit, figure, process_cpu_s
 from bench.qa_profile import a_day
 from bench.synthetic import interaction_between
 from newskg.core.ids import entity_id
@@ -551,15 +551,6 @@ def server_summary(server_ms: list[float]) -> dict[str, float]:
     return {"server_p50": cuts[49], "server_p95": cuts[94]}
 
 
-def cpu_seconds(pid: int | None) -> float:
-    """A process's CPU time so far (user + system, all its threads), from /proc; 0 without a pid (a graph server
-    not started here)."""
-    if pid is None:
-        return 0.0
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 class Api:
     """One API process (`serve`), spawned and timed to readiness, then driven: each run's summary with the API's
     CPU per answer, and the questions not asked before in this process (the rest can hit its embedding cache)."""
@@ -592,11 +583,13 @@ class Api:
         (FalkorDB's and this process's, the load driver's), `fresh` (questions first asked in this process) and
         `asked` (requests sent); its errors by status printed under `label`."""
         pids = {"cpu_ms": self.process.pid, "graph_cpu_ms": self.graph_pid, "driver_cpu_ms": os.getpid()}
-        before = {key: cpu_seconds(pid) for key, pid in pids.items()}
+        before = {key: process_cpu_s(pid) for key, pid in pids.items()}
         tally, elapsed = uvloop.run(driver)
         figures = summary(tally.latencies, tally.errors, elapsed) | server_summary(tally.server)
         for key, pid in pids.items():
-            figures[key] = (cpu_seconds(pid) - before[key]) * 1000 / max(len(tally.asked), 1)
+            start, end = before[key], process_cpu_s(pid)
+            if start is not None and end is not None:  # a graph server not started here has no pid: no figure
+                figures[key] = (end - start) * 1000 / max(len(tally.asked), 1)
         figures["fresh"] = len(set(tally.asked) - self.asked)
         figures["asked"] = len(tally.asked)
         self.asked |= set(tally.asked)
@@ -865,6 +858,8 @@ def cost_figures(run: SizeRun) -> dict[str, Figure]:
             _baseline(base, "cpu_ms", 2),
         )
         for key, whose in (("graph_cpu_ms", "FalkorDB's"), ("driver_cpu_ms", "the load driver's (this process)")):
+            if key not in r:
+                continue
             found[f"qa_{key.replace('_cpu_ms', '')}_cpu_ms_per_answer_loaded_{strategy}"] = figure(
                 round(r[key], 2),
                 f"ms of {whose} CPU per answer, {shape}: with the API's, what one answer costs the 2 cores, which "

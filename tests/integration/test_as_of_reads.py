@@ -11,8 +11,10 @@ import threading
 import uuid
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import cast
 
 import pytest
+from falkordb.helpers import stringify_param_value
 from fastapi.testclient import TestClient
 
 from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
@@ -22,6 +24,7 @@ from newskg.core.spikes import days_from
 from newskg.core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
 from newskg.evaluation.neoqa.answerers import GraphAnswerer
 from newskg.graph.browser import saved_queries
+from newskg.graph.connection import FalkorConnection
 from newskg.graph.store import reads
 from newskg.graph.store.asof import AsOf, days_between
 from newskg.graph.store.reader import FactScope
@@ -233,14 +236,14 @@ WINDOWS = [(shift(day, -7), shift(day, 7), day) for day in (SPIKE_DAY, 20230228,
 
 def test_the_day_keys_find_the_facts_the_edges_do(graph):
     """reads.TIMELINE_BY_DAYS (an index lookup per day of the window) returns row for row what reads.TIMELINE
-    (a walk over every fact of the entity) does: objects with and without an OBJECT edge, facts stated via chunks,
-    each variant, a limit that cuts and a window across a month end."""
+    (a walk over every fact of the entity) does: facts with and without an object, facts stated via chunks, one
+    variant, a limit that cuts, the nearest rings and a window across a month end."""
     store, _ = graph
     cases = [
         timeline_params(entity, first, last, as_of, **extra)
         for entity in ALL
         for first, last, as_of in WINDOWS
-        for extra in ({}, {"via_chunks": True}, {"variant": "M0", "limit": 5}, {"variant": "M1"})
+        for extra in ({}, {"via_chunks": True}, {"variant": "M0", "limit": 5}, {"rings_for": 2})
     ]
     found = 0
     for params in cases:
@@ -248,6 +251,21 @@ def test_the_day_keys_find_the_facts_the_edges_do(graph):
         assert by_days == store.conn.read(reads.TIMELINE, params), params
         found += len(by_days)
     assert found > 2000  # the cases read facts, not only empty windows
+
+
+def test_the_day_keys_are_read_through_their_index_not_a_scan(graph):
+    """Equal rows would not show a plan that scans every interaction: FalkorDB's own plan must look the keys up."""
+    store, _ = graph
+    assert isinstance(store.conn, FalkorConnection)
+    params = timeline_params(SWIFT, shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7), SPIKE_DAY)
+    header = "CYPHER " + " ".join(f"{key}={stringify_param_value(value)}" for key, value in params.items())
+    plan = cast(
+        list[bytes | str],
+        store.conn.execute_command("GRAPH.EXPLAIN", store.conn.graph_name, header + " " + reads.TIMELINE_BY_DAYS),
+    )
+    lines = [line.decode() if isinstance(line, bytes) else line for line in plan]
+    assert any("Node By Index Scan | (n:Interaction)" in line for line in lines), lines
+    assert not any("Label Scan | (n:Interaction)" in line for line in lines), lines
 
 
 def test_the_rings_read_keeps_the_nearest_days_that_hold_k_the_last_one_whole(graph):
@@ -272,13 +290,14 @@ def test_the_rings_read_keeps_the_nearest_days_that_hold_k_the_last_one_whole(gr
 
 def test_init_gives_a_graph_written_before_the_day_keys_the_keys_the_write_path_sets(stack, tmp_path_factory):
     """An older graph has no subject_day/object_day and no index on them: init fills them from the edges before it
-    makes the index (so a crash between the two fills them again), and they equal what writes.INTERACTIONS sets."""
+    makes the index (so a crash between the two fills them again), and they equal what writes.INTERACTIONS sets,
+    which sets them again on every write."""
     keys = "MATCH (x:Interaction) RETURN x.id AS id, x.subject_day AS s, x.object_day AS o ORDER BY id"
     with Isolation(stack, tmp_path_factory.mktemp("day-keys")) as isolation:
         store = GraphStore(open_graph(isolation.new().settings))
         try:
             store.init()
-            build(World(store))
+            build(world := World(store))
             written = store.conn.read(keys)
             assert all(r["s"] for r in written) and 0 < sum(bool(r["o"]) for r in written) < len(written)
             for prop in ("subject_day", "object_day"):  # one per statement: FalkorDB left the second one set
@@ -292,6 +311,12 @@ def test_init_gives_a_graph_written_before_the_day_keys_the_keys_the_write_path_
             ]
             assert store.conn.read(keys) == written
             assert store.init() == []
+            # a record written again (a redelivery) mends a key lost any other way
+            lagerfeld = next(f for f in world.facts if f.object_id == CHOUPETTE.id)
+            store.conn.run("MATCH (x:Interaction {id: $id}) SET x.subject_day = null", {"id": lagerfeld.id})
+            store.conn.run("MATCH (x:Interaction {id: $id}) SET x.object_day = null", {"id": lagerfeld.id})
+            store.write_batch(entities=ALL, interactions=[lagerfeld])
+            assert store.conn.read(keys) == written
         finally:
             store.conn.drop()
             store.conn.close()

@@ -6,7 +6,8 @@ from __future__ import annotations
 import os
 import random
 
-from bench.graph import GraphRates, graph_figures, process_cpu_s, provenance_batch, synthetic
+from bench.figures import process_cpu_s
+from bench.graph import GraphRates, graph_figures, provenance_batch, synthetic
 from newskg.graph.store.mentions import ingested_day
 
 

@@ -9,6 +9,7 @@ import os
 import re
 
 from newskg.graph.store.schema import (
+    DAY_KEYS_BACKFILL,
     FULLTEXT_INDEXES,
     MERGE_KEYS,
     RANGE_INDEXES,
@@ -122,10 +123,11 @@ def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
     env["NEWSKG_GRAPH_URI"] = "bolt://127.0.0.1:1"  # nothing listens: printing must not connect
     env["PYTHONPATH"] = str(REPO)
     out = newskg("graph", "init", "--print-ddl", "--dialect", "neo4j", env=env).stdout
-    assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in neo4j_ddl()]
+    assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*DAY_KEYS_BACKFILL, *neo4j_ddl())]
     assert newskg("graph", "init", "--print-ddl", env=env).stdout == out, "the default: the configured URI's dialect"
     falkor = newskg("graph", "init", "--print-ddl", "--dialect", "falkordb", env=env).stdout
-    assert falkor.splitlines()[: len(falkordb_ddl())] == [f"{s};" for s in falkordb_ddl()]
+    statements = [*DAY_KEYS_BACKFILL, *falkordb_ddl()]
+    assert falkor.splitlines()[: len(statements)] == [f"{s};" for s in statements]
     assert "// redis-cli GRAPH.CONSTRAINT CREATE newskg UNIQUE NODE M2Pair PROPERTIES 1 pair" in falkor
     wrong = newskg("graph", "init", "--print-ddl", "--dialect", "cypher", env=env, check=False)
     assert wrong.returncode == 2 and "use neo4j or falkordb" in wrong.stderr

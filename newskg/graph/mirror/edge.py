@@ -84,12 +84,12 @@ CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence m
 # (load 208 → 140 MB, bench/qa.py's shard) for the same search CPU (0.25-0.29 ms, 2,000 filtered searches): RSS
 # the API's issue-30 budget (512 MB at 20k) did not have. Growing with the points, it would weigh more at 1 M.
 INDEX_MEMORY = Memory.Cold
-# The payload fields that get HNSW links of their own (the engine's default is every indexed field): only the
-# entity, whose filter is the selective one (hybrid's search of one entity's facts). The others' extra per-value
-# subgraphs were over half of the index build at 100k points (350 → 157 CPU-s, rising faster than the points),
-# for filters that keep most points (the as-of ranges, a variant) or are looked up, not searched (graph_id,
-# source_ids, mirrored_ms); the main graph serves those searches.
-LINKED_FIELDS = frozenset({"entity_ids"})
+# The payload fields that get HNSW links of their own: those a vector search filters by (as_of_filter: the day,
+# the ingestion instant, the entity, the variant), so every filtered search walks the graph it walked before. The
+# engine's default links every indexed field; the others (event_day, mirrored_ms, graph_id, source_ids) are only
+# looked up or deleted by, and their extra per-value subgraphs were build time for nothing (with only entity_ids
+# linked, the build at 100k points took 157 CPU-s instead of 350, a helper's measurement).
+LINKED_FIELDS = frozenset({*DAY_FIELD.values(), "ingested_ms", "entity_ids", "variant"})
 
 
 class EdgeMirror(VectorMirror):

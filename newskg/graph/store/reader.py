@@ -10,7 +10,7 @@ from newskg.core.records import Chunk, Interaction, Variant
 from newskg.core.spikes import days_from
 from newskg.graph.connection import GraphConnection
 from newskg.graph.store import reads
-from newskg.graph.store.asof import AsOf
+from newskg.graph.store.asof import AsOf, days_between
 from newskg.graph.store.rows import (
     Count,
     EntityAsOf,
@@ -42,6 +42,10 @@ class FactScope:
     variant: Variant | None = None
     via_chunks: bool = False
     rings_for: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.rings_for is not None and self.rings_for < 1:
+            raise ValueError(f"rings_for is a count of facts, at least 1: {self.rings_for}")
 
 
 class AsOfReader:
@@ -94,13 +98,14 @@ class AsOfReader:
         focus day itself is never cut while farther days stay."""
         as_of = AsOf.of(as_of)
         focus = min(max(focus_day or as_of.day, from_day), to_day)
-        days = days_from(from_day, to_day)
-        by_days = len(days) <= reads.DAY_KEYS_MAX
+        # the day list only for a short window: the API takes any range, and a century is 36,500 days
+        by_days = days_between(from_day, to_day) < reads.DAY_KEYS_MAX
+        days = days_from(from_day, to_day) if by_days else []
         rows = self.conn.read(
             reads.TIMELINE_BY_DAYS if by_days else reads.TIMELINE,
             {
                 "entity": entity_id,
-                "day_keys": reads.day_keys(entity_id, days) if by_days else [],
+                "day_keys": reads.day_keys(entity_id, days),
                 "from_day": from_day,
                 "to_day": to_day,
                 "focus_day": focus,

@@ -103,10 +103,12 @@ def falkordb_constraint_commands(graph: str) -> list[tuple[str, ...]]:
 def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     """The schema as a script to read or pipe: Neo4j's statements for `cypher-shell`; FalkorDB's index statements,
     with its constraint commands as comments (they go through redis-cli, not Cypher)."""
+    # the keys an older graph lacks come first, as init fills them before it makes their index (a no-op after)
+    backfill = "".join(f"{statement};\n" for statement in DAY_KEYS_BACKFILL)
     if dialect == "neo4j":
-        return "".join(f"{statement};\n" for statement in neo4j_ddl())
+        return backfill + "".join(f"{statement};\n" for statement in neo4j_ddl())
     commands = [f"// redis-cli {' '.join(command)}\n" for command in falkordb_constraint_commands(graph)]
-    return "".join(f"{statement};\n" for statement in falkordb_ddl()) + "".join(commands)
+    return backfill + "".join(f"{statement};\n" for statement in falkordb_ddl()) + "".join(commands)
 
 
 # A graph written before the (entity, day) keys of interactions existed gets them from its edges, as the write sets
@@ -114,10 +116,10 @@ def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
 # init fills them again (only the nodes still lacking them).
 DAY_KEYS_INDEX = ("Interaction", "subject_day")
 DAY_KEYS_BACKFILL = (
-    """MATCH (s:Entity)-[:SUBJECT_OF]->(x:Interaction) WHERE x.subject_day IS NULL
-SET x.subject_day = s.id + '|' + toString(x.event_day)""",
-    """MATCH (x:Interaction)-[:OBJECT]->(o:Entity) WHERE x.object_day IS NULL
-SET x.object_day = o.id + '|' + toString(x.event_day)""",
+    "MATCH (s:Entity)-[:SUBJECT_OF]->(x:Interaction) WHERE x.subject_day IS NULL "
+    "SET x.subject_day = s.id + '|' + toString(x.event_day)",
+    "MATCH (x:Interaction)-[:OBJECT]->(o:Entity) WHERE x.object_day IS NULL "
+    "SET x.object_day = o.id + '|' + toString(x.event_day)",
 )
 FALKORDB_INDEXES = "CALL db.indexes() YIELD label, properties RETURN label, properties"
 NEO4J_INDEXES = "SHOW INDEXES YIELD labelsOrTypes, properties RETURN labelsOrTypes AS label, properties"

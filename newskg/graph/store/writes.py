@@ -88,22 +88,22 @@ MERGE (ch)-[:MENTIONS]->(n)
 # one record and the first ingestion of another; its evidence is the union of every record's chunks. Its text (the
 # id holds it normalised: case and spacing may differ) and confidence are that first record's too: as of D a fact
 # shows what the chunks of D said of it, and the same in any order. `subject_day` and `object_day` ("<entity
-# id>|<event day>", indexed) are set with the SUBJECT_OF and OBJECT edges, so they name exactly the entities those
-# edges do: an entity's facts of a few days are an index lookup per day (reads.TIMELINE_BY_DAYS), not a walk over
-# every fact it ever took part in.
+# id>|<event day>", indexed) are set with the SUBJECT_OF and OBJECT edges on every write (a redelivery mends a
+# missing one), so they name exactly the entities those edges do: an entity's facts of a few days are an index
+# lookup per day (reads.TIMELINE_BY_DAYS), not a walk over every fact it ever took part in.
 INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
 MERGE (x:Interaction {id: i.id})
   ON CREATE SET x.event_day = i.event_day, x.event_iso = i.event_iso, x.variant = i.variant,
-                x.subject_id = i.subject_id, x.object_id = i.object_id,
-                x.subject_day = i.subject_id + '|' + toString(i.event_day)
+                x.subject_id = i.subject_id, x.object_id = i.object_id
 WITH s, x, i, (x.first_key IS NULL OR i.first_key < x.first_key) AS first
 FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
   SET x.text = i.text, x.published_day = i.published_day, x.published_iso = i.published_iso,
       x.ingested_ms = i.ingested_ms,
       x.ingested_at = i.ingested_at, x.first_key = i.first_key, x.confidence = i.confidence)
 MERGE (s)-[:SUBJECT_OF]->(x)
+SET x.subject_day = s.id + '|' + toString(x.event_day)
 WITH x, i
 OPTIONAL MATCH (o:Entity {id: i.object_id})
 FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END |
