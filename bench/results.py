@@ -47,7 +47,7 @@ class Bench:
 
 
 # bench/qa.py's flags but the sizes (after "--sizes"); the 1 M step is its own bench (`qa_1m`, optional: its graph
-# takes minutes to load on 2 cores, a mirror of 1 M points 40-50 min (projected) to index, so it measures temporal
+# takes minutes to load on 2 cores, a mirror of 1 M points over an hour to index, so it measures temporal
 # alone, which reads no mirror), with 10k again so its growth figures are of one run.
 QA_FLAGS = (
     "--clients", "10", "--seconds", "15", "--single-seconds", "10", "--scan-clients", "4", "--scan-seconds", "10",
@@ -122,7 +122,7 @@ BENCHES = (
         ("--sizes", "10000,1000000", "--strategies", "temporal", *QA_FLAGS),
         (),
         "bench qa, temporal and the explorer, at 10k and 1 M interactions in one run (growth: 1 M over 10k; hybrid "
-        "is left out: Qdrant Edge would take 40-50 min, projected, to index 1 M points here), `--only qa_1m`",
+        "is left out: Qdrant Edge takes over an hour to index 1 M points here), `--only qa_1m`",
         optional=True,
         module="qa",
     ),
