@@ -28,7 +28,8 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure
-from bench.qa import DIM, entities, interactions, unit_vectors
+from bench.qa import DIM, unit_vectors
+from bench.qa_graph import entities, interactions
 from newskg.core.timeaxes import end_of_day_ms
 from newskg.graph.mirror.base import INTERACTIONS, AsOfFilter, VectorMirror, interaction_payload
 from newskg.graph.mirror.edge import EdgeMirror
@@ -62,10 +63,10 @@ def load(mirror: VectorMirror, rows: int) -> float:
     return time.perf_counter() - start
 
 
-def queries(n: int) -> list[tuple[list[float], dict[str, AsOfFilter]]]:
+def queries(n: int, rows: int) -> list[tuple[list[float], dict[str, AsOfFilter]]]:
     """n query vectors, each with both filters as of a day in the loaded quarter for a random entity."""
     rng = np.random.default_rng(11)
-    people = entities()
+    people = entities(rows)
     days = [int(f"2023{m:02d}{d:02d}") for m in (1, 2, 3) for d in range(1, 29)]
     found = []
     for v in unit_vectors(rng, n):
@@ -112,7 +113,7 @@ def measure(rows: int, n: int, console: Console) -> dict[str, Figure]:
     shard = edge._shard(INTERACTIONS)  # the engine's own count: every point in HNSW before the queries
     assert shard is not None and shard.info().indexed_vectors_count == rows, "Edge did not index the load"
     console.print(f"loaded {rows:,} points: {loads}")
-    asked = queries(n)
+    asked = queries(n, rows)
     found: dict[str, Figure] = {}
     shape = f"{rows:,} x {DIM}, k={K}, {n} queries"
     for kind in FILTERS:

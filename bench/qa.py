@@ -51,7 +51,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -62,39 +62,21 @@ import numpy as np
 import numpy.typing as npt
 import uvloop
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure, process_cpu_s
+from bench.qa_graph import batches, load_graph, progress
 from bench.qa_profile import a_day
-from bench.synthetic import interaction_between
 from newskg.core.ids import entity_id
-from newskg.core.records import Entity, Interaction
 from newskg.core.settings import Settings
-from newskg.core.timeaxes import day_iso, end_of_day_ms
+from newskg.core.timeaxes import end_of_day_ms
 from newskg.graph.mirror.base import VectorMirror
-from newskg.graph.store.writer import interaction_first_key
 from newskg.services.manager import ServiceManager
 from newskg.services.process import free_port, wait_until
-from newskg.wiring import Wiring, open_graph
+from newskg.wiring import Wiring
 
-ENTITIES, DAYS = 2000, 90
-BATCH = 5000  # rows per UNWIND statement and per mirror upsert
 DIM = 384  # the shipped MiniLM's dimension: the query vectors the API embeds must match the loaded ones
 STRATEGIES = ("temporal", "hybrid")
-# The pipeline's interaction write (graph/store/writes.py INTERACTIONS, OBJECT edge included) for rows that are new:
-# the same properties and edges, in one CREATE per row instead of MERGE + FOREACH + OPTIONAL MATCH (a fresh
-# graph of unique ids; the unique constraint on Interaction.id still guards it).
-BULK_INTERACTIONS = """
-UNWIND $rows AS i
-MATCH (s:Entity {id: i.subject_id})
-MATCH (o:Entity {id: i.object_id})
-CREATE (s)-[:SUBJECT_OF]->(x:Interaction {id: i.id, text: i.text, event_day: i.event_day, event_iso: i.event_iso,
-  variant: i.variant, subject_id: i.subject_id, object_id: i.object_id, published_day: i.published_day,
-  published_iso: i.published_iso, ingested_ms: i.ingested_ms, ingested_at: i.ingested_at, first_key: i.first_key,
-  subject_day: s.id + '|' + toString(i.event_day), object_day: o.id + '|' + toString(i.event_day)})
-CREATE (x)-[:OBJECT]->(o)
-"""
 SCAN = """
 MATCH (x:Interaction)
 WHERE (x.subject_id = $entity OR x.object_id = $entity) AND x.event_day >= $from_day AND x.event_day <= $to_day
@@ -107,109 +89,30 @@ ORDER BY event_day, id LIMIT $limit
 """
 
 
-def entities() -> list[Entity]:
-    return [Entity(id=entity_id(f"Entity {k}", "PERSON"), name=f"Entity {k}", type="PERSON") for k in range(ENTITIES)]
-
-
-def interactions(rows: int) -> Iterator[Interaction]:
-    """The bench's facts, the same for every run of a size: two entities, a day of the first quarter of 2023."""
-    rng = random.Random(11)
-    people = entities()
-    for i in range(rows):
-        s, o = rng.sample(people, 2)
-        day = int(f"2023{(1 + (i % DAYS) // 30):02d}{(1 + (i % DAYS) % 28):02d}")
-        yield interaction_between(s, o, f"{s.name} met {o.name} about matter {i}", day)
-
-
-def bulk_row(i: Interaction) -> dict[str, Any]:
-    """The row BULK_INTERACTIONS writes: what the store's write path stores of an interaction."""
-    return {
-        "id": i.id,
-        "text": i.text,
-        "event_day": i.event_day,
-        "event_iso": day_iso(i.event_day),
-        "variant": i.variant,
-        "subject_id": i.subject_id,
-        "object_id": i.object_id,
-        "published_day": i.published_day,
-        "published_iso": day_iso(i.published_day),
-        "ingested_ms": i.ingested_ms,
-        "ingested_at": i.ingested_at,
-        "first_key": interaction_first_key(i),
-    }
-
-
-def batches(rows: int) -> Iterator[list[Interaction]]:
-    batch: list[Interaction] = []
-    for i in interactions(rows):
-        batch.append(i)
-        if len(batch) == BATCH:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def progress(console: Console) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        console=console,
-    )
-
-
-def load_graph(settings: Settings, rows: int, console: Console) -> tuple[list[str], float]:
-    """A fresh graph with the schema of `newskg graph init`, the entities by the store, the interactions by
-    BULK_INTERACTIONS batches. Returns the names of the entities some interaction names (at 10k rows one of the
-    2,000 has none: its explorer pages are a 404 as of any day, as for an entity not known yet) and the seconds the
-    interactions took."""
-    from newskg.graph.store.store import GraphStore
-
-    people = entities()
-    store = GraphStore(open_graph(settings))
-    store.conn.drop()
-    store.init()
-    store.write_batch(entities=people)
-    named: set[str | None] = set()
-    start = time.perf_counter()
-    with progress(console) as bar:
-        task = bar.add_task("graph: interactions", total=rows, rate="")
-        for batch in batches(rows):
-            store.conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(i) for i in batch]})
-            named.update(x for i in batch for x in (i.subject_id, i.object_id))
-            done = bar.tasks[task].completed + len(batch)
-            bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} rows/s")
-    return [e.name for e in people if e.id in named], time.perf_counter() - start
-
-
 def unit_vectors(rng: np.random.Generator, n: int) -> npt.NDArray[np.float32]:
     vectors = rng.standard_normal((n, DIM), dtype=np.float32)
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
 
 def load_mirror(mirror: VectorMirror, rows: int, console: Console) -> float:
-    """The interactions into the mirror by its bulk path with the payload the pipeline writes and seeded random
-    unit vectors (not embeddings: see the module text), then its deferred index built. Returns the seconds both
-    took."""
-    from newskg.graph.mirror.base import INTERACTIONS, interaction_payload
+    """The interactions and chunks into the mirror by its bulk path with the payloads the pipeline writes and seeded
+    random unit vectors (not embeddings: see the module text), then its deferred index built. Returns the seconds
+    both took."""
+    from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, chunk_payload, interaction_payload
 
     rng = np.random.default_rng(7)
     start = time.perf_counter()
     with progress(console) as bar:
-        task = bar.add_task("mirror: points", total=rows, rate="")
+        task = bar.add_task("mirror: facts (and their chunks)", total=rows, rate="")
         with mirror.bulk():  # Edge builds HNSW once, when the load ends; a no-op for local mode
             for batch in batches(rows):
-                vectors = unit_vectors(rng, len(batch))
-                items = [
-                    (interaction_payload(i) | {"mirrored_ms": 0}, v.tolist())
-                    for i, v in zip(batch, vectors, strict=True)
-                ]
-                mirror.upsert_vectors(INTERACTIONS, items)
-                done = bar.tasks[task].completed + len(batch)
-                bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} points/s")
+                vectors = unit_vectors(rng, len(batch.facts) + len(batch.chunks)).tolist()
+                facts = [(interaction_payload(i), vectors.pop()) for i in batch.facts]
+                chunks = [(chunk_payload(c, batch.mentions[c.id]), vectors.pop()) for c in batch.chunks]
+                mirror.upsert_vectors(INTERACTIONS, [(p | {"mirrored_ms": 0}, v) for p, v in facts])
+                mirror.upsert_vectors(CHUNKS, [(p | {"mirrored_ms": 0}, v) for p, v in chunks])
+                done = bar.tasks[task].completed + len(batch.facts)
+                bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} facts/s")
     return time.perf_counter() - start
 
 
@@ -740,7 +643,8 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
     """One size end to end: a fresh graph, the mirror built (before the API starts), the profile, the API driven,
     the scan baseline driven; the mirror's folder removed after."""
     console.rule(f"{rows:,} interactions")
-    names, graph_load_s = load_graph(settings, rows, console)
+    loaded = load_graph(settings, rows, console)
+    names, graph_load_s = loaded.names, loaded.seconds
     console.print(f"graph: {rows:,} interactions in {graph_load_s:.1f} s ({rows / graph_load_s:,.0f}/s)")
     settings = settings.model_copy(update={"qdrant_path": settings.data_dir / f"mirror-{rows}"})
     report = settings.data_dir / f"mirror-load-{rows}.txt"

@@ -1,4 +1,4 @@
-"""The QA bench loads its interactions by one CREATE per row (bench/qa.py BULK_INTERACTIONS) instead of the
+"""The QA bench loads its interactions by one CREATE per row (bench/qa_graph.py BULK_INTERACTIONS) instead of the
 pipeline's MERGE statements: on the real FalkorDB, the nodes, properties and edges it leaves are exactly those the
 store's write path leaves for the same records, so the bench measures reads of the graph the pipeline makes."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import qa
+from bench import qa, qa_graph
 from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.isolation import Isolation
@@ -15,13 +15,16 @@ pytestmark = pytest.mark.integration
 
 SHAPE = """
 MATCH (s:Entity)-[a]->(x:Interaction)-[b]->(o:Entity)
-RETURN s.id AS subject, type(a) AS subject_edge, properties(x) AS fact, type(b) AS object_edge, o.id AS object
+OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)
+RETURN s.id AS subject, type(a) AS subject_edge, properties(x) AS fact, type(b) AS object_edge, o.id AS object,
+       collect(c.id) AS evidence
 ORDER BY fact.id
 """
 
 
 def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_path):
-    facts = list(qa.interactions(5))
+    batch = next(qa_graph.batches(25))
+    facts = batch.facts
     with Isolation(stack, tmp_path) as isolation:
         isolated = isolation.new()
         piped = GraphStore(open_graph(isolated.settings))
@@ -31,12 +34,14 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
         try:
             for store in (piped, bulk):
                 store.init()
-                store.write_batch(entities=qa.entities())
+                store.write_batch(entities=list(qa_graph.entities(25)))
+                store.write_batch(chunks=batch.chunks)
             piped.write_batch(interactions=facts)
-            bulk.conn.run(qa.BULK_INTERACTIONS, {"rows": [qa.bulk_row(i) for i in facts]})
+            bulk.conn.run(qa_graph.BULK_INTERACTIONS, {"rows": [qa_graph.bulk_row(i) for i in facts]})
             # as plain dicts: the order a statement sets properties in is not what the graph states
             written, loaded = ([{**r, "fact": dict(r["fact"])} for r in c.read(SHAPE)] for c in (piped.conn, bulk.conn))
-            assert len(written) == len(facts)
+            assert len(written) == len(facts) == 25
+            assert all(len(r["evidence"]) == 1 for r in written)
             assert loaded == written
             assert {"event_day", "published_day", "ingested_ms", "first_key"} <= set(written[0]["fact"])
         finally:
@@ -49,7 +54,7 @@ def test_the_bench_builds_the_mirror_in_a_process_of_its_own_and_the_api_opens_i
     """The Edge shard admits one process at a time: the bench builds it in a short-lived process, which must
     release it, so that the API's process opens the built shard (as `newskg serve` does) with every point."""
     from newskg.core.settings import Settings
-    from newskg.graph.mirror.base import INTERACTIONS
+    from newskg.graph.mirror.base import CHUNKS, INTERACTIONS
     from newskg.wiring import open_mirror
 
     settings = Settings(data_dir=tmp_path, mirror_engine="edge", _env_file=None)  # pyright: ignore[reportCallIssue]
@@ -58,6 +63,6 @@ def test_the_bench_builds_the_mirror_in_a_process_of_its_own_and_the_api_opens_i
     assert float(report.read_text()) > 0
     mirror = open_mirror(settings)
     try:
-        assert mirror.count(INTERACTIONS) == 300
+        assert (mirror.count(INTERACTIONS), mirror.count(CHUNKS)) == (300, 60)
     finally:
         mirror.close()

@@ -21,7 +21,8 @@ from typing import Any, cast
 import pytest
 
 from bench.determinism import SNAPSHOT_ENTITIES, SNAPSHOT_INTERACTIONS, SNAPSHOT_LINKS
-from bench.qa import BULK_INTERACTIONS, SCAN, bulk_row
+from bench.qa import SCAN
+from bench.qa_graph import BULK_INTERACTIONS, bulk_row
 from bench.replay import ALL_CHUNKS, ALL_FACTS
 from bench.synthetic import interaction_between
 from newskg.core.records import Entity
@@ -210,7 +211,8 @@ def browser_and_bench_reads(store: GraphStore, interaction_id: str) -> None:
         store.conn.read(query)
     store.entity_fact_ids(DOJA, AsOf(AS_OF))  # the hybrid's entity search over a local-mode mirror
     doja, choupette = (Entity(id=i, name=i, type="PERSON") for i in (DOJA, CHOUPETTE))
-    fact = interaction_between(doja, choupette, "Doja Cat met Choupette for the QA bench", 20230501)
+    chunk = min(store.ids("Chunk"))  # the bench's facts each have one chunk as evidence
+    fact = interaction_between(doja, choupette, "Doja Cat met Choupette for the QA bench", 20230501, chunk_ids=[chunk])
     store.conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(fact)]})  # the QA bench's loader, last: it adds a fact
 
 

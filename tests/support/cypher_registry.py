@@ -29,6 +29,7 @@ CYPHER_MODULES = (
     "newskg.graph.store.explore",
     "newskg.graph.store.questions",
     "bench.qa",
+    "bench.qa_graph",
     "bench.determinism",
     "bench.replay",
 )
