@@ -1,6 +1,6 @@
 """The mirror's filtered nearest-neighbour query, Qdrant Edge against qdrant-client local mode, in the same run.
 
-Loads N interactions (default 20,000, the QA bench's facts: 2,000 entities, 90 days) with the payload the pipeline
+Loads N interactions (default 20,000, the QA bench's facts, bench/qa_graph.py) with the payload the pipeline
 writes and seeded random 384-d unit vectors into both embedded engines through the mirror interface's bulk path
 (`upsert_vectors`): a Qdrant Edge shard in a temporary folder (the write that leaves N points unindexed builds
 HNSW, so Edge's load includes its index), and qdrant-client local mode in memory (its on-disk form commits each

@@ -1,11 +1,16 @@
 """QA endpoint latency under load, on this machine, for the temporal and the hybrid strategy, at one graph size or
 at several in one run (`--sizes 10000,100000,1000000`, ascending).
 
-Per size: a fresh FalkorDB graph of N synthetic interactions (2,000 entities, 90 days), loaded by UNWIND batches of
-the shape the pipeline writes (BULK_INTERACTIONS: the properties and edges of writes.INTERACTIONS, the three time
-axes included; tests/integration/test_bench_qa.py proves the two shapes equal); for hybrid, the same interactions
-into the mirror by its bulk path with their payloads and seeded random unit vectors instead of embeddings (the load
-would otherwise measure the embedder; the query text is embedded by the real embedder). `--mirror-engine edge` (the
+Per size: a fresh FalkorDB graph of N synthetic interactions with proportional chunks, articles and entities of
+Zipf popularity (bench/qa_graph.py: N / 5 chunks stating 5 facts each, N / 10 entities, 90 days; at 1 M the busiest
+entity takes part in ~43,000 facts, the median in a handful), the chunks by the store's own statements and the
+interactions by UNWIND batches of the shape the pipeline writes (BULK_INTERACTIONS: the properties and edges of
+writes.INTERACTIONS, evidence included; tests/integration/test_bench_qa.py proves the two shapes equal); for
+hybrid, the same facts and chunks into the mirror by its bulk path with their payloads and seeded random unit
+vectors instead of embeddings (the load would otherwise measure the embedder; the query text is embedded by the
+real embedder). The questions follow the news (qa_graph.asked_of): an entity a chunk states facts about, on the
+chunk's day, so a hub is asked about as often as it is written about and every asked entity is known by its day.
+`--mirror-engine edge` (the
 embedded default) builds the Qdrant Edge shard in a short-lived process of its own, indexes it and closes it
 (the shard admits one process at a time): the API then opens the built shard, as `newskg serve` does, so its peak
 RSS holds no bulk load; `qdrant-local` (qdrant-client local mode, in memory) can only be loaded inside the API.
@@ -65,8 +70,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.figures import Figure, emit, figure, process_cpu_s
-from bench.qa_graph import batches, load_graph, progress
-from bench.qa_profile import a_day
+from bench.qa_graph import Loaded, batches, load_graph, progress
 from newskg.core.ids import entity_id
 from newskg.core.settings import Settings
 from newskg.core.timeaxes import end_of_day_ms
@@ -230,7 +234,9 @@ def serve(spec: ApiSpec, port: int) -> None:
         uvicorn.run(app, host="127.0.0.1", port=port, log_level="error", access_log=False)
 
 
-def profile_api(spec: ApiSpec, names: tuple[str, ...], strategies: tuple[str, ...], n: int, out: Path) -> None:
+def profile_api(
+    spec: ApiSpec, asked: tuple[tuple[str, str], ...], strategies: tuple[str, ...], n: int, out: Path
+) -> None:
     """The in-process profile (bench/qa_profile.py) of `n` answers per strategy, on the service the API builds, in a
     process of its own before the API starts (it would otherwise delay readiness and count in the API's RSS)."""
     import logging
@@ -240,7 +246,7 @@ def profile_api(spec: ApiSpec, names: tuple[str, ...], strategies: tuple[str, ..
     logging.disable(logging.WARNING)
     with Wiring(spec.settings) as wiring:
         service = api_service(spec, wiring)
-        out.write_text(json.dumps({s: profile(service, list(names), s, n) for s in strategies}))
+        out.write_text(json.dumps({s: profile(service, list(asked), s, n) for s in strategies}))
 
 
 # A response's status and the server's own ms on it (Server-Timing); (None, None): the connection failed.
@@ -390,42 +396,37 @@ async def open_loop(base: str, make: MakeRequest, rate: float, seconds: float) -
     return tally, time.perf_counter() - started
 
 
-def a_late_day(rng: random.Random) -> str:
-    """A day of the loaded quarter's last week (2023-03-21 to 28): every entity has facts by then."""
-    return f"2023-03-{rng.randint(21, 28):02d}"
-
-
-def asking(names: list[str], strategy: str) -> MakeRequest:
-    """/v1/ask as the bench's clients ask it: an entity's name on a day of the loaded quarter."""
+def asking(asked: list[tuple[str, str]], strategy: str) -> MakeRequest:
+    """/v1/ask as the bench's clients ask it: one of the graph's questions (bench/qa_graph.py asked_of: an entity
+    in the news, on a day it was)."""
 
     def make(rng: random.Random) -> Request:
-        name = rng.choice(names)
-        return "/v1/ask", {"q": name, "date": a_day(rng), "strategy": strategy, "k": 10}, name
+        name, day = rng.choice(asked)
+        return "/v1/ask", {"q": name, "date": day, "strategy": strategy, "k": 10}, name
 
     return make
 
 
-def exploring(names: list[str]) -> dict[str, MakeRequest]:
-    """The explorer's reads as its page makes them, for loaded entities as of a day of the quarter: the search box
-    (a name), an entity's neighbourhood (the page's default view: its whole history to the as-of day) and its
-    mention timeline (the default 60 days). The entity pages look from the quarter's last week: an entity is there
-    as of a day once a fact names it (before, its page is a 404, as for a user who asks for an entity not known
-    yet), and by then every entity `names` holds has some (at 10k rows, 10 each over the quarter)."""
+def exploring(asked: list[tuple[str, str]]) -> dict[str, MakeRequest]:
+    """The explorer's reads as its page makes them, for the entities of the bench's questions as of their days (an
+    entity's page is there as of a day once something names it; before, it is a 404, as for a user who asks for an
+    entity not known yet): the search box (a name), an entity's neighbourhood (the page's default view: its whole
+    history to the as-of day) and its mention timeline (the default 60 days)."""
 
     def path_of(name: str, view: str) -> str:
         return f"/v1/explore/entities/{quote(entity_id(name, 'PERSON'), safe='')}/{view}"
 
     def search(rng: random.Random) -> Request:
-        name = rng.choice(names)
-        return "/v1/explore/search", {"q": name, "as_of": a_day(rng)}, name
+        name, day = rng.choice(asked)
+        return "/v1/explore/search", {"q": name, "as_of": day}, name
 
     def neighbourhood(rng: random.Random) -> Request:
-        name = rng.choice(names)
-        return path_of(name, "neighbourhood"), {"as_of": a_late_day(rng)}, name
+        name, day = rng.choice(asked)
+        return path_of(name, "neighbourhood"), {"as_of": day}, name
 
     def timeline(rng: random.Random) -> Request:
-        name = rng.choice(names)
-        return path_of(name, "timeline"), {"as_of": a_late_day(rng)}, name
+        name, day = rng.choice(asked)
+        return path_of(name, "timeline"), {"as_of": day}, name
 
     return {"search": search, "neighbourhood": neighbourhood, "timeline": timeline}
 
@@ -500,12 +501,10 @@ class Api:
             Console(stderr=True).print(f"[red]{label}: errors by status: {dict(tally.failed)}[/]")
         return figures
 
-    def warm(self, names: list[str], strategy: str) -> None:
+    def warm(self, asked: list[tuple[str, str]], strategy: str) -> None:
         """A few serial questions not counted: first-query costs are issue 20's other bullet, not these figures."""
-        for name in names[:5]:
-            httpx.get(
-                self.base + "/v1/ask", params={"q": name, "date": "2023-02-01", "strategy": strategy}, timeout=600
-            )
+        for name, day in asked[:5]:
+            httpx.get(self.base + "/v1/ask", params={"q": name, "date": day, "strategy": strategy}, timeout=600)
             self.asked.add(name)
 
     def stop(self) -> float:
@@ -544,15 +543,15 @@ class Measured:
     api_mb: float = 0.0
 
 
-def measure(spec: ApiSpec, names: list[str], load: Load, console: Console) -> Measured:
+def measure(spec: ApiSpec, loaded: Loaded, load: Load, console: Console) -> Measured:
     """`load` against one API process; its peak RSS when it is stopped."""
     api, measured = Api(spec), Measured()
     try:
         measured.ready_s = api.start()
         console.print(f"API ready in {measured.ready_s:.2f} s ({'scan' if spec.brute_force else 'graph'})")
         for strategy in load.strategies:
-            measure_strategy(api, names, strategy, load, measured, console)
-        for endpoint, make in exploring(names).items() if load.explore_seconds > 0 else ():
+            measure_strategy(api, loaded.asked, strategy, load, measured, console)
+        for endpoint, make in exploring(loaded.asked).items() if load.explore_seconds > 0 else ():
             measured.explore[endpoint] = api.run(closed_loop(api.base, make, 1, load.explore_seconds), endpoint)
             console.print(f"explore {endpoint}, one client: p95 {measured.explore[endpoint]['p95']:.1f} ms")
     finally:
@@ -561,12 +560,12 @@ def measure(spec: ApiSpec, names: list[str], load: Load, console: Console) -> Me
 
 
 def measure_strategy(
-    api: Api, names: list[str], strategy: str, load: Load, measured: Measured, console: Console
+    api: Api, asked: list[tuple[str, str]], strategy: str, load: Load, measured: Measured, console: Console
 ) -> None:
     """One strategy's runs into `measured`: one client, the capacity, half of it offered; and the share of its
     questions first asked in the API process."""
-    api.warm(names, strategy)
-    make = asking(names, strategy)
+    api.warm(asked, strategy)
+    make = asking(asked, strategy)
     runs: list[dict[str, float]] = []
     if load.single_seconds > 0:
         runs.append(single := api.run(closed_loop(api.base, make, 1, load.single_seconds), f"{strategy}, one client"))
@@ -644,21 +643,21 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
     the scan baseline driven; the mirror's folder removed after."""
     console.rule(f"{rows:,} interactions")
     loaded = load_graph(settings, rows, console)
-    names, graph_load_s = loaded.names, loaded.seconds
+    graph_load_s = loaded.seconds
     console.print(f"graph: {rows:,} interactions in {graph_load_s:.1f} s ({rows / graph_load_s:,.0f}/s)")
     settings = settings.model_copy(update={"qdrant_path": settings.data_dir / f"mirror-{rows}"})
     report = settings.data_dir / f"mirror-load-{rows}.txt"
     spec = ApiSpec(settings, plan.mirror_mode, rows, report, graph_pid=falkordb_pid)
     if spec.mirror == "open":
         in_process(build_mirror, settings, rows, spec.report)
-    profile = profiled(spec, names, plan)
-    graph = measure(spec, names, plan.graph, console)
+    profile = profiled(spec, loaded.asked, plan)
+    graph = measure(spec, loaded, plan.graph, console)
     mirror_load_s = float(spec.report.read_text()) if spec.report.exists() else None
     if mirror_load_s is not None:
         console.print(f"mirror: {rows:,} points in {mirror_load_s:.1f} s ({rows / mirror_load_s:,.0f}/s)")
     scan_mirror: MirrorMode = "none" if plan.lexical_scan else spec.mirror
     scan_spec = replace(spec, mirror=scan_mirror, brute_force=True, report=spec.report.with_suffix(".scan.txt"))
-    scan = measure(scan_spec, names, plan.scan, console)
+    scan = measure(scan_spec, loaded, plan.scan, console)
     shutil.rmtree(settings.qdrant_local_path, ignore_errors=True)
     lexical = plan.lexical_scan or spec.mirror == "none"
     return SizeRun(
@@ -667,12 +666,12 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
     )  # fmt: skip
 
 
-def profiled(spec: ApiSpec, names: list[str], plan: Plan) -> dict[str, Any]:
+def profiled(spec: ApiSpec, asked: list[tuple[str, str]], plan: Plan) -> dict[str, Any]:
     """The in-process profile per strategy (`profile_api`, in a process of its own); {} without `--profile`."""
     if not plan.profile_n:
         return {}
     out = spec.settings.data_dir / f"profile-{spec.rows}.json"
-    in_process(profile_api, spec, tuple(names), plan.strategies, plan.profile_n, out)
+    in_process(profile_api, spec, tuple(asked), plan.strategies, plan.profile_n, out)
     return json.loads(out.read_text())
 
 

@@ -186,12 +186,25 @@ def progress(console: Console) -> Progress:
 
 @dataclass(frozen=True)
 class Loaded:
-    """What load_graph made: the names of the entities some fact names, most popular first, and how many facts the
-    busiest of them takes part in; the seconds the load took."""
+    """What load_graph made: the names of the entities some fact names, most popular first; the questions the
+    bench asks (`asked`); how many facts the busiest entity takes part in; the seconds the load took."""
 
     names: list[str]
+    asked: list[tuple[str, str]]
     hub_facts: int
     seconds: float
+
+
+def asked_of(batch: Batch) -> list[tuple[str, str]]:
+    """The questions a batch's chunks make: per chunk, one of the entities it states facts about (in turn), on the
+    chunk's day — people ask about who is in the news when they are, so questions follow popularity (a hub is
+    asked about as often as it is written about) and each question's entity is known as of its day."""
+    found = []
+    for n, chunk in enumerate(batch.chunks):
+        fact = batch.facts[min(n * FACTS_PER_CHUNK, len(batch.facts) - 1)]
+        name = fact.subject_name if n % 2 == 0 else fact.object_name
+        found.append((name, day_iso(chunk.day)))
+    return found
 
 
 def load_graph(settings: Settings, rows: int, console: Console) -> Loaded:
@@ -205,6 +218,7 @@ def load_graph(settings: Settings, rows: int, console: Console) -> Loaded:
     store.init()
     store.write_batch(entities=list(people))
     degree: dict[str, int] = {}
+    asked: list[tuple[str, str]] = []
     start = time.perf_counter()
     with progress(console) as bar:
         task = bar.add_task("graph: interactions, chunks", total=rows, rate="")
@@ -213,6 +227,7 @@ def load_graph(settings: Settings, rows: int, console: Console) -> Loaded:
             mention_rows = [{"chunk_id": c, "entity_ids": ids} for c, ids in batch.mentions.items()]
             store.conn.run(writes.MENTIONS, {"rows": mention_rows})
             store.conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(i) for i in batch.facts]})
+            asked += asked_of(batch)
             for i in batch.facts:
                 for e in (i.subject_id, i.object_id):
                     degree[e] = degree.get(e, 0) + 1
@@ -220,4 +235,4 @@ def load_graph(settings: Settings, rows: int, console: Console) -> Loaded:
             bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} rows/s")
     store.conn.close()
     named = [e for e in people if e.id in degree]
-    return Loaded([e.name for e in named], max(degree.values(), default=0), time.perf_counter() - start)
+    return Loaded([e.name for e in named], asked, max(degree.values(), default=0), time.perf_counter() - start)

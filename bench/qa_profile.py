@@ -142,15 +142,11 @@ def instrumented(service: Any, phases: Phases) -> Iterator[None]:
                 delattr(obj, name)
 
 
-def questions(names: list[str], n: int, seed: int = 5) -> list[tuple[str, str]]:
-    """(query, date) pairs as the bench's clients ask them: an entity's name on a day of the loaded quarter."""
+def questions(asked: list[tuple[str, str]], n: int, seed: int = 5) -> list[tuple[str, str]]:
+    """n (query, date) pairs as the bench's clients ask them: drawn from the graph's questions (bench/qa_graph.py
+    asked_of: an entity in the news on its day)."""
     rng = random.Random(seed)
-    return [(rng.choice(names), a_day(rng)) for _ in range(n)]
-
-
-def a_day(rng: random.Random) -> str:
-    """A day of the loaded quarter (the bench's facts fall on days 1–28 of January to March 2023)."""
-    return f"2023-{rng.randint(1, 3):02d}-{rng.randint(1, 28):02d}"
+    return [rng.choice(asked) for _ in range(n)]
 
 
 def answer_once(service: Any, query: str, date: str, strategy: str, phases: Phases | None = None) -> bytes:
@@ -174,28 +170,28 @@ def forgetting(service: Any) -> Callable[[], None]:
     return forget or (lambda: None)
 
 
-def profile(service: Any, names: list[str], strategy: str, n: int, top: int = 12) -> dict[str, Any]:
+def profile(service: Any, asked: list[tuple[str, str]], strategy: str, n: int, top: int = 12) -> dict[str, Any]:
     """n answers timed by phase (ms per answer, wall and CPU), then n more under cProfile: its top functions by
     own time; each counted answer's query embedded cold (the embedder's cache forgotten before it, outside the
     timing). Warmed first by a few answers that are not counted."""
-    for query, date in questions(names, 5, seed=1):
+    for query, date in questions(asked, 5, seed=1):
         answer_once(service, query, date, strategy)
     forget, phases = forgetting(service), Phases()
     wall = cpu = 0.0
     with instrumented(service, phases):
-        for query, date in questions(names, n):
+        for query, date in questions(asked, n):
             forget()
             wall0, cpu0 = time.perf_counter(), time.process_time()
             answer_once(service, query, date, strategy, phases)
             wall, cpu = wall + time.perf_counter() - wall0, cpu + time.process_time() - cpu0
     profiler = cProfile.Profile()
-    for query, date in questions(names, n, seed=6):
+    for query, date in questions(asked, n, seed=6):
         forget()
         profiler.enable()
         answer_once(service, query, date, strategy)
         profiler.disable()
     return {
-        "answer_paths": answer_paths(service, names, strategy, min(n, 50)),
+        "answer_paths": answer_paths(service, asked, strategy, min(n, 50)),
         "strategy": strategy,
         "answers": n,
         "wall_ms": round(wall * 1000 / n, 3),
@@ -210,7 +206,7 @@ def profile(service: Any, names: list[str], strategy: str, n: int, top: int = 12
     }
 
 
-def answer_paths(service: Any, names: list[str], strategy: str, n: int) -> dict[str, Any]:
+def answer_paths(service: Any, asked: list[tuple[str, str]], strategy: str, n: int) -> dict[str, Any]:
     """The answer's CPU ms on the same evidence both ways, in the same run: reusing retrieval's similarities (the
     evidence as retrieved), and embedding every evidence sentence per request (the evidence without them: what
     qa/answer did before issue 30). Empty where the evidence carries no similarity (before issue 30) or there is
@@ -227,7 +223,7 @@ def answer_paths(service: Any, names: list[str], strategy: str, n: int) -> dict[
     forget = forgetting(service)
     reuse = per_request = 0.0
     answered = 0
-    for query, date in questions(names, n, seed=7):
+    for query, date in questions(asked, n, seed=7):
         evidence = service.ask(query, date, k=10, strategy=strategy).evidence
         if not evidence:
             continue
