@@ -9,9 +9,11 @@ same for every run of a size.
   entities drawn by popularity; it MENTIONS them. Each fact has an EVIDENCE edge to its chunk, so the QA default
   (`facts_via_chunks`: an entity's facts include those stated by a chunk that mentions it) walks real chunks.
 - Chunks, articles, sources and mentions go through the store's own statements (writes.ARTICLES, CHUNKS,
-  MENTIONS); the daily mention counts (graph/store/mentions.py) are not kept: QA never reads them, and their
-  recount walks a hub's every mention on each batch. The interactions go through BULK_INTERACTIONS: the shape of
-  writes.INTERACTIONS in one CREATE per row (tests/integration/test_bench_qa.py proves the two equal).
+  MENTIONS), without the write path's recount of the daily mention counts (graph/store/mentions.py), which walks a
+  hub's every mention on each batch. The interactions go through BULK_INTERACTIONS: the shape of
+  writes.INTERACTIONS in one CREATE per row. Once all is loaded, the daily mention and fact counts (EntityDay,
+  FactDay: what the QA resolver's profiles read) are counted for the whole graph at once (build_counts), as the
+  write path would have left them (tests/integration/test_bench_qa.py proves both equal).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from newskg.core.ids import entity_id
 from newskg.core.records import Chunk, Entity, Interaction
 from newskg.core.settings import Settings
 from newskg.core.timeaxes import day_iso
-from newskg.graph.store import writes
+from newskg.graph.connection import GraphConnection
+from newskg.graph.store import factdays, mentions, writes
 from newskg.graph.store.writer import interaction_first_key
 from newskg.wiring import open_graph
 
@@ -49,7 +52,8 @@ assert len(PAIRS) == FACTS_PER_CHUNK and {i for pair in PAIRS for i in pair} == 
 
 # writes.INTERACTIONS for rows that are new: the same properties and edges (OBJECT and EVIDENCE included), in one
 # CREATE per row instead of MERGE + FOREACH + OPTIONAL MATCH (a fresh graph of unique ids; the unique constraint
-# on Interaction.id still guards it).
+# on Interaction.id still guards it). Its cells are counted after the load (build_counts), so `counted_cells` holds
+# them already, as factdays.RECOUNT_FACT_DAYS would leave it.
 BULK_INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
@@ -58,7 +62,9 @@ MATCH (ch:Chunk {id: i.chunk_id})
 CREATE (s)-[:SUBJECT_OF]->(x:Interaction {id: i.id, text: i.text, event_day: i.event_day, event_iso: i.event_iso,
   variant: i.variant, subject_id: i.subject_id, object_id: i.object_id, published_day: i.published_day,
   published_iso: i.published_iso, ingested_ms: i.ingested_ms, ingested_at: i.ingested_at, first_key: i.first_key,
-  subject_day: s.id + '|' + toString(i.event_day), object_day: o.id + '|' + toString(i.event_day)})
+  subject_day: s.id + '|' + toString(i.event_day), object_day: o.id + '|' + toString(i.event_day),
+  ingested_day: i.ingested_day, subject_cell: i.subject_cell, object_cell: i.object_cell,
+  counted_cells: [i.subject_cell, i.object_cell]})
 CREATE (x)-[:OBJECT]->(o)
 CREATE (x)-[:EVIDENCE]->(ch)
 """
@@ -170,7 +176,27 @@ def bulk_row(i: Interaction) -> dict[str, Any]:
         "ingested_at": i.ingested_at,
         "first_key": interaction_first_key(i),
         "chunk_id": i.chunk_ids[0],
+        **_cells(i),
     }
+
+
+def _cells(i: Interaction) -> dict[str, Any]:
+    """An interaction's ingestion day and cell keys in the daily fact counts, as writes.INTERACTIONS sets them."""
+    day = mentions.ingested_day(i.ingested_ms)
+    return {
+        "ingested_day": day,
+        "subject_cell": f"{i.subject_id}|{i.published_day}|{day}",
+        "object_cell": f"{i.object_id}|{i.published_day}|{day}",
+    }
+
+
+def build_counts(conn: GraphConnection) -> float:
+    """The daily mention and fact counts of the whole graph, as the write path leaves them; the seconds taken."""
+    start = time.perf_counter()
+    conn.run_many(
+        [(mentions.COUNT_ALL_ENTITY_DAYS, {}), (mentions.MARK_ALL_COUNTED, {}), (factdays.COUNT_ALL_FACT_DAYS, {})]
+    )
+    return time.perf_counter() - start
 
 
 def progress(console: Console) -> Progress:
@@ -187,12 +213,14 @@ def progress(console: Console) -> Progress:
 @dataclass(frozen=True)
 class Loaded:
     """What load_graph made: the names of the entities some fact names, most popular first; the questions the
-    bench asks (`asked`); how many facts the busiest entity takes part in; the seconds the load took."""
+    bench asks (`asked`); how many facts the busiest entity takes part in; the seconds the load took, and of them
+    the seconds of the daily counts (build_counts)."""
 
     names: list[str]
     asked: list[tuple[str, str]]
     hub_facts: int
     seconds: float
+    count_seconds: float = 0.0
 
 
 def asked_of(batch: Batch) -> list[tuple[str, str]]:
@@ -233,6 +261,8 @@ def load_graph(settings: Settings, rows: int, console: Console) -> Loaded:
                     degree[e] = degree.get(e, 0) + 1
             done = bar.tasks[task].completed + len(batch.facts)
             bar.update(task, completed=done, rate=f"{done / (time.perf_counter() - start):,.0f} rows/s")
+    counting = build_counts(store.conn)
     store.conn.close()
     named = [e for e in people if e.id in degree]
-    return Loaded([e.name for e in named], asked, max(degree.values(), default=0), time.perf_counter() - start)
+    hub = max(degree.values(), default=0)
+    return Loaded([e.name for e in named], asked, hub, time.perf_counter() - start, counting)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench import qa, qa_graph
+from newskg.graph.store import writes
 from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.isolation import Isolation
@@ -22,9 +23,23 @@ ORDER BY fact.id
 """
 
 
+# The daily mention and fact counts (EntityDay, FactDay) and where the write path marks what it counted.
+COUNTS = """
+MATCH (d) WHERE d:EntityDay OR d:FactDay
+RETURN labels(d) AS labels, properties(d) AS p
+ORDER BY p.id
+"""
+COUNTED = """
+MATCH (c:Chunk)-[r:MENTIONS]->(e:Entity)
+RETURN c.id AS chunk, e.id AS entity, properties(r) AS p
+ORDER BY chunk, entity
+"""
+
+
 def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_path):
     batch = next(qa_graph.batches(25))
     facts = batch.facts
+    mentions = [(c, e) for c, ids in batch.mentions.items() for e in ids]
     with Isolation(stack, tmp_path) as isolation:
         isolated = isolation.new()
         piped = GraphStore(open_graph(isolated.settings))
@@ -36,14 +51,26 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
                 store.init()
                 store.write_batch(entities=list(qa_graph.entities(25)))
                 store.write_batch(chunks=batch.chunks)
-            piped.write_batch(interactions=facts)
+            piped.write_batch(mentions=mentions, interactions=facts)
+            mention_rows = [{"chunk_id": c, "entity_ids": ids} for c, ids in batch.mentions.items()]
+            bulk.conn.run(writes.MENTIONS, {"rows": mention_rows})
             bulk.conn.run(qa_graph.BULK_INTERACTIONS, {"rows": [qa_graph.bulk_row(i) for i in facts]})
+            assert qa_graph.build_counts(bulk.conn) > 0
             # as plain dicts: the order a statement sets properties in is not what the graph states
             written, loaded = ([{**r, "fact": dict(r["fact"])} for r in c.read(SHAPE)] for c in (piped.conn, bulk.conn))
             assert len(written) == len(facts) == 25
             assert all(len(r["evidence"]) == 1 for r in written)
             assert loaded == written
             assert {"event_day", "published_day", "ingested_ms", "first_key"} <= set(written[0]["fact"])
+            assert {"subject_cell", "object_cell", "counted_cells"} <= set(written[0]["fact"])
+            # the daily counts the resolver's profiles read, and the marks of what they counted
+            for query in (COUNTS, COUNTED):
+                piped_rows, bulk_rows = (
+                    [{**r, "p": dict(r["p"])} for r in c.read(query)] for c in (piped.conn, bulk.conn)
+                )
+                assert piped_rows and bulk_rows == piped_rows
+            labels = [r["labels"] for r in piped.conn.read(COUNTS)]
+            assert ["FactDay"] in labels and ["EntityDay"] in labels
         finally:
             for store in (piped, bulk):
                 store.conn.drop()

@@ -13,6 +13,7 @@ import pytest
 from neo4j.exceptions import TransientError
 
 from newskg.graph.store import m2, writes
+from newskg.graph.store.factdays import RECOUNT_FACT_DAYS
 from newskg.graph.store.mentions import MARK_COUNTED, RECOUNT_ENTITY_DAYS
 from newskg.graph.store.store import GraphStore
 from tests.support.full_batch import PAIR, FullBatch
@@ -58,6 +59,7 @@ def test_a_consumer_batch_is_one_transaction_of_its_statements_in_dependency_ord
         writes.M2_BATCHES,
         RECOUNT_ENTITY_DAYS,
         MARK_COUNTED,
+        RECOUNT_FACT_DAYS,  # after INTERACTIONS: the cells its facts are in now or leave
         writes.LINKING_JOURNALS,  # last: a chunk's journal in the graph means the chunk was written whole
     ]
 
@@ -101,7 +103,9 @@ def test_every_parameter_is_bolt_native_and_every_row_has_the_fields_its_stateme
         assert json.loads(json.dumps(params)) == params
         fields = row_fields(query)
         if fields is None:
-            assert set(params) == {"chunk_ids"} and params["chunk_ids"] == sorted(set(params["chunk_ids"]))  # pyright: ignore[reportArgumentType]
+            # the recounts: the chunk ids (mention counts) or interaction ids (fact counts) of the batch
+            (key,) = set(params)
+            assert key in ("chunk_ids", "ids") and params[key] == sorted(set(params[key]))  # pyright: ignore[reportArgumentType]
             continue
         variable, read = fields
         rows = cast(list[dict[str, object]], params["rows"])

@@ -14,9 +14,11 @@ from newskg.graph.store.schema import (
     MERGE_KEYS,
     RANGE_INDEXES,
     ddl_script,
+    fact_days_backfill,
     falkordb_constraint_commands,
     falkordb_ddl,
     neo4j_ddl,
+    one_line,
 )
 from tests.support.cli import REPO, newskg
 from tests.support.cypher_registry import (
@@ -123,10 +125,11 @@ def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
     env["NEWSKG_GRAPH_URI"] = "bolt://127.0.0.1:1"  # nothing listens: printing must not connect
     env["PYTHONPATH"] = str(REPO)
     out = newskg("graph", "init", "--print-ddl", "--dialect", "neo4j", env=env).stdout
-    assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*DAY_KEYS_BACKFILL, *neo4j_ddl())]
+    backfills = [one_line(s) for s in (*DAY_KEYS_BACKFILL, *fact_days_backfill("neo4j"))]
+    assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*backfills, *neo4j_ddl())]
     assert newskg("graph", "init", "--print-ddl", env=env).stdout == out, "the default: the configured URI's dialect"
     falkor = newskg("graph", "init", "--print-ddl", "--dialect", "falkordb", env=env).stdout
-    statements = [*DAY_KEYS_BACKFILL, *falkordb_ddl()]
+    statements = [*(one_line(s) for s in (*DAY_KEYS_BACKFILL, *fact_days_backfill("falkordb"))), *falkordb_ddl()]
     assert falkor.splitlines()[: len(statements)] == [f"{s};" for s in statements]
     assert "// redis-cli GRAPH.CONSTRAINT CREATE newskg UNIQUE NODE M2Pair PROPERTIES 1 pair" in falkor
     wrong = newskg("graph", "init", "--print-ddl", "--dialect", "cypher", env=env, check=False)

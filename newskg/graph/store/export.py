@@ -3,7 +3,7 @@
 Without an as-of the export is the whole graph (a backup). With one it is the graph as it stood at the end of
 that day (graph/store/asof.py): articles, chunks and interactions visible then, the sources and entities they
 name, the aliases first seen by then (an entity's aliases are Alias nodes, so an entity's properties hold none),
-the M2 batches whose chunks had all arrived, the daily mention counts of days known then, and only the
+the M2 batches whose chunks had all arrived, the daily mention and fact counts of days known then, and only the
 relationships between visible nodes."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from newskg.graph.store.store import GraphStore
 ExportLine = dict[str, object]
 
 RELATIONSHIPS = ("FROM", "IN", "MENTIONS", "ALIAS", "SUBJECT_OF", "OBJECT", "EVIDENCE", "COVERS")
-NODE_LABELS = (*COUNTS_LABELS, "Alias", "M2Batch", "EntityDay")
+NODE_LABELS = (*COUNTS_LABELS, "Alias", "M2Batch", "EntityDay", "FactDay")
 PAGE = 1000
 
 

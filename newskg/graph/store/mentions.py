@@ -55,6 +55,22 @@ MATCH (ch:Chunk {id: cid})-[r:MENTIONS]->(:Entity)
 SET r.day = ch.day, r.ingested_day = ch.ingested_day
 """
 
+# Every cell of the graph at once, as RECOUNT_ENTITY_DAYS and MARK_COUNTED leave them (a graph loaded without the
+# write path's recount: the QA bench, bench/qa_graph.py). Needs the EntityDay id index (init makes it): each MERGE
+# would otherwise scan every cell made before it.
+COUNT_ALL_ENTITY_DAYS = """
+MATCH (ch:Chunk)-[:MENTIONS]->(e:Entity)
+WHERE ch.day IS NOT NULL AND ch.ingested_day IS NOT NULL
+WITH e, ch.day AS day, ch.ingested_day AS ingested_day, count(DISTINCT ch) AS n
+MERGE (d:EntityDay {id: e.id + '|' + toString(day) + '|' + toString(ingested_day)})
+  ON CREATE SET d.entity_id = e.id, d.day = day, d.ingested_day = ingested_day, d.chunks = n
+  ON MATCH SET d.chunks = n
+"""
+
+MARK_ALL_COUNTED = """
+MATCH (ch:Chunk)-[r:MENTIONS]->(:Entity)
+SET r.day = ch.day, r.ingested_day = ch.ingested_day
+"""
 
 # The chunks among these whose MENTIONS edges are in the graph (what the recount counts them from).
 COUNTED_CHUNKS = """

@@ -14,6 +14,7 @@ from typing import cast
 
 from newskg.graph.connection import FalkorConnection, GraphConnection
 from newskg.graph.connection.base import Dialect
+from newskg.graph.store import factdays
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +27,7 @@ KEYED_LABELS = (
     "Alias",
     "Interaction",
     "EntityDay",
+    "FactDay",
     "M2Batch",
     "M2Failed",
     "Linking",
@@ -43,6 +45,10 @@ RANGE_INDEXES = (
     ("Article", "published_day"),
     ("EntityDay", "entity_id"),
     ("EntityDay", "day"),
+    # "<entity id>|<published day>|<ingested day>": the facts of a daily fact count's cell (graph/store/factdays.py)
+    ("Interaction", "subject_cell"),
+    ("Interaction", "object_cell"),
+    ("FactDay", "entity_id"),  # made after the cells are backfilled: init backfills while it is missing
     ("Linking", "order"),
     ("Linking", "chunk_id"),  # a chunk written whole, by any record (extract/stage.py)
 )
@@ -104,11 +110,17 @@ def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     """The schema as a script to read or pipe: Neo4j's statements for `cypher-shell`; FalkorDB's index statements,
     with its constraint commands as comments (they go through redis-cli, not Cypher)."""
     # the keys an older graph lacks come first, as init fills them before it makes their index (a no-op after)
-    backfill = "".join(f"{statement};\n" for statement in DAY_KEYS_BACKFILL)
+    backfill = "".join(f"{one_line(statement)};\n" for statement in (*DAY_KEYS_BACKFILL, *fact_days_backfill(dialect)))
     if dialect == "neo4j":
         return backfill + "".join(f"{statement};\n" for statement in neo4j_ddl())
     commands = [f"// redis-cli {' '.join(command)}\n" for command in falkordb_constraint_commands(graph)]
     return backfill + "".join(f"{statement};\n" for statement in falkordb_ddl()) + "".join(commands)
+
+
+def one_line(statement: str) -> str:
+    """A statement of the script on one line (a statement per line; none of these has a string with a line break
+    or a run of spaces in it)."""
+    return " ".join(statement.split())
 
 
 # A graph written before the (entity, day) keys of interactions existed gets them from its edges, as the write sets
@@ -125,12 +137,51 @@ FALKORDB_INDEXES = "CALL db.indexes() YIELD label, properties RETURN label, prop
 NEO4J_INDEXES = "SHOW INDEXES YIELD labelsOrTypes, properties RETURN labelsOrTypes AS label, properties"
 
 
-def init_schema(conn: GraphConnection) -> list[str]:
-    """Create what is missing; idempotent. Returns the statements that created something."""
-    created: list[str] = []
+# A graph written before the daily fact counts (graph/store/factdays.py) gets the interactions' ingestion days and
+# cell keys, then every cell, before the FactDay entity index is made (the last of them, by the DDL after): a crash
+# in between leaves that index missing, so the next init runs them again (each is idempotent). The FactDay id index
+# comes first, as the counting MERGE needs it (FalkorDB answers "already indexed" to it in the DDL after).
+FACT_DAYS_INDEX = ("FactDay", "entity_id")
+
+
+def fact_days_backfill(dialect: Dialect) -> list[str]:
+    fact_day_id = (
+        "CREATE CONSTRAINT factday_id IF NOT EXISTS FOR (n:FactDay) REQUIRE n.id IS UNIQUE"
+        if dialect == "neo4j"
+        else "CREATE INDEX FOR (n:FactDay) ON (n.id)"
+    )
+    return [
+        factdays.BACKFILL_INGESTED_DAY,
+        factdays.BACKFILL_SUBJECT_CELL,
+        factdays.BACKFILL_OBJECT_CELL,
+        fact_day_id,
+        factdays.COUNT_ALL_FACT_DAYS,
+        factdays.MARK_ALL_FACTS_COUNTED,
+    ]
+
+
+def _backfill_fact_days(conn: GraphConnection) -> None:
+    for statement in fact_days_backfill(conn.dialect):
+        try:
+            conn.run(statement)
+        except Exception as exc:  # the FactDay id index of an earlier, interrupted backfill
+            if "already indexed" not in str(exc).lower():
+                raise
+
+
+def _backfill(conn: GraphConnection) -> None:
+    """What an older graph lacks, each while the index made after it is missing."""
     if not _has_index(conn, *DAY_KEYS_INDEX):
         for statement in DAY_KEYS_BACKFILL:
             conn.run(statement)
+    if not _has_index(conn, *FACT_DAYS_INDEX):
+        _backfill_fact_days(conn)
+
+
+def init_schema(conn: GraphConnection) -> list[str]:
+    """Create what is missing; idempotent. Returns the statements that created something."""
+    created: list[str] = []
+    _backfill(conn)
     if conn.dialect == "neo4j":
         for statement in neo4j_ddl():
             conn.run(statement)

@@ -12,7 +12,7 @@ from newskg.core.ids import digest
 from newskg.core.records import Chunk, ChunkSighting, Entity, Interaction
 from newskg.core.timeaxes import day_iso
 from newskg.graph.connection import GraphConnection
-from newskg.graph.store import writes
+from newskg.graph.store import factdays, writes
 from newskg.graph.store.journals import JournalRow
 from newskg.graph.store.mentions import ingested_day, recount_statements
 from newskg.graph.store.schema import init_schema
@@ -96,6 +96,7 @@ def _interaction_row(i: Interaction) -> dict[str, Any]:
         "published_day": i.published_day,
         "published_iso": day_iso(i.published_day),
         "ingested_ms": i.ingested_ms,
+        "ingested_day": ingested_day(i.ingested_ms),  # its cell in the daily fact counts (graph/store/factdays.py)
         "ingested_at": i.ingested_at,
         "chunk_ids": i.chunk_ids,
         "first_key": interaction_first_key(i),
@@ -271,7 +272,10 @@ class GraphWriter:
         journal_rows = [asdict(j) for j in parts.get("journals", ())]
         self.conn.run_many(
             [(query, {"rows": rows}) for query, rows in statements if rows]
-            # the daily mention counts of what this batch mentions, recounted from the graph
-            + recount_statements([row["chunk_id"] for row in mention_rows])
+            # the daily mention counts of what this batch mentions, recounted from the graph; and of the chunks it
+            # writes: a record that re-dates a chunk moves the chunk's counted mentions even when its batch sends none
+            + recount_statements([row["chunk_id"] for row in mention_rows] + [row["id"] for row in chunk_rows])
+            # the daily fact counts of the cells this batch's interactions are in or leave
+            + factdays.recount_statements([row["id"] for row in interaction_rows])
             + ([(writes.LINKING_JOURNALS, {"rows": journal_rows})] if journal_rows else [])
         )

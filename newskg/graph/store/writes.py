@@ -90,7 +90,9 @@ MERGE (ch)-[:MENTIONS]->(n)
 # shows what the chunks of D said of it, and the same in any order. `subject_day` and `object_day` ("<entity
 # id>|<event day>", indexed) are set with the SUBJECT_OF and OBJECT edges on every write (a redelivery mends a
 # missing one), so they name exactly the entities those edges do: an entity's facts of a few days are an index
-# lookup per day (reads.TIMELINE_BY_DAYS), not a walk over every fact it ever took part in.
+# lookup per day (reads.TIMELINE_BY_DAYS), not a walk over every fact it ever took part in. `subject_cell` and
+# `object_cell` ("<entity id>|<published day>|<ingested day>", indexed) are set with them, after the first record's
+# times: the fact's cells in the daily fact counts (graph/store/factdays.py), which the writer recounts after this.
 INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
@@ -100,14 +102,16 @@ MERGE (x:Interaction {id: i.id})
 WITH s, x, i, (x.first_key IS NULL OR i.first_key < x.first_key) AS first
 FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
   SET x.text = i.text, x.published_day = i.published_day, x.published_iso = i.published_iso,
-      x.ingested_ms = i.ingested_ms,
+      x.ingested_ms = i.ingested_ms, x.ingested_day = i.ingested_day,
       x.ingested_at = i.ingested_at, x.first_key = i.first_key, x.confidence = i.confidence)
 MERGE (s)-[:SUBJECT_OF]->(x)
 SET x.subject_day = s.id + '|' + toString(x.event_day)
+SET x.subject_cell = s.id + '|' + toString(x.published_day) + '|' + toString(x.ingested_day)
 WITH x, i
 OPTIONAL MATCH (o:Entity {id: i.object_id})
 FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END |
-  MERGE (x)-[:OBJECT]->(o) SET x.object_day = o.id + '|' + toString(x.event_day))
+  MERGE (x)-[:OBJECT]->(o) SET x.object_day = o.id + '|' + toString(x.event_day)
+  SET x.object_cell = o.id + '|' + toString(x.published_day) + '|' + toString(x.ingested_day))
 WITH x, i
 UNWIND i.chunk_ids AS cid
 MATCH (ch:Chunk {id: cid})

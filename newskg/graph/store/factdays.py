@@ -1,0 +1,110 @@
+"""Per-entity daily fact counts kept in the graph: what an entity's visibility profile reads
+(reads.ENTITY_PROFILES), so the read costs one cell per (publication day, ingestion day) and not one row per fact.
+
+`(:FactDay {id, entity_id, day, ingested_day, facts})`: how many distinct interactions published on `day` and
+first ingested on `ingested_day` name the entity (a SUBJECT_OF or OBJECT edge, as reads.ENTITY_VISIBLE counts
+them). A label of its own, not EntityDay's, so the readers of the mention counts (spikes, TF-IDF targets, the
+explorer) count what they counted.
+
+Each interaction carries its cells as indexed keys, `subject_cell` and `object_cell` ("<entity id>|<published
+day>|<ingested day>", set with the edges on every write: writes.INTERACTIONS), so a batch recounts just the
+cells it touched by index lookup, in proportion to the cells' facts and never to the entity's degree. Like the
+mention counts (graph/store/mentions.py) a cell is recomputed, never incremented, so a redelivery, a replay or
+two writers leave the same number; a fact whose first record moves earlier (writes.INTERACTIONS re-dates it) is
+recounted in its new cells and uncounted from the old ones, which `counted_cells` remembers until the recount has
+run (a crash between the write and the recount leaves them for the redelivery). A cell no fact is in any more is
+deleted, not kept at 0: the graph then holds the same cells whatever order the records arrived in."""
+
+from __future__ import annotations
+
+from newskg.graph.connection.base import Statement
+
+# The cells the given interactions are in now or were counted in before, each recounted from the facts whose key
+# it is (an index lookup per role; a fact naming the entity as subject and object counts once, as the edge walk
+# counts it): work in proportion to the touched cells' facts. The cell's entity and days are read off one of its
+# facts (every fact of a cell has the same). A fact is marked with the cells it is counted in by the same
+# statement, so the mark and the counts change together (FalkorDB runs a query atomically; Neo4j, the batch's
+# transaction): a fact already counted in the cells it is in now (a redelivery, a replay) touches none, and a crash
+# before the statement leaves the old mark for the redelivery to uncount. Both updates of a cell are FOREACHes: on
+# FalkorDB a `WITH … WHERE n = 0` after the MERGE's FOREACH dropped the MERGE's writes.
+RECOUNT_FACT_DAYS = """
+UNWIND $ids AS xid
+MATCH (x:Interaction {id: xid})
+WITH x, [cell IN [x.subject_cell, x.object_cell] WHERE cell IS NOT NULL] AS cells
+WHERE x.counted_cells IS NULL OR x.counted_cells <> cells
+WITH x, cells, cells + coalesce(x.counted_cells, []) AS touched
+SET x.counted_cells = cells
+WITH touched
+UNWIND touched AS cell
+WITH DISTINCT cell
+OPTIONAL MATCH (s:Interaction) WHERE s.subject_cell = cell
+WITH cell, count(s) AS subjects, min(s.subject_id) AS subject, min(s.published_day) AS s_day,
+     min(s.ingested_day) AS s_ingested
+OPTIONAL MATCH (o:Interaction) WHERE o.object_cell = cell AND NOT coalesce(o.subject_cell = cell, false)
+WITH cell, subjects, subject, s_day, s_ingested, count(o) AS objects, min(o.object_id) AS object,
+     min(o.published_day) AS o_day, min(o.ingested_day) AS o_ingested
+WITH cell, subjects + objects AS n, coalesce(subject, object) AS entity, coalesce(s_day, o_day) AS day,
+     coalesce(s_ingested, o_ingested) AS ingested_day
+OPTIONAL MATCH (emptied:FactDay {id: cell})
+FOREACH (_ IN CASE WHEN n = 0 AND emptied IS NOT NULL THEN [1] ELSE [] END | DELETE emptied)
+FOREACH (_ IN CASE WHEN n > 0 THEN [1] ELSE [] END |
+  MERGE (d:FactDay {id: cell})
+    ON CREATE SET d.entity_id = entity, d.day = day, d.ingested_day = ingested_day, d.facts = n
+    ON MATCH SET d.facts = n)
+"""
+
+
+def ingested_day_of(ms: str) -> str:
+    """Cypher for the UTC day (yyyymmdd) of a non-negative epoch-millisecond expression: mentions.ingested_day in
+    the integer arithmetic Neo4j 5 and FalkorDB share (civil from days, H. Hinnant; the inverse of
+    reads.day_ordinal). `ms` is a property name of this module, never input."""
+    z = f"({ms} / 86400000 + 719468)"  # days since 0000-03-01
+    doe = f"({z} % 146097)"  # day of the 400-year era
+    yoe = f"(({doe} - {doe} / 1460 + {doe} / 36524 - {doe} / 146096) / 365)"
+    doy = f"({doe} - (365 * {yoe} + {yoe} / 4 - {yoe} / 100))"  # day of the March-based year
+    mp = f"((5 * {doy} + 2) / 153)"  # March-based month
+    year = f"({z} / 146097 * 400 + {yoe} + CASE WHEN {mp} >= 10 THEN 1 ELSE 0 END)"
+    month = f"(CASE WHEN {mp} < 10 THEN {mp} + 3 ELSE {mp} - 9 END)"
+    return f"({year} * 10000 + {month} * 100 + {doy} - (153 * {mp} + 2) / 5 + 1)"
+
+
+# --- A graph written before the fact cells (graph/store/schema.py init runs these): the keys the write path sets,
+# from the times and edges, then every cell counted from the edges, as the walk the profile read replaced did.
+BACKFILL_INGESTED_DAY = f"""
+MATCH (x:Interaction) WHERE x.ingested_day IS NULL AND x.ingested_ms IS NOT NULL
+SET x.ingested_day = {ingested_day_of("x.ingested_ms")}
+"""
+
+BACKFILL_SUBJECT_CELL = """
+MATCH (s:Entity)-[:SUBJECT_OF]->(x:Interaction) WHERE x.subject_cell IS NULL
+SET x.subject_cell = s.id + '|' + toString(x.published_day) + '|' + toString(x.ingested_day)
+"""
+
+BACKFILL_OBJECT_CELL = """
+MATCH (x:Interaction)-[:OBJECT]->(o:Entity) WHERE x.object_cell IS NULL
+SET x.object_cell = o.id + '|' + toString(x.published_day) + '|' + toString(x.ingested_day)
+"""
+
+# Every cell of the graph at once (a backfill, and the QA bench's load: bench/qa_graph.py). Needs the FactDay id
+# index: each MERGE would otherwise scan every cell made before it.
+COUNT_ALL_FACT_DAYS = """
+MATCH (e:Entity)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WHERE x.published_day IS NOT NULL AND x.ingested_day IS NOT NULL
+WITH e, x.published_day AS day, x.ingested_day AS ingested_day, count(DISTINCT x) AS n
+MERGE (d:FactDay {id: e.id + '|' + toString(day) + '|' + toString(ingested_day)})
+  ON CREATE SET d.entity_id = e.id, d.day = day, d.ingested_day = ingested_day, d.facts = n
+  ON MATCH SET d.facts = n
+"""
+
+# The mark RECOUNT_FACT_DAYS leaves, on every fact COUNT_ALL_FACT_DAYS counted.
+MARK_ALL_FACTS_COUNTED = """
+MATCH (x:Interaction) WHERE x.subject_cell IS NOT NULL
+SET x.counted_cells = [cell IN [x.subject_cell, x.object_cell] WHERE cell IS NOT NULL]
+"""
+
+
+def recount_statements(interaction_ids: list[str]) -> list[Statement]:
+    """The writes that bring the cells of these interactions up to date (after writes.INTERACTIONS)."""
+    if not interaction_ids:
+        return []
+    return [(RECOUNT_FACT_DAYS, {"ids": sorted(set(interaction_ids))})]
