@@ -65,7 +65,7 @@ class EntityChoice:
 
 Resolution = tuple[EntityChoice | None, list[EntityChoice]]  # (best, close runners-up)
 Row = dict[str, Any]  # a graph read's row (graph/store/reads.py)
-Cell = tuple[int, int, int]  # (publication day, ingestion instant in ms, how many items share them)
+Cell = tuple[int, int, int]  # (publication day, end of the ingestion day in ms, how many items share them)
 # A name key's entry in the name index: entity id → None when the key is the entity's name (it exists as the entity
 # does), else the (publication day, ingestion ms) of each alias spelling with that key (graph/store/writes.ENTITIES).
 Forms = dict[str, tuple[tuple[int, int], ...] | None]

@@ -7,6 +7,7 @@ graph the counts the write path keeps."""
 
 from __future__ import annotations
 
+import time
 from itertools import product
 from typing import Any
 
@@ -14,9 +15,11 @@ import pytest
 
 from newskg.core.ids import entity_id
 from newskg.core.records import Entity
-from newskg.graph.store import reads
+from newskg.graph.store import factdays, reads
 from newskg.graph.store.asof import KNOWLEDGE, AsOf
+from newskg.graph.store.mentions import ingested_day
 from newskg.graph.store.rows import EntityCounts, EntityProfileRow, rows_of
+from newskg.graph.store.schema import FACT_DAYS_INDEX, _has_index  # pyright: ignore[reportPrivateUsage]
 from newskg.graph.store.store import GraphStore
 from newskg.qa.query import EntityProfile
 from newskg.wiring import open_graph
@@ -206,6 +209,15 @@ def test_the_profile_read_walks_no_edge(isolated: Isolated):
         store.conn.close()
 
 
+def dropped(store: GraphStore, label: str, prop: str) -> None:
+    """Wait until FalkorDB has dropped the index: it rebuilds a label's index in the background, listing the old
+    one until then."""
+    deadline = time.monotonic() + 30
+    while _has_index(store.conn, label, prop):
+        assert time.monotonic() < deadline, f"the index on {label}.{prop} is still there"
+        time.sleep(0.05)
+
+
 FACT_KEYS = """
 MATCH (x:Interaction)
 RETURN x.id AS id, x.ingested_day AS ingested_day, x.subject_cell AS s, x.object_cell AS o, x.counted_cells AS counted
@@ -226,11 +238,29 @@ def test_init_gives_a_graph_written_before_the_fact_counts_what_the_write_path_k
         store.conn.run("MATCH (d:FactDay) DELETE d")
         for label, prop in (("Interaction", "subject_cell"), ("Interaction", "object_cell"), ("FactDay", "entity_id")):
             store.conn.run(f"DROP INDEX FOR (n:{label}) ON (n.{prop})")
+        dropped(store, *FACT_DAYS_INDEX)
         created = store.init()
         assert "CREATE INDEX FOR (n:FactDay) ON (n.entity_id)" in created
         assert store.conn.read(FACT_KEYS) == keys and cells(store) == counted
         assert store.init() == []
         assert_profiles_exact(store)
+    finally:
+        store.conn.drop()
+        store.conn.close()
+
+
+def test_the_backfilled_ingestion_day_is_the_write_paths_for_any_instant(isolated: Isolated):
+    """factdays.BACKFILL_INGESTED_DAY computes in Cypher what the writer computes in Python (mentions.ingested_day),
+    across month, leap-year and century ends."""
+    instants = [0, 86_399_999, 86_400_000, 951_782_400_000, 951_868_799_999, 1_684_195_199_999, 4_102_444_800_000]
+    instants += [(k * 7_919_999_987) % 5_000_000_000_000 for k in range(1, 2000)]
+    store = GraphStore(open_graph(isolated.graph_named("days").settings))
+    try:
+        rows = [{"id": str(n), "ms": ms} for n, ms in enumerate(instants)]
+        store.conn.run("UNWIND $rows AS r CREATE (:Interaction {id: r.id, ingested_ms: r.ms})", {"rows": rows})
+        store.conn.run(factdays.BACKFILL_INGESTED_DAY)
+        found = store.conn.read("MATCH (x:Interaction) RETURN x.ingested_ms AS ms, x.ingested_day AS day")
+        assert len(found) == len(instants) and all(r["day"] == ingested_day(int(r["ms"])) for r in found)
     finally:
         store.conn.drop()
         store.conn.close()

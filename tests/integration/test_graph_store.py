@@ -205,9 +205,9 @@ def test_graph_cli_stats_reconcile_timeline_export(isolated, tmp_path):
     out = tmp_path / "graph.jsonl"
     newskg("graph", "export", "--format", "jsonl", "--out", str(out), env=env)
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    # sources, articles, chunks, entities, Doja Cat's alias, interactions, and the daily mention counts (2 entities
-    # x 2 days); the alias's ALIAS edge among the relationships
-    assert sum(1 for x in lines if x["type"] == "node") == 2 + 2 + 2 + 2 + 1 + 2 + 4
+    # sources, articles, chunks, entities, Doja Cat's alias, interactions, and the daily mention and fact counts
+    # (2 entities x 2 days each); the alias's ALIAS edge among the relationships
+    assert sum(1 for x in lines if x["type"] == "node") == 2 + 2 + 2 + 2 + 1 + 2 + 4 + 4
     assert sum(1 for x in lines if x["type"] == "relationship") == 14 + 1
 
 

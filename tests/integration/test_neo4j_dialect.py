@@ -22,7 +22,7 @@ import pytest
 
 from bench.determinism import SNAPSHOT_ENTITIES, SNAPSHOT_INTERACTIONS, SNAPSHOT_LINKS
 from bench.qa import SCAN
-from bench.qa_graph import BULK_INTERACTIONS, bulk_row
+from bench.qa_graph import BULK_INTERACTIONS, build_counts, bulk_row
 from bench.replay import ALL_CHUNKS, ALL_FACTS
 from bench.synthetic import interaction_between
 from newskg.core.records import Entity
@@ -37,7 +37,7 @@ from newskg.graph.store import explore, journals, mentions, questions, reads
 from newskg.graph.store.asof import AsOf
 from newskg.graph.store.export import export_jsonl
 from newskg.graph.store.reader import COUNTS_LABELS, FactScope
-from newskg.graph.store.schema import DAY_KEYS_BACKFILL, NEO4J_INDEXES, neo4j_ddl
+from newskg.graph.store.schema import DAY_KEYS_BACKFILL, NEO4J_INDEXES, fact_days_backfill, neo4j_ddl
 from newskg.graph.store.store import GraphStore
 from newskg.graph.store.times import graph_times
 from newskg.wiring import open_graph
@@ -89,8 +89,9 @@ def test_the_neo4j_ddl_passes_and_is_what_init_runs_on_neo4j():
     assert failures(lint([ToLint(f"ddl[{i}]", s, {}) for i, s in enumerate(ddl)])) == {}
     driver = ScriptedDriver()
     GraphStore(bolt(driver)).init()
-    # a graph without the (entity, day) keys' index (the scripted server has none) gets them before the DDL
-    first = [NEO4J_INDEXES, *DAY_KEYS_BACKFILL]
+    # a graph without the (entity, day) keys' index (the scripted server has none) gets them before the DDL, and
+    # without the FactDay entity index, the fact cells and counts (the FactDay id constraint first, for their MERGE)
+    first = [NEO4J_INDEXES, *DAY_KEYS_BACKFILL, NEO4J_INDEXES, *fact_days_backfill("neo4j")]
     assert driver.autocommitted == [(s, {}) for s in [*first, *ddl]]
 
 
@@ -102,7 +103,7 @@ def test_every_statement_run_many_sends_passes_with_the_parameters_it_passes():
     store.m2_give_up(PAIR, [DRESSED.id], "schema", 3, "2023-05-04T00:00:00Z")
     store.m2_set_open([(DOJA, CHOUPETTE)], True)
     sent = [statement for tx in driver.committed for statement in tx]
-    assert len(sent) == 12  # the write_batch of a full batch: 10 statements; M2 bookkeeping: 2
+    assert len(sent) == 13  # the write_batch of a full batch: 11 statements; M2 bookkeeping: 2
     registered = {s.query: s.name for s in statements()}
     assert all(query in registered for query, _ in sent), "run_many sends registered statements only"
     results = lint([ToLint(f"{i} {registered[q]}", q, p) for i, (q, p) in enumerate(sent)])
@@ -214,6 +215,7 @@ def browser_and_bench_reads(store: GraphStore, interaction_id: str) -> None:
     chunk = min(store.ids("Chunk"))  # the bench's facts each have one chunk as evidence
     fact = interaction_between(doja, choupette, "Doja Cat met Choupette for the QA bench", 20230501, chunk_ids=[chunk])
     store.conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(fact)]})  # the QA bench's loader, last: it adds a fact
+    build_counts(store.conn)  # and its daily counts of the whole graph
 
 
 def vocabulary(store: GraphStore) -> dict[str, list[str]]:

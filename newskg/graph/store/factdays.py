@@ -54,25 +54,19 @@ FOREACH (_ IN CASE WHEN n > 0 THEN [1] ELSE [] END |
 """
 
 
-def ingested_day_of(ms: str) -> str:
-    """Cypher for the UTC day (yyyymmdd) of a non-negative epoch-millisecond expression: mentions.ingested_day in
-    the integer arithmetic Neo4j 5 and FalkorDB share (civil from days, H. Hinnant; the inverse of
-    reads.day_ordinal). `ms` is a property name of this module, never input."""
-    z = f"({ms} / 86400000 + 719468)"  # days since 0000-03-01
-    doe = f"({z} % 146097)"  # day of the 400-year era
-    yoe = f"(({doe} - {doe} / 1460 + {doe} / 36524 - {doe} / 146096) / 365)"
-    doy = f"({doe} - (365 * {yoe} + {yoe} / 4 - {yoe} / 100))"  # day of the March-based year
-    mp = f"((5 * {doy} + 2) / 153)"  # March-based month
-    year = f"({z} / 146097 * 400 + {yoe} + CASE WHEN {mp} >= 10 THEN 1 ELSE 0 END)"
-    month = f"(CASE WHEN {mp} < 10 THEN {mp} + 3 ELSE {mp} - 9 END)"
-    return f"({year} * 10000 + {month} * 100 + {doy} - (153 * {mp} + 2) / 5 + 1)"
-
-
 # --- A graph written before the fact cells (graph/store/schema.py init runs these): the keys the write path sets,
 # from the times and edges, then every cell counted from the edges, as the walk the profile read replaced did.
-BACKFILL_INGESTED_DAY = f"""
+# The UTC day of the ingestion instant (mentions.ingested_day) in the integer arithmetic Neo4j 5 and FalkorDB share:
+# civil from days (H. Hinnant; the inverse of reads.day_ordinal), for instants from 1970 on.
+BACKFILL_INGESTED_DAY = """
 MATCH (x:Interaction) WHERE x.ingested_day IS NULL AND x.ingested_ms IS NOT NULL
-SET x.ingested_day = {ingested_day_of("x.ingested_ms")}
+WITH x, x.ingested_ms / 86400000 + 719468 AS z
+WITH x, z / 146097 AS era, z % 146097 AS doe
+WITH x, era, doe, (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365 AS yoe
+WITH x, era, yoe, doe - (365 * yoe + yoe / 4 - yoe / 100) AS doy
+WITH x, era, yoe, doy, (5 * doy + 2) / 153 AS mp
+SET x.ingested_day = (era * 400 + yoe + CASE WHEN mp >= 10 THEN 1 ELSE 0 END) * 10000
+    + (CASE WHEN mp < 10 THEN mp + 3 ELSE mp - 9 END) * 100 + doy - (153 * mp + 2) / 5 + 1
 """
 
 BACKFILL_SUBJECT_CELL = """

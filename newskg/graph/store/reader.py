@@ -75,8 +75,9 @@ class AsOfReader:
         return rows_of(EntityAsOf, self.conn.read(reads.ENTITIES_AS_OF, {"ids": list(ids), **AsOf.of(as_of).params()}))
 
     def entity_profiles(self, ids: list[str]) -> list[EntityProfileRow]:
-        """Per entity of `ids` in the graph: (day, ingested_ms, count) cells of its mentioning chunks and of its
-        interactions, from which its existence and popularity as of any day follow (qa/query.EntityProfile)."""
+        """Per entity of `ids` in the graph: (day, end of the ingestion day in ms, count) cells of its mentioning
+        chunks and of its interactions, from which its existence and popularity as of any day follow
+        (qa/query.EntityProfile)."""
         return rows_of(EntityProfileRow, self.conn.read(reads.ENTITY_PROFILES, {"ids": list(ids)})) if ids else []
 
     def top_entities(self, limit: int = 10, as_of: AsOf | int | None = None) -> list[TopEntity]:

@@ -67,7 +67,8 @@ class EntityName:
 
 @dataclass(frozen=True)
 class EntityProfileRow:
-    """reads.ENTITY_PROFILES: (day, ingested_ms, count) cells of an entity's chunks and interactions."""
+    """reads.ENTITY_PROFILES: (day, end of the ingestion day in ms, count) cells of an entity's chunks and
+    interactions."""
 
     id: str
     name: str
