@@ -52,8 +52,8 @@ assert len(PAIRS) == FACTS_PER_CHUNK and {i for pair in PAIRS for i in pair} == 
 
 # writes.INTERACTIONS for rows that are new: the same properties and edges (OBJECT and EVIDENCE included), in one
 # CREATE per row instead of MERGE + FOREACH + OPTIONAL MATCH (a fresh graph of unique ids; the unique constraint
-# on Interaction.id still guards it). Its cells are counted after the load (build_counts), so `counted_cells` holds
-# them already, as factdays.RECOUNT_FACT_DAYS would leave it.
+# on Interaction.id still guards it). Its cells are counted after the load (build_counts), so its mark `counted` says
+# so already, as factdays.RECOUNT_FACT_DAYS would leave it.
 BULK_INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
@@ -64,7 +64,7 @@ CREATE (s)-[:SUBJECT_OF]->(x:Interaction {id: i.id, text: i.text, event_day: i.e
   published_iso: i.published_iso, ingested_ms: i.ingested_ms, ingested_at: i.ingested_at, first_key: i.first_key,
   subject_day: s.id + '|' + toString(i.event_day), object_day: o.id + '|' + toString(i.event_day),
   ingested_day: i.ingested_day, subject_cell: i.subject_cell, object_cell: i.object_cell,
-  counted_cells: [i.subject_cell, i.object_cell]})
+  counted: i.counted})
 CREATE (x)-[:OBJECT]->(o)
 CREATE (x)-[:EVIDENCE]->(ch)
 """
@@ -187,6 +187,7 @@ def _cells(i: Interaction) -> dict[str, Any]:
         "ingested_day": day,
         "subject_cell": f"{i.subject_id}|{i.published_day}|{day}",
         "object_cell": f"{i.object_id}|{i.published_day}|{day}",
+        "counted": f"{i.published_day}|{day}|2",  # both cells (a bench fact always has its object)
     }
 
 

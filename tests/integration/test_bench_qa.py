@@ -62,7 +62,7 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
             assert all(len(r["evidence"]) == 1 for r in written)
             assert loaded == written
             assert {"event_day", "published_day", "ingested_ms", "first_key"} <= set(written[0]["fact"])
-            assert {"subject_cell", "object_cell", "counted_cells"} <= set(written[0]["fact"])
+            assert {"subject_cell", "object_cell", "counted"} <= set(written[0]["fact"])
             # the daily counts the resolver's profiles read, and the marks of what they counted
             for query in (COUNTS, COUNTED):
                 piped_rows, bulk_rows = (

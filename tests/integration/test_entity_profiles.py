@@ -220,7 +220,7 @@ def dropped(store: GraphStore, label: str, prop: str) -> None:
 
 FACT_KEYS = """
 MATCH (x:Interaction)
-RETURN x.id AS id, x.ingested_day AS ingested_day, x.subject_cell AS s, x.object_cell AS o, x.counted_cells AS counted
+RETURN x.id AS id, x.ingested_day AS ingested_day, x.subject_cell AS s, x.object_cell AS o, x.counted AS counted
 ORDER BY id
 """
 
@@ -233,7 +233,7 @@ def test_init_gives_a_graph_written_before_the_fact_counts_what_the_write_path_k
     try:
         keys, counted = store.conn.read(FACT_KEYS), cells(store)
         assert all(r["s"] and r["ingested_day"] and r["counted"] for r in keys)
-        for prop in ("ingested_day", "subject_cell", "object_cell", "counted_cells"):  # one per statement
+        for prop in ("ingested_day", "subject_cell", "object_cell", "counted"):  # one per statement
             store.conn.run(f"MATCH (x:Interaction) SET x.{prop} = null")
         store.conn.run("MATCH (d:FactDay) DELETE d")
         for label, prop in (("Interaction", "subject_cell"), ("Interaction", "object_cell"), ("FactDay", "entity_id")):

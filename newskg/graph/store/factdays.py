@@ -11,8 +11,10 @@ day>|<ingested day>", set with the edges on every write: writes.INTERACTIONS), s
 cells it touched by index lookup, in proportion to the cells' facts and never to the entity's degree. Like the
 mention counts (graph/store/mentions.py) a cell is recomputed, never incremented, so a redelivery, a replay or
 two writers leave the same number; a fact whose first record moves earlier (writes.INTERACTIONS re-dates it) is
-recounted in its new cells and uncounted from the old ones, which `counted_cells` remembers until the recount has
-run (a crash between the write and the recount leaves them for the redelivery). A cell no fact is in any more is
+recounted in its new cells and uncounted from the old ones, which its mark `counted` ("<published day>|<ingested
+day>|<cells>" of what was counted: the cells' entities are the fact's own) remembers until the recount has run (a
+crash between the write and the recount leaves it for the redelivery). A short mark, not the cell keys again: a
+list of the two keys cost ~150 MB per million facts on FalkorDB. A cell no fact is in any more is
 deleted, not kept at 0: the graph then holds the same cells whatever order the records arrived in."""
 
 from __future__ import annotations
@@ -22,18 +24,22 @@ from newskg.graph.connection.base import Statement
 # The cells the given interactions are in now or were counted in before, each recounted from the facts whose key
 # it is (an index lookup per role; a fact naming the entity as subject and object counts once, as the edge walk
 # counts it): work in proportion to the touched cells' facts. The cell's entity and days are read off one of its
-# facts (every fact of a cell has the same). A fact is marked with the cells it is counted in by the same
-# statement, so the mark and the counts change together (FalkorDB runs a query atomically; Neo4j, the batch's
-# transaction): a fact already counted in the cells it is in now (a redelivery, a replay) touches none, and a crash
-# before the statement leaves the old mark for the redelivery to uncount. Both updates of a cell are FOREACHes: on
+# facts (every fact of a cell has the same); the cells a fact was counted in are its entities' with the mark's days
+# (yyyymmdd keys: 17 characters), its object's even when it had no OBJECT edge then (recounting a cell is harmless).
+# A fact is marked with the cells it is counted in by the same statement, so the mark and the counts change
+# together (FalkorDB runs a query atomically; Neo4j, the batch's transaction): a fact already counted in the cells
+# it is in now (a redelivery, a replay) touches none, and a crash before the statement leaves the old mark for the
+# redelivery to uncount. Both updates of a cell are FOREACHes: on
 # FalkorDB a `WITH … WHERE n = 0` after the MERGE's FOREACH dropped the MERGE's writes.
 RECOUNT_FACT_DAYS = """
 UNWIND $ids AS xid
 MATCH (x:Interaction {id: xid})
 WITH x, [cell IN [x.subject_cell, x.object_cell] WHERE cell IS NOT NULL] AS cells
-WHERE x.counted_cells IS NULL OR x.counted_cells <> cells
-WITH x, cells, cells + coalesce(x.counted_cells, []) AS touched
-SET x.counted_cells = cells
+WITH x, cells, toString(x.published_day) + '|' + toString(x.ingested_day) + '|' + toString(size(cells)) AS mark
+WHERE x.counted IS NULL OR x.counted <> mark
+WITH x, mark, cells + CASE WHEN x.counted IS NULL THEN [] ELSE
+       [x.subject_id + '|' + left(x.counted, 17), x.object_id + '|' + left(x.counted, 17)] END AS touched
+SET x.counted = mark
 WITH touched
 UNWIND touched AS cell
 WITH DISTINCT cell
@@ -93,7 +99,8 @@ MERGE (d:FactDay {id: e.id + '|' + toString(day) + '|' + toString(ingested_day)}
 # The mark RECOUNT_FACT_DAYS leaves, on every fact COUNT_ALL_FACT_DAYS counted.
 MARK_ALL_FACTS_COUNTED = """
 MATCH (x:Interaction) WHERE x.subject_cell IS NOT NULL
-SET x.counted_cells = [cell IN [x.subject_cell, x.object_cell] WHERE cell IS NOT NULL]
+SET x.counted = toString(x.published_day) + '|' + toString(x.ingested_day) + '|' +
+    toString(size([cell IN [x.subject_cell, x.object_cell] WHERE cell IS NOT NULL]))
 """
 
 
