@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench import qa, qa_graph
+from newskg.graph.store import writes
 from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.support.isolation import Isolation
@@ -14,10 +15,13 @@ from tests.support.isolation import Isolation
 pytestmark = pytest.mark.integration
 
 SHAPE = """
-MATCH (s:Entity)-[a]->(x:Interaction)-[b]->(o:Entity)
+MATCH (s:Entity)-[a]->(x:Interaction)-[b:OBJECT]->(o:Entity)
 OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)
+WITH s, a, x, b, o, collect(c.id) AS evidence
+OPTIONAL MATCH (x)-[r:ABOUT]->(m:Entity)
+WITH s, a, x, b, o, evidence, m.id AS about, r.key AS key ORDER BY about
 RETURN s.id AS subject, type(a) AS subject_edge, properties(x) AS fact, type(b) AS object_edge, o.id AS object,
-       collect(c.id) AS evidence
+       evidence, collect([about, key]) AS about
 ORDER BY fact.id
 """
 
@@ -32,16 +36,20 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
             open_graph(isolated.settings.model_copy(update={"graph_database": f"{isolated.prefix}.bulk"}))
         )
         try:
+            mentions = [{"chunk_id": c, "entity_ids": ids} for c, ids in batch.mentions.items()]
             for store in (piped, bulk):
                 store.init()
                 store.write_batch(entities=list(qa_graph.entities(25)))
                 store.write_batch(chunks=batch.chunks)
+                store.conn.run(writes.MENTIONS, {"rows": mentions})  # as load_graph writes them: no recount
             piped.write_batch(interactions=facts)
             bulk.conn.run(qa_graph.BULK_INTERACTIONS, {"rows": [qa_graph.bulk_row(i) for i in facts]})
             # as plain dicts: the order a statement sets properties in is not what the graph states
             written, loaded = ([{**r, "fact": dict(r["fact"])} for r in c.read(SHAPE)] for c in (piped.conn, bulk.conn))
             assert len(written) == len(facts) == 25
             assert all(len(r["evidence"]) == 1 for r in written)
+            # each fact is ABOUT the two entities of its chunk it does not name
+            assert all(len(r["about"]) == qa_graph.ENTITIES_PER_CHUNK - 2 for r in written)
             assert loaded == written
             assert {"event_day", "published_day", "ingested_ms", "first_key"} <= set(written[0]["fact"])
         finally:

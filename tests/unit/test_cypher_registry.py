@@ -9,10 +9,12 @@ import os
 import re
 
 from newskg.graph.store.schema import (
+    ABOUT_BACKFILL,
     DAY_KEYS_BACKFILL,
     FULLTEXT_INDEXES,
     MERGE_KEYS,
     RANGE_INDEXES,
+    REL_RANGE_INDEXES,
     ddl_script,
     falkordb_constraint_commands,
     falkordb_ddl,
@@ -112,10 +114,14 @@ def test_the_neo4j_ddl_is_neo4j_5_syntax_and_idempotent():
     assert len({s.split()[2] if s.startswith("CREATE CONSTRAINT") else s.split()[3] for s in ddl}) == len(ddl)
     for label, prop in RANGE_INDEXES:
         assert f"CREATE RANGE INDEX {label.lower()}_{prop} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})" in ddl
+    for rel, prop in REL_RANGE_INDEXES:
+        assert f"CREATE RANGE INDEX {rel.lower()}_{prop} IF NOT EXISTS FOR ()-[r:{rel}]-() ON (r.{prop})" in ddl
     assert "CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.description]" in ddl
     assert len([s for s in ddl if "FULLTEXT" in s]) == len(FULLTEXT_INDEXES)
     # FalkorDB's side: the shared index syntax only (no IF NOT EXISTS, no constraints, no full-text) in Cypher
-    assert all(re.fullmatch(r"CREATE INDEX FOR \(n:\w+\) ON \(n\.\w+\)", s) for s in falkordb_ddl())
+    node, rel = r"CREATE INDEX FOR \(n:\w+\) ON \(n\.\w+\)", r"CREATE INDEX FOR \(\)-\[r:\w+\]-\(\) ON \(r\.\w+\)"
+    assert all(re.fullmatch(node, s) or re.fullmatch(rel, s) for s in falkordb_ddl())
+    assert "CREATE INDEX FOR ()-[r:ABOUT]-() ON (r.key)" in falkordb_ddl()
 
 
 def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
@@ -123,10 +129,11 @@ def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
     env["NEWSKG_GRAPH_URI"] = "bolt://127.0.0.1:1"  # nothing listens: printing must not connect
     env["PYTHONPATH"] = str(REPO)
     out = newskg("graph", "init", "--print-ddl", "--dialect", "neo4j", env=env).stdout
-    assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*DAY_KEYS_BACKFILL, *neo4j_ddl())]
+    backfill = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL)  # the keys first: the ABOUT edges leave out what they name
+    assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*backfill, *neo4j_ddl())]
     assert newskg("graph", "init", "--print-ddl", env=env).stdout == out, "the default: the configured URI's dialect"
     falkor = newskg("graph", "init", "--print-ddl", "--dialect", "falkordb", env=env).stdout
-    statements = [*DAY_KEYS_BACKFILL, *falkordb_ddl()]
+    statements = [*backfill, *falkordb_ddl()]
     assert falkor.splitlines()[: len(statements)] == [f"{s};" for s in statements]
     assert "// redis-cli GRAPH.CONSTRAINT CREATE newskg UNIQUE NODE M2Pair PROPERTIES 1 pair" in falkor
     wrong = newskg("graph", "init", "--print-ddl", "--dialect", "cypher", env=env, check=False)

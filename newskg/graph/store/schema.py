@@ -46,6 +46,10 @@ RANGE_INDEXES = (
     ("Linking", "order"),
     ("Linking", "chunk_id"),  # a chunk written whole, by any record (extract/stage.py)
 )
+# Relationship type → property, as RANGE_INDEXES: the same syntax `FOR ()-[r:TYPE]-()` on both engines.
+REL_RANGE_INDEXES = (
+    ("ABOUT", "key"),  # "<entity id>|<event day>": the facts a chunk states about an entity (writes.INTERACTIONS)
+)
 # Node properties set from the wall clock, not from the data: they differ between two runs over the same input, so
 # nothing exported or compared holds them (graph/store/export.py, tests/support/graph_dump.py).
 WALL_CLOCK = {
@@ -81,6 +85,10 @@ def neo4j_ddl() -> list[str]:
         for label, prop in RANGE_INDEXES
     ]
     ddl += [
+        f"CREATE RANGE INDEX {rel.lower()}_{prop} IF NOT EXISTS FOR ()-[r:{rel}]-() ON (r.{prop})"
+        for rel, prop in REL_RANGE_INDEXES
+    ]
+    ddl += [
         f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS FOR (n:{label}) ON EACH [{', '.join(f'n.{p}' for p in props)}]"
         for name, (label, props) in FULLTEXT_INDEXES.items()
     ]
@@ -89,7 +97,8 @@ def neo4j_ddl() -> list[str]:
 
 def falkordb_ddl() -> list[str]:
     # FalkorDB has no IF NOT EXISTS: an existing index answers with an error, which init treats as done.
-    return [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in MERGE_KEYS + RANGE_INDEXES]
+    nodes = [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in MERGE_KEYS + RANGE_INDEXES]
+    return nodes + [f"CREATE INDEX FOR ()-[r:{rel}]-() ON (r.{prop})" for rel, prop in REL_RANGE_INDEXES]
 
 
 def falkordb_constraint_commands(graph: str) -> list[tuple[str, ...]]:
@@ -103,8 +112,9 @@ def falkordb_constraint_commands(graph: str) -> list[tuple[str, ...]]:
 def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     """The schema as a script to read or pipe: Neo4j's statements for `cypher-shell`; FalkorDB's index statements,
     with its constraint commands as comments (they go through redis-cli, not Cypher)."""
-    # the keys an older graph lacks come first, as init fills them before it makes their index (a no-op after)
-    backfill = "".join(f"{statement};\n" for statement in DAY_KEYS_BACKFILL)
+    # the keys and ABOUT edges an older graph lacks come first, as init fills them before it makes their index (a
+    # no-op after)
+    backfill = "".join(f"{statement};\n" for statement in (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL))
     if dialect == "neo4j":
         return backfill + "".join(f"{statement};\n" for statement in neo4j_ddl())
     commands = [f"// redis-cli {' '.join(command)}\n" for command in falkordb_constraint_commands(graph)]
@@ -121,6 +131,17 @@ DAY_KEYS_BACKFILL = (
     "MATCH (x:Interaction)-[:OBJECT]->(o:Entity) WHERE x.object_day IS NULL "
     "SET x.object_day = o.id + '|' + toString(x.event_day)",
 )
+# The same for the ABOUT edges (writes.INTERACTIONS), after the day keys they leave out: a fact is ABOUT every
+# entity an evidence chunk of it mentions, other than those its keys name. One statement for the whole graph;
+# DISTINCT: a fact with two evidence chunks that mention one entity gets one edge. Each edge is MERGEd, so a
+# second run after a crash makes none twice.
+ABOUT_INDEX = ("ABOUT", "key")
+ABOUT_BACKFILL = (
+    "MATCH (x:Interaction)-[:EVIDENCE]->(:Chunk)-[:MENTIONS]->(m:Entity) "
+    "WITH DISTINCT x, m, m.id + '|' + toString(x.event_day) AS key "
+    "WHERE key <> coalesce(x.subject_day, '') AND key <> coalesce(x.object_day, '') "
+    "MERGE (x)-[:ABOUT {key: key}]->(m)",
+)
 FALKORDB_INDEXES = "CALL db.indexes() YIELD label, properties RETURN label, properties"
 NEO4J_INDEXES = "SHOW INDEXES YIELD labelsOrTypes, properties RETURN labelsOrTypes AS label, properties"
 
@@ -128,9 +149,7 @@ NEO4J_INDEXES = "SHOW INDEXES YIELD labelsOrTypes, properties RETURN labelsOrTyp
 def init_schema(conn: GraphConnection) -> list[str]:
     """Create what is missing; idempotent. Returns the statements that created something."""
     created: list[str] = []
-    if not _has_index(conn, *DAY_KEYS_INDEX):
-        for statement in DAY_KEYS_BACKFILL:
-            conn.run(statement)
+    _backfill(conn)
     if conn.dialect == "neo4j":
         for statement in neo4j_ddl():
             conn.run(statement)
@@ -150,8 +169,18 @@ def init_schema(conn: GraphConnection) -> list[str]:
     return created
 
 
+def _backfill(conn: GraphConnection) -> None:
+    """What an older graph lacks of what the writes derive, where its index is missing (made after by init)."""
+    # in this order: the ABOUT edges leave out the entities the day keys name
+    for index, backfill in ((DAY_KEYS_INDEX, DAY_KEYS_BACKFILL), (ABOUT_INDEX, ABOUT_BACKFILL)):
+        if not _has_index(conn, *index):
+            for statement in backfill:
+                conn.run(statement)
+
+
 def _has_index(conn: GraphConnection, label: str, prop: str) -> bool:
-    """Whether a node index covers `prop` of `label` (FalkorDB: one index per label lists all its properties)."""
+    """Whether an index covers `prop` of `label`, a node label or a relationship type (FalkorDB: one index per
+    label or type lists all its properties)."""
     query = NEO4J_INDEXES if conn.dialect == "neo4j" else FALKORDB_INDEXES
     try:
         rows = conn.read(query)
