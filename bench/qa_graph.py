@@ -6,8 +6,9 @@ same for every run of a size.
   has tens of thousands, as a head-of-state does in real news) and most entities in a handful.
 - Chunks: N / FACTS_PER_CHUNK, each published on one of DAYS days (round robin) in an article of its own pair
   (CHUNKS_PER_ARTICLE to an article, SOURCES sources), and stating FACTS_PER_CHUNK facts among ENTITIES_PER_CHUNK
-  entities drawn by popularity; it MENTIONS them. Each fact has an EVIDENCE edge to its chunk, so the QA default
-  (`facts_via_chunks`: an entity's facts include those stated by a chunk that mentions it) walks real chunks.
+  entities drawn by popularity; it MENTIONS them. Each fact has an EVIDENCE edge to its chunk, and an ABOUT edge to
+  each entity of its chunk it does not name, so the QA default (`facts_via_chunks`: an entity's facts include those
+  stated by a chunk that mentions it) reads real chunks.
 - Chunks, articles, sources and mentions go through the store's own statements (writes.ARTICLES, CHUNKS,
   MENTIONS), without the write path's recount of the daily mention counts (graph/store/mentions.py), which walks a
   hub's every mention on each batch. The interactions go through BULK_INTERACTIONS: the shape of
@@ -50,10 +51,11 @@ CHUNK_BATCH = 1000  # chunks per statement (so FACTS_PER_CHUNK × as many intera
 PAIRS = ((0, 1), (0, 2), (0, 3), (1, 2), (2, 3))
 assert len(PAIRS) == FACTS_PER_CHUNK and {i for pair in PAIRS for i in pair} == set(range(ENTITIES_PER_CHUNK))
 
-# writes.INTERACTIONS for rows that are new: the same properties and edges (OBJECT and EVIDENCE included), in one
-# CREATE per row instead of MERGE + FOREACH + OPTIONAL MATCH (a fresh graph of unique ids; the unique constraint
-# on Interaction.id still guards it). Its cells are counted after the load (build_counts), so its mark `counted` says
-# so already, as factdays.RECOUNT_FACT_DAYS would leave it.
+# writes.INTERACTIONS for rows that are new: the same properties and edges (OBJECT, EVIDENCE and ABOUT included),
+# in one CREATE per row instead of MERGE + FOREACH + OPTIONAL MATCH (a fresh graph of unique ids; the unique
+# constraint on Interaction.id still guards it). A fact has one chunk here (bulk_row), whose mentions are written
+# before it (load_graph): one ABOUT edge to each other entity the chunk mentions. Its cells are counted after the
+# load (build_counts), so its mark `counted` says so already, as factdays.RECOUNT_FACT_DAYS would leave it.
 BULK_INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
@@ -67,6 +69,10 @@ CREATE (s)-[:SUBJECT_OF]->(x:Interaction {id: i.id, text: i.text, event_day: i.e
   counted: i.counted})
 CREATE (x)-[:OBJECT]->(o)
 CREATE (x)-[:EVIDENCE]->(ch)
+WITH x, ch, s, o, i
+MATCH (ch)-[:MENTIONS]->(m:Entity)
+WHERE m <> s AND m <> o
+CREATE (x)-[:ABOUT {key: m.id + '|' + toString(i.event_day)}]->(m)
 """
 
 

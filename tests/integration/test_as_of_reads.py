@@ -11,6 +11,7 @@ import threading
 import uuid
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from itertools import takewhile
 from typing import cast
 
 import pytest
@@ -19,7 +20,7 @@ from fastapi.testclient import TestClient
 
 from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
 from newskg.core.llm.client import LLMClient, LLMOptions
-from newskg.core.records import Chunk, Entity, Interaction
+from newskg.core.records import Chunk, Entity, Interaction, Variant
 from newskg.core.spikes import days_from
 from newskg.core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
 from newskg.evaluation.neoqa.answerers import GraphAnswerer
@@ -72,6 +73,7 @@ class World:
         self.chunks: list[Chunk] = []
         self.mentions: list[tuple[str, str]] = []
         self.facts: list[Interaction] = []
+        self.written = (0, 0, 0)  # how many of each were written
 
     def report(self, text: str, day: int, entities: list[Entity], ingested_ms: int | None = None) -> Chunk:
         source = f"src{len(self.chunks) % 3}"
@@ -98,11 +100,19 @@ class World:
         self.mentions += [(chunk.id, e.id) for e in entities]
         return chunk
 
-    def fact(self, chunk: Chunk, subject: Entity, obj: Entity | None, text: str, event_day: int | None = None):
+    def fact(
+        self,
+        chunk: Chunk,
+        subject: Entity,
+        obj: Entity | None,
+        text: str,
+        event_day: int | None = None,
+        variant: Variant = "M0",
+    ) -> None:
         event_day = event_day or chunk.day
         self.facts.append(
             Interaction(
-                id=interaction_id(subject.id, obj.id if obj else None, text, event_day, "M0"),
+                id=interaction_id(subject.id, obj.id if obj else None, text, event_day, variant),
                 subject_id=subject.id,
                 subject_name=subject.name,
                 object_id=obj.id if obj else None,
@@ -112,15 +122,23 @@ class World:
                 published_day=chunk.day,
                 ingested_at=chunk.ingested_at,
                 ingested_ms=chunk.ingested_ms,
-                variant="M0",
+                variant=variant,
                 chunk_ids=[chunk.id],
                 article_ids=[chunk.article_id],
                 source_ids=[chunk.source_id],
             )
         )
 
-    def write(self) -> None:
-        self.store.write_batch(chunks=self.chunks, entities=ALL, mentions=self.mentions, interactions=self.facts)
+    def write(self, entities: list[Entity] = ALL) -> None:
+        """What was reported since the last write, as one batch."""
+        chunks, mentions, facts = self.written
+        self.store.write_batch(
+            chunks=self.chunks[chunks:],
+            entities=entities,
+            mentions=self.mentions[mentions:],
+            interactions=self.facts[facts:],
+        )
+        self.written = (len(self.chunks), len(self.mentions), len(self.facts))
 
 
 def build(world: World) -> None:
@@ -179,6 +197,55 @@ def graph(stack, tmp_path_factory):
         store.conn.close()
 
 
+# Facts an entity is in only through the chunks that state them (FactScope.via_chunks): chunks mentioning entities
+# their facts do not name, in April 2023.
+WINTOUR = person("Anna Wintour")
+HADID = person("Gigi Hadid")
+MET = person("The Met", kind="ORG")
+VOGUE = person("Vogue", kind="ORG")
+GUCCI = person("Gucci", kind="ORG")
+ZENDAYA = person("Zendaya")  # written after a fact naming her as its object: the fact has no OBJECT edge
+STATED = [WINTOUR, HADID, MET, VOGUE, GUCCI, ZENDAYA]
+STATED_WINDOWS = [(shift(day, -7), shift(day, 7), day) for day in (20230412, 20230414, 20230416, 20230419, 20230601)]
+
+
+def build_stated(world: World) -> None:
+    gala = world.report("Anna Wintour and Gigi Hadid at the Met, for Vogue.", 20230410, [WINTOUR, HADID, MET, VOGUE])
+    world.fact(gala, WINTOUR, HADID, "Anna Wintour greeted Gigi Hadid")
+    world.fact(gala, HADID, None, "Gigi Hadid wore Gucci", 20230408)  # an event day before the chunk's
+    world.fact(gala, MET, None, "The Met opened its doors", variant="M1")
+    # the same fact again in a chunk published the next day but ingested a week later: visible before the chunk is
+    gown = world.report(
+        "Gucci showed the gown Gigi Hadid wore.", 20230411, [GUCCI, HADID], ingested_ms=end_of_day_ms(20230419) - 1000
+    )
+    world.fact(gown, HADID, None, "Gigi Hadid wore Gucci", 20230408)
+    plan = world.report("Anna Wintour planned the gala.", 20230413, [WINTOUR])
+    world.fact(plan, WINTOUR, None, "Anna Wintour planned the gala", 20230412)
+    shoot = world.report("Vogue photographed Zendaya.", 20230414, [VOGUE])  # Zendaya is no entity yet
+    world.fact(shoot, VOGUE, ZENDAYA, "Vogue photographed Zendaya")
+    left = world.report("Gigi Hadid and Anna Wintour left the Met with Gucci.", 20230415, [HADID, WINTOUR])
+    world.fact(left, HADID, WINTOUR, "Gigi Hadid left with Anna Wintour")
+    world.report("Anna Wintour at the Met again.", 20230601, [WINTOUR, MET])  # mentions only, out of April
+    world.fact(world.chunks[-1], WINTOUR, None, "Anna Wintour returned to the Met")
+    world.write([e for e in STATED if e != ZENDAYA])
+    # A later batch: the fact planned on the 12th, now also stated by a chunk of the 16th that mentions Vogue and
+    # Gucci; and mentions that arrive after their facts (the entity linked later, a chunk linked again).
+    again = world.report("Vogue said Anna Wintour planned the gala with Gucci.", 20230416, [WINTOUR, VOGUE, GUCCI])
+    world.fact(again, WINTOUR, None, "Anna Wintour planned the gala", 20230412)
+    world.mentions += [(shoot.id, ZENDAYA.id), (left.id, MET.id), (left.id, GUCCI.id)]
+    world.write([ZENDAYA])
+
+
+@pytest.fixture(scope="module")
+def stated(stack, tmp_path_factory):
+    with Isolation(stack, tmp_path_factory.mktemp("as-of-stated")) as isolation:
+        store = GraphStore(open_graph(isolation.new().settings))
+        store.init()
+        build_stated(world := World(store))
+        yield store, world
+        store.conn.close()
+
+
 # --- item 2: the query day never falls out of the timeline
 
 
@@ -234,30 +301,75 @@ def timeline_params(entity: Entity, first: int, last: int, as_of: int, **overrid
 WINDOWS = [(shift(day, -7), shift(day, 7), day) for day in (SPIKE_DAY, 20230228, 20230306, 20230501, 20230612)]
 
 
-def test_the_day_keys_find_the_facts_the_edges_do(graph):
-    """reads.TIMELINE_BY_DAYS (an index lookup per day of the window) returns row for row what reads.TIMELINE
-    (a walk over every fact of the entity) does: facts with and without an object, facts stated via chunks, one
-    variant, a limit that cuts, the nearest rings and a window across a month end."""
-    store, _ = graph
-    cases = [
-        timeline_params(entity, first, last, as_of, **extra)
-        for entity in ALL
-        for first, last, as_of in WINDOWS
-        for extra in ({}, {"via_chunks": True}, {"variant": "M0", "limit": 5}, {"rings_for": 2})
-    ]
-    found = 0
-    for params in cases:
-        by_days = store.conn.read(reads.TIMELINE_BY_DAYS, params)
-        assert by_days == store.conn.read(reads.TIMELINE, params), params
-        found += len(by_days)
+def test_the_day_keys_find_the_facts_the_edges_do(graph, stated):
+    """reads.TIMELINE_BY_DAYS (an index lookup per day of the window, and of the ABOUT edges) returns row for row
+    what reads.TIMELINE (a walk over every fact of the entity and every chunk that mentions it) does: facts with and
+    without an object, facts stated via chunks (chunks visible after their fact, in either view; a fact with two
+    chunks of different days; mentions written after the facts; an object written after its fact), one variant, a
+    limit that cuts, the nearest rings and a window across a month end."""
+    worlds = [(graph[0], ALL, WINDOWS), (stated[0], STATED, STATED_WINDOWS)]
+    found, only_stated = 0, 0
+    for store, entities, windows in worlds:
+        for entity in entities:
+            for first, last, as_of in windows:
+                published = AsOf(as_of, "published").params()
+                for extra in (
+                    {},
+                    {"via_chunks": True},
+                    {"via_chunks": True, **published},
+                    {"via_chunks": True, "variant": "M0", "limit": 5},
+                    {"rings_for": 2},
+                    {"via_chunks": True, "rings_for": 2},
+                ):
+                    params = timeline_params(entity, first, last, as_of, **extra)
+                    by_days = store.conn.read(reads.TIMELINE_BY_DAYS, params)
+                    assert by_days == store.conn.read(reads.TIMELINE, params), params
+                    found += len(by_days)
+                    if extra.get("via_chunks"):
+                        named = store.conn.read(reads.TIMELINE_BY_DAYS, params | {"via_chunks": False})
+                        only_stated += len({r["id"] for r in by_days} - {r["id"] for r in named})
     assert found > 2000  # the cases read facts, not only empty windows
+    assert only_stated > 50  # and facts the entity is in only through a chunk
+
+
+def test_an_entitys_stated_facts_are_those_of_the_chunks_visible_as_of_the_day(stated):
+    """Through the reader (a 30-day window: the day keys and the ABOUT edges), the facts stated by a chunk that
+    mentions the entity are there exactly from the day that chunk is visible, whatever the fact's own day."""
+    store, _ = stated
+
+    def texts(entity: Entity, as_of: AsOf | int, via_chunks: bool = False, variant: Variant | None = None) -> list[str]:
+        scope = FactScope(variant, via_chunks)
+        return sorted(r.text for r in store.timeline(entity.id, 20230401, 20230430, as_of, scope=scope))
+
+    planned, left, wore = "Anna Wintour planned the gala", "Gigi Hadid left with Anna Wintour", "Gigi Hadid wore Gucci"
+    assert texts(GUCCI, 20230430) == []  # no fact names Gucci
+    assert texts(GUCCI, 20230414, via_chunks=True) == []  # the chunks that mention it: the 15th, 16th and late
+    assert texts(GUCCI, 20230416, via_chunks=True) == [planned, left]  # a second chunk; mentions linked later
+    assert texts(GUCCI, 20230419, via_chunks=True) == [planned, left, wore]  # ingested on the 19th
+    assert texts(GUCCI, AsOf(20230412, "published"), via_chunks=True) == [wore]  # published on the 11th
+    assert texts(ZENDAYA, 20230430) == [] and texts(ZENDAYA, 20230430, via_chunks=True) == [
+        "Vogue photographed Zendaya"
+    ]
+    greeted, opened = "Anna Wintour greeted Gigi Hadid", "The Met opened its doors"
+    assert texts(MET, 20230430, via_chunks=True, variant="M0") == [greeted, left, wore]
+    assert texts(MET, 20230430, via_chunks=True) == [greeted, left, wore, opened]
+    assert texts(MET, 20230430) == [opened]
+
+
+ABOUT_EDGES = "MATCH (x:Interaction)-[a:ABOUT]->(m:Entity) RETURN x.id AS x, m.id AS m, a.key AS key ORDER BY x, m"
+# What they must be, from the edges rather than the keys: every entity an evidence chunk mentions, but those named.
+ABOUT_DERIVED = """
+MATCH (x:Interaction)-[:EVIDENCE]->(:Chunk)-[:MENTIONS]->(m:Entity)
+WHERE NOT (x)-[:SUBJECT_OF|OBJECT]-(m)
+RETURN DISTINCT x.id AS x, m.id AS m, m.id + '|' + toString(x.event_day) AS key ORDER BY x, m
+"""
 
 
 def test_the_day_keys_are_read_through_their_index_not_a_scan(graph):
     """Equal rows would not show a plan that scans every interaction: FalkorDB's own plan must look the keys up."""
     store, _ = graph
     assert isinstance(store.conn, FalkorConnection)
-    params = timeline_params(SWIFT, shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7), SPIKE_DAY)
+    params = timeline_params(SWIFT, shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7), SPIKE_DAY, via_chunks=True)
     header = "CYPHER " + " ".join(f"{key}={stringify_param_value(value)}" for key, value in params.items())
     plan = cast(
         list[bytes | str],
@@ -266,6 +378,16 @@ def test_the_day_keys_are_read_through_their_index_not_a_scan(graph):
     lines = [line.decode() if isinstance(line, bytes) else line for line in plan]
     assert any("Node By Index Scan | (n:Interaction)" in line for line in lines), lines
     assert not any("Label Scan | (n:Interaction)" in line for line in lines), lines
+    # the stated facts: the ABOUT edges of the window's days through their index, each checked from the fact, never
+    # a walk from the entity (its every chunk) nor a lookup per node of a scan (FalkorDB's plan with the fact's
+    # label: `(s:Interaction)-[a:ABOUT]->()`)
+    about = next(i for i, line in enumerate(lines) if "Edge By Index Scan | [a:ABOUT]" in line)
+    depth = len(lines[about]) - len(lines[about].lstrip())
+    below = takewhile(lambda line: len(line) - len(line.lstrip()) > depth, lines[about + 1 :])
+    assert {line.strip() for line in below} <= {"Filter", "Argument", "Project"}, lines
+    assert any("Conditional Traverse | (s)->(c:Chunk)" in line for line in lines), lines
+    assert not any("Scan |" in line and "Index" not in line for line in lines), lines
+    assert not any("Traverse | (e)" in line for line in lines), lines
 
 
 def test_the_rings_read_keeps_the_nearest_days_that_hold_k_the_last_one_whole(graph):
@@ -317,6 +439,43 @@ def test_init_gives_a_graph_written_before_the_day_keys_the_keys_the_write_path_
             store.conn.run("MATCH (x:Interaction {id: $id}) SET x.object_day = null", {"id": lagerfeld.id})
             store.write_batch(entities=ALL, interactions=[lagerfeld])
             assert store.conn.read(keys) == written
+        finally:
+            store.conn.drop()
+            store.conn.close()
+
+
+def test_init_gives_a_graph_written_before_the_about_edges_the_edges_the_write_path_sets(stack, tmp_path_factory):
+    """writes.INTERACTIONS and writes.MENTIONS leave one ABOUT edge per fact and entity an evidence chunk of it
+    mentions and it does not name, whichever was written first. An older graph has none and no index on them: init
+    makes the same from the edges before it makes the index (a crash in between: it fills only the missing ones),
+    and a redelivery adds none."""
+    with Isolation(stack, tmp_path_factory.mktemp("about")) as isolation:
+        store = GraphStore(open_graph(isolation.new().settings))
+        try:
+            store.init()
+            build_stated(world := World(store))
+            written = store.conn.read(ABOUT_EDGES)
+            assert written == store.conn.read(ABOUT_DERIVED) and len(written) > 10
+            assert ZENDAYA.id in {r["m"] for r in written}  # her fact's object, but no OBJECT edge: no key names her
+            store.conn.run("MATCH ()-[a:ABOUT]->() DELETE a")
+            store.conn.run("DROP INDEX FOR ()-[r:ABOUT]-() ON (r.key)")
+            assert store.conn.read(ABOUT_EDGES) == []
+            created = store.init()
+            assert [c for c in created if "ABOUT" in c] == ["CREATE INDEX FOR ()-[r:ABOUT]-() ON (r.key)"]
+            assert store.conn.read(ABOUT_EDGES) == written
+            assert store.init() == []
+            store.conn.run("MATCH (:Interaction)-[a:ABOUT]->(:Entity {id: $id}) DELETE a", {"id": GUCCI.id})
+            store.conn.run("DROP INDEX FOR ()-[r:ABOUT]-() ON (r.key)")
+            store.init()
+            assert store.conn.read(ABOUT_EDGES) == written
+            # every record again, Zendaya now an entity: her fact gets its OBJECT edge and keeps its ABOUT edge, a
+            # candidate the read checks and finds named anyway
+            store.write_batch(chunks=world.chunks, entities=STATED, mentions=world.mentions, interactions=world.facts)
+            assert store.conn.read(ABOUT_EDGES) == written
+            for first, last, as_of in STATED_WINDOWS:
+                params = timeline_params(ZENDAYA, first, last, as_of, via_chunks=True)
+                assert store.conn.read(reads.TIMELINE_BY_DAYS, params) == store.conn.read(reads.TIMELINE, params)
+            assert [r.text for r in store.timeline(ZENDAYA.id, 20230401, 20230430)] == ["Vogue photographed Zendaya"]
         finally:
             store.conn.drop()
             store.conn.close()

@@ -15,10 +15,13 @@ from tests.support.isolation import Isolation
 pytestmark = pytest.mark.integration
 
 SHAPE = """
-MATCH (s:Entity)-[a]->(x:Interaction)-[b]->(o:Entity)
+MATCH (s:Entity)-[a]->(x:Interaction)-[b:OBJECT]->(o:Entity)
 OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)
+WITH s, a, x, b, o, collect(c.id) AS evidence
+OPTIONAL MATCH (x)-[r:ABOUT]->(m:Entity)
+WITH s, a, x, b, o, evidence, m.id AS about, r.key AS key ORDER BY about
 RETURN s.id AS subject, type(a) AS subject_edge, properties(x) AS fact, type(b) AS object_edge, o.id AS object,
-       collect(c.id) AS evidence
+       evidence, collect([about, key]) AS about
 ORDER BY fact.id
 """
 
@@ -60,6 +63,8 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
             written, loaded = ([{**r, "fact": dict(r["fact"])} for r in c.read(SHAPE)] for c in (piped.conn, bulk.conn))
             assert len(written) == len(facts) == 25
             assert all(len(r["evidence"]) == 1 for r in written)
+            # each fact is ABOUT the two entities of its chunk it does not name
+            assert all(len(r["about"]) == qa_graph.ENTITIES_PER_CHUNK - 2 for r in written)
             assert loaded == written
             assert {"event_day", "published_day", "ingested_ms", "first_key"} <= set(written[0]["fact"])
             assert {"subject_cell", "object_cell", "counted"} <= set(written[0]["fact"])

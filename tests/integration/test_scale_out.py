@@ -66,6 +66,8 @@ PAIRS = {
     "evidence": (
         "MATCH (x:Interaction)-[r:EVIDENCE]->(c:Chunk) RETURN count(r) AS n, count(DISTINCT [x.id, c.id]) AS ids"
     ),
+    # derived from the two above by whichever replica wrote the second (writes.INTERACTIONS, writes.MENTIONS)
+    "about": "MATCH (x:Interaction)-[r:ABOUT]->(e:Entity) RETURN count(r) AS n, count(DISTINCT [x.id, e.id]) AS ids",
 }
 
 

@@ -113,6 +113,7 @@ def _built() -> Iterator[Statement]:
 
 def _ddl() -> Iterator[Statement]:
     from newskg.graph.store.schema import (
+        ABOUT_BACKFILL,
         DAY_KEYS_BACKFILL,
         FALKORDB_CONSTRAINTS,
         FALKORDB_INDEXES,
@@ -130,6 +131,8 @@ def _ddl() -> Iterator[Statement]:
     yield Statement("newskg.graph.store.schema.NEO4J_INDEXES", NEO4J_INDEXES, "neo4j")
     for i, query in enumerate(DAY_KEYS_BACKFILL):
         yield Statement(f"newskg.graph.store.schema.DAY_KEYS_BACKFILL[{i}]", query)
+    for i, query in enumerate(ABOUT_BACKFILL):
+        yield Statement(f"newskg.graph.store.schema.ABOUT_BACKFILL[{i}]", query)
 
 
 def _browser() -> Iterator[Statement]:

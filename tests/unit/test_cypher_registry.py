@@ -9,10 +9,12 @@ import os
 import re
 
 from newskg.graph.store.schema import (
+    ABOUT_BACKFILL,
     DAY_KEYS_BACKFILL,
     FULLTEXT_INDEXES,
     MERGE_KEYS,
     RANGE_INDEXES,
+    REL_RANGE_INDEXES,
     ddl_script,
     fact_days_backfill,
     falkordb_constraint_commands,
@@ -114,10 +116,14 @@ def test_the_neo4j_ddl_is_neo4j_5_syntax_and_idempotent():
     assert len({s.split()[2] if s.startswith("CREATE CONSTRAINT") else s.split()[3] for s in ddl}) == len(ddl)
     for label, prop in RANGE_INDEXES:
         assert f"CREATE RANGE INDEX {label.lower()}_{prop} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})" in ddl
+    for rel, prop in REL_RANGE_INDEXES:
+        assert f"CREATE RANGE INDEX {rel.lower()}_{prop} IF NOT EXISTS FOR ()-[r:{rel}]-() ON (r.{prop})" in ddl
     assert "CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.description]" in ddl
     assert len([s for s in ddl if "FULLTEXT" in s]) == len(FULLTEXT_INDEXES)
     # FalkorDB's side: the shared index syntax only (no IF NOT EXISTS, no constraints, no full-text) in Cypher
-    assert all(re.fullmatch(r"CREATE INDEX FOR \(n:\w+\) ON \(n\.\w+\)", s) for s in falkordb_ddl())
+    node, rel = r"CREATE INDEX FOR \(n:\w+\) ON \(n\.\w+\)", r"CREATE INDEX FOR \(\)-\[r:\w+\]-\(\) ON \(r\.\w+\)"
+    assert all(re.fullmatch(node, s) or re.fullmatch(rel, s) for s in falkordb_ddl())
+    assert "CREATE INDEX FOR ()-[r:ABOUT]-() ON (r.key)" in falkordb_ddl()
 
 
 def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
@@ -125,11 +131,12 @@ def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
     env["NEWSKG_GRAPH_URI"] = "bolt://127.0.0.1:1"  # nothing listens: printing must not connect
     env["PYTHONPATH"] = str(REPO)
     out = newskg("graph", "init", "--print-ddl", "--dialect", "neo4j", env=env).stdout
-    backfills = [one_line(s) for s in (*DAY_KEYS_BACKFILL, *fact_days_backfill("neo4j"))]
+    backfills = [one_line(s) for s in (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *fact_days_backfill("neo4j"))]
     assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*backfills, *neo4j_ddl())]
     assert newskg("graph", "init", "--print-ddl", env=env).stdout == out, "the default: the configured URI's dialect"
     falkor = newskg("graph", "init", "--print-ddl", "--dialect", "falkordb", env=env).stdout
-    statements = [*(one_line(s) for s in (*DAY_KEYS_BACKFILL, *fact_days_backfill("falkordb"))), *falkordb_ddl()]
+    falkor_backfills = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *fact_days_backfill("falkordb"))
+    statements = [*(one_line(s) for s in falkor_backfills), *falkordb_ddl()]
     assert falkor.splitlines()[: len(statements)] == [f"{s};" for s in statements]
     assert "// redis-cli GRAPH.CONSTRAINT CREATE newskg UNIQUE NODE M2Pair PROPERTIES 1 pair" in falkor
     wrong = newskg("graph", "init", "--print-ddl", "--dialect", "cypher", env=env, check=False)

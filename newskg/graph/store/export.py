@@ -19,6 +19,9 @@ from newskg.graph.store.store import GraphStore
 # One JSON line: a node (type, label, id, properties) or a relationship (type, rel, start, end, properties).
 ExportLine = dict[str, object]
 
+# Not ABOUT: an index the writes derive from EVIDENCE and MENTIONS (writes.INTERACTIONS), not what the graph says.
+# A graph rebuilt from an export derives it again with schema.ABOUT_BACKFILL (which `graph init` runs only where
+# the ABOUT index is missing: run it after loading, or load before init).
 RELATIONSHIPS = ("FROM", "IN", "MENTIONS", "ALIAS", "SUBJECT_OF", "OBJECT", "EVIDENCE", "COVERS")
 NODE_LABELS = (*COUNTS_LABELS, "Alias", "M2Batch", "EntityDay", "FactDay")
 PAGE = 1000

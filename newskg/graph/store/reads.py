@@ -119,6 +119,22 @@ WITH e"""
 # it ever took part in (1,018 facts for a window's 87 at 1 M, bench/qa.py), kept for long windows. Both filter
 # after WITH: with the day indexes, FalkorDB's planner would otherwise scan interactions by day and test each for
 # the entity (11 ms instead of 0.6 ms on 20k interactions, bench/qa.py).
+# Those stated by a chunk that mentions it, likewise: TIMELINE walks every chunk that ever mentioned the entity and
+# every fact each states (the hub's 17k chunks at 1 M, bench/qa_graph.py, whatever the window); TIMELINE_BY_DAYS looks
+# up the ABOUT edges keyed by the window's days (writes.INTERACTIONS), work in proportion to the window's facts, then
+# keeps a candidate only where the walk would have found it: an evidence chunk visible as of D mentions the entity.
+# The edges are an index, not the truth, so a chunk re-dated or linked otherwise since changes nothing; they leave out
+# the facts the keys name, found by the first part already. The lookup binds neither end: from a bound entity
+# FalkorDB's planner walks its edges (the key holds the entity), and with the fact's label it looks the keys up once
+# per interaction of the graph (1 s at 50k; only facts have ABOUT edges). Each check walks from one fact to its chunks
+# (~10 µs a fact on FalkorDB), so a candidate the rest would drop anyway (not visible as of D, another variant) is
+# dropped first: half of them in a window around D. (In the lookup's WHERE, those tests made FalkorDB scan
+# interactions by publication day and look the keys up for each: 19 s at 1 M.)
+# The two lists are collected on two rows (`naming`), the named facts the grouping key of one of them only: FalkorDB
+# hashes a list key whole for every row it groups, and `WITH named, collect(DISTINCT s)` hashed the hub's 7k named
+# facts once per stated row (7.7 s of its 7.9 at 1 M, bench/qa_graph.py; 48 s for a 90-day window). The row that names
+# looks nothing up: its filter is tested first. (A UNION subquery would say it directly, but Neo4j 5 deprecates
+# `CALL { … }` without a scope clause and FalkorDB has no `CALL () { … }`.)
 # $rings_for = k (null: no cut) keeps only the nearest days ("rings": the focus day, then ±1, ±2 …) that together
 # hold k facts, the last ring whole: what temporal retrieval ranks (qa/retrieve.py). On a busy entity the window
 # holds many times k, and the sources of the rest would be read and sent for nothing. The lists collected after
@@ -126,16 +142,25 @@ WITH e"""
 _NAMED_BY_EDGES = """
 MATCH (e:Entity {id: $entity})
 OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(n:Interaction)
-WITH e, collect(DISTINCT n) AS named"""
+WITH e, collect(DISTINCT n) AS named
+UNWIND [true, false] AS naming"""
 _NAMED_BY_DAYS = """
 MATCH (e:Entity {id: $entity})
 OPTIONAL MATCH (n:Interaction)
 WHERE n.subject_day IN $day_keys OR n.object_day IN $day_keys
-WITH e, collect(DISTINCT n) AS named"""
-_TIMELINE_REST = f"""
+WITH e, collect(DISTINCT n) AS named
+UNWIND [true, false] AS naming"""
+_STATED_BY_EDGES = f"""
 OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)<-[:EVIDENCE]-(s:Interaction)
-WHERE $via_chunks AND {visible("c", "day")}
-WITH named, collect(DISTINCT s) AS stated
+WHERE NOT naming AND $via_chunks AND {visible("c", "day")}
+WITH CASE WHEN naming THEN named ELSE [] END AS named, collect(DISTINCT s) AS stated"""
+_STATED_BY_DAYS = f"""
+OPTIONAL MATCH (s)-[a:ABOUT]->()
+WHERE NOT naming AND $via_chunks AND a.key IN $day_keys
+OPTIONAL MATCH (s)-[:EVIDENCE]->(c:Chunk)
+WHERE {visible("s")} AND ($variant IS NULL OR s.variant = $variant) AND {visible("c", "day")} AND (c)-[:MENTIONS]->(e)
+WITH CASE WHEN naming THEN named ELSE [] END AS named, collect(DISTINCT CASE WHEN c IS NOT NULL THEN s END) AS stated"""
+_TIMELINE_REST = f"""
 WITH named + stated AS facts
 UNWIND facts AS x
 WITH DISTINCT x
@@ -159,8 +184,8 @@ RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS even
        sources, size(sources) AS n_sources, urls, lead
 ORDER BY event_day, id
 """
-TIMELINE = _NAMED_BY_EDGES + _TIMELINE_REST
-TIMELINE_BY_DAYS = _NAMED_BY_DAYS + _TIMELINE_REST
+TIMELINE = _NAMED_BY_EDGES + _STATED_BY_EDGES + _TIMELINE_REST
+TIMELINE_BY_DAYS = _NAMED_BY_DAYS + _STATED_BY_DAYS + _TIMELINE_REST
 DAY_KEYS_MAX = 62  # the longest window TIMELINE_BY_DAYS reads: one key lookup per day and role
 
 

@@ -52,6 +52,10 @@ RANGE_INDEXES = (
     ("Linking", "order"),
     ("Linking", "chunk_id"),  # a chunk written whole, by any record (extract/stage.py)
 )
+# Relationship type → property, as RANGE_INDEXES: the same syntax `FOR ()-[r:TYPE]-()` on both engines.
+REL_RANGE_INDEXES = (
+    ("ABOUT", "key"),  # "<entity id>|<event day>": the facts a chunk states about an entity (writes.INTERACTIONS)
+)
 # Node properties set from the wall clock, not from the data: they differ between two runs over the same input, so
 # nothing exported or compared holds them (graph/store/export.py, tests/support/graph_dump.py).
 WALL_CLOCK = {
@@ -87,6 +91,10 @@ def neo4j_ddl() -> list[str]:
         for label, prop in RANGE_INDEXES
     ]
     ddl += [
+        f"CREATE RANGE INDEX {rel.lower()}_{prop} IF NOT EXISTS FOR ()-[r:{rel}]-() ON (r.{prop})"
+        for rel, prop in REL_RANGE_INDEXES
+    ]
+    ddl += [
         f"CREATE FULLTEXT INDEX {name} IF NOT EXISTS FOR (n:{label}) ON EACH [{', '.join(f'n.{p}' for p in props)}]"
         for name, (label, props) in FULLTEXT_INDEXES.items()
     ]
@@ -95,7 +103,8 @@ def neo4j_ddl() -> list[str]:
 
 def falkordb_ddl() -> list[str]:
     # FalkorDB has no IF NOT EXISTS: an existing index answers with an error, which init treats as done.
-    return [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in MERGE_KEYS + RANGE_INDEXES]
+    nodes = [f"CREATE INDEX FOR (n:{label}) ON (n.{prop})" for label, prop in MERGE_KEYS + RANGE_INDEXES]
+    return nodes + [f"CREATE INDEX FOR ()-[r:{rel}]-() ON (r.{prop})" for rel, prop in REL_RANGE_INDEXES]
 
 
 def falkordb_constraint_commands(graph: str) -> list[tuple[str, ...]]:
@@ -109,8 +118,10 @@ def falkordb_constraint_commands(graph: str) -> list[tuple[str, ...]]:
 def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     """The schema as a script to read or pipe: Neo4j's statements for `cypher-shell`; FalkorDB's index statements,
     with its constraint commands as comments (they go through redis-cli, not Cypher)."""
-    # the keys an older graph lacks come first, as init fills them before it makes their index (a no-op after)
-    backfill = "".join(f"{one_line(statement)};\n" for statement in (*DAY_KEYS_BACKFILL, *fact_days_backfill(dialect)))
+    # the keys and ABOUT edges an older graph lacks come first, as init fills them before it makes their index (a
+    # no-op after)
+    backfilled = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *fact_days_backfill(dialect))
+    backfill = "".join(f"{one_line(statement)};\n" for statement in backfilled)
     if dialect == "neo4j":
         return backfill + "".join(f"{statement};\n" for statement in neo4j_ddl())
     commands = [f"// redis-cli {' '.join(command)}\n" for command in falkordb_constraint_commands(graph)]
@@ -132,6 +143,17 @@ DAY_KEYS_BACKFILL = (
     "SET x.subject_day = s.id + '|' + toString(x.event_day)",
     "MATCH (x:Interaction)-[:OBJECT]->(o:Entity) WHERE x.object_day IS NULL "
     "SET x.object_day = o.id + '|' + toString(x.event_day)",
+)
+# The same for the ABOUT edges (writes.INTERACTIONS), after the day keys they leave out: a fact is ABOUT every
+# entity an evidence chunk of it mentions, other than those its keys name. One statement for the whole graph;
+# DISTINCT: a fact with two evidence chunks that mention one entity gets one edge. Each edge is MERGEd, so a
+# second run after a crash makes none twice.
+ABOUT_INDEX = ("ABOUT", "key")
+ABOUT_BACKFILL = (
+    "MATCH (x:Interaction)-[:EVIDENCE]->(:Chunk)-[:MENTIONS]->(m:Entity) "
+    "WITH DISTINCT x, m, m.id + '|' + toString(x.event_day) AS key "
+    "WHERE key <> coalesce(x.subject_day, '') AND key <> coalesce(x.object_day, '') "
+    "MERGE (x)-[:ABOUT {key: key}]->(m)",
 )
 FALKORDB_INDEXES = "CALL db.indexes() YIELD label, properties RETURN label, properties"
 NEO4J_INDEXES = "SHOW INDEXES YIELD labelsOrTypes, properties RETURN labelsOrTypes AS label, properties"
@@ -170,10 +192,12 @@ def _backfill_fact_days(conn: GraphConnection) -> None:
 
 
 def _backfill(conn: GraphConnection) -> None:
-    """What an older graph lacks, each while the index made after it is missing."""
-    if not _has_index(conn, *DAY_KEYS_INDEX):
-        for statement in DAY_KEYS_BACKFILL:
-            conn.run(statement)
+    """What an older graph lacks of what the writes derive, each while the index made after it is missing."""
+    # in this order: the ABOUT edges leave out the entities the day keys name
+    for index, backfill in ((DAY_KEYS_INDEX, DAY_KEYS_BACKFILL), (ABOUT_INDEX, ABOUT_BACKFILL)):
+        if not _has_index(conn, *index):
+            for statement in backfill:
+                conn.run(statement)
     if not _has_index(conn, *FACT_DAYS_INDEX):
         _backfill_fact_days(conn)
 
@@ -202,7 +226,8 @@ def init_schema(conn: GraphConnection) -> list[str]:
 
 
 def _has_index(conn: GraphConnection, label: str, prop: str) -> bool:
-    """Whether a node index covers `prop` of `label` (FalkorDB: one index per label lists all its properties)."""
+    """Whether an index covers `prop` of `label`, a node label or a relationship type (FalkorDB: one index per
+    label or type lists all its properties)."""
     query = NEO4J_INDEXES if conn.dialect == "neo4j" else FALKORDB_INDEXES
     try:
         rows = conn.read(query)

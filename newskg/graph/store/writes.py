@@ -74,13 +74,20 @@ FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
 MERGE (n)-[:ALIAS]->(a)
 """
 
-# One row per chunk with the entities it mentions: the chunk is looked up once, not once per mention.
+# One row per chunk with the entities it mentions: the chunk is looked up once, not once per mention. The facts
+# the chunk already states are then ABOUT each entity (see INTERACTIONS): its mentions may arrive after its facts.
+# DISTINCT: two chunks of the batch stating one fact and mentioning one entity make one edge.
 MENTIONS = """
 UNWIND $rows AS m
 MATCH (ch:Chunk {id: m.chunk_id})
 UNWIND m.entity_ids AS eid
 MATCH (n:Entity {id: eid})
 MERGE (ch)-[:MENTIONS]->(n)
+WITH ch, n
+MATCH (x:Interaction)-[:EVIDENCE]->(ch)
+WITH DISTINCT x, n, n.id + '|' + toString(x.event_day) AS key
+WHERE key <> coalesce(x.subject_day, '') AND key <> coalesce(x.object_day, '')
+MERGE (x)-[:ABOUT {key: key}]->(n)
 """
 
 # An interaction's id does not hold its publication: the same fact read in two chunks is one node. Like a chunk
@@ -93,6 +100,12 @@ MERGE (ch)-[:MENTIONS]->(n)
 # lookup per day (reads.TIMELINE_BY_DAYS), not a walk over every fact it ever took part in. `subject_cell` and
 # `object_cell` ("<entity id>|<published day>|<ingested day>", indexed) are set with them, after the first record's
 # times: the fact's cells in the daily fact counts (graph/store/factdays.py), which the writer recounts after this.
+# A fact is ABOUT every entity an evidence chunk of it mentions, other than those its keys name (the read finds
+# those by the keys), keyed like them by "<entity id>|<event day>" (indexed): the facts a chunk states about an
+# entity in a few days are an index lookup per day too, not a walk over every chunk that ever mentioned it. An
+# index of candidates only: the read checks each against the chunks (reads.TIMELINE_BY_DAYS). The edges follow
+# the MERGE of the evidence (and MENTIONS those of the mentions), so on Neo4j the lock the new edge takes on the
+# chunk orders two writers of one chunk's evidence and mentions: the second sees the first's edge.
 INTERACTIONS = """
 UNWIND $rows AS i
 MATCH (s:Entity {id: i.subject_id})
@@ -107,15 +120,20 @@ FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
 MERGE (s)-[:SUBJECT_OF]->(x)
 SET x.subject_day = s.id + '|' + toString(x.event_day)
 SET x.subject_cell = s.id + '|' + toString(x.published_day) + '|' + toString(x.ingested_day)
-WITH x, i
+WITH s, x, i
 OPTIONAL MATCH (o:Entity {id: i.object_id})
 FOREACH (_ IN CASE WHEN o IS NULL THEN [] ELSE [1] END |
   MERGE (x)-[:OBJECT]->(o) SET x.object_day = o.id + '|' + toString(x.event_day)
   SET x.object_cell = o.id + '|' + toString(x.published_day) + '|' + toString(x.ingested_day))
-WITH x, i
+WITH x, i, [s.id, coalesce(o.id, s.id)] AS keyed
 UNWIND i.chunk_ids AS cid
 MATCH (ch:Chunk {id: cid})
 MERGE (x)-[:EVIDENCE]->(ch)
+WITH x, ch, keyed
+MATCH (ch)-[:MENTIONS]->(m:Entity)
+WITH DISTINCT x, m, keyed
+WHERE NOT m.id IN keyed
+MERGE (x)-[:ABOUT {key: m.id + '|' + toString(x.event_day)}]->(m)
 """
 
 SIGHTING_CHUNKS = """
