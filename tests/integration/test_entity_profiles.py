@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from newskg.core.ids import entity_id
-from newskg.core.records import Entity
+from newskg.core.records import Chunk, Entity
+from newskg.core.timeaxes import day_iso
 from newskg.graph.store import factdays, reads
 from newskg.graph.store.asof import KNOWLEDGE, AsOf
 from newskg.graph.store.mentions import ingested_day
@@ -56,39 +57,28 @@ ORDER BY label, id
 DAYS = [20230428 + d for d in range(3)] + [20230501 + d for d in range(14)] + [99991231]
 
 
+def redated(chunk: Chunk, day: int, article_id: str, days_earlier: int) -> Chunk:
+    """Another record of the same chunk text: published on `day` in another article, ingested earlier."""
+    return chunk.model_copy(
+        update={
+            "day": day,
+            "published": f"{day_iso(day)}T08:00:00Z",
+            "article_id": article_id,
+            "article_ids": [article_id],
+            "ingested_ms": chunk.ingested_ms - days_earlier * 86_400_000,
+        }
+    )
+
+
 def scenario() -> list[dict[str, Any]]:
     """Batches of one stream: late ingestion, re-dating records, mentions in a later batch, a fact whose object
     is no entity of the graph, a chunk re-dated by a record sent without its mentions."""
     c1 = dated_chunk("Doja Cat dressed as Choupette at the Met Gala.", 20230501)
     c2 = dated_chunk("Doja Cat said Choupette inspired her.", 20230503, "beta", ingested_day=20230505)  # late
     c3 = dated_chunk("Doja Cat thanked Karl Lagerfeld's estate.", 20230510, "gamma")
-    c4 = c3.model_copy(
-        update={
-            "day": 20230507,
-            "published": "2023-05-07T08:00:00Z",
-            "article_id": "a_d",
-            "article_ids": ["a_d"],
-            "ingested_ms": c3.ingested_ms - 3 * 86_400_000,
-        }
-    )
-    c1_early = c1.model_copy(
-        update={
-            "day": 20230430,
-            "published": "2023-04-30T08:00:00Z",
-            "article_id": "a_e",
-            "article_ids": ["a_e"],
-            "ingested_ms": c1.ingested_ms - 86_400_000,
-        }
-    )
-    c2_early = c2.model_copy(
-        update={
-            "day": 20230502,
-            "published": "2023-05-02T08:00:00Z",
-            "article_id": "a_f",
-            "article_ids": ["a_f"],
-            "ingested_ms": c2.ingested_ms - 3 * 86_400_000,
-        }
-    )
+    c4 = redated(c3, 20230507, "a_d", days_earlier=3)
+    c1_early = redated(c1, 20230430, "a_e", days_earlier=1)
+    c2_early = redated(c2, 20230502, "a_f", days_earlier=3)
     f1 = stated_by(c1, DOJA_E, CHOUPETTE_E, "Doja Cat dressed as Choupette", 20230501)
     f2 = stated_by(c2, DOJA_E, CHOUPETTE_E, "Doja Cat was inspired by Choupette", 20230503)
     f3 = stated_by(c3, DOJA_E, KARL, "Doja Cat thanked Karl Lagerfeld", 20230506)
