@@ -644,7 +644,10 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
     console.rule(f"{rows:,} interactions")
     loaded = load_graph(settings, rows, console)
     graph_load_s = loaded.seconds
-    console.print(f"graph: {rows:,} interactions in {graph_load_s:.1f} s ({rows / graph_load_s:,.0f}/s)")
+    console.print(
+        f"graph: {rows:,} interactions in {graph_load_s:.1f} s ({rows / graph_load_s:,.0f}/s; the daily counts "
+        f"{loaded.count_seconds:.1f} s of it); the busiest entity in {loaded.hub_facts:,} facts"
+    )
     settings = settings.model_copy(update={"qdrant_path": settings.data_dir / f"mirror-{rows}"})
     report = settings.data_dir / f"mirror-load-{rows}.txt"
     spec = ApiSpec(settings, plan.mirror_mode, rows, report, graph_pid=falkordb_pid)
