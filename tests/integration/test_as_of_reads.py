@@ -293,7 +293,7 @@ def timeline_params(entity: Entity, first: int, last: int, as_of: int, **overrid
         "variant": None,
         "via_chunks": False,
         "rings_for": None,
-        "day_keys": reads.day_keys(entity.id, days_from(first, last)),
+        **reads.window_keys(entity.id, days_from(first, last), min(max(as_of, first), last)),
         **AsOf.of(as_of).params(),
     } | overrides
 
@@ -320,10 +320,13 @@ def test_the_day_keys_find_the_facts_the_edges_do(graph, stated):
                     {"via_chunks": True, "variant": "M0", "limit": 5},
                     {"rings_for": 2},
                     {"via_chunks": True, "rings_for": 2},
+                    {"via_chunks": True, "rings_for": 1},  # the focus day alone, whenever it has a fact
+                    {"via_chunks": True, "rings_for": 3, "limit": 2},  # the limit, not k, says when it is enough
+                    {"via_chunks": True, "rings_for": 1, **published},
                 ):
                     params = timeline_params(entity, first, last, as_of, **extra)
                     by_days = store.conn.read(reads.TIMELINE_BY_DAYS, params)
-                    assert by_days == store.conn.read(reads.TIMELINE, params), params
+                    assert by_days == store.conn.read(reads.TIMELINE, params), (entity.name, params)
                     found += len(by_days)
                     if extra.get("via_chunks"):
                         named = store.conn.read(reads.TIMELINE_BY_DAYS, params | {"via_chunks": False})
@@ -388,6 +391,37 @@ def test_the_day_keys_are_read_through_their_index_not_a_scan(graph):
     assert any("Conditional Traverse | (s)->(c:Chunk)" in line for line in lines), lines
     assert not any("Scan |" in line and "Index" not in line for line in lines), lines
     assert not any("Traverse | (e)" in line for line in lines), lines
+
+
+def _profile(store: GraphStore, statement: str, params: dict[str, object]) -> list[str]:
+    """FalkorDB's executed plan of a statement: each operation with the records it produced."""
+    header = "CYPHER " + " ".join(f"{key}={stringify_param_value(value)}" for key, value in params.items())
+    plan = cast(
+        list[bytes | str], store.conn.execute_command("GRAPH.PROFILE", store.conn.graph_name, f"{header} {statement}")
+    )
+    return [line.decode() if isinstance(line, bytes) else line for line in plan]
+
+
+def _records(line: str) -> int:
+    return int(line.split("Records produced: ")[1].split(",")[0])
+
+
+def test_a_day_that_holds_k_facts_is_read_alone(graph):
+    """Ring first: when the focus day holds the k facts temporal retrieval ranks, the rest of the window is never
+    looked up (its index scans produce nothing), though the window holds more; when it does not, they are."""
+    store, _ = graph
+    assert isinstance(store.conn, FalkorConnection)
+    first, last = shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7)
+    lookups = {}
+    for k in (3, 4):  # the spike day holds 3 facts of Swift's and the day before 160
+        params = timeline_params(SWIFT, first, last, SPIKE_DAY, via_chunks=True, rings_for=k)
+        lines = _profile(store, reads.TIMELINE_BY_DAYS, params)
+        # in plan order: the day's keys and ABOUT edges, then the rest of the window's
+        scans = [_records(line) for line in lines if "Index Scan | (n:Interaction)" in line or "[a:ABOUT]" in line]
+        assert len(scans) == 4, lines
+        lookups[k] = scans
+    assert lookups[3] == [3, 0, 0, 0], lookups  # the day's 3 found, nothing else looked up
+    assert lookups[4][:2] == [3, 0] and lookups[4][2] >= len(SPIKE_BUSY_DAYS) * SPIKE_PER_DAY, lookups  # one short
 
 
 def test_the_rings_read_keeps_the_nearest_days_that_hold_k_the_last_one_whole(graph):

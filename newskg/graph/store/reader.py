@@ -106,7 +106,7 @@ class AsOfReader:
             reads.TIMELINE_BY_DAYS if by_days else reads.TIMELINE,
             {
                 "entity": entity_id,
-                "day_keys": reads.day_keys(entity_id, days),
+                **reads.window_keys(entity_id, days, focus),
                 "from_day": from_day,
                 "to_day": to_day,
                 "focus_day": focus,

@@ -114,7 +114,7 @@ WITH e"""
 # that mentions it (the scope NewsRAG reads chunks in: "Google Stadia launched" is a fact of the chunk about
 # Stadia even when the extractor's subject was another span). Each fact is still visible only as of its own day.
 # Those naming it are found one of two ways, the same facts either way: TIMELINE_BY_DAYS looks up its
-# "<entity id>|<day>" keys of each day of the window ($day_keys; writes.INTERACTIONS sets them with the edges), work
+# "<entity id>|<day>" keys of each day of the window (window_keys; writes.INTERACTIONS sets them with the edges), work
 # in proportion to the window's facts; TIMELINE walks its SUBJECT_OF/OBJECT edges, work in proportion to every fact
 # it ever took part in (1,018 facts for a window's 87 at 1 M, bench/qa.py), kept for long windows. Both filter
 # after WITH: with the day indexes, FalkorDB's planner would otherwise scan interactions by day and test each for
@@ -144,22 +144,55 @@ MATCH (e:Entity {id: $entity})
 OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(n:Interaction)
 WITH e, collect(DISTINCT n) AS named
 UNWIND [true, false] AS naming"""
-_NAMED_BY_DAYS = """
-MATCH (e:Entity {id: $entity})
-OPTIONAL MATCH (n:Interaction)
-WHERE n.subject_day IN $day_keys OR n.object_day IN $day_keys
-WITH e, collect(DISTINCT n) AS named
-UNWIND [true, false] AS naming"""
 _STATED_BY_EDGES = f"""
 OPTIONAL MATCH (e)<-[:MENTIONS]-(c:Chunk)<-[:EVIDENCE]-(s:Interaction)
 WHERE NOT naming AND $via_chunks AND {visible("c", "day")}
 WITH CASE WHEN naming THEN named ELSE [] END AS named, collect(DISTINCT s) AS stated"""
-_STATED_BY_DAYS = f"""
+
+
+def _stated_by_days(guard: str, keys: str) -> str:
+    """The facts the ABOUT edges keyed by `keys` (a parameter) point to, kept where an evidence chunk visible as of
+    D mentions the entity; looked up only on the rows `guard` (Cypher of this module) holds for."""
+    return f"""
 OPTIONAL MATCH (s)-[a:ABOUT]->()
-WHERE NOT naming AND $via_chunks AND a.key IN $day_keys
+WHERE {guard} AND $via_chunks AND a.key IN {keys}
 OPTIONAL MATCH (s)-[:EVIDENCE]->(c:Chunk)
-WHERE {visible("s")} AND ($variant IS NULL OR s.variant = $variant) AND {visible("c", "day")} AND (c)-[:MENTIONS]->(e)
-WITH CASE WHEN naming THEN named ELSE [] END AS named, collect(DISTINCT CASE WHEN c IS NOT NULL THEN s END) AS stated"""
+WHERE {visible("s")} AND ($variant IS NULL OR s.variant = $variant) AND {visible("c", "day")}
+  AND (c)-[:MENTIONS]->(e)"""
+
+
+_STATED = "collect(DISTINCT CASE WHEN c IS NOT NULL THEN s END) AS stated"
+# Ring first: the focus day's facts are looked up before the rest of the window ($focus_keys, then $rest_keys:
+# reads.window_keys), and the rest only when the day holds fewer than the rows the read keeps (`enough`: $rings_for,
+# or $limit when that is fewer): were it enough, the sort, the limit and the cut below would keep that day alone. A
+# hub's day holds hundreds of facts; its window, fifteen times as many, each looked up and checked against its
+# chunks for nothing (bench/qa_graph.py). The day's facts ("ring") are counted as the rest of the read filters
+# them, each once (a fact whose object was linked after its chunk's edges were written is named and stated). The
+# rest is read on rows of their own (`part` 1 and 2) with the guard first, which FalkorDB tests before each lookup;
+# the day's list rides on row 0, the only row it is a grouping key of (see `naming` above).
+_NAMED_BY_DAYS = f"""
+MATCH (e:Entity {{id: $entity}})
+OPTIONAL MATCH (n:Interaction)
+WHERE n.subject_day IN $focus_keys OR n.object_day IN $focus_keys
+WITH e, collect(DISTINCT n) AS named
+UNWIND [true, false] AS naming{_stated_by_days("NOT naming", "$focus_keys")}
+WITH e, CASE WHEN naming THEN named ELSE [] END AS named, {_STATED}
+WITH e, collect(
+  [x IN named WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
+     AND ($variant IS NULL OR x.variant = $variant)]
+  + [x IN stated WHERE x.event_day >= $from_day AND x.event_day <= $to_day]) AS found
+UNWIND reduce(ring = [], facts IN found | ring + facts) + [null] AS x
+WITH DISTINCT e, x
+WITH e, collect(x) AS ring
+WITH e, ring, size(ring) >= CASE WHEN $rings_for IS NULL OR $rings_for > $limit THEN $limit ELSE $rings_for END
+     AS enough
+UNWIND [0, 1, 2] AS part
+WITH e, enough, part, CASE WHEN part = 0 THEN ring ELSE [] END AS ring
+OPTIONAL MATCH (n:Interaction)
+WHERE part = 1 AND NOT enough AND (n.subject_day IN $rest_keys OR n.object_day IN $rest_keys)
+WITH e, part, enough, ring, collect(DISTINCT n) AS named"""
+_STATED_BY_DAYS = f"""{_stated_by_days("part = 2 AND NOT enough", "$rest_keys")}
+WITH ring + named AS named, {_STATED}"""
 _TIMELINE_REST = f"""
 WITH named + stated AS facts
 UNWIND facts AS x
@@ -192,6 +225,14 @@ DAY_KEYS_MAX = 62  # the longest window TIMELINE_BY_DAYS reads: one key lookup p
 def day_keys(entity_id: str, days: list[int]) -> list[str]:
     """The (entity, day) keys of writes.INTERACTIONS' `subject_day` and `object_day`, one per day."""
     return [f"{entity_id}|{day}" for day in days]
+
+
+def window_keys(entity_id: str, days: list[int], focus_day: int) -> dict[str, list[str]]:
+    """TIMELINE_BY_DAYS' keys: the focus day's, read first, and the rest of the window's."""
+    return {
+        "focus_keys": day_keys(entity_id, [focus_day]),
+        "rest_keys": day_keys(entity_id, [day for day in days if day != focus_day]),
+    }
 
 
 # The resolver's in-memory name index: every entity's name (visible as the entity is: which entities exist is
