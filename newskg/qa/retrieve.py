@@ -59,7 +59,9 @@ Row = TimelineRow | EntityChunk  # a window read's row: an interaction, or a chu
 def _salience(row: Row) -> tuple[float, float]:
     """How much a fact is the day's story about its entity, for a query that is only a name ("julian assange"):
     the sources that carried it by D first, then its confidence plus how near its article's lead it is stated
-    (1 in the first chunk, ½ in the next, …). Its similarity to a bare name says nothing: the name is in all."""
+    (1 in the first chunk, ½ in the next, …). Its similarity to a bare name says nothing: the name is in all.
+    reads.TIMELINE orders by the same, to send only the top k (its $top); a change here is a change there
+    (tests/integration/test_retrieval.py compares the two)."""
     if isinstance(row, EntityChunk):
         return (0.0, 0.0)
     lead = 1.0 / (1.0 + row.lead / 3) if row.lead is not None else 0.0
@@ -164,7 +166,8 @@ class Retriever:
         as_of, query = AsOf.of(as_of), QueryTexts.of(text)
         vector = vector or QueryVector(self.mirror, query)
         day = as_of.day
-        rows = self._window(entity_id, as_of, variant, kind, k)
+        by_salience = self.bare_by_salience and kind == "interaction" and query.name_alone
+        rows = self._window(entity_id, as_of, variant, kind, k, by_salience)
         by_ring = sorted(rows, key=lambda r: days_between(_day_of(r), day))
         needed: list[list[Row]] = []
         count = 0
@@ -173,7 +176,7 @@ class Retriever:
             count += len(needed[-1])
             if count >= k:
                 break
-        if self.bare_by_salience and kind == "interaction" and query.name_alone:
+        if by_salience:
             return self._by_salience(needed, k)
         scores = self._similarities(COLLECTION[kind], query, [r for ring in needed for r in ring], vector)
         chosen: list[Row] = []
@@ -189,8 +192,10 @@ class Retriever:
         return [self._evidence(r, 1 / (1 + rank), None) for rank, r in enumerate(chosen[:k])]
 
     def _window(
-        self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind, k: int
+        self, entity_id: str, as_of: AsOf, variant: Variant | None, kind: EvidenceKind, k: int, salient: bool
     ) -> Sequence[Row]:
+        """The rows ranked: the window's nearest rings that hold k, or (`salient`) only the k of them _by_salience
+        keeps, chosen by the graph in the same order (reads.TIMELINE's $top)."""
         day = as_of.day
         if kind == "chunk":  # chunks are dated by publication: the window ends at the day, newest first
             return self.store.entity_chunks(
@@ -203,7 +208,7 @@ class Retriever:
             as_of=as_of,
             limit=self.window_limit,
             focus_day=day,
-            scope=FactScope(variant, via_chunks=self.facts_via_chunks, rings_for=k),
+            scope=FactScope(variant, via_chunks=self.facts_via_chunks, rings_for=k, salient=salient),
         )
 
     def _similarities(

@@ -10,8 +10,9 @@ import json
 import threading
 import uuid
 from collections import Counter
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from itertools import takewhile
+from itertools import product, takewhile
 from typing import cast
 
 import pytest
@@ -30,7 +31,7 @@ from newskg.graph.store import reads
 from newskg.graph.store.asof import AsOf, days_between
 from newskg.graph.store.reader import FactScope
 from newskg.graph.store.reads import day_ordinal
-from newskg.graph.store.rows import EntityCounts
+from newskg.graph.store.rows import EntityCounts, TimelineRow
 from newskg.graph.store.store import GraphStore
 from newskg.qa.api import create_app
 from newskg.qa.query import EntityResolver
@@ -293,6 +294,7 @@ def timeline_params(entity: Entity, first: int, last: int, as_of: int, **overrid
         "variant": None,
         "via_chunks": False,
         "rings_for": None,
+        "top": overrides.get("limit", 1000),
         **reads.window_keys(entity.id, days_from(first, last), min(max(as_of, first), last)),
         **AsOf.of(as_of).params(),
     } | overrides
@@ -323,6 +325,7 @@ def test_the_day_keys_find_the_facts_the_edges_do(graph, stated):
                     {"via_chunks": True, "rings_for": 1},  # the focus day alone, whenever it has a fact
                     {"via_chunks": True, "rings_for": 3, "limit": 2},  # the limit, not k, says when it is enough
                     {"via_chunks": True, "rings_for": 1, **published},
+                    {"via_chunks": True, "rings_for": 3, "top": 3},  # a bare name's: the 3 most salient
                 ):
                     params = timeline_params(entity, first, last, as_of, **extra)
                     by_days = store.conn.read(reads.TIMELINE_BY_DAYS, params)
@@ -420,6 +423,94 @@ def test_a_facts_sources_and_lead_are_those_of_its_articles_visible_as_of_the_da
                         assert row["n_sources"] == len(row["sources"])
                         hidden += plain["articles"] > len(plain["urls"])
     assert hidden > 0  # rows with an article not yet visible: the test tells the two reads apart
+
+
+ASSANGE = person("Julian Assange")
+SALIENT_DAY = 20191119
+
+
+def build_salient(world: World) -> None:
+    """Julian Assange's days around SALIENT_DAY: facts carried by one to four sources (one of them only after the
+    day), with confidences and leads that differ, so salience orders them otherwise than the window does."""
+    for n, (day, lead, sources, late, confidences) in enumerate(
+        [
+            (SALIENT_DAY, 4, 1, 0, (0.9, None)),
+            (SALIENT_DAY, 0, 3, 1, (0.3, 0.7)),  # the day's lead story: three sources by the day, a fourth after
+            (SALIENT_DAY, 9, 2, 0, (0.2,)),
+            (SALIENT_DAY, 0, 1, 3, (0.5,)),  # later, three more
+            (SALIENT_DAY, 1, 1, 0, (0.8,)),  # one sentence further from the lead than the one above, more trusted
+            (SALIENT_DAY, 0, 1, 0, (0.1, None)),  # no confidence counts as none
+            (shift(SALIENT_DAY, -1), 2, 2, 0, (0.4, 0.8)),
+            (shift(SALIENT_DAY, 1), 0, 1, 0, (0.6,)),
+        ]
+    ):
+        chunk = world.report(f"Julian Assange story {n}.", day, [ASSANGE])
+        chunk = world.chunks[-1] = chunk.model_copy(update={"sentence_start": lead})
+        for m, confidence in enumerate(confidences):
+            world.fact(chunk, ASSANGE, None, f"Julian Assange story {n} fact {m}")
+            world.facts[-1] = world.facts[-1].model_copy(update={"confidence": confidence})
+        for sighting in range(1, sources + late):
+            seen = day if sighting < sources else shift(day, 2)
+            article, source = f"a_{n}_{sighting}", f"wire{sighting}"
+            world.chunks.append(
+                chunk.model_copy(
+                    update={
+                        "article_id": article,
+                        "article_ids": [article],
+                        "source": source,
+                        "source_id": source_id(source),
+                        "url": f"https://{source}.example/{article}",
+                        "day": seen,
+                        "published": f"{day_iso(seen)}T09:00:00Z",
+                    }
+                )
+            )
+    world.write([ASSANGE])
+
+
+@pytest.fixture(scope="module")
+def salient(stack, tmp_path_factory):
+    with Isolation(stack, tmp_path_factory.mktemp("as-of-salient")) as isolation:
+        store = GraphStore(open_graph(isolation.new().settings))
+        store.init()
+        build_salient(World(store))
+        yield store
+        store.conn.close()
+
+
+def test_a_bare_names_answer_gets_the_k_most_salient_facts_from_the_graph(graph, salient):
+    """A bare name's temporal retrieval reads only the k facts it keeps (FactScope.salient): the same facts, in the
+    same order, as ranking the nearest rings' every fact by salience (the sources by D, then confidence plus the
+    lead, then the latest published, then the id: qa/retrieve._salience), in either view, whatever k."""
+    reordered = compared = 0
+    worlds = [
+        (graph[0], ALL, [day for _, _, day in WINDOWS]),
+        (salient, [ASSANGE], [SALIENT_DAY, shift(SALIENT_DAY, 1)]),
+    ]
+    for store, entities, days in worlds:
+        retriever = Retriever(store, None)
+        for entity, day, view, k in product(entities, days, ("ingested", "published"), (1, 2, 3, 5, 10)):
+            as_of = AsOf(day, view)
+            first, last = shift(day, -retriever.backoff_days), shift(day, retriever.backoff_days)
+            scope = FactScope(via_chunks=True, rings_for=k)
+            rows = store.timeline(entity.id, first, last, as_of, focus_day=day, scope=scope)
+            expected = [r.id for r in sorted(rows, key=partial(_salience, day))[:k]]
+            assert [e.id for e in retriever.temporal(entity.id, entity.name, as_of, k)] == expected, (entity, day, k)
+            nearest = sorted(rows, key=lambda r: (days_between(r.event_day, day), -r.published_day, r.id))
+            reordered += expected != [r.id for r in nearest[:k]]
+            compared += bool(expected)
+    assert compared > 50 and reordered > 5  # salience, not the window's own order, chose them
+
+
+def _salience(day: int, row: TimelineRow) -> tuple[int, int, float, int, str]:
+    lead = 1.0 / (1.0 + row.lead / 3) if row.lead is not None else 0.0
+    return (
+        days_between(row.event_day, day),
+        -row.n_sources,
+        -((row.confidence or 0.0) + lead),
+        -row.published_day,
+        row.id,
+    )
 
 
 def _profile(store: GraphStore, statement: str, params: dict[str, object]) -> list[str]:

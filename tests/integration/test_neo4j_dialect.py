@@ -64,7 +64,7 @@ def test_the_front_end_rejects_what_neo4j_5_rejects():
         "parameter not passed": "MATCH (n:Entity {id: $id}) RETURN n",
         # one of ours with a variable dropped from a WITH: x is then gone when RETURN reads it
         "our TIMELINE, x dropped": reads.TIMELINE.replace(
-            "WITH x, collect(DISTINCT CASE", "WITH collect(DISTINCT CASE"
+            "WITH x, distance, collect(DISTINCT CASE", "WITH distance, collect(DISTINCT CASE"
         ),
     }
     assert bad["our TIMELINE, x dropped"] != reads.TIMELINE

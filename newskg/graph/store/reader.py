@@ -37,15 +37,23 @@ class FactScope:
     """Which interactions of a window are read: only `variant`'s (None: every extraction variant), with `via_chunks`
     also those stated by visible chunks that mention the entity (not only those naming it), and with `rings_for`
     = k only those of the days nearest the focus that together hold k (the farthest of them whole): all that
-    temporal retrieval ranks (reads.TIMELINE)."""
+    temporal retrieval ranks (reads.TIMELINE); with `salient` too, only the k of those a bare name's answer keeps
+    (qa/retrieve._salience)."""
 
     variant: Variant | None = None
     via_chunks: bool = False
     rings_for: int | None = None
+    salient: bool = False
 
     def __post_init__(self) -> None:
         if self.rings_for is not None and self.rings_for < 1:
             raise ValueError(f"rings_for is a count of facts, at least 1: {self.rings_for}")
+        if self.salient and self.rings_for is None:
+            raise ValueError("salient keeps the k most salient facts: it needs rings_for = k")
+
+    def top(self, limit: int) -> int:
+        """How many rows the read returns at most (reads.TIMELINE's $top)."""
+        return min(self.rings_for, limit) if self.salient and self.rings_for is not None else limit
 
 
 class AsOfReader:
@@ -114,6 +122,7 @@ class AsOfReader:
                 "variant": scope.variant,
                 "via_chunks": scope.via_chunks,
                 "rings_for": scope.rings_for,
+                "top": scope.top(limit),
                 **as_of.params(),
             },
         )

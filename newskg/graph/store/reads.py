@@ -137,6 +137,11 @@ WITH e"""
 # `CALL { … }` without a scope clause and FalkorDB has no `CALL () { … }`.)
 # A fact's sources are those of its articles visible as of D, tested as a value (`shown`), not in the match's WHERE:
 # with it there, FalkorDB took 3x as long over a hub's ring (860 facts at 1 M: 32 against 10 ms).
+# $top keeps the most salient rows, nearest ring first: a bare name's answer ranks the rings it reads by salience
+# and keeps k (qa/retrieve._salience, whose order this is: the sources that carried the fact by D, then its
+# confidence plus how near its article's lead it is stated, then the latest published, then the id), so a hub's
+# read sends k rows, not the ~900 of its day at 1 M (the client's parsing was 37 ms of the API's CPU). $top =
+# $limit keeps every row.
 # $rings_for = k (null: no cut) keeps only the nearest days ("rings": the focus day, then ±1, ±2 …) that together
 # hold k facts, the last ring whole: what temporal retrieval ranks (qa/retrieve.py). On a busy entity the window
 # holds many times k, and the sources of the rest would be read and sent for nothing. The lists collected after
@@ -213,9 +218,13 @@ UNWIND range(0, size(window) - 1) AS i
 WITH window[i] AS x, distances[i] AS distance, cut
 WHERE cut IS NULL OR distance <= cut
 OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
-WITH x, c, a, s, {visible("a")} AS shown
-WITH x, collect(DISTINCT CASE WHEN shown THEN s.name END) AS sources,
+WITH x, distance, c, a, s, {visible("a")} AS shown
+WITH x, distance, collect(DISTINCT CASE WHEN shown THEN s.name END) AS sources,
      collect(DISTINCT CASE WHEN shown THEN a.url END) AS urls, min(CASE WHEN shown THEN c.sentence_start END) AS lead
+WITH x, distance, sources, urls, lead,
+     coalesce(x.confidence, 0.0) + CASE WHEN lead IS NULL THEN 0.0 ELSE 1.0 / (1.0 + toFloat(lead) / 3.0) END AS weight
+ORDER BY distance, size(sources) DESC, weight DESC, x.published_day DESC, x.id
+LIMIT $top
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
        x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
        x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
