@@ -37,7 +37,14 @@ from newskg.graph.store import explore, journals, mentions, questions, reads
 from newskg.graph.store.asof import AsOf
 from newskg.graph.store.export import export_jsonl
 from newskg.graph.store.reader import COUNTS_LABELS, FactScope
-from newskg.graph.store.schema import ABOUT_BACKFILL, DAY_KEYS_BACKFILL, NEO4J_INDEXES, fact_days_backfill, neo4j_ddl
+from newskg.graph.store.schema import (
+    ABOUT_BACKFILL,
+    DAY_KEYS_BACKFILL,
+    ENTITY_LOWER_BACKFILL,
+    NEO4J_INDEXES,
+    fact_days_backfill,
+    neo4j_ddl,
+)
 from newskg.graph.store.store import GraphStore
 from newskg.graph.store.times import graph_times
 from newskg.wiring import open_graph
@@ -90,13 +97,15 @@ def test_the_neo4j_ddl_passes_and_is_what_init_runs_on_neo4j():
     driver = ScriptedDriver()
     GraphStore(bolt(driver)).init()
     # a graph without the (entity, day) keys' index and the ABOUT edges' (the scripted server has none) gets them
-    # before the DDL, the keys first; and without the FactDay entity index, the fact cells and counts (the FactDay id
-    # constraint first, for their MERGE)
+    # before the DDL, the keys first; the entities' lower-case names; and without the FactDay entity index, the fact
+    # cells and counts (the FactDay id constraint first, for their MERGE)
     first = [
         NEO4J_INDEXES,
         *DAY_KEYS_BACKFILL,
         NEO4J_INDEXES,
         *ABOUT_BACKFILL,
+        NEO4J_INDEXES,
+        *ENTITY_LOWER_BACKFILL,
         NEO4J_INDEXES,
         *fact_days_backfill("neo4j"),
     ]

@@ -115,6 +115,7 @@ def _ddl() -> Iterator[Statement]:
     from newskg.graph.store.schema import (
         ABOUT_BACKFILL,
         DAY_KEYS_BACKFILL,
+        ENTITY_LOWER_BACKFILL,
         FALKORDB_CONSTRAINTS,
         FALKORDB_INDEXES,
         NEO4J_INDEXES,
@@ -133,6 +134,8 @@ def _ddl() -> Iterator[Statement]:
         yield Statement(f"newskg.graph.store.schema.DAY_KEYS_BACKFILL[{i}]", query)
     for i, query in enumerate(ABOUT_BACKFILL):
         yield Statement(f"newskg.graph.store.schema.ABOUT_BACKFILL[{i}]", query)
+    for i, query in enumerate(ENTITY_LOWER_BACKFILL):
+        yield Statement(f"newskg.graph.store.schema.ENTITY_LOWER_BACKFILL[{i}]", query)
 
 
 def _browser() -> Iterator[Statement]:
