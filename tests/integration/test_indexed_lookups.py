@@ -1,0 +1,133 @@
+"""Issue #30, the explorer at 1 M facts on the real FalkorDB: reads.ENTITY_FIND looks entities up by their indexes
+(id, lower-case name, alias), never by a scan of every entity, and finds what it found before (name in any case, id,
+alias, nothing first seen after the as-of day); `graph init` gives a graph written before the lower-case names
+their values and index; and the neighbourhood read from the latest days' keys (explore.NEIGHBOURHOOD_BY_DAYS) gives
+exactly the rows of the walk over every edge (explore.NEIGHBOURHOOD) on an entity with many facts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import cast
+
+import pytest
+from falkordb.helpers import stringify_param_value
+
+from newskg.core.ids import entity_id
+from newskg.core.records import Entity
+from newskg.core.spikes import days_from
+from newskg.graph.connection import FalkorConnection
+from newskg.graph.store import explore, reads
+from newskg.graph.store.asof import AsOf
+from newskg.graph.store.explore import EdgeRow, Window
+from newskg.graph.store.rows import rows_of
+from newskg.graph.store.store import GraphStore
+from newskg.wiring import open_graph
+from tests.integration.test_explore_api import ADA, BABBAGE, SOCIETY, fact, report
+from tests.support.isolation import Isolated
+
+pytestmark = pytest.mark.integration
+
+EARLY, LATE = 20230501, 20230520
+
+
+@pytest.fixture
+def store(isolated: Isolated) -> Iterator[GraphStore]:
+    """Ada (alias "Countess") and Babbage from EARLY; the Royal Society first named on LATE."""
+    store = GraphStore(open_graph(isolated.settings))
+    store.init()
+    met = report("Ada Lovelace met Charles Babbage.", EARLY, "wire")
+    spoke = report("Ada Lovelace spoke at the Royal Society.", LATE, "wire")
+    store.write_batch(
+        chunks=[met, spoke],
+        entities=[ADA, BABBAGE, SOCIETY],
+        mentions=[(met.id, ADA.id), (met.id, BABBAGE.id), (spoke.id, ADA.id), (spoke.id, SOCIETY.id)],
+        interactions=[fact([met], ADA, BABBAGE, "Ada met Babbage"), fact([spoke], ADA, SOCIETY, "Ada spoke")],
+    )
+    try:
+        yield store
+    finally:
+        store.conn.close()
+
+
+def found(store: GraphStore, query: str, day: int) -> list[str]:
+    return [e.id for e in store.find_entities(query, as_of=day)]
+
+
+def test_find_by_name_in_any_case_by_id_and_by_alias_as_of_the_day(store: GraphStore):
+    assert found(store, "ada LOVELACE", LATE) == found(store, ADA.id, LATE) == [ADA.id]
+    assert found(store, "countess", LATE) == [ADA.id]
+    assert found(store, "royal society", EARLY) == found(store, SOCIETY.id, EARLY) == []  # first seen on LATE
+    assert found(store, "Royal Society", LATE) == [SOCIETY.id]
+    assert found(store, "Ada", LATE) == []  # a whole name, not a part of one
+
+
+def plan(store: GraphStore, query: str, params: dict[str, object]) -> list[str]:
+    """FalkorDB's plan of the statement with these parameters (GRAPH.EXPLAIN)."""
+    assert isinstance(store.conn, FalkorConnection)
+    header = "CYPHER " + " ".join(f"{key}={stringify_param_value(value)}" for key, value in params.items())
+    lines = cast(list[bytes | str], store.conn.execute_command("GRAPH.EXPLAIN", store.conn.graph_name, header + query))
+    return [line.decode() if isinstance(line, bytes) else line for line in lines]
+
+
+def test_find_looks_entities_and_aliases_up_by_their_indexes(store: GraphStore):
+    lines = plan(store, reads.ENTITY_FIND, {"q": "Ada Lovelace", "limit": 10, **AsOf.of(LATE).params()})
+    scans = {line.strip() for line in lines if "Scan |" in line}
+    assert scans == {"Node By Index Scan | (e:Entity)", "Node By Index Scan | (al:Alias)"}, lines
+
+
+def test_init_backfills_the_lower_case_names_of_an_older_graph(store: GraphStore):
+    store.conn.run("MATCH (e:Entity) REMOVE e.lower")
+    store.conn.run("DROP INDEX FOR (n:Entity) ON (n.lower)")
+    assert found(store, "ada lovelace", LATE) == []  # what an older graph would answer before init
+    store.init()
+    lowered = store.conn.read("MATCH (e:Entity) RETURN e.name AS name, e.lower AS lower ORDER BY name")
+    assert [(r["name"], r["lower"]) for r in lowered] == [
+        ("Ada Lovelace", "ada lovelace"),
+        ("Charles Babbage", "charles babbage"),
+        ("Royal Society", "royal society"),
+    ]
+    assert found(store, "ADA LOVELACE", LATE) == [ADA.id]
+
+
+def test_a_renamed_entity_is_found_by_its_new_name_only(store: GraphStore):
+    """writes.ENTITIES keeps the name of the record visible first (issue #29): its lower-case name follows it."""
+    curie = entity_id("Marie Curie", "PERSON")
+    chunk = report("Marie Curie won the prize.", EARLY, "wire")
+    later = Entity(id=curie, name="Curie", type="PERSON", seen=(LATE, AsOf.of(LATE).ms))
+    store.write_batch(chunks=[chunk], entities=[later], mentions=[(chunk.id, curie)])
+    assert found(store, "curie", LATE) == [curie]
+    earlier = Entity(id=curie, name="Marie CURIE", type="PERSON", seen=(EARLY, AsOf.of(EARLY).ms))
+    store.write_batch(entities=[earlier])
+    assert found(store, "marie curie", LATE) == [curie]
+    assert found(store, "curie", LATE) == []
+
+
+def walked(store: GraphStore, entity: str, as_of: AsOf, window: Window, limit: int) -> list[EdgeRow]:
+    """The neighbourhood as NEIGHBOURHOOD reads it, over every edge of the entity: the oracle."""
+    params = {"entity": entity, "from_day": window.first, "to_day": window.last, "variant": window.variant}
+    return rows_of(EdgeRow, store.conn.read(explore.NEIGHBOURHOOD, params | {"limit": limit, **as_of.params()}))
+
+
+def test_the_neighbourhood_from_the_latest_days_is_the_walk_row_for_row(store: GraphStore):
+    """A hub with facts on 30 days, some reported (published or ingested) after the as-of day, in both variants:
+    every limit, as-of day, window and variant gives the walk's rows in its order, whether the latest days fill the
+    limit or not."""
+    days = days_from(20230601, 20230630)
+    chunks, facts = [], []
+    for n, day in enumerate(days):
+        for k in range(n % 4 + 1):
+            chunk = report(f"Ada Lovelace met Charles Babbage, talk {day}.{k}.", day, f"source{k}")
+            late = 2 * 86_400_000 if k == 3 else 0  # ingested two days after publication
+            chunks.append(chunk.model_copy(update={"ingested_ms": chunk.ingested_ms + late}))
+            one = fact([chunks[-1]], ADA, BABBAGE if k % 2 else SOCIETY, f"Talk {day}.{k}")
+            facts.append(one.model_copy(update={"variant": "M1" if k == 2 else "M0"}))
+    mentions = [(c.id, e.id) for c in chunks for e in (ADA, BABBAGE, SOCIETY)]
+    store.write_batch(chunks=chunks, entities=[ADA, BABBAGE, SOCIETY], mentions=mentions, interactions=facts)
+    for as_of in (AsOf.of(20230629), AsOf.of(20230610), AsOf.of(None)):
+        last = min(as_of.day, 20230630)
+        for window in (Window(0, last), Window(20230605, last), Window(0, last, "M1")):
+            for limit in (1, 3, 7, 20, 500):
+                for entity in (ADA.id, BABBAGE.id):
+                    expected = walked(store, entity, as_of, window, limit)
+                    assert explore.neighbourhood(store, entity, as_of, window, limit) == expected
+    assert len(walked(store, ADA.id, AsOf.of(20230629), Window(0, 20230629), 500)) > 50  # past RECENT_DAYS' days
