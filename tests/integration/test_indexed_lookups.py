@@ -72,7 +72,9 @@ def plan(store: GraphStore, query: str, params: dict[str, object]) -> list[str]:
 def test_find_looks_entities_and_aliases_up_by_their_indexes(store: GraphStore):
     lines = plan(store, reads.ENTITY_FIND, {"q": "Ada Lovelace", "limit": 10, **AsOf.of(LATE).params()})
     scans = {line.strip() for line in lines if "Scan |" in line}
-    assert scans == {"Node By Index Scan | (e:Entity)", "Node By Index Scan | (al:Alias)"}, lines
+    found = {"(e:Entity)", "(al:Alias)", "(d:EntityDay)", "(f:FactDay)"}  # the counts: the found ones' daily cells
+    assert scans == {f"Node By Index Scan | {node}" for node in found}, lines
+    assert not any("Chunk" in line or "Interaction" in line for line in lines), lines  # no walk of its mentions
 
 
 def test_init_backfills_the_lower_case_names_of_an_older_graph(store: GraphStore):

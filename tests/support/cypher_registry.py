@@ -47,6 +47,8 @@ FRAGMENTS = {
     "newskg.graph.store.explore.ENTITY_VISIBLE",  # the same fragment, imported from reads
     "newskg.graph.store.reads.ENTITY_ALIASES",
     "newskg.graph.store.explore.ENTITY_ALIASES",  # the same fragment, imported from reads
+    "newskg.graph.store.reads.ENTITY_VISIBLE_BY_DAYS",
+    "newskg.graph.store.explore.ENTITY_VISIBLE_BY_DAYS",  # the same fragment, imported from reads
     "newskg.graph.store.reads.IDS_PAGE",  # a template: ids_page(label) expands it
 }
 

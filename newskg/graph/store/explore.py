@@ -16,16 +16,24 @@ from newskg.core.timeaxes import day_from_key, day_key
 from newskg.graph.connection.base import ConsoleResult
 from newskg.graph.store import mentions
 from newskg.graph.store.asof import AsOf
-from newskg.graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, day_keys, visible
+from newskg.graph.store.reads import (
+    DAILY_COUNTS,
+    ENTITY_ALIASES,
+    ENTITY_VISIBLE,
+    ENTITY_VISIBLE_BY_DAYS,
+    day_keys,
+    visible,
+)
 from newskg.graph.store.rows import EntityAsOf, rows_of, shown_aliases
 from newskg.graph.store.store import GraphStore
 
 # Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), as of
-# D, the most mentioned first.
+# D, the most mentioned first. No index serves CONTAINS: every entity's lower-case name (writes.ENTITIES) is read,
+# and every one found is counted (ENTITY_VISIBLE), but only those kept have their aliases read.
 SEARCH = (
     f"""
 MATCH (e:Entity)
-WHERE toLower(e.name) CONTAINS $q
+WHERE e.lower CONTAINS $q
 WITH collect(e) AS named
 OPTIONAL MATCH (x:Entity)-[:ALIAS]->(al:Alias)
 WHERE al.lower CONTAINS $q AND {visible("al", "day")}
@@ -36,11 +44,12 @@ WITH DISTINCT e
 WHERE $type IS NULL OR e.type = $type
 WITH e"""
     + ENTITY_VISIBLE
+    + """
+WITH e, mentions, interactions ORDER BY interactions DESC, mentions DESC, e.id LIMIT $limit"""
     + ENTITY_ALIASES
     + """
 RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions
 ORDER BY interactions DESC, mentions DESC, id
-LIMIT $limit
 """
 )
 
@@ -103,12 +112,13 @@ WITH e, null AS mentions, null AS interactions"""
     + "RETURN e.id AS id, e.name AS name, e.type AS type, aliases\n"
 )
 
+# The view's focus entities, with their counts as of D from their daily counts (a hub's: its days, not its facts).
 NODES_AS_OF = (
     """
 UNWIND $ids AS wanted
 MATCH (e:Entity {id: wanted})
 WITH e"""
-    + ENTITY_VISIBLE
+    + ENTITY_VISIBLE_BY_DAYS
     + ENTITY_ALIASES
     + "RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions\n"
 )
