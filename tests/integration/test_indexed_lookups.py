@@ -2,7 +2,7 @@
 (id, lower-case name, alias), never by a scan of every entity, and finds what it found before (name in any case, id,
 alias, nothing first seen after the as-of day); `graph init` gives a graph written before the lower-case names
 their values and index; and the neighbourhood read from the latest days' keys (explore.NEIGHBOURHOOD_BY_DAYS) gives
-exactly the rows of the walk over every edge (explore.NEIGHBOURHOOD) on an entity with many facts."""
+exactly the rows of the walk over every edge it replaced on an entity with many facts."""
 
 from __future__ import annotations
 
@@ -104,10 +104,26 @@ def test_a_renamed_entity_is_found_by_its_new_name_only(store: GraphStore):
     assert found(store, "curie", LATE) == []
 
 
+# The neighbourhood as it was read before issue #30's change, over every edge of the entity: the oracle.
+WALKED_NEIGHBOURHOOD = f"""
+MATCH (e:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+WITH DISTINCT x
+WHERE {reads.visible("x")} AND x.event_day >= $from_day AND x.event_day <= $to_day
+  AND ($variant IS NULL OR x.variant = $variant)
+WITH x ORDER BY x.event_day DESC, x.published_day DESC, x.id LIMIT $limit
+OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WHERE {reads.visible("a")}
+WITH x, count(DISTINCT s) AS n_sources
+RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.published_day AS published_day,
+       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
+       n_sources
+ORDER BY event_day DESC, id
+"""
+
+
 def walked(store: GraphStore, entity: str, as_of: AsOf, window: Window, limit: int) -> list[EdgeRow]:
-    """The neighbourhood as NEIGHBOURHOOD reads it, over every edge of the entity: the oracle."""
     params = {"entity": entity, "from_day": window.first, "to_day": window.last, "variant": window.variant}
-    return rows_of(EdgeRow, store.conn.read(explore.NEIGHBOURHOOD, params | {"limit": limit, **as_of.params()}))
+    return rows_of(EdgeRow, store.conn.read(WALKED_NEIGHBOURHOOD, params | {"limit": limit, **as_of.params()}))
 
 
 def test_the_neighbourhood_from_the_latest_days_is_the_walk_row_for_row(store: GraphStore):

@@ -67,11 +67,17 @@ MATCH (x:Interaction)
 WHERE x.subject_day IN $day_keys OR x.object_day IN $day_keys
 WITH collect(x) AS found
 UNWIND found AS x"""
-_NEIGHBOURHOOD_REST = f"""
+_LATEST = f"""
 WITH DISTINCT x
 WHERE {visible("x")} AND x.event_day >= $from_day AND x.event_day <= $to_day
   AND ($variant IS NULL OR x.variant = $variant)
-WITH x ORDER BY x.event_day DESC, x.published_day DESC, x.id LIMIT $limit
+WITH x ORDER BY x.event_day DESC, x.published_day DESC, x.id LIMIT $limit"""
+# Days that do not fill the limit (and are not the whole window) answer nothing before their sources are read.
+_FILLED = """
+WITH collect(x) AS latest
+WHERE size(latest) = $limit OR $whole_window
+UNWIND latest AS x"""
+_SOURCES = f"""
 OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
 WHERE {visible("a")}
 WITH x, count(DISTINCT s) AS n_sources
@@ -80,8 +86,8 @@ RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.published_day AS 
        n_sources
 ORDER BY event_day DESC, id
 """
-NEIGHBOURHOOD = _NEIGHBOURS_BY_EDGES + _NEIGHBOURHOOD_REST
-NEIGHBOURHOOD_BY_DAYS = _NEIGHBOURS_BY_DAYS + _NEIGHBOURHOOD_REST
+NEIGHBOURHOOD = _NEIGHBOURS_BY_EDGES + _LATEST + _SOURCES
+NEIGHBOURHOOD_BY_DAYS = _NEIGHBOURS_BY_DAYS + _LATEST + _FILLED + _SOURCES
 # The latest days NEIGHBOURHOOD_BY_DAYS tries, in turn, before the walk: a hub fills 500 edges in two days at 1 M,
 # an entity of 7k facts in two weeks; work in proportion to those days' facts, not to the entity's history.
 RECENT_DAYS = (2, 14)
@@ -235,8 +241,9 @@ def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window
     for span in RECENT_DAYS:
         first = max(window.first, _days_before(window.last, span - 1))
         keys = day_keys(entity_id, days_from(first, window.last))
-        rows = rows_of(EdgeRow, store.conn.read(NEIGHBOURHOOD_BY_DAYS, params | {"day_keys": keys}))
-        if len(rows) == limit or first == window.first:
+        recent = params | {"day_keys": keys, "whole_window": first == window.first}
+        rows = rows_of(EdgeRow, store.conn.read(NEIGHBOURHOOD_BY_DAYS, recent))
+        if rows or first == window.first:
             return rows
     return rows_of(EdgeRow, store.conn.read(NEIGHBOURHOOD, params))
 
