@@ -127,7 +127,8 @@ def walked(store: GraphStore, entity: str, as_of: AsOf, window: Window, limit: i
 
 
 def test_the_neighbourhood_from_the_latest_days_is_the_walk_row_for_row(store: GraphStore):
-    """A hub with facts on 30 days, some reported (published or ingested) after the as-of day, in both variants:
+    """A hub with facts on 30 days, some reported (published or ingested) after the as-of day, in both variants,
+    some with no source:
     every limit, as-of day, window and variant gives the walk's rows in its order, whether the latest days fill the
     limit or not."""
     days = days_from(20230601, 20230630)
@@ -139,6 +140,9 @@ def test_the_neighbourhood_from_the_latest_days_is_the_walk_row_for_row(store: G
             chunks.append(chunk.model_copy(update={"ingested_ms": chunk.ingested_ms + late}))
             one = fact([chunks[-1]], ADA, BABBAGE if k % 2 else SOCIETY, f"Talk {day}.{k}")
             facts.append(one.model_copy(update={"variant": "M1" if k == 2 else "M0"}))
+        if n % 5 == 0:  # a fact no article states: no sources
+            alone = fact([chunks[-1]], ADA, BABBAGE, f"Unsourced {day}")
+            facts.append(alone.model_copy(update={"chunk_ids": [], "article_ids": [], "source_ids": []}))
     mentions = [(c.id, e.id) for c in chunks for e in (ADA, BABBAGE, SOCIETY)]
     store.write_batch(chunks=chunks, entities=[ADA, BABBAGE, SOCIETY], mentions=mentions, interactions=facts)
     for as_of in (AsOf.of(20230629), AsOf.of(20230610), AsOf.of(None)):
@@ -148,4 +152,5 @@ def test_the_neighbourhood_from_the_latest_days_is_the_walk_row_for_row(store: G
                 for entity in (ADA.id, BABBAGE.id):
                     expected = walked(store, entity, as_of, window, limit)
                     assert explore.neighbourhood(store, entity, as_of, window, limit) == expected
-    assert len(walked(store, ADA.id, AsOf.of(20230629), Window(0, 20230629), 500)) > 50  # past RECENT_DAYS' days
+    every = walked(store, ADA.id, AsOf.of(20230629), Window(0, 20230629), 500)
+    assert len(every) > 50 and any(r.n_sources == 0 for r in every)  # past RECENT_DAYS' days; unsourced facts
