@@ -55,7 +55,7 @@ ORDER BY interactions DESC, mentions DESC, id
 
 # The entity's visible interactions in the day window (one variant or all), the latest first before the limit
 # (their sources: SOURCES_OF). NEIGHBOURHOOD walks all its SUBJECT_OF/OBJECT edges: a hub's whole
-# history (42,720 facts at 1 M, bench/qa_graph.py: 100 ms) for 500 edges. NEIGHBOURHOOD_BY_DAYS reads only the
+# history (42,720 facts at 1 M, bench/qa_graph.py: 80 ms) for 500 edges. NEIGHBOURHOOD_BY_DAYS reads only the
 # facts of $day_keys, the "<entity id>|<event day>" keys of the window's latest days (writes.INTERACTIONS), by their
 # index: the same facts of those days, so when they fill the limit they are the same rows (neighbourhood()). The
 # keys are collected before the filter: after a mere WITH, FalkorDB's planner puts the filter's day and ingestion

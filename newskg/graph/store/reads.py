@@ -91,7 +91,7 @@ def _cells_visible(cell: str) -> str:
 
 # ENTITY_VISIBLE's existence and counts for entity `e`, summed from its daily counts' cells visible as of D (what
 # ENTITY_PROFILES reads and qa/query.EntityProfile applies `visible` to): work in proportion to the days it was in
-# the news, not to its mentions and facts (a hub's 60k at 1 M, bench/qa_graph.py: 80 ms; 2 ms by its cells). For a
+# the news, not to its mentions and facts (a hub's 60k at 1 M, bench/qa_graph.py: 73 ms; 1 ms by its cells). For a
 # few entities only: a tail entity of ten facts has as many cells, each an index lookup, so a read of thousands of
 # them (explore.SEARCH) costs more than their walk. The cell's day predicates sit in CASE, not in a WHERE, or
 # FalkorDB's planner scans the cells' day index.
@@ -104,8 +104,8 @@ WHERE mentions > 0 OR interactions > 0
 """
 
 # The entities whose id or name is $q, or one of whose aliases visible as of D is (case-insensitive), each found
-# by an index (Entity id and lower, Alias lower): `toLower(e.name) = toLower($q)` scanned every entity (70 ms at
-# 1 M facts, 94k entities, bench/qa_graph.py; 0.03 ms by the index).
+# by an index (Entity id and lower, Alias lower): `toLower(e.name) = toLower($q)` scanned every entity (23 ms at
+# 1 M facts, 100k entities, bench/qa_graph.py; 0.2 ms by the index).
 ENTITY_FIND = (
     f"""
 MATCH (e:Entity)
