@@ -154,3 +154,15 @@ def test_the_neighbourhood_from_the_latest_days_is_the_walk_row_for_row(store: G
                     assert explore.neighbourhood(store, entity, as_of, window, limit) == expected
     every = walked(store, ADA.id, AsOf.of(20230629), Window(0, 20230629), 500)
     assert len(every) > 50 and any(r.n_sources == 0 for r in every)  # past RECENT_DAYS' days; unsourced facts
+
+
+def test_the_search_counts_the_same_by_the_cells_as_by_the_walk(store: GraphStore):
+    """explore.search counts a few found entities from their daily cells and many by walking their mentions and
+    facts: the same rows either way, for every as-of day (the Royal Society first named on LATE)."""
+    ids = [ADA.id, BABBAGE.id, SOCIETY.id, "e_nobody"]
+    for day, visible in ((20230430, 0), (EARLY, 2), (LATE - 1, 2), (LATE, 3), (None, 3)):
+        params = {"ids": ids, "limit": 10, **AsOf.of(day).params()}
+        walked = store.conn.read(explore.SEARCH_COUNTED, params)
+        assert store.conn.read(explore.SEARCH_COUNTED_BY_DAYS, params) == walked and len(walked) == visible, day
+    found = [(e.name, e.interactions) for e in explore.search(store, "a", AsOf.of(LATE), 10, None)]
+    assert found == [("Ada Lovelace", 2), ("Charles Babbage", 1), ("Royal Society", 1)]

@@ -27,11 +27,9 @@ from newskg.graph.store.reads import (
 from newskg.graph.store.rows import EntityAsOf, rows_of, shown_aliases
 from newskg.graph.store.store import GraphStore
 
-# Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), as of
-# D, the most mentioned first. No index serves CONTAINS: every entity's lower-case name (writes.ENTITIES) is read,
-# and every one found is counted (ENTITY_VISIBLE), but only those kept have their aliases read.
-SEARCH = (
-    f"""
+# Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), of the
+# type asked: their ids. No index serves CONTAINS: every entity's lower-case name (writes.ENTITIES) is read.
+SEARCH_FOUND = f"""
 MATCH (e:Entity)
 WHERE e.lower CONTAINS $q
 WITH collect(e) AS named
@@ -42,9 +40,18 @@ WITH named + aliased AS found
 UNWIND found AS e
 WITH DISTINCT e
 WHERE $type IS NULL OR e.type = $type
+RETURN e.id AS id
+"""
+# Those found, as of D, the most interactions first: every one counted, only those kept with their aliases.
+# SEARCH_COUNTED walks each one's mentions and facts (a hub's 60k: 60 ms at 1 M, bench/qa_graph.py); a few are
+# counted from their daily cells instead (SEARCH_COUNTED_BY_DAYS, reads.ENTITY_VISIBLE_BY_DAYS: a day's cost
+# whatever their facts), not thousands, most of them with fewer facts than cells.
+_WANTED = """
+UNWIND $ids AS wanted
+MATCH (e:Entity {id: wanted})
 WITH e"""
-    + ENTITY_VISIBLE
-    + """
+_RANKED = (
+    """
 WITH e, mentions, interactions ORDER BY interactions DESC, mentions DESC, e.id LIMIT $limit"""
     + ENTITY_ALIASES
     + """
@@ -52,6 +59,10 @@ RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactio
 ORDER BY interactions DESC, mentions DESC, id
 """
 )
+SEARCH_COUNTED = _WANTED + ENTITY_VISIBLE + _RANKED
+SEARCH_COUNTED_BY_DAYS = _WANTED + ENTITY_VISIBLE_BY_DAYS + _RANKED
+# At 1 M, 11 entities found cost ~9 ms by their cells and up to that by their walk; the hub alone 1 ms against 60.
+SEARCH_FEW = 16
 
 # The entity's visible interactions in the day window (one variant or all), the latest first before the limit
 # (their sources: SOURCES_OF). NEIGHBOURHOOD walks all its SUBJECT_OF/OBJECT edges: a hub's whole
@@ -229,8 +240,12 @@ class Window:
 
 
 def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: str | None) -> list[EntityAsOf]:
-    params = {"q": text.lower(), "type": entity_type, "limit": limit, **as_of.params()}
-    return rows_of(EntityAsOf, store.conn.read(SEARCH, params))
+    found = store.conn.read(SEARCH_FOUND, {"q": text.lower(), "type": entity_type, **as_of.params()})
+    if not found:
+        return []
+    counted = SEARCH_COUNTED_BY_DAYS if len(found) <= SEARCH_FEW else SEARCH_COUNTED
+    params = {"ids": [row["id"] for row in found], "limit": limit, **as_of.params()}
+    return rows_of(EntityAsOf, store.conn.read(counted, params))
 
 
 def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window, limit: int) -> list[EdgeRow]:

@@ -93,7 +93,7 @@ def _cells_visible(cell: str) -> str:
 # ENTITY_PROFILES reads and qa/query.EntityProfile applies `visible` to): work in proportion to the days it was in
 # the news, not to its mentions and facts (a hub's 60k at 1 M, bench/qa_graph.py: 73 ms; 1 ms by its cells). For a
 # few entities only: a tail entity of ten facts has as many cells, each an index lookup, so a read of thousands of
-# them (explore.SEARCH) costs more than their walk. The cell's day predicates sit in CASE, not in a WHERE, or
+# them (explore.SEARCH_COUNTED) costs more than their walk. The cell's day predicates sit in CASE, not in a WHERE, or
 # FalkorDB's planner scans the cells' day index.
 ENTITY_VISIBLE_BY_DAYS = f"""
 OPTIONAL MATCH (d:EntityDay {{entity_id: e.id}})
