@@ -166,3 +166,14 @@ def test_the_search_counts_the_same_by_the_cells_as_by_the_walk(store: GraphStor
         assert store.conn.read(explore.SEARCH_COUNTED_BY_DAYS, params) == walked and len(walked) == visible, day
     found = [(e.name, e.interactions) for e in explore.search(store, "a", AsOf.of(LATE), 10, None)]
     assert found == [("Ada Lovelace", 2), ("Charles Babbage", 1), ("Royal Society", 1)]
+
+
+def test_the_latest_days_are_read_by_their_keys_alone(store: GraphStore):
+    """The keyed facts are collected straight from the index scan: with the as-of filter after a mere WITH,
+    FalkorDB's planner made it part of the scan (40 ms instead of 1 ms for a hub's two days at 1 M)."""
+    keys = reads.day_keys(ADA.id, [LATE - 1, LATE])
+    params = {"day_keys": keys, "whole_window": False, "from_day": 0, "to_day": LATE, "variant": None, "limit": 500}
+    lines = plan(store, explore.NEIGHBOURHOOD_BY_DAYS, params | AsOf.of(LATE).params())
+    scan = next(i for i, line in enumerate(lines) if "Node By Index Scan | (x:Interaction)" in line)
+    assert lines[scan - 1].strip() == "Aggregate", lines
+    assert not any("Label Scan" in line or "Traverse | (e)" in line for line in lines), lines

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any, cast
+from unittest.mock import patch
 
 import pytest
 
@@ -201,6 +202,8 @@ def explorer_reads(store: GraphStore, interaction_id: str) -> None:
     """The graph explorer's reads (qa/explore.py sends them through graph/store/explore.py)."""
     as_of = AsOf(AS_OF)
     explore.search(store, "doja", as_of, 10, None)
+    with patch.object(explore, "SEARCH_FEW", 0):  # the count of many found: their walk
+        explore.search(store, "doja", as_of, 10, None)
     explore.neighbourhood(store, DOJA, as_of, explore.Window(20230501, AS_OF), 500)
     explore.nodes(store, [DOJA, CHOUPETTE], as_of)
     explore.neighbours(store, [DOJA, CHOUPETTE], as_of)

@@ -253,7 +253,7 @@ def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window
     from the latest days first (RECENT_DAYS): the rows are ordered by event day before the cut, so once those
     days' facts fill the limit (or the days cover the window) no earlier fact can be among them; else from the
     entity's edges."""
-    params = {
+    params: dict[str, object] = {
         "entity": entity_id,
         "from_day": window.first,
         "to_day": window.last,
