@@ -16,10 +16,10 @@ import pytest
 from newskg.core.ids import entity_id
 from newskg.core.records import Chunk, Entity
 from newskg.core.timeaxes import day_iso
-from newskg.graph.store import factdays, reads
+from newskg.graph.store import explore, factdays, reads
 from newskg.graph.store.asof import KNOWLEDGE, AsOf
 from newskg.graph.store.mentions import ingested_day
-from newskg.graph.store.rows import EntityCounts, EntityProfileRow, rows_of
+from newskg.graph.store.rows import EntityAsOf, EntityCounts, EntityProfileRow, rows_of
 from newskg.graph.store.schema import FACT_DAYS_INDEX, _has_index  # pyright: ignore[reportPrivateUsage]
 from newskg.graph.store.store import GraphStore
 from newskg.qa.query import EntityProfile
@@ -148,6 +148,15 @@ def assert_profiles_exact(store: GraphStore) -> None:
         as_of = AsOf(day, knowledge)
         expected = as_of_counts(store, as_of).get(entity.id)
         assert kept[entity.id].as_of(as_of) == walked[entity.id].as_of(as_of) == expected, (entity.name, as_of)
+        # the reads that sum the cells in Cypher (reads.ENTITY_VISIBLE_BY_DAYS): the explorer's focus, the lookup
+        summed = [EntityCounts(n.id, n.name, n.type, n.mentions, n.interactions) for n in nodes(store, entity, as_of)]
+        assert summed == ([expected] if expected else []), (entity.name, as_of)
+        found = [(e.id, e.mentions, e.interactions) for e in store.find_entities(entity.name, as_of=as_of)]
+        assert found == ([(entity.id, expected.mentions, expected.interactions)] if expected else []), as_of
+
+
+def nodes(store: GraphStore, entity: Entity, as_of: AsOf) -> list[EntityAsOf]:
+    return explore.nodes(store, [entity.id], as_of)
 
 
 def cells(store: GraphStore) -> list[dict[str, Any]]:

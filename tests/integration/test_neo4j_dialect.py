@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any, cast
+from unittest.mock import patch
 
 import pytest
 
@@ -37,7 +38,14 @@ from newskg.graph.store import explore, journals, mentions, questions, reads
 from newskg.graph.store.asof import AsOf
 from newskg.graph.store.export import export_jsonl
 from newskg.graph.store.reader import COUNTS_LABELS, FactScope
-from newskg.graph.store.schema import ABOUT_BACKFILL, DAY_KEYS_BACKFILL, NEO4J_INDEXES, fact_days_backfill, neo4j_ddl
+from newskg.graph.store.schema import (
+    ABOUT_BACKFILL,
+    DAY_KEYS_BACKFILL,
+    ENTITY_LOWER_BACKFILL,
+    NEO4J_INDEXES,
+    fact_days_backfill,
+    neo4j_ddl,
+)
 from newskg.graph.store.store import GraphStore
 from newskg.graph.store.times import graph_times
 from newskg.wiring import open_graph
@@ -90,13 +98,15 @@ def test_the_neo4j_ddl_passes_and_is_what_init_runs_on_neo4j():
     driver = ScriptedDriver()
     GraphStore(bolt(driver)).init()
     # a graph without the (entity, day) keys' index and the ABOUT edges' (the scripted server has none) gets them
-    # before the DDL, the keys first; and without the FactDay entity index, the fact cells and counts (the FactDay id
-    # constraint first, for their MERGE)
+    # before the DDL, the keys first; the entities' lower-case names; and without the FactDay entity index, the fact
+    # cells and counts (the FactDay id constraint first, for their MERGE)
     first = [
         NEO4J_INDEXES,
         *DAY_KEYS_BACKFILL,
         NEO4J_INDEXES,
         *ABOUT_BACKFILL,
+        NEO4J_INDEXES,
+        *ENTITY_LOWER_BACKFILL,
         NEO4J_INDEXES,
         *fact_days_backfill("neo4j"),
     ]
@@ -192,6 +202,8 @@ def explorer_reads(store: GraphStore, interaction_id: str) -> None:
     """The graph explorer's reads (qa/explore.py sends them through graph/store/explore.py)."""
     as_of = AsOf(AS_OF)
     explore.search(store, "doja", as_of, 10, None)
+    with patch.object(explore, "SEARCH_FEW", 0):  # the count of many found: their walk
+        explore.search(store, "doja", as_of, 10, None)
     explore.neighbourhood(store, DOJA, as_of, explore.Window(20230501, AS_OF), 500)
     explore.nodes(store, [DOJA, CHOUPETTE], as_of)
     explore.neighbours(store, [DOJA, CHOUPETTE], as_of)

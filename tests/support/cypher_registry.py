@@ -47,6 +47,8 @@ FRAGMENTS = {
     "newskg.graph.store.explore.ENTITY_VISIBLE",  # the same fragment, imported from reads
     "newskg.graph.store.reads.ENTITY_ALIASES",
     "newskg.graph.store.explore.ENTITY_ALIASES",  # the same fragment, imported from reads
+    "newskg.graph.store.reads.ENTITY_VISIBLE_BY_DAYS",
+    "newskg.graph.store.explore.ENTITY_VISIBLE_BY_DAYS",  # the same fragment, imported from reads
     "newskg.graph.store.reads.IDS_PAGE",  # a template: ids_page(label) expands it
 }
 
@@ -115,6 +117,7 @@ def _ddl() -> Iterator[Statement]:
     from newskg.graph.store.schema import (
         ABOUT_BACKFILL,
         DAY_KEYS_BACKFILL,
+        ENTITY_LOWER_BACKFILL,
         FALKORDB_CONSTRAINTS,
         FALKORDB_INDEXES,
         NEO4J_INDEXES,
@@ -133,6 +136,8 @@ def _ddl() -> Iterator[Statement]:
         yield Statement(f"newskg.graph.store.schema.DAY_KEYS_BACKFILL[{i}]", query)
     for i, query in enumerate(ABOUT_BACKFILL):
         yield Statement(f"newskg.graph.store.schema.ABOUT_BACKFILL[{i}]", query)
+    for i, query in enumerate(ENTITY_LOWER_BACKFILL):
+        yield Statement(f"newskg.graph.store.schema.ENTITY_LOWER_BACKFILL[{i}]", query)
 
 
 def _browser() -> Iterator[Statement]:

@@ -6,23 +6,32 @@ shows only visible chunks of visible articles. Values are parameters."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from newskg.core.records import Variant
-from newskg.graph.connection.base import ConsoleResult
+from newskg.core.spikes import days_from
+from newskg.core.timeaxes import day_from_key, day_key
+from newskg.graph.connection.base import ConsoleResult, Row
 from newskg.graph.store import mentions
 from newskg.graph.store.asof import AsOf
-from newskg.graph.store.reads import DAILY_COUNTS, ENTITY_ALIASES, ENTITY_VISIBLE, visible
+from newskg.graph.store.reads import (
+    DAILY_COUNTS,
+    ENTITY_ALIASES,
+    ENTITY_VISIBLE,
+    ENTITY_VISIBLE_BY_DAYS,
+    day_keys,
+    visible,
+)
 from newskg.graph.store.rows import EntityAsOf, rows_of, shown_aliases
 from newskg.graph.store.store import GraphStore
 
-# Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), as of
-# D, the most mentioned first.
-SEARCH = (
-    f"""
+# Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), of the
+# type asked: their ids. No index serves CONTAINS: every entity's lower-case name (writes.ENTITIES) is read.
+SEARCH_FOUND = f"""
 MATCH (e:Entity)
-WHERE toLower(e.name) CONTAINS $q
+WHERE e.lower CONTAINS $q
 WITH collect(e) AS named
 OPTIONAL MATCH (x:Entity)-[:ALIAS]->(al:Alias)
 WHERE al.lower CONTAINS $q AND {visible("al", "day")}
@@ -31,32 +40,75 @@ WITH named + aliased AS found
 UNWIND found AS e
 WITH DISTINCT e
 WHERE $type IS NULL OR e.type = $type
+RETURN e.id AS id
+"""
+# Those found, as of D, the most interactions first: every one counted, only those kept with their aliases.
+# SEARCH_COUNTED walks each one's mentions and facts (a hub's 60k: 60 ms at 1 M, bench/qa_graph.py); a few are
+# counted from their daily cells instead (SEARCH_COUNTED_BY_DAYS, reads.ENTITY_VISIBLE_BY_DAYS: a day's cost
+# whatever their facts), not thousands, most of them with fewer facts than cells.
+_WANTED = """
+UNWIND $ids AS wanted
+MATCH (e:Entity {id: wanted})
 WITH e"""
-    + ENTITY_VISIBLE
+_RANKED = (
+    """
+WITH e, mentions, interactions ORDER BY interactions DESC, mentions DESC, e.id LIMIT $limit"""
     + ENTITY_ALIASES
     + """
 RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions
 ORDER BY interactions DESC, mentions DESC, id
-LIMIT $limit
 """
 )
+SEARCH_COUNTED = _WANTED + ENTITY_VISIBLE + _RANKED
+SEARCH_COUNTED_BY_DAYS = _WANTED + ENTITY_VISIBLE_BY_DAYS + _RANKED
+# At 1 M, 11 entities found cost ~9 ms by their cells and up to that by their walk; the hub alone 1 ms against 60.
+SEARCH_FEW = 16
 
-# The entity's visible interactions in the day window (one variant or all), the latest first before the limit,
-# with how many sources had reported each by D.
-NEIGHBOURHOOD = f"""
-MATCH (e:Entity {{id: $entity}})-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+# The entity's visible interactions in the day window (one variant or all), the latest first before the limit
+# (their sources: SOURCES_OF). NEIGHBOURHOOD walks all its SUBJECT_OF/OBJECT edges: a hub's whole
+# history (42,720 facts at 1 M, bench/qa_graph.py: 80 ms) for 500 edges. NEIGHBOURHOOD_BY_DAYS reads only the
+# facts of $day_keys, the "<entity id>|<event day>" keys of the window's latest days (writes.INTERACTIONS), by their
+# index: the same facts of those days, so when they fill the limit they are the same rows (neighbourhood()). The
+# keys are collected before the filter: after a mere WITH, FalkorDB's planner puts the filter's day and ingestion
+# ranges into the index scan, 40 ms instead of 1 ms for a hub's 943 facts of two days.
+_NEIGHBOURS_BY_EDGES = """
+MATCH (e:Entity {id: $entity})-[:SUBJECT_OF|OBJECT]-(x:Interaction)"""
+_NEIGHBOURS_BY_DAYS = """
+MATCH (x:Interaction)
+WHERE x.subject_day IN $day_keys OR x.object_day IN $day_keys
+WITH collect(x) AS found
+UNWIND found AS x"""
+_LATEST = f"""
 WITH DISTINCT x
 WHERE {visible("x")} AND x.event_day >= $from_day AND x.event_day <= $to_day
   AND ($variant IS NULL OR x.variant = $variant)
-WITH x ORDER BY x.event_day DESC, x.published_day DESC, x.id LIMIT $limit
-OPTIONAL MATCH (x)-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
-WHERE {visible("a")}
-WITH x, count(DISTINCT s) AS n_sources
+WITH x ORDER BY x.event_day DESC, x.published_day DESC, x.id LIMIT $limit"""
+# Days that do not fill the limit (and are not the whole window) answer nothing.
+_FILLED = """
+WITH collect(x) AS latest
+WHERE size(latest) = $limit OR $whole_window
+UNWIND latest AS x"""
+_EDGE = """
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.published_day AS published_day,
-       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
-       n_sources
+       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id
 ORDER BY event_day DESC, id
 """
+NEIGHBOURHOOD = _NEIGHBOURS_BY_EDGES + _LATEST + _EDGE
+NEIGHBOURHOOD_BY_DAYS = _NEIGHBOURS_BY_DAYS + _LATEST + _FILLED + _EDGE
+# How many sources had reported each of the edges by D (a fact none had is not a row: 0). Counted for all the
+# edges at once: counted per edge after the limit (OPTIONAL MATCH), FalkorDB walked each one's path alone, 25 ms
+# for a hub's 500 edges instead of 6 ms. The article's as-of test follows a WITH, or the planner may scan articles by
+# day.
+SOURCES_OF = f"""
+UNWIND $ids AS wanted
+MATCH (x:Interaction {{id: wanted}})-[:EVIDENCE]->(:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
+WITH x, a, s
+WHERE {visible("a")}
+RETURN x.id AS id, count(DISTINCT s) AS n_sources
+"""
+# The latest days NEIGHBOURHOOD_BY_DAYS tries, in turn, before the walk: a hub fills 500 edges in two days at 1 M,
+# an entity of 7k facts in two weeks; work in proportion to those days' facts, not to the entity's history.
+RECENT_DAYS = (2, 14)
 
 # The entities with the most facts as of D, as a view of the explorer shows them (NEIGHBOURHOOD with its default
 # window: every event day up to D): visible interactions naming the entity as subject or object, a fact with no
@@ -84,12 +136,13 @@ WITH e, null AS mentions, null AS interactions"""
     + "RETURN e.id AS id, e.name AS name, e.type AS type, aliases\n"
 )
 
+# The view's focus entities, with their counts as of D from their daily counts (a hub's: its days, not its facts).
 NODES_AS_OF = (
     """
 UNWIND $ids AS wanted
 MATCH (e:Entity {id: wanted})
 WITH e"""
-    + ENTITY_VISIBLE
+    + ENTITY_VISIBLE_BY_DAYS
     + ENTITY_ALIASES
     + "RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions\n"
 )
@@ -187,12 +240,20 @@ class Window:
 
 
 def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: str | None) -> list[EntityAsOf]:
-    params = {"q": text.lower(), "type": entity_type, "limit": limit, **as_of.params()}
-    return rows_of(EntityAsOf, store.conn.read(SEARCH, params))
+    found = store.conn.read(SEARCH_FOUND, {"q": text.lower(), "type": entity_type, **as_of.params()})
+    if not found:
+        return []
+    counted = SEARCH_COUNTED_BY_DAYS if len(found) <= SEARCH_FEW else SEARCH_COUNTED
+    params = {"ids": [row["id"] for row in found], "limit": limit, **as_of.params()}
+    return rows_of(EntityAsOf, store.conn.read(counted, params))
 
 
 def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window, limit: int) -> list[EdgeRow]:
-    params = {
+    """The `limit` latest visible interactions of the window, each with its sources as of D (SOURCES_OF). Read
+    from the latest days first (RECENT_DAYS): the rows are ordered by event day before the cut, so once those
+    days' facts fill the limit (or the days cover the window) no earlier fact can be among them; else from the
+    entity's edges."""
+    params: dict[str, object] = {
         "entity": entity_id,
         "from_day": window.first,
         "to_day": window.last,
@@ -200,7 +261,30 @@ def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window
         "limit": limit,
         **as_of.params(),
     }
-    return rows_of(EdgeRow, store.conn.read(NEIGHBOURHOOD, params))
+    edges = _latest_edges(store, entity_id, window, params)
+    ids = [edge["id"] for edge in edges]
+    reported = store.conn.read(SOURCES_OF, {"ids": ids, **as_of.params()}) if ids else []
+    n_sources = {row["id"]: row["n_sources"] for row in reported}
+    return rows_of(EdgeRow, [edge | {"n_sources": n_sources.get(edge["id"], 0)} for edge in edges])
+
+
+def _latest_edges(store: GraphStore, entity_id: str, window: Window, params: dict[str, object]) -> list[Row]:
+    for span in RECENT_DAYS:
+        first = max(window.first, _days_before(window.last, span - 1))
+        keys = day_keys(entity_id, days_from(first, window.last))
+        recent = params | {"day_keys": keys, "whole_window": first == window.first}
+        edges = store.conn.read(NEIGHBOURHOOD_BY_DAYS, recent)
+        if edges or first == window.first:
+            return edges
+    return store.conn.read(NEIGHBOURHOOD, params)
+
+
+def _days_before(day: int, days: int) -> int:
+    """The day `days` before `day` (0, no day, before the calendar's first)."""
+    try:
+        return day_key(day_from_key(day) - dt.timedelta(days=days))
+    except OverflowError:
+        return 0
 
 
 def day_range(store: GraphStore, as_of: AsOf) -> tuple[int | None, int | None]:

@@ -53,14 +53,14 @@ OPTIONAL MATCH (e)-[:ALIAS]->(al:Alias)
 WHERE {visible("al", "day")} AND al.name <> e.name
 WITH e, mentions, interactions, collect(DISTINCT al.name) AS aliases
 """
-_ENTITY_AS_OF = (
-    ENTITY_VISIBLE
-    + ENTITY_ALIASES
+_ALIASES_AS_OF = (
+    ENTITY_ALIASES
     + """
 RETURN e.id AS id, e.name AS name, e.type AS type, aliases, mentions, interactions
 ORDER BY mentions DESC, interactions DESC, id
 """
 )
+_ENTITY_AS_OF = ENTITY_VISIBLE + _ALIASES_AS_OF
 
 # Each entity's visibility profile, for every day at once: its mentioning chunks and its interactions grouped by
 # (publication day, end of the ingestion day), read from the daily counts the writer keeps (EntityDay:
@@ -82,11 +82,34 @@ WITH e, chunk_cells,
 RETURN e.id AS id, e.name AS name, e.type AS type, chunk_cells, interaction_cells
 """
 
-# The entities whose id or name is $q, or one of whose aliases visible as of D is (case-insensitive).
+
+def _cells_visible(cell: str) -> str:
+    """`visible` for a daily count's cell (EntityDay, FactDay): its items are all published on its day and
+    ingested on its ingestion day, and AsOf.ms is the end of a day (ENTITY_PROFILES)."""
+    return f"{cell}.day <= $as_of_day AND {end_of_day_ms(f'{cell}.ingested_day')} <= $as_of_ms"
+
+
+# ENTITY_VISIBLE's existence and counts for entity `e`, summed from its daily counts' cells visible as of D (what
+# ENTITY_PROFILES reads and qa/query.EntityProfile applies `visible` to): work in proportion to the days it was in
+# the news, not to its mentions and facts (a hub's 60k at 1 M, bench/qa_graph.py: 73 ms; 1 ms by its cells). For a
+# few entities only: a tail entity of ten facts has as many cells, each an index lookup, so a read of thousands of
+# them (explore.SEARCH_COUNTED) costs more than their walk. The cell's day predicates sit in CASE, not in a WHERE, or
+# FalkorDB's planner scans the cells' day index.
+ENTITY_VISIBLE_BY_DAYS = f"""
+OPTIONAL MATCH (d:EntityDay {{entity_id: e.id}})
+WITH e, sum(CASE WHEN d.chunks > 0 AND {_cells_visible("d")} THEN d.chunks ELSE 0 END) AS mentions
+OPTIONAL MATCH (f:FactDay {{entity_id: e.id}})
+WITH e, mentions, sum(CASE WHEN f.facts > 0 AND {_cells_visible("f")} THEN f.facts ELSE 0 END) AS interactions
+WHERE mentions > 0 OR interactions > 0
+"""
+
+# The entities whose id or name is $q, or one of whose aliases visible as of D is (case-insensitive), each found
+# by an index (Entity id and lower, Alias lower): `toLower(e.name) = toLower($q)` scanned every entity (23 ms at
+# 1 M facts, 100k entities, bench/qa_graph.py; 0.2 ms by the index).
 ENTITY_FIND = (
     f"""
 MATCH (e:Entity)
-WHERE e.id = $q OR toLower(e.name) = toLower($q)
+WHERE e.id = $q OR e.lower = toLower($q)
 WITH collect(e) AS named
 OPTIONAL MATCH (x:Entity)-[:ALIAS]->(al:Alias)
 WHERE al.lower = toLower($q) AND {visible("al", "day")}
@@ -94,7 +117,8 @@ WITH named, collect(x) AS aliased
 WITH named + aliased AS found
 UNWIND found AS e
 WITH DISTINCT e"""
-    + _ENTITY_AS_OF
+    + ENTITY_VISIBLE_BY_DAYS
+    + _ALIASES_AS_OF
     + "LIMIT $limit\n"
 )
 

@@ -40,6 +40,7 @@ RANGE_INDEXES = (
     ("Interaction", "subject_day"),  # "<entity id>|<event day>": an entity's facts of a day (writes.INTERACTIONS)
     ("Interaction", "object_day"),
     ("Entity", "name"),
+    ("Entity", "lower"),  # toLower(name): reads.ENTITY_FIND (writes.ENTITIES sets it with the name)
     ("Alias", "lower"),
     ("Chunk", "day"),
     ("Article", "published_day"),
@@ -120,7 +121,7 @@ def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     with its constraint commands as comments (they go through redis-cli, not Cypher)."""
     # the keys and ABOUT edges an older graph lacks come first, as init fills them before it makes their index (a
     # no-op after)
-    backfilled = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *fact_days_backfill(dialect))
+    backfilled = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *ENTITY_LOWER_BACKFILL, *fact_days_backfill(dialect))
     backfill = "".join(f"{one_line(statement)};\n" for statement in backfilled)
     if dialect == "neo4j":
         return backfill + "".join(f"{statement};\n" for statement in neo4j_ddl())
@@ -155,6 +156,9 @@ ABOUT_BACKFILL = (
     "WHERE key <> coalesce(x.subject_day, '') AND key <> coalesce(x.object_day, '') "
     "MERGE (x)-[:ABOUT {key: key}]->(m)",
 )
+# A graph written before entities had their lower-case name (writes.ENTITIES) gets it, likewise before its index.
+ENTITY_LOWER_INDEX = ("Entity", "lower")
+ENTITY_LOWER_BACKFILL = ("MATCH (e:Entity) WHERE e.lower IS NULL SET e.lower = toLower(e.name)",)
 FALKORDB_INDEXES = "CALL db.indexes() YIELD label, properties RETURN label, properties"
 NEO4J_INDEXES = "SHOW INDEXES YIELD labelsOrTypes, properties RETURN labelsOrTypes AS label, properties"
 
@@ -194,7 +198,12 @@ def _backfill_fact_days(conn: GraphConnection) -> None:
 def _backfill(conn: GraphConnection) -> None:
     """What an older graph lacks of what the writes derive, each while the index made after it is missing."""
     # in this order: the ABOUT edges leave out the entities the day keys name
-    for index, backfill in ((DAY_KEYS_INDEX, DAY_KEYS_BACKFILL), (ABOUT_INDEX, ABOUT_BACKFILL)):
+    derived = (
+        (DAY_KEYS_INDEX, DAY_KEYS_BACKFILL),
+        (ABOUT_INDEX, ABOUT_BACKFILL),
+        (ENTITY_LOWER_INDEX, ENTITY_LOWER_BACKFILL),
+    )
+    for index, backfill in derived:
         if not _has_index(conn, *index):
             for statement in backfill:
                 conn.run(statement)

@@ -54,16 +54,18 @@ MERGE (ch)-[r:IN]->(ar) ON CREATE SET r.day = a.day, r.ingested_ms = a.ingested_
 # record that linked the entity by an alias only gives its name just to create the node), so case variants and
 # partition interleavings cannot change either. Each alias is an (:Alias) node of the entity, dated like a chunk
 # by the record visible first that showed it (`day`, `ingested_ms`; reads filter it with reads.visible): an alias
-# first seen on day 20 is not the entity's name as of day 10. `lower` is the engine's own toLower, for lookups.
+# first seen on day 20 is not the entity's name as of day 10. `lower` (an alias's, and the entity's of its name,
+# set with it) is the engine's own toLower, indexed for reads.ENTITY_FIND.
 ENTITIES = """
 UNWIND $rows AS e
 MERGE (n:Entity {id: e.id})
-ON CREATE SET n.name = e.name
+ON CREATE SET n.name = e.name, n.lower = toLower(e.name)
 SET n.description = coalesce(e.description, n.description)
 WITH n, e, (n.type_key IS NULL OR e.type_key < n.type_key) AS typed,
      (e.name_key IS NOT NULL AND (n.name_key IS NULL OR e.name_key < n.name_key)) AS named
 FOREACH (_ IN CASE WHEN typed THEN [1] ELSE [] END | SET n.type = e.type, n.type_key = e.type_key)
-FOREACH (_ IN CASE WHEN named THEN [1] ELSE [] END | SET n.name = e.name, n.name_key = e.name_key)
+FOREACH (_ IN CASE WHEN named THEN [1] ELSE [] END |
+  SET n.name = e.name, n.lower = toLower(e.name), n.name_key = e.name_key)
 WITH n, e
 UNWIND e.aliases AS alias
 MERGE (a:Alias {id: alias.id})
