@@ -117,6 +117,7 @@ def _ddl() -> Iterator[Statement]:
         DAY_KEYS_BACKFILL,
         FALKORDB_CONSTRAINTS,
         FALKORDB_INDEXES,
+        NAMES_STAMP_BACKFILL,
         NEO4J_INDEXES,
         falkordb_ddl,
         neo4j_ddl,
@@ -133,6 +134,8 @@ def _ddl() -> Iterator[Statement]:
         yield Statement(f"newskg.graph.store.schema.DAY_KEYS_BACKFILL[{i}]", query)
     for i, query in enumerate(ABOUT_BACKFILL):
         yield Statement(f"newskg.graph.store.schema.ABOUT_BACKFILL[{i}]", query)
+    for i, query in enumerate(NAMES_STAMP_BACKFILL):
+        yield Statement(f"newskg.graph.store.schema.NAMES_STAMP_BACKFILL[{i}]", query)
 
 
 def _browser() -> Iterator[Statement]:

@@ -13,6 +13,7 @@ from newskg.graph.store.schema import (
     DAY_KEYS_BACKFILL,
     FULLTEXT_INDEXES,
     MERGE_KEYS,
+    NAMES_STAMP_BACKFILL,
     RANGE_INDEXES,
     REL_RANGE_INDEXES,
     ddl_script,
@@ -131,11 +132,12 @@ def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
     env["NEWSKG_GRAPH_URI"] = "bolt://127.0.0.1:1"  # nothing listens: printing must not connect
     env["PYTHONPATH"] = str(REPO)
     out = newskg("graph", "init", "--print-ddl", "--dialect", "neo4j", env=env).stdout
-    backfills = [one_line(s) for s in (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *fact_days_backfill("neo4j"))]
+    older = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *NAMES_STAMP_BACKFILL)
+    backfills = [one_line(s) for s in (*older, *fact_days_backfill("neo4j"))]
     assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*backfills, *neo4j_ddl())]
     assert newskg("graph", "init", "--print-ddl", env=env).stdout == out, "the default: the configured URI's dialect"
     falkor = newskg("graph", "init", "--print-ddl", "--dialect", "falkordb", env=env).stdout
-    falkor_backfills = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *fact_days_backfill("falkordb"))
+    falkor_backfills = (*older, *fact_days_backfill("falkordb"))
     statements = [*(one_line(s) for s in falkor_backfills), *falkordb_ddl()]
     assert falkor.splitlines()[: len(statements)] == [f"{s};" for s in statements]
     assert "// redis-cli GRAPH.CONSTRAINT CREATE newskg UNIQUE NODE M2Pair PROPERTIES 1 pair" in falkor
