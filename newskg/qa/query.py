@@ -3,6 +3,7 @@ ambiguity reported) and the reformulated query NEON retrieves with: "(Date: Augu
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import threading
@@ -21,7 +22,7 @@ from newskg.core.timeaxes import day_from_key, day_key, day_words
 from newskg.extract.entities.evidence import LEGAL_FORMS, first_names
 from newskg.extract.entities.names import CALENDAR_WORDS, name_key
 from newskg.graph.store.asof import AsOf, Knowledge
-from newskg.graph.store.rows import EntityCounts, EntityProfileRow
+from newskg.graph.store.rows import AliasSeen, EntityCounts, EntityName, EntityProfileRow
 from newskg.graph.store.store import GraphStore
 from newskg.qa.dates import find_date
 from newskg.qa.similarity import QueryTexts
@@ -69,6 +70,12 @@ Cell = tuple[int, int, int]  # (publication day, end of the ingestion day in ms,
 # A name key's entry in the name index: entity id → None when the key is the entity's name (it exists as the entity
 # does), else the (publication day, ingestion ms) of each alias spelling with that key (graph/store/writes.ENTITIES).
 Forms = dict[str, tuple[tuple[int, int], ...] | None]
+# What the name index holds of an entity: its name and its aliases as (spelling, day, ingestion ms), sorted.
+Record = tuple[str, tuple[AliasSeen, ...]]
+# A refresh reads the entities whose names were stamped since this long before the previous refresh's read began
+# (by the graph server's clock): a write whose transaction began before that read, and committed after it, carries
+# a stamp from before the read, and a cluster's servers may disagree by a little (see _NameIndex.refreshed).
+NAMES_MARGIN_MS = 60_000
 
 
 def _ids_as_of(forms: Forms | None, as_of: AsOf) -> list[str]:
@@ -189,16 +196,17 @@ class EntityResolver:
     `alternatives` never name an entity first seen later.
 
     Names and aliases → entity ids come from an in-memory copy of the graph's name index, refreshed every
-    `refresh_s`; one copy serves every day: an alias carries the times of the record visible first that showed it,
-    and counts as of a day only when visible then (so an alias first seen after the day neither resolves nor
-    decides which words of a query name the entity); a name the copy does not know yet is looked up in the graph
-    itself (aliases as of the day there too), so a brand-new entity is found at once. Which candidates existed on
-    the day, and how popular they were, is read from the graph; the outcome is cached per (as-of day, view, name)
-    for `refresh_s`, so the common case (many askers, one day) costs no query. Those facts come from each candidate's
-    EntityProfile, kept per entity for `refresh_s` (one batched read for the ids without a fresh one), so asking
-    about the same entity on another day costs no query either. A name no entity of the day carries is matched
-    fuzzily: every entity name scoring at least FUZZY_CUTOFF, then only those of the day, best 5. (Not the best 5
-    names first: whether a similar name exists later must not change an answer about earlier.)"""
+    `refresh_s` with the entities whose names changed since (_NameIndex.refreshed); one copy serves every day: an
+    alias carries the times of the record visible first that showed it, and counts as of a day only when visible
+    then (so an alias first seen after the day neither resolves nor decides which words of a query name the entity);
+    a name the copy does not know yet is looked up in the graph itself (aliases as of the day there too), so a
+    brand-new entity is found at once. Which candidates existed on the day, and how popular they were, is read from
+    the graph; the outcome is cached per (as-of day, view, name) for `refresh_s`, so the common case (many askers,
+    one day) costs no query. Those facts come from each candidate's EntityProfile, kept per entity for `refresh_s`
+    (one batched read for the ids without a fresh one), so asking about the same entity on another day costs no
+    query either. A name no entity of the day carries is matched fuzzily: every entity name scoring at least
+    FUZZY_CUTOFF, then only those of the day, best 5. (Not the best 5 names first: whether a similar name exists
+    later must not change an answer about earlier.)"""
 
     def __init__(
         self, store: GraphStore, refresh_s: float = 30.0, cache_size: int = 4096, profile_cache_size: int = 16384
@@ -325,10 +333,10 @@ class EntityResolver:
         return index.keys, index.names, index.prefixes
 
     def _current(self) -> _NameIndex:
-        """The name index, rebuilt from the graph when older than `refresh_s`. Only the first load makes a reader
-        wait; after it the one reader that finds the index stale rebuilds it and the others answer from the old
-        copy meanwhile. The rebuild reads every entity name; readers that queued behind it were the first suspect of
-        the half-load tail of temporal answers (issue 30)."""
+        """The name index, refreshed from the graph when older than `refresh_s`. Only the first load, which reads
+        every entity name, makes a reader wait; after it the one reader that finds the index stale refreshes it
+        with the entities whose names changed since (a few ms when none did) and the others answer from the old
+        copy meanwhile. A whole rebuild at 94k entities held the GIL ~2 s every 30 s (issue 30)."""
         index = self._names_index
         if index is not None and time.monotonic() - index.loaded_at <= self.refresh_s:
             return index
@@ -339,7 +347,7 @@ class EntityResolver:
         try:
             index = self._names_index
             if index is None or time.monotonic() - index.loaded_at > self.refresh_s:
-                index = self._names_index = _NameIndex.read(self.store)
+                index = self._names_index = index.refreshed(self.store) if index else _NameIndex.read(self.store)
             return index
         finally:
             self._refreshing.release()
@@ -364,7 +372,8 @@ class EntityResolver:
         index = self._current()
         names = index.names
         hits = sorted(
-            ((score, entity) for name, score in index.fuzzy.hits(mention).items() for entity in names[name]),
+            # a name no entity carries any more (renamed) stays in the fuzzy copy, and names nothing
+            ((score, entity) for name, score in index.fuzzy.hits(mention).items() for entity in names.get(name, ())),
             key=lambda hit: (-hit[0], hit[1]),
         )
         choices: list[EntityChoice] = []
@@ -415,6 +424,13 @@ class _FuzzyNames:
         self.processed = [utils.default_process(name) for name in names]
         self.lengths = np.array([len(name) for name in self.processed])
 
+    def extended(self, names: list[str]) -> _FuzzyNames:
+        """A copy that also weighs `names`: only theirs are processed (the lists are copied, not the strings)."""
+        added = _FuzzyNames(names)
+        added.names, added.processed = self.names + added.names, self.processed + added.processed
+        added.lengths = np.concatenate((self.lengths, added.lengths))
+        return added
+
     def hits(self, mention: str) -> dict[str, float]:
         query = utils.default_process(mention)
         by_sort = self._scores(query, fuzz.token_sort_ratio, FUZZY_CUTOFF)
@@ -450,31 +466,106 @@ def _settled(
 
 
 class _NameIndex:
-    """One copy of the graph's name index (EntityResolver._current): built whole, then only read, except the
-    per-(day, view) name words it remembers."""
+    """One copy of the graph's name index (EntityResolver._current): built by one read, then only read, except the
+    per-(day, view) name words it remembers. A refresh makes a new copy that shares every table it does not change
+    and copies only the entries it does (_apply), so readers of the old copy never see a half-updated one."""
 
-    def __init__(self) -> None:
+    def __init__(self, since_ms: int) -> None:
+        self.records: dict[str, Record] = {}  # entity id → its name and aliases, as last read
         self.keys: dict[str, Forms] = {}  # name_key of every name and alias → entity ids, with alias times
         self.names: dict[str, list[str]] = {}  # entity name → entity ids (the fuzzy candidates)
         self.prefixes: dict[str, Forms] = {}  # the leading words of a longer name or alias → entity ids
         self.words: dict[tuple[int, str], set[str]] = {}  # EntityResolver._name_words per (day, view)
-        self.fuzzy = _FuzzyNames([])  # the names, processed for fuzzy matching once per copy
+        self.fuzzy = _FuzzyNames([])  # the names, processed for fuzzy matching once (a refresh adds the new ones)
+        self.since_ms = since_ms  # the next refresh reads the entities whose names were stamped from then on
         self.loaded_at = time.monotonic()
 
     @classmethod
     def read(cls, store: GraphStore) -> _NameIndex:
-        index = cls()
-        for row in store.entity_names():
-            index.names.setdefault(row.name, []).append(row.id)
-            forms = [(row.name, None), *((a, (day, ms)) for a, day, ms in row.aliases or [])]
-            for form, seen in forms:
-                key = name_key(form)
-                _add_form(index.keys, key, row.id, seen)
-                for prefix in leading_words(key):
-                    _add_form(index.prefixes, prefix, row.id, seen)
-        index.fuzzy = _FuzzyNames(list(index.names))
-        index.loaded_at = time.monotonic()
+        """Every entity's names, from one read."""
+        index = cls(store.graph_clock_ms() - NAMES_MARGIN_MS)  # the clock first: a later write is stamped after it
+        index._apply({row.id: _record(row) for row in store.entity_names()})
         return index
+
+    def refreshed(self, store: GraphStore) -> _NameIndex:
+        """A copy with the entities whose names were stamped since the last read (writes.ENTITIES), read whole.
+        Those of the margin read again (NAMES_MARGIN_MS) are dropped unless they changed; when none did, the copy
+        shares everything, the name words of the days asked included. Entities are never deleted nor merged (only
+        renamed), so one not read is unchanged."""
+        since_ms = store.graph_clock_ms() - NAMES_MARGIN_MS
+        rows = store.entity_names(self.since_ms)
+        changed = {row.id: record for row in rows if self.records.get(row.id) != (record := _record(row))}
+        index = copy.copy(self)
+        index.since_ms, index.loaded_at = since_ms, time.monotonic()
+        if changed:
+            index._apply(changed)
+        return index
+
+    def _apply(self, changed: dict[str, Record]) -> None:
+        """Put the changed entities' records in place of what this copy holds of them, on copies of its tables
+        (shallow: the entries of other entities are shared) and of the entries they touch."""
+        old = [(entity_id, record) for entity_id in changed if (record := self.records.get(entity_id))]
+        new = list(changed.items())
+        self.records = {**self.records, **changed}
+        self.keys = _replaced(self.keys, _forms(old), _forms(new), changed)
+        self.prefixes = _replaced(self.prefixes, _prefixes(old), _prefixes(new), changed)
+        added = list(dict.fromkeys(name for _, (name, _) in new if name not in self.names))
+        self.names = _renamed(self.names, old, new, set(changed))
+        self.fuzzy = self.fuzzy.extended(added)
+        self.words = {}
+
+
+FormEntry = tuple[str, str, tuple[int, int] | None]  # (key, entity id, None for its name or an alias's times)
+
+
+def _record(row: EntityName) -> Record:
+    return row.name, tuple(sorted((name, day, ms) for name, day, ms in row.aliases or []))
+
+
+def _forms(records: list[tuple[str, Record]]) -> list[FormEntry]:
+    """The name key of each entity's name and of each of its aliases."""
+    return [
+        (name_key(form), entity_id, seen)
+        for entity_id, (name, aliases) in records
+        for form, seen in [(name, None), *((alias, (day, ms)) for alias, day, ms in aliases)]
+    ]
+
+
+def _prefixes(records: list[tuple[str, Record]]) -> list[FormEntry]:
+    return [(prefix, entity_id, seen) for key, entity_id, seen in _forms(records) for prefix in leading_words(key)]
+
+
+def _renamed(
+    names: dict[str, list[str]], old: list[tuple[str, Record]], new: list[tuple[str, Record]], changed: set[str]
+) -> dict[str, list[str]]:
+    """A copy of `names` in which the changed entities carry their new names instead of their old: the id lists of
+    the names either holds are copied, the others shared; a name no entity carries any more is dropped."""
+    names = dict(names)
+    for name in {name for _, (name, _) in old}:
+        kept = [entity_id for entity_id in names[name] if entity_id not in changed]
+        if kept:
+            names[name] = kept
+        else:
+            del names[name]
+    for entity_id, (name, _) in new:
+        names[name] = [*names.get(name, ()), entity_id]
+    return names
+
+
+def _replaced(
+    table: dict[str, Forms], old: list[FormEntry], new: list[FormEntry], changed: dict[str, Record]
+) -> dict[str, Forms]:
+    """A copy of `table` in which the changed entities' entries are `new` instead of `old`: the entries of each key
+    either touches are copied, the others shared."""
+    table = dict(table)
+    for key in {key for key, _, _ in old} | {key for key, _, _ in new}:
+        table[key] = {entity_id: seen for entity_id, seen in table.get(key, {}).items() if entity_id not in changed}
+    for key, entity_id, seen in new:
+        _add_form(table, key, entity_id, seen)
+    for key in {key for key, _, _ in old}:
+        if not table[key]:
+            del table[key]
+    return table
 
 
 class _Recent:

@@ -42,6 +42,7 @@ from newskg.graph.store.schema import (
     ABOUT_BACKFILL,
     DAY_KEYS_BACKFILL,
     ENTITY_LOWER_BACKFILL,
+    NAMES_STAMP_BACKFILL,
     NEO4J_INDEXES,
     fact_days_backfill,
     neo4j_ddl,
@@ -97,9 +98,9 @@ def test_the_neo4j_ddl_passes_and_is_what_init_runs_on_neo4j():
     assert failures(lint([ToLint(f"ddl[{i}]", s, {}) for i, s in enumerate(ddl)])) == {}
     driver = ScriptedDriver()
     GraphStore(bolt(driver)).init()
-    # a graph without the (entity, day) keys' index and the ABOUT edges' (the scripted server has none) gets them
-    # before the DDL, the keys first; the entities' lower-case names; and without the FactDay entity index, the fact
-    # cells and counts (the FactDay id constraint first, for their MERGE)
+    # a graph without the (entity, day) keys' index, the ABOUT edges' and the name stamps' (the scripted server
+    # has none) gets them before the DDL, the keys first; the entities' lower-case names; and without the
+    # FactDay entity index, the fact cells and counts (the FactDay id constraint first, for their MERGE)
     first = [
         NEO4J_INDEXES,
         *DAY_KEYS_BACKFILL,
@@ -107,6 +108,8 @@ def test_the_neo4j_ddl_passes_and_is_what_init_runs_on_neo4j():
         *ABOUT_BACKFILL,
         NEO4J_INDEXES,
         *ENTITY_LOWER_BACKFILL,
+        NEO4J_INDEXES,
+        *NAMES_STAMP_BACKFILL,
         NEO4J_INDEXES,
         *fact_days_backfill("neo4j"),
     ]
@@ -139,6 +142,7 @@ def workload(store: GraphStore) -> None:
     assert store.counts()["interactions"] == 2 and len(chunk_ids) == 2
     assert store.find_entities("Doja", as_of=AS_OF)[0].id == DOJA
     store.entity_names()
+    store.entity_names(since_ms=store.graph_clock_ms())
     store.entities_as_of([DOJA, CHOUPETTE], AS_OF)
     store.entity_profiles([DOJA])
     store.top_entities(5, AS_OF)

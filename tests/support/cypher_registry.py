@@ -120,6 +120,7 @@ def _ddl() -> Iterator[Statement]:
         ENTITY_LOWER_BACKFILL,
         FALKORDB_CONSTRAINTS,
         FALKORDB_INDEXES,
+        NAMES_STAMP_BACKFILL,
         NEO4J_INDEXES,
         falkordb_ddl,
         neo4j_ddl,
@@ -138,6 +139,8 @@ def _ddl() -> Iterator[Statement]:
         yield Statement(f"newskg.graph.store.schema.ABOUT_BACKFILL[{i}]", query)
     for i, query in enumerate(ENTITY_LOWER_BACKFILL):
         yield Statement(f"newskg.graph.store.schema.ENTITY_LOWER_BACKFILL[{i}]", query)
+    for i, query in enumerate(NAMES_STAMP_BACKFILL):
+        yield Statement(f"newskg.graph.store.schema.NAMES_STAMP_BACKFILL[{i}]", query)
 
 
 def _browser() -> Iterator[Statement]:

@@ -14,6 +14,7 @@ from newskg.graph.store.schema import (
     ENTITY_LOWER_BACKFILL,
     FULLTEXT_INDEXES,
     MERGE_KEYS,
+    NAMES_STAMP_BACKFILL,
     RANGE_INDEXES,
     REL_RANGE_INDEXES,
     ddl_script,
@@ -132,7 +133,7 @@ def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
     env["NEWSKG_GRAPH_URI"] = "bolt://127.0.0.1:1"  # nothing listens: printing must not connect
     env["PYTHONPATH"] = str(REPO)
     out = newskg("graph", "init", "--print-ddl", "--dialect", "neo4j", env=env).stdout
-    derived = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *ENTITY_LOWER_BACKFILL)
+    derived = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *ENTITY_LOWER_BACKFILL, *NAMES_STAMP_BACKFILL)
     backfills = [one_line(s) for s in (*derived, *fact_days_backfill("neo4j"))]
     assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*backfills, *neo4j_ddl())]
     assert newskg("graph", "init", "--print-ddl", env=env).stdout == out, "the default: the configured URI's dialect"

@@ -27,8 +27,11 @@ class IndexStore:
     def __init__(self, entities: list[Entity]):
         self.entities = entities
 
-    def entity_names(self) -> list[EntityName]:
-        return [EntityName(entity[0], entity[1], None) for entity in self.entities]
+    def entity_names(self, since_ms: int | None = None) -> list[EntityName]:
+        return [EntityName(entity[0], entity[1], None) for entity in self.entities]  # a refresh: all, as changed
+
+    def graph_clock_ms(self) -> int:
+        return 0
 
     def entity_profiles(self, ids: list[str]) -> list[EntityProfileRow]:
         rows: list[EntityProfileRow] = []
@@ -133,7 +136,7 @@ class AliasStore(IndexStore):
         super().__init__([e[:5] for e in entities])  # pyright: ignore[reportArgumentType]
         self.aliases = {e[0]: e[5] for e in entities}
 
-    def entity_names(self) -> list[EntityName]:
+    def entity_names(self, since_ms: int | None = None) -> list[EntityName]:
         # each alias first seen with the entity (its first day): the name index dates aliases (issue #29)
         return [
             EntityName(e[0], e[1], [(a, e[4], end_of_day_ms(e[4])) for a in self.aliases[e[0]]]) for e in self.entities
@@ -165,12 +168,12 @@ class SlowNamesStore(IndexStore):
         self.slow, self.reading, self.finish = threading.Event(), threading.Event(), threading.Event()
         self.reads = 0
 
-    def entity_names(self) -> list[EntityName]:
+    def entity_names(self, since_ms: int | None = None) -> list[EntityName]:
         self.reads += 1
         if self.slow.is_set() and not self.finish.is_set():
             self.reading.set()
             assert self.finish.wait(10)
-        return super().entity_names()
+        return super().entity_names(since_ms)
 
 
 def test_a_stale_name_index_is_rebuilt_by_one_reader_while_the_others_answer_from_the_old_copy():

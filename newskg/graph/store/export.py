@@ -14,6 +14,7 @@ from newskg.graph.connection.base import Row
 from newskg.graph.store.asof import AsOf
 from newskg.graph.store.reader import COUNTS_LABELS
 from newskg.graph.store.reads import export_node_query, export_rel_query
+from newskg.graph.store.schema import without_wall_clock
 from newskg.graph.store.store import GraphStore
 
 # One JSON line: a node (type, label, id, properties) or a relationship (type, rel, start, end, properties).
@@ -37,7 +38,8 @@ def export_jsonl(store: GraphStore, write: Callable[[ExportLine], object], as_of
         while True:
             rows = store.conn.read(export_node_query(label, dated), {"after": after, "limit": PAGE, **bounds})
             for row in rows:
-                write({"type": "node", "label": label, "id": row["id"], "properties": row["p"]})
+                properties = without_wall_clock(label, row["p"])  # a stamp of the write, not of what the graph says
+                write({"type": "node", "label": label, "id": row["id"], "properties": properties})
             lines += len(rows)
             if len(rows) < PAGE:
                 break

@@ -71,10 +71,17 @@ class AsOfReader:
         rows = self.conn.read(reads.ENTITY_FIND, {"q": query, "limit": limit, **AsOf.of(as_of).params()})
         return rows_of(EntityAsOf, rows)
 
-    def entity_names(self) -> list[EntityName]:
+    def entity_names(self, since_ms: int | None = None) -> list[EntityName]:
         """Every entity's id, name and aliases, each alias with its first record's (day, ingested_ms): the
-        resolver's name index, which applies the as-of rule to them itself."""
-        return rows_of(EntityName, self.conn.read(reads.ENTITY_NAMES))
+        resolver's name index, which applies the as-of rule to them itself. With `since_ms` (graph_clock_ms), only
+        the entities whose name or aliases changed at or after it (writes.ENTITIES), each whole."""
+        if since_ms is None:
+            return rows_of(EntityName, self.conn.read(reads.ENTITY_NAMES))
+        return rows_of(EntityName, self.conn.read(reads.ENTITY_NAMES_SINCE, {"since_ms": since_ms}))
+
+    def graph_clock_ms(self) -> int:
+        """The graph server's clock, in ms since the epoch: what the writes stamp entity names with."""
+        return row_of(Count, self.conn.read(reads.GRAPH_CLOCK)[0]).n
 
     def entities_as_of(self, ids: list[str], as_of: AsOf | int | None = None) -> list[EntityAsOf]:
         """Those of `ids` that exist as of the day, with their popularity then (most mentioned first)."""

@@ -275,12 +275,16 @@ def window_keys(entity_id: str, days: list[int], focus_day: int) -> dict[str, li
 
 # The resolver's in-memory name index: every entity's name (visible as the entity is: which entities exist is
 # asked per day) and its aliases, each as [spelling, day, ingested_ms] so the resolver applies `visible` itself.
-ENTITY_NAMES = """
-MATCH (e:Entity)
+# A refresh reads only the entities whose names were stamped at or after `since_ms` (writes.ENTITIES), by the index.
+_NAMES_OF_E = """
 OPTIONAL MATCH (e)-[:ALIAS]->(al:Alias)
 RETURN e.id AS id, e.name AS name,
        collect(CASE WHEN al IS NULL THEN null ELSE [al.name, al.day, al.ingested_ms] END) AS aliases
 """
+ENTITY_NAMES = "MATCH (e:Entity)" + _NAMES_OF_E
+ENTITY_NAMES_SINCE = "MATCH (e:Entity) WHERE e.names_ms >= $since_ms" + _NAMES_OF_E
+# The graph server's clock, which writes.ENTITIES stamps names with: a refresh's cursor is taken on it.
+GRAPH_CLOCK = "RETURN timestamp() AS n"
 
 IDS_PAGE = """
 MATCH (n:{label}) WHERE n.id > $after{extra}

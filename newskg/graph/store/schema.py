@@ -52,6 +52,7 @@ RANGE_INDEXES = (
     ("FactDay", "entity_id"),  # made after the cells are backfilled: init backfills while it is missing
     ("Linking", "order"),
     ("Linking", "chunk_id"),  # a chunk written whole, by any record (extract/stage.py)
+    ("Entity", "names_ms"),  # when the entity's names last changed: a resolver refresh's read (writes.ENTITIES)
 )
 # Relationship type → property, as RANGE_INDEXES: the same syntax `FOR ()-[r:TYPE]-()` on both engines.
 REL_RANGE_INDEXES = (
@@ -62,6 +63,7 @@ REL_RANGE_INDEXES = (
 WALL_CLOCK = {
     "Linking": ("order",),  # the order journals are replayed in (extract/stage.py `_next_order`)
     "M2Failed": ("at",),  # when the M2 batch was given up (its dead letter's time)
+    "Entity": ("names_ms",),  # when its names last changed (writes.ENTITIES), by the graph server's clock
 }
 
 
@@ -121,7 +123,13 @@ def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     with its constraint commands as comments (they go through redis-cli, not Cypher)."""
     # the keys and ABOUT edges an older graph lacks come first, as init fills them before it makes their index (a
     # no-op after)
-    backfilled = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *ENTITY_LOWER_BACKFILL, *fact_days_backfill(dialect))
+    backfilled = (
+        *DAY_KEYS_BACKFILL,
+        *ABOUT_BACKFILL,
+        *ENTITY_LOWER_BACKFILL,
+        *NAMES_STAMP_BACKFILL,
+        *fact_days_backfill(dialect),
+    )
     backfill = "".join(f"{one_line(statement)};\n" for statement in backfilled)
     if dialect == "neo4j":
         return backfill + "".join(f"{statement};\n" for statement in neo4j_ddl())
@@ -159,6 +167,10 @@ ABOUT_BACKFILL = (
 # A graph written before entities had their lower-case name (writes.ENTITIES) gets it, likewise before its index.
 ENTITY_LOWER_INDEX = ("Entity", "lower")
 ENTITY_LOWER_BACKFILL = ("MATCH (e:Entity) WHERE e.lower IS NULL SET e.lower = toLower(e.name)",)
+# The same for the entities' name stamps (writes.ENTITIES): an entity written before them gets 0, older than any
+# refresh's cursor (a resolver's first read takes every entity, stamped or not), so every entity carries one.
+NAMES_STAMP_INDEX = ("Entity", "names_ms")
+NAMES_STAMP_BACKFILL = ("MATCH (e:Entity) WHERE e.names_ms IS NULL SET e.names_ms = 0",)
 FALKORDB_INDEXES = "CALL db.indexes() YIELD label, properties RETURN label, properties"
 NEO4J_INDEXES = "SHOW INDEXES YIELD labelsOrTypes, properties RETURN labelsOrTypes AS label, properties"
 
@@ -202,6 +214,7 @@ def _backfill(conn: GraphConnection) -> None:
         (DAY_KEYS_INDEX, DAY_KEYS_BACKFILL),
         (ABOUT_INDEX, ABOUT_BACKFILL),
         (ENTITY_LOWER_INDEX, ENTITY_LOWER_BACKFILL),
+        (NAMES_STAMP_INDEX, NAMES_STAMP_BACKFILL),
     )
     for index, backfill in derived:
         if not _has_index(conn, *index):

@@ -56,23 +56,26 @@ MERGE (ch)-[r:IN]->(ar) ON CREATE SET r.day = a.day, r.ingested_ms = a.ingested_
 # by the record visible first that showed it (`day`, `ingested_ms`; reads filter it with reads.visible): an alias
 # first seen on day 20 is not the entity's name as of day 10. `lower` (an alias's, and the entity's of its name,
 # set with it) is the engine's own toLower, indexed for reads.ENTITY_FIND.
+# `names_ms` is the graph server's clock (timestamp(): one clock, whichever process writes) whenever what the
+# QA resolver's name index holds of the entity changes: it is created or renamed, or an alias of it is created or
+# re-dated. A resolver's refresh reads only the entities stamped since its last read (reads.ENTITY_NAMES_SINCE).
 ENTITIES = """
 UNWIND $rows AS e
 MERGE (n:Entity {id: e.id})
-ON CREATE SET n.name = e.name, n.lower = toLower(e.name)
+ON CREATE SET n.name = e.name, n.lower = toLower(e.name), n.names_ms = timestamp()
 SET n.description = coalesce(e.description, n.description)
 WITH n, e, (n.type_key IS NULL OR e.type_key < n.type_key) AS typed,
      (e.name_key IS NOT NULL AND (n.name_key IS NULL OR e.name_key < n.name_key)) AS named
 FOREACH (_ IN CASE WHEN typed THEN [1] ELSE [] END | SET n.type = e.type, n.type_key = e.type_key)
 FOREACH (_ IN CASE WHEN named THEN [1] ELSE [] END |
-  SET n.name = e.name, n.lower = toLower(e.name), n.name_key = e.name_key)
+  SET n.name = e.name, n.lower = toLower(e.name), n.name_key = e.name_key, n.names_ms = timestamp())
 WITH n, e
 UNWIND e.aliases AS alias
 MERGE (a:Alias {id: alias.id})
 ON CREATE SET a.entity_id = n.id, a.name = alias.name, a.lower = toLower(alias.name)
 WITH n, a, alias, (a.first_key IS NULL OR alias.first_key < a.first_key) AS first
 FOREACH (_ IN CASE WHEN first THEN [1] ELSE [] END |
-  SET a.day = alias.day, a.ingested_ms = alias.ingested_ms, a.first_key = alias.first_key)
+  SET a.day = alias.day, a.ingested_ms = alias.ingested_ms, a.first_key = alias.first_key, n.names_ms = timestamp())
 MERGE (n)-[:ALIAS]->(a)
 """
 
