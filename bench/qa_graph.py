@@ -202,6 +202,7 @@ def build_counts(conn: GraphConnection) -> float:
     start = time.perf_counter()
     conn.run_many(
         [(mentions.COUNT_ALL_ENTITY_DAYS, {}), (mentions.MARK_ALL_COUNTED, {}), (factdays.COUNT_ALL_FACT_DAYS, {})]
+        + [(statement, {}) for statement in factdays.COUNT_ALL_ENTITY_FACTS]
     )
     return time.perf_counter() - start
 

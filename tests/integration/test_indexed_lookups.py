@@ -19,7 +19,7 @@ from newskg.graph.connection import FalkorConnection
 from newskg.graph.store import explore, reads
 from newskg.graph.store.asof import AsOf
 from newskg.graph.store.explore import EdgeRow, Window
-from newskg.graph.store.rows import rows_of
+from newskg.graph.store.rows import EntityAsOf, rows_of
 from newskg.graph.store.store import GraphStore
 from newskg.wiring import open_graph
 from tests.integration.test_explore_api import ADA, BABBAGE, SOCIETY, fact, report
@@ -177,3 +177,75 @@ def test_the_latest_days_are_read_by_their_keys_alone(store: GraphStore):
     scan = next(i for i, line in enumerate(lines) if "Node By Index Scan | (x:Interaction)" in line)
     assert lines[scan - 1].strip() == "Aggregate", lines
     assert not any("Label Scan" in line or "Traverse | (e)" in line for line in lines), lines
+
+
+# Every entity's facts of all time, by the walk over its edges: what Entity.facts must hold.
+FACTS_WALKED = """
+MATCH (e:Entity)
+OPTIONAL MATCH (e)-[:SUBJECT_OF|OBJECT]-(x:Interaction)
+RETURN e.id AS id, e.facts AS kept, count(DISTINCT x) AS walked ORDER BY id
+"""
+
+
+def stars(store: GraphStore) -> list[Entity]:
+    """40 "Star" entities, star n in n facts. The 16 with the most (24 to 39) had only 21 reported by June 10 (the rest
+    on June 20), the others all theirs by June 5: as of June 10 stars 23 and 22 lead, though 16 others have more facts
+    of all time, and the 21-fact ones are within 2 of them. Three are only mentioned."""
+    people = [Entity(id=entity_id(f"Star {n}", "PERSON"), name=f"Star {n}", type="PERSON") for n in range(40)]
+    chunks, facts, mentions = [], [], []
+    for n, star in enumerate(people):
+        for k in range(n):
+            day = 20230620 if n >= 24 and k >= 21 else 20230605
+            chunk = report(f"Star {n} spoke to Ada Lovelace, talk {k}.", day, "wire")
+            chunks.append(chunk)
+            mentions += [(chunk.id, star.id), (chunk.id, ADA.id)]
+            facts.append(fact([chunk], star, ADA, f"Star {n} talk {k}"))
+        if n < 3:  # mentioned only
+            chunk = report(f"Star {n} was seen.", 20230602, "wire")
+            chunks.append(chunk)
+            mentions.append((chunk.id, star.id))
+    store.write_batch(chunks=chunks, entities=[*people, ADA], mentions=mentions, interactions=facts)
+    return people
+
+
+def test_each_entity_keeps_its_facts_of_all_time_and_init_gives_them_to_an_older_graph(store: GraphStore):
+    stars(store)
+    kept = store.conn.read(FACTS_WALKED)
+    assert all(r["kept"] == r["walked"] and isinstance(r["kept"], int) for r in kept), kept
+    assert max(r["walked"] for r in kept) > 40
+    store.conn.run("MATCH (e:Entity) REMOVE e.facts")  # a graph written before the totals were kept
+    store.init()
+    assert store.conn.read(FACTS_WALKED) == kept
+
+
+def test_the_search_counts_only_the_matches_that_can_rank_and_finds_what_counting_all_does(store: GraphStore):
+    """ "star" matches 40 entities; the 5 with the most facts as of the day are those counting every match gives,
+    whatever the day, though only the matches whose facts of all time could still rank are counted. Without the
+    totals (a graph before init) the rows are the same."""
+    people = stars(store)
+    reads_of: list[list[str]] = []
+    counting = store.conn.read
+
+    def read(query: str, params: dict[str, object] | None = None) -> list[dict[str, object]]:
+        if query in (explore.SEARCH_COUNTED, explore.SEARCH_COUNTED_BY_DAYS):
+            reads_of.append(cast(list[str], (params or {})["ids"]))
+        return counting(query, params)
+
+    store.conn.read = read  # pyright: ignore[reportAttributeAccessIssue] - records what the search counts
+    ids = [p.id for p in people]
+    for day in (20230601, 20230603, 20230610, 20230625, None):
+        for limit in (1, 2, 5, 39, 41):
+            every = rows_of(
+                EntityAsOf, counting(explore.SEARCH_COUNTED, {"ids": ids, "limit": limit, **AsOf.of(day).params()})
+            )
+            reads_of.clear()
+            assert explore.search(store, "star", AsOf.of(day), limit, None) == every, (day, limit)
+            if limit == 5 and day is None:
+                assert sum(len(r) for r in reads_of) == explore.SEARCH_FEW  # the 16 busiest settle it
+    leaders = explore.search(store, "star", AsOf.of(20230610), 3, None)
+    assert [(e.name, e.interactions) for e in leaders[:2]] == [("Star 23", 23), ("Star 22", 22)]
+    assert leaders[2].interactions == 21  # a tie of 21-fact stars, broken by mentions, then id
+    store.conn.run("MATCH (e:Entity) REMOVE e.facts")
+    for day in (20230603, None):
+        every = rows_of(EntityAsOf, counting(explore.SEARCH_COUNTED, {"ids": ids, "limit": 5, **AsOf.of(day).params()}))
+        assert explore.search(store, "star", AsOf.of(day), 5, None) == every

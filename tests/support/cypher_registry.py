@@ -114,10 +114,12 @@ def _built() -> Iterator[Statement]:
 
 
 def _ddl() -> Iterator[Statement]:
+    from newskg.graph.store.factdays import COUNT_ALL_ENTITY_FACTS
     from newskg.graph.store.schema import (
         ABOUT_BACKFILL,
         DAY_KEYS_BACKFILL,
         ENTITY_LOWER_BACKFILL,
+        ENTITY_WITHOUT_FACTS,
         FALKORDB_CONSTRAINTS,
         FALKORDB_INDEXES,
         NAMES_STAMP_BACKFILL,
@@ -141,6 +143,9 @@ def _ddl() -> Iterator[Statement]:
         yield Statement(f"newskg.graph.store.schema.ENTITY_LOWER_BACKFILL[{i}]", query)
     for i, query in enumerate(NAMES_STAMP_BACKFILL):
         yield Statement(f"newskg.graph.store.schema.NAMES_STAMP_BACKFILL[{i}]", query)
+    for i, query in enumerate(COUNT_ALL_ENTITY_FACTS):
+        yield Statement(f"newskg.graph.store.factdays.COUNT_ALL_ENTITY_FACTS[{i}]", query)
+    yield Statement("newskg.graph.store.schema.ENTITY_WITHOUT_FACTS", ENTITY_WITHOUT_FACTS)
 
 
 def _browser() -> Iterator[Statement]:

@@ -7,6 +7,7 @@ shows only visible chunks of visible articles. Values are parameters."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -40,7 +41,7 @@ WITH named + aliased AS found
 UNWIND found AS e
 WITH DISTINCT e
 WHERE $type IS NULL OR e.type = $type
-RETURN e.id AS id
+RETURN e.id AS id, e.facts AS bound
 """
 # Those found, as of D, the most interactions first: every one counted, only those kept with their aliases.
 # SEARCH_COUNTED walks each one's mentions and facts (a hub's 60k: 60 ms at 1 M, bench/qa_graph.py); a few are
@@ -240,12 +241,27 @@ class Window:
 
 
 def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: str | None) -> list[EntityAsOf]:
+    """The `limit` entities the text matches with the most facts as of D (then mentions, then id). The matches are
+    counted in the order of their facts of all time (`Entity.facts`: factdays.RECOUNT_ENTITY_FACTS), a bound on
+    their count as of D, SEARCH_FEW first and four times as many each round, until none left has a bound that
+    could rank: a short text that is part of thousands of names counts the few that lead, not all (an entity
+    without a bound is counted first). The same rows as counting every match."""
     found = store.conn.read(SEARCH_FOUND, {"q": text.lower(), "type": entity_type, **as_of.params()})
-    if not found:
-        return []
-    counted = SEARCH_COUNTED_BY_DAYS if len(found) <= SEARCH_FEW else SEARCH_COUNTED
-    params = {"ids": [row["id"] for row in found], "limit": limit, **as_of.params()}
-    return rows_of(EntityAsOf, store.conn.read(counted, params))
+    queue = sorted(found, key=lambda row: (-_bound(row), row["id"]))
+    kept: list[EntityAsOf] = []
+    start, size = 0, max(SEARCH_FEW, 1)
+    while start < len(queue) and not (len(kept) == limit and _bound(queue[start]) < kept[-1].interactions):
+        ids = [row["id"] for row in queue[start : start + size]]
+        counted = SEARCH_COUNTED_BY_DAYS if len(ids) <= SEARCH_FEW else SEARCH_COUNTED
+        rows = rows_of(EntityAsOf, store.conn.read(counted, {"ids": ids, "limit": limit, **as_of.params()}))
+        kept = sorted([*kept, *rows], key=lambda e: (-e.interactions, -e.mentions, e.id))[:limit]
+        start, size = start + len(ids), size * 4
+    return kept
+
+
+def _bound(row: Row) -> float:
+    bound = row["bound"]
+    return float(bound) if isinstance(bound, int | float) else math.inf  # none: an entity written before the totals
 
 
 def neighbourhood(store: GraphStore, entity_id: str, as_of: AsOf, window: Window, limit: int) -> list[EdgeRow]:

@@ -275,7 +275,16 @@ class GraphWriter:
             # the daily mention counts of what this batch mentions, recounted from the graph; and of the chunks it
             # writes: a record that re-dates a chunk moves the chunk's counted mentions even when its batch sends none
             + recount_statements([row["chunk_id"] for row in mention_rows] + [row["id"] for row in chunk_rows])
-            # the daily fact counts of the cells this batch's interactions are in or leave
-            + factdays.recount_statements([row["id"] for row in interaction_rows])
+            # the daily fact counts of the cells this batch's interactions are in or leave, and their entities' totals
+            + factdays.recount_statements(
+                [row["id"] for row in interaction_rows], _entity_ids(entity_rows, interactions)
+            )
             + ([(writes.LINKING_JOURNALS, {"rows": journal_rows})] if journal_rows else [])
         )
+
+
+def _entity_ids(entity_rows: list[dict[str, Any]], interactions: list[Interaction]) -> list[str]:
+    """The entities whose fact totals a batch may change: those its interactions name, and those it writes (an
+    entity may be written after its facts)."""
+    named = [i for x in interactions for i in (x.subject_id, x.object_id) if i]
+    return [row["id"] for row in entity_rows] + named
