@@ -76,6 +76,10 @@ Record = tuple[str, tuple[AliasSeen, ...]]
 # (by the graph server's clock): a write whose transaction began before that read, and committed after it, carries
 # a stamp from before the read, and a cluster's servers may disagree by a little (see _NameIndex.refreshed).
 NAMES_MARGIN_MS = 60_000
+# A whole read now and then all the same: on Neo4j a stamp is taken when its statement runs, not when its transaction
+# commits, so a batch committed more than NAMES_MARGIN_MS after it (lock waits, a pause) would be missed by every
+# refresh until the next whole read. FalkorDB runs writes one at a time: there it is only a safety net.
+NAMES_REREAD_S = 600.0
 
 
 def _ids_as_of(forms: Forms | None, as_of: AsOf) -> list[str]:
@@ -347,7 +351,10 @@ class EntityResolver:
         try:
             index = self._names_index
             if index is None or time.monotonic() - index.loaded_at > self.refresh_s:
-                index = self._names_index = index.refreshed(self.store) if index else _NameIndex.read(self.store)
+                if index is not None and time.monotonic() - index.read_at <= NAMES_REREAD_S:
+                    index = self._names_index = index.refreshed(self.store)
+                else:
+                    index = self._names_index = _NameIndex.read(self.store)
             return index
         finally:
             self._refreshing.release()
@@ -478,7 +485,7 @@ class _NameIndex:
         self.words: dict[tuple[int, str], set[str]] = {}  # EntityResolver._name_words per (day, view)
         self.fuzzy = _FuzzyNames([])  # the names, processed for fuzzy matching once (a refresh adds the new ones)
         self.since_ms = since_ms  # the next refresh reads the entities whose names were stamped from then on
-        self.loaded_at = time.monotonic()
+        self.loaded_at = self.read_at = time.monotonic()  # read_at: of the whole read a refresh's copy started from
 
     @classmethod
     def read(cls, store: GraphStore) -> _NameIndex:

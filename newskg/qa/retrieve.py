@@ -61,7 +61,7 @@ def _salience(row: Row) -> tuple[float, float]:
     the sources that carried it by D first, then its confidence plus how near its article's lead it is stated
     (1 in the first chunk, ½ in the next, …). Its similarity to a bare name says nothing: the name is in all.
     reads.TIMELINE orders by the same, to send only the top k (its $top); a change here is a change there
-    (tests/integration/test_retrieval.py compares the two)."""
+    (tests/integration/test_as_of_reads.py compares the two)."""
     if isinstance(row, EntityChunk):
         return (0.0, 0.0)
     lead = 1.0 / (1.0 + row.lead / 3) if row.lead is not None else 0.0

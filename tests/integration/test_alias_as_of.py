@@ -188,6 +188,9 @@ def test_export_as_of_and_whole(graph):
     assert ALIAS not in json.dumps(early)
     entity = next(x for x in early if x.get("label") == "Entity" and x["id"] == TWITTER)
     assert "aliases" not in entity["properties"] and entity["properties"]["name"] == "Twitter"
+    # its facts of all time would count what came after D: only the whole graph's export has them
+    assert all("facts" not in x["properties"] for x in early + late if x.get("label") == "Entity")
+    assert any("facts" in x["properties"] for x in whole if x.get("label") == "Entity")
     ids = {x["id"] for x in early if x["type"] == "node"}
     edges = [x for x in early if x["type"] == "relationship"]
     assert all(x["start"] in ids and x["end"] in ids for x in edges)

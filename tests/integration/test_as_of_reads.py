@@ -10,7 +10,7 @@ import json
 import threading
 import uuid
 from collections import Counter
-from functools import partial
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import product, takewhile
 from typing import cast
@@ -478,39 +478,39 @@ def salient(stack, tmp_path_factory):
         store.conn.close()
 
 
+class WholeRings:
+    """The store with the rings read whole (no FactScope.salient): what retrieval ranked in memory, by
+    qa/retrieve._salience, before the graph chose the top k."""
+
+    def __init__(self, store: GraphStore):
+        self.store = store
+
+    def timeline(self, *args: object, scope: FactScope = FactScope(), **kwargs: object) -> list[TimelineRow]:
+        return self.store.timeline(*args, scope=replace(scope, salient=False), **kwargs)  # type: ignore[arg-type]
+
+
 def test_a_bare_names_answer_gets_the_k_most_salient_facts_from_the_graph(graph, salient):
     """A bare name's temporal retrieval reads only the k facts it keeps (FactScope.salient): the same facts, in the
-    same order, as ranking the nearest rings' every fact by salience (the sources by D, then confidence plus the
-    lead, then the latest published, then the id: qa/retrieve._salience), in either view, whatever k."""
+    same order, as retrieval's own ranking of the nearest rings' every fact by salience (qa/retrieve._salience: the
+    sources by D, then confidence plus the lead, then the latest published, then the id), in either view, whatever
+    k, on a world where salience reorders them."""
     reordered = compared = 0
     worlds = [
         (graph[0], ALL, [day for _, _, day in WINDOWS]),
         (salient, [ASSANGE], [SALIENT_DAY, shift(SALIENT_DAY, 1)]),
     ]
     for store, entities, days in worlds:
-        retriever = Retriever(store, None)
+        graph_chosen, memory_chosen = Retriever(store, None), Retriever(WholeRings(store), None)  # type: ignore[arg-type]
         for entity, day, view, k in product(entities, days, ("ingested", "published"), (1, 2, 3, 5, 10)):
             as_of = AsOf(day, view)
-            first, last = shift(day, -retriever.backoff_days), shift(day, retriever.backoff_days)
-            scope = FactScope(via_chunks=True, rings_for=k)
-            rows = store.timeline(entity.id, first, last, as_of, focus_day=day, scope=scope)
-            expected = [r.id for r in sorted(rows, key=partial(_salience, day))[:k]]
-            assert [e.id for e in retriever.temporal(entity.id, entity.name, as_of, k)] == expected, (entity, day, k)
+            expected = [e.id for e in memory_chosen.temporal(entity.id, entity.name, as_of, k)]
+            assert [e.id for e in graph_chosen.temporal(entity.id, entity.name, as_of, k)] == expected, (entity, k)
+            first, last = shift(day, -7), shift(day, 7)
+            rows = store.timeline(entity.id, first, last, as_of, focus_day=day, scope=FactScope(via_chunks=True))
             nearest = sorted(rows, key=lambda r: (days_between(r.event_day, day), -r.published_day, r.id))
             reordered += expected != [r.id for r in nearest[:k]]
             compared += bool(expected)
     assert compared > 50 and reordered > 5  # salience, not the window's own order, chose them
-
-
-def _salience(day: int, row: TimelineRow) -> tuple[int, int, float, int, str]:
-    lead = 1.0 / (1.0 + row.lead / 3) if row.lead is not None else 0.0
-    return (
-        days_between(row.event_day, day),
-        -row.n_sources,
-        -((row.confidence or 0.0) + lead),
-        -row.published_day,
-        row.id,
-    )
 
 
 def _profile(store: GraphStore, statement: str, params: dict[str, object]) -> list[str]:

@@ -246,6 +246,8 @@ def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: s
     their count as of D, SEARCH_FEW first and four times as many each round, until none left has a bound that
     could rank: a short text that is part of thousands of names counts the few that lead, not all (an entity
     without a bound is counted first). The same rows as counting every match."""
+    if limit < 1:
+        return []
     found = store.conn.read(SEARCH_FOUND, {"q": text.lower(), "type": entity_type, **as_of.params()})
     queue = sorted(found, key=lambda row: (-_bound(row), row["id"]))
     kept: list[EntityAsOf] = []

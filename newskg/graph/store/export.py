@@ -28,6 +28,10 @@ NODE_LABELS = (*COUNTS_LABELS, "Alias", "M2Batch", "EntityDay", "FactDay")
 PAGE = 1000
 
 
+# Node properties that sum the whole graph, whatever the day: an export as of D leaves them out.
+ALL_TIME = {"Entity": ("facts",)}  # its facts of all time (graph/store/factdays.RECOUNT_ENTITY_FACTS)
+
+
 def export_jsonl(store: GraphStore, write: Callable[[ExportLine], object], as_of: AsOf | int | None = None) -> int:
     """Write every node, then every relationship; `as_of` None: the whole graph, else the graph as of that day."""
     bounds: dict[str, int] = AsOf.of(as_of).params() if as_of is not None else {}
@@ -39,6 +43,8 @@ def export_jsonl(store: GraphStore, write: Callable[[ExportLine], object], as_of
             rows = store.conn.read(export_node_query(label, dated), {"after": after, "limit": PAGE, **bounds})
             for row in rows:
                 properties = without_wall_clock(label, row["p"])  # a stamp of the write, not of what the graph says
+                if dated:  # a total of all time counts what came after D
+                    properties = {k: v for k, v in properties.items() if k not in ALL_TIME.get(label, ())}
                 write({"type": "node", "label": label, "id": row["id"], "properties": properties})
             lines += len(rows)
             if len(rows) < PAGE:

@@ -121,8 +121,8 @@ def falkordb_constraint_commands(graph: str) -> list[tuple[str, ...]]:
 def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     """The schema as a script to read or pipe: Neo4j's statements for `cypher-shell`; FalkorDB's index statements,
     with its constraint commands as comments (they go through redis-cli, not Cypher)."""
-    # the keys and ABOUT edges an older graph lacks come first, as init fills them before it makes their index (a
-    # no-op after)
+    # what an older graph lacks comes first, as init fills it before it makes its index (the keys, edges, names and
+    # stamps: a no-op after; the fact counts and totals are counted again, the same numbers)
     backfilled = (
         *DAY_KEYS_BACKFILL,
         *ABOUT_BACKFILL,
