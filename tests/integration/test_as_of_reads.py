@@ -10,6 +10,8 @@ import json
 import threading
 import uuid
 from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import product, takewhile
@@ -237,14 +239,23 @@ def build_stated(world: World) -> None:
     world.write([ZENDAYA])
 
 
-@pytest.fixture(scope="module")
-def stated(stack, tmp_path_factory):
-    with Isolation(stack, tmp_path_factory.mktemp("as-of-stated")) as isolation:
+@contextmanager
+def built(stack, tmp_path_factory, name: str, build: Callable[[World], None]) -> Iterator[tuple[GraphStore, World]]:
+    """A graph of its own, with what `build` writes through the store."""
+    with Isolation(stack, tmp_path_factory.mktemp(name)) as isolation:
         store = GraphStore(open_graph(isolation.new().settings))
         store.init()
-        build_stated(world := World(store))
+        build(world := World(store))
+        try:
+            yield store, world
+        finally:
+            store.conn.close()
+
+
+@pytest.fixture(scope="module")
+def stated(stack, tmp_path_factory):
+    with built(stack, tmp_path_factory, "as-of-stated", build_stated) as (store, world):
         yield store, world
-        store.conn.close()
 
 
 # --- item 2: the query day never falls out of the timeline
@@ -470,12 +481,8 @@ def build_salient(world: World) -> None:
 
 @pytest.fixture(scope="module")
 def salient(stack, tmp_path_factory):
-    with Isolation(stack, tmp_path_factory.mktemp("as-of-salient")) as isolation:
-        store = GraphStore(open_graph(isolation.new().settings))
-        store.init()
-        build_salient(World(store))
+    with built(stack, tmp_path_factory, "as-of-salient", build_salient) as (store, _):
         yield store
-        store.conn.close()
 
 
 class WholeRings:
