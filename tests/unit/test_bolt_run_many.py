@@ -13,7 +13,7 @@ import pytest
 from neo4j.exceptions import TransientError
 
 from newskg.graph.store import m2, writes
-from newskg.graph.store.factdays import RECOUNT_FACT_DAYS
+from newskg.graph.store.factdays import RECOUNT_ENTITY_FACTS, RECOUNT_FACT_DAYS
 from newskg.graph.store.mentions import MARK_COUNTED, RECOUNT_ENTITY_DAYS
 from newskg.graph.store.store import GraphStore
 from tests.support.full_batch import PAIR, FullBatch
@@ -60,6 +60,7 @@ def test_a_consumer_batch_is_one_transaction_of_its_statements_in_dependency_ord
         RECOUNT_ENTITY_DAYS,
         MARK_COUNTED,
         RECOUNT_FACT_DAYS,  # after INTERACTIONS: the cells its facts are in now or leave
+        RECOUNT_ENTITY_FACTS,  # after the cells: the totals of the batch's entities
         writes.LINKING_JOURNALS,  # last: a chunk's journal in the graph means the chunk was written whole
     ]
 
@@ -67,7 +68,8 @@ def test_a_consumer_batch_is_one_transaction_of_its_statements_in_dependency_ord
 def test_statements_with_nothing_to_write_are_not_sent():
     driver = ScriptedDriver()
     GraphStore(bolt(driver)).write_batch(entities=FullBatch().entities)
-    assert [query for query, _ in driver.committed[0]] == [writes.ENTITIES]
+    # the entities' totals too: an entity may be written after its facts
+    assert [query for query, _ in driver.committed[0]] == [writes.ENTITIES, RECOUNT_ENTITY_FACTS]
     GraphStore(bolt(driver)).write_batch()
     assert driver.committed[1] == [], "an empty batch is an empty transaction"
 
