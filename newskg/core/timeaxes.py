@@ -39,6 +39,11 @@ def day_from_key(key: int) -> dt.date:
     return dt.date(key // 10000, key // 100 % 100, key % 100)
 
 
+def shift_day(day: int, days: int) -> int:
+    """The yyyymmdd key `days` after `day` (before it when negative), across month and year ends."""
+    return day_key(day_from_key(day) + dt.timedelta(days=days))
+
+
 def utc_now() -> pendulum.DateTime:
     return pendulum.now("UTC")
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, Field
 
 from newskg.core.records import Variant
 from newskg.core.spikes import SpikeRule, detect
-from newskg.core.timeaxes import day_from_key, day_iso, day_key
+from newskg.core.timeaxes import day_iso, day_key, shift_day
 from newskg.graph.connection.base import ConsoleRefused
 from newskg.graph.store import explore
 from newskg.graph.store.asof import AsOf
@@ -144,10 +144,6 @@ def _window(as_of: AsOf, first: str | None, last: str | None, variant: Variant |
     if start > end:
         raise HTTPException(422, "from is after to (or after the as-of day)")
     return Window(start, end, variant)
-
-
-def _minus_days(day: int, days: int) -> int:
-    return day_key(day_from_key(day) - dt.timedelta(days=days))
 
 
 @dataclass
@@ -424,7 +420,7 @@ class _Explorer:
         if not found:
             raise HTTPException(404, f"no entity {entity_id!r}" + (f" as of {as_of}" if as_of else ""))
         last = _latest_day(self.store_of(), view)
-        first = _minus_days(last, days - 1)
+        first = shift_day(last, 1 - days)
         counts = {r.day: r.chunks for r in explore.daily_mentions(self.store_of(), entity_id, first, last, view)}
         series = detect(counts, first, last, SpikeRule(window, sigma), entity_id, found[0].name)
         body = {"as_of": view.iso, "rule": {"window": window, "sigma": sigma}} | series.as_dict()

@@ -23,7 +23,6 @@ runs one method with one strategy."""
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 from itertools import groupby
 from typing import Any, Literal, get_args
@@ -32,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from newskg.core.records import Variant
-from newskg.core.timeaxes import day_from_key, day_key
+from newskg.core.timeaxes import shift_day
 from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, VectorMirror
 from newskg.graph.store.asof import AsOf, days_between
 from newskg.graph.store.reader import FactScope
@@ -66,10 +65,6 @@ def _salience(row: Row) -> tuple[float, float]:
         return (0.0, 0.0)
     lead = 1.0 / (1.0 + row.lead / 3) if row.lead is not None else 0.0
     return (-float(row.n_sources), -((row.confidence or 0.0) + lead))
-
-
-def shift(day: int, days: int) -> int:
-    return day_key(day_from_key(day) + dt.timedelta(days=days))
 
 
 class Retriever:
@@ -199,12 +194,12 @@ class Retriever:
         day = as_of.day
         if kind == "chunk":  # chunks are dated by publication: the window ends at the day, newest first
             return self.store.entity_chunks(
-                entity_id, shift(day, -self.backoff_days), day, as_of, limit=self.window_limit
+                entity_id, shift_day(day, -self.backoff_days), day, as_of, limit=self.window_limit
             )
         return self.store.timeline(
             entity_id,
-            shift(day, -self.backoff_days),
-            shift(day, self.backoff_days),
+            shift_day(day, -self.backoff_days),
+            shift_day(day, self.backoff_days),
             as_of=as_of,
             limit=self.window_limit,
             focus_day=day,

@@ -25,7 +25,7 @@ from newskg.core.ids import chunk_id, entity_id, interaction_id, source_id
 from newskg.core.llm.client import LLMClient, LLMOptions
 from newskg.core.records import Chunk, Entity, Interaction, Variant
 from newskg.core.spikes import days_from
-from newskg.core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, utc_now
+from newskg.core.timeaxes import day_iso, day_key, end_of_day_ms, epoch_ms, shift_day, utc_now
 from newskg.evaluation.neoqa.answerers import GraphAnswerer
 from newskg.graph.browser import saved_queries
 from newskg.graph.connection import FalkorConnection
@@ -37,7 +37,7 @@ from newskg.graph.store.rows import EntityCounts, TimelineRow
 from newskg.graph.store.store import GraphStore
 from newskg.qa.api import create_app
 from newskg.qa.query import EntityResolver
-from newskg.qa.retrieve import Retriever, shift
+from newskg.qa.retrieve import Retriever
 from newskg.qa.service import HIDDEN_ENTITY, QAService
 from newskg.services.process import free_port
 from newskg.wiring import open_graph
@@ -209,7 +209,9 @@ VOGUE = person("Vogue", kind="ORG")
 GUCCI = person("Gucci", kind="ORG")
 ZENDAYA = person("Zendaya")  # written after a fact naming her as its object: the fact has no OBJECT edge
 STATED = [WINTOUR, HADID, MET, VOGUE, GUCCI, ZENDAYA]
-STATED_WINDOWS = [(shift(day, -7), shift(day, 7), day) for day in (20230412, 20230414, 20230416, 20230419, 20230601)]
+STATED_WINDOWS = [
+    (shift_day(day, -7), shift_day(day, 7), day) for day in (20230412, 20230414, 20230416, 20230419, 20230601)
+]
 
 
 def build_stated(world: World) -> None:
@@ -240,16 +242,24 @@ def build_stated(world: World) -> None:
 
 
 @contextmanager
-def built(stack, tmp_path_factory, name: str, build: Callable[[World], None]) -> Iterator[tuple[GraphStore, World]]:
-    """A graph of its own, with what `build` writes through the store."""
+def fresh(stack, tmp_path_factory, name: str) -> Iterator[GraphStore]:
+    """A graph of its own, with the schema of `graph init`; dropped afterwards."""
     with Isolation(stack, tmp_path_factory.mktemp(name)) as isolation:
         store = GraphStore(open_graph(isolation.new().settings))
-        store.init()
-        build(world := World(store))
         try:
-            yield store, world
+            store.init()
+            yield store
         finally:
+            store.conn.drop()
             store.conn.close()
+
+
+@contextmanager
+def built(stack, tmp_path_factory, name: str, build: Callable[[World], None]) -> Iterator[tuple[GraphStore, World]]:
+    """A graph of its own, with what `build` writes through the store."""
+    with fresh(stack, tmp_path_factory, name) as store:
+        build(world := World(store))
+        yield store, world
 
 
 @pytest.fixture(scope="module")
@@ -263,7 +273,7 @@ def stated(stack, tmp_path_factory):
 
 def test_a_spike_day_stays_in_the_temporal_window(graph):
     store, _ = graph
-    window = store.timeline(SWIFT.id, shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7), SPIKE_DAY, 1000)  # as of the day
+    window = store.timeline(SWIFT.id, shift_day(SPIKE_DAY, -7), shift_day(SPIKE_DAY, 7), SPIKE_DAY, 1000)  # as of D
     per_day = Counter(r.event_day for r in window)
     assert len(window) == 1000  # more in the window than the read takes (1,123) …
     assert per_day[SPIKE_DAY] == 3  # … and the day itself is all there,
@@ -311,7 +321,7 @@ def timeline_params(entity: Entity, first: int, last: int, as_of: int, **overrid
     } | overrides
 
 
-WINDOWS = [(shift(day, -7), shift(day, 7), day) for day in (SPIKE_DAY, 20230228, 20230306, 20230501, 20230612)]
+WINDOWS = [(shift_day(day, -7), shift_day(day, 7), day) for day in (SPIKE_DAY, 20230228, 20230306, 20230501, 20230612)]
 
 
 def test_the_day_keys_find_the_facts_the_edges_do(graph, stated):
@@ -386,7 +396,7 @@ def test_the_day_keys_are_read_through_their_index_not_a_scan(graph):
     """Equal rows would not show a plan that scans every interaction: FalkorDB's own plan must look the keys up."""
     store, _ = graph
     assert isinstance(store.conn, FalkorConnection)
-    params = timeline_params(SWIFT, shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7), SPIKE_DAY, via_chunks=True)
+    params = timeline_params(SWIFT, shift_day(SPIKE_DAY, -7), shift_day(SPIKE_DAY, 7), SPIKE_DAY, via_chunks=True)
     header = "CYPHER " + " ".join(f"{key}={stringify_param_value(value)}" for key, value in params.items())
     plan = cast(
         list[bytes | str],
@@ -451,8 +461,8 @@ def build_salient(world: World) -> None:
             (SALIENT_DAY, 0, 1, 3, (0.5,)),  # later, three more
             (SALIENT_DAY, 1, 1, 0, (0.8,)),  # one sentence further from the lead than the one above, more trusted
             (SALIENT_DAY, 0, 1, 0, (0.1, None)),  # no confidence counts as none
-            (shift(SALIENT_DAY, -1), 2, 2, 0, (0.4, 0.8)),
-            (shift(SALIENT_DAY, 1), 0, 1, 0, (0.6,)),
+            (shift_day(SALIENT_DAY, -1), 2, 2, 0, (0.4, 0.8)),
+            (shift_day(SALIENT_DAY, 1), 0, 1, 0, (0.6,)),
         ]
     ):
         chunk = world.report(f"Julian Assange story {n}.", day, [ASSANGE])
@@ -461,7 +471,7 @@ def build_salient(world: World) -> None:
             world.fact(chunk, ASSANGE, None, f"Julian Assange story {n} fact {m}")
             world.facts[-1] = world.facts[-1].model_copy(update={"confidence": confidence})
         for sighting in range(1, sources + late):
-            seen = day if sighting < sources else shift(day, 2)
+            seen = day if sighting < sources else shift_day(day, 2)
             article, source = f"a_{n}_{sighting}", f"wire{sighting}"
             world.chunks.append(
                 chunk.model_copy(
@@ -504,7 +514,7 @@ def test_a_bare_names_answer_gets_the_k_most_salient_facts_from_the_graph(graph,
     reordered = compared = 0
     worlds = [
         (graph[0], ALL, [day for _, _, day in WINDOWS]),
-        (salient, [ASSANGE], [SALIENT_DAY, shift(SALIENT_DAY, 1)]),
+        (salient, [ASSANGE], [SALIENT_DAY, shift_day(SALIENT_DAY, 1)]),
     ]
     for store, entities, days in worlds:
         graph_chosen, memory_chosen = Retriever(store, None), Retriever(WholeRings(store), None)  # type: ignore[arg-type]
@@ -512,7 +522,7 @@ def test_a_bare_names_answer_gets_the_k_most_salient_facts_from_the_graph(graph,
             as_of = AsOf(day, view)
             expected = [e.id for e in memory_chosen.temporal(entity.id, entity.name, as_of, k)]
             assert [e.id for e in graph_chosen.temporal(entity.id, entity.name, as_of, k)] == expected, (entity, k)
-            first, last = shift(day, -7), shift(day, 7)
+            first, last = shift_day(day, -7), shift_day(day, 7)
             rows = store.timeline(entity.id, first, last, as_of, focus_day=day, scope=FactScope(via_chunks=True))
             nearest = sorted(rows, key=lambda r: (days_between(r.event_day, day), -r.published_day, r.id))
             reordered += expected != [r.id for r in nearest[:k]]
@@ -538,7 +548,7 @@ def test_a_day_that_holds_k_facts_is_read_alone(graph):
     looked up (its index scans produce nothing), though the window holds more; when it does not, they are."""
     store, _ = graph
     assert isinstance(store.conn, FalkorConnection)
-    first, last = shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7)
+    first, last = shift_day(SPIKE_DAY, -7), shift_day(SPIKE_DAY, 7)
     lookups = {}
     for k in (3, 4):  # the spike day holds 3 facts of Swift's and the day before 160
         params = timeline_params(SWIFT, first, last, SPIKE_DAY, via_chunks=True, rings_for=k)
@@ -567,7 +577,8 @@ def test_the_rings_read_keeps_the_nearest_days_that_hold_k_the_last_one_whole(gr
     # the spike: the day's 3 facts then the whole of the day before (160), as retrieval reads them
     nearest_four = FactScope(rings_for=4)
     assert (
-        len(store.timeline(SWIFT.id, shift(SPIKE_DAY, -7), shift(SPIKE_DAY, 7), SPIKE_DAY, scope=nearest_four)) == 163
+        len(store.timeline(SWIFT.id, shift_day(SPIKE_DAY, -7), shift_day(SPIKE_DAY, 7), SPIKE_DAY, scope=nearest_four))
+        == 163
     )
 
 
@@ -576,33 +587,27 @@ def test_init_gives_a_graph_written_before_the_day_keys_the_keys_the_write_path_
     makes the index (so a crash between the two fills them again), and they equal what writes.INTERACTIONS sets,
     which sets them again on every write."""
     keys = "MATCH (x:Interaction) RETURN x.id AS id, x.subject_day AS s, x.object_day AS o ORDER BY id"
-    with Isolation(stack, tmp_path_factory.mktemp("day-keys")) as isolation:
-        store = GraphStore(open_graph(isolation.new().settings))
-        try:
-            store.init()
-            build(world := World(store))
-            written = store.conn.read(keys)
-            assert all(r["s"] for r in written) and 0 < sum(bool(r["o"]) for r in written) < len(written)
-            for prop in ("subject_day", "object_day"):  # one per statement: FalkorDB left the second one set
-                store.conn.run(f"MATCH (x:Interaction) SET x.{prop} = null")
-                store.conn.run(f"DROP INDEX FOR (n:Interaction) ON (n.{prop})")
-            assert not any(r["s"] or r["o"] for r in store.conn.read(keys))
-            created = store.init()
-            assert [c for c in created if "_day)" in c] == [
-                "CREATE INDEX FOR (n:Interaction) ON (n.subject_day)",
-                "CREATE INDEX FOR (n:Interaction) ON (n.object_day)",
-            ]
-            assert store.conn.read(keys) == written
-            assert store.init() == []
-            # a record written again (a redelivery) mends a key lost any other way
-            lagerfeld = next(f for f in world.facts if f.object_id == CHOUPETTE.id)
-            store.conn.run("MATCH (x:Interaction {id: $id}) SET x.subject_day = null", {"id": lagerfeld.id})
-            store.conn.run("MATCH (x:Interaction {id: $id}) SET x.object_day = null", {"id": lagerfeld.id})
-            store.write_batch(entities=ALL, interactions=[lagerfeld])
-            assert store.conn.read(keys) == written
-        finally:
-            store.conn.drop()
-            store.conn.close()
+    with fresh(stack, tmp_path_factory, "day-keys") as store:
+        build(world := World(store))
+        written = store.conn.read(keys)
+        assert all(r["s"] for r in written) and 0 < sum(bool(r["o"]) for r in written) < len(written)
+        for prop in ("subject_day", "object_day"):  # one per statement: FalkorDB left the second one set
+            store.conn.run(f"MATCH (x:Interaction) SET x.{prop} = null")
+            store.conn.run(f"DROP INDEX FOR (n:Interaction) ON (n.{prop})")
+        assert not any(r["s"] or r["o"] for r in store.conn.read(keys))
+        created = store.init()
+        assert [c for c in created if "_day)" in c] == [
+            "CREATE INDEX FOR (n:Interaction) ON (n.subject_day)",
+            "CREATE INDEX FOR (n:Interaction) ON (n.object_day)",
+        ]
+        assert store.conn.read(keys) == written
+        assert store.init() == []
+        # a record written again (a redelivery) mends a key lost any other way
+        lagerfeld = next(f for f in world.facts if f.object_id == CHOUPETTE.id)
+        store.conn.run("MATCH (x:Interaction {id: $id}) SET x.subject_day = null", {"id": lagerfeld.id})
+        store.conn.run("MATCH (x:Interaction {id: $id}) SET x.object_day = null", {"id": lagerfeld.id})
+        store.write_batch(entities=ALL, interactions=[lagerfeld])
+        assert store.conn.read(keys) == written
 
 
 def test_init_gives_a_graph_written_before_the_about_edges_the_edges_the_write_path_sets(stack, tmp_path_factory):
@@ -610,36 +615,30 @@ def test_init_gives_a_graph_written_before_the_about_edges_the_edges_the_write_p
     mentions and it does not name, whichever was written first. An older graph has none and no index on them: init
     makes the same from the edges before it makes the index (a crash in between: it fills only the missing ones),
     and a redelivery adds none."""
-    with Isolation(stack, tmp_path_factory.mktemp("about")) as isolation:
-        store = GraphStore(open_graph(isolation.new().settings))
-        try:
-            store.init()
-            build_stated(world := World(store))
-            written = store.conn.read(ABOUT_EDGES)
-            assert written == store.conn.read(ABOUT_DERIVED) and len(written) > 10
-            assert ZENDAYA.id in {r["m"] for r in written}  # her fact's object, but no OBJECT edge: no key names her
-            store.conn.run("MATCH ()-[a:ABOUT]->() DELETE a")
-            store.conn.run("DROP INDEX FOR ()-[r:ABOUT]-() ON (r.key)")
-            assert store.conn.read(ABOUT_EDGES) == []
-            created = store.init()
-            assert [c for c in created if "ABOUT" in c] == ["CREATE INDEX FOR ()-[r:ABOUT]-() ON (r.key)"]
-            assert store.conn.read(ABOUT_EDGES) == written
-            assert store.init() == []
-            store.conn.run("MATCH (:Interaction)-[a:ABOUT]->(:Entity {id: $id}) DELETE a", {"id": GUCCI.id})
-            store.conn.run("DROP INDEX FOR ()-[r:ABOUT]-() ON (r.key)")
-            store.init()
-            assert store.conn.read(ABOUT_EDGES) == written
-            # every record again, Zendaya now an entity: her fact gets its OBJECT edge and keeps its ABOUT edge, a
-            # candidate the read checks and finds named anyway
-            store.write_batch(chunks=world.chunks, entities=STATED, mentions=world.mentions, interactions=world.facts)
-            assert store.conn.read(ABOUT_EDGES) == written
-            for first, last, as_of in STATED_WINDOWS:
-                params = timeline_params(ZENDAYA, first, last, as_of, via_chunks=True)
-                assert store.conn.read(reads.TIMELINE_BY_DAYS, params) == store.conn.read(reads.TIMELINE, params)
-            assert [r.text for r in store.timeline(ZENDAYA.id, 20230401, 20230430)] == ["Vogue photographed Zendaya"]
-        finally:
-            store.conn.drop()
-            store.conn.close()
+    with fresh(stack, tmp_path_factory, "about") as store:
+        build_stated(world := World(store))
+        written = store.conn.read(ABOUT_EDGES)
+        assert written == store.conn.read(ABOUT_DERIVED) and len(written) > 10
+        assert ZENDAYA.id in {r["m"] for r in written}  # her fact's object, but no OBJECT edge: no key names her
+        store.conn.run("MATCH ()-[a:ABOUT]->() DELETE a")
+        store.conn.run("DROP INDEX FOR ()-[r:ABOUT]-() ON (r.key)")
+        assert store.conn.read(ABOUT_EDGES) == []
+        created = store.init()
+        assert [c for c in created if "ABOUT" in c] == ["CREATE INDEX FOR ()-[r:ABOUT]-() ON (r.key)"]
+        assert store.conn.read(ABOUT_EDGES) == written
+        assert store.init() == []
+        store.conn.run("MATCH (:Interaction)-[a:ABOUT]->(:Entity {id: $id}) DELETE a", {"id": GUCCI.id})
+        store.conn.run("DROP INDEX FOR ()-[r:ABOUT]-() ON (r.key)")
+        store.init()
+        assert store.conn.read(ABOUT_EDGES) == written
+        # every record again, Zendaya now an entity: her fact gets its OBJECT edge and keeps its ABOUT edge, a
+        # candidate the read checks and finds named anyway
+        store.write_batch(chunks=world.chunks, entities=STATED, mentions=world.mentions, interactions=world.facts)
+        assert store.conn.read(ABOUT_EDGES) == written
+        for first, last, as_of in STATED_WINDOWS:
+            params = timeline_params(ZENDAYA, first, last, as_of, via_chunks=True)
+            assert store.conn.read(reads.TIMELINE_BY_DAYS, params) == store.conn.read(reads.TIMELINE, params)
+        assert [r.text for r in store.timeline(ZENDAYA.id, 20230401, 20230430)] == ["Vogue photographed Zendaya"]
 
 
 # --- item 3: entity resolution, popularity and every read path as of the day

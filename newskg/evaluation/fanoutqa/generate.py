@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from newskg.core.timeaxes import day_iso
+from newskg.core.timeaxes import day_iso, shift_day
 from newskg.evaluation.fanoutqa.records import GeneratedQuestion, GraphEvidence, SubQuestion
 from newskg.evaluation.kit.sources import SOURCES as SOURCES  # the sources the CLI offers, named here as before
 from newskg.evaluation.kit.sources import source_params
@@ -32,7 +32,6 @@ from newskg.graph.store import questions as question_reads
 from newskg.graph.store.asof import AsOf
 from newskg.graph.store.rows import rows_of
 from newskg.graph.store.store import GraphStore
-from newskg.qa.retrieve import shift
 
 QUESTION = (
     "For each entity that {hub} had a reported interaction with between {first} and {last}, on what day did that "
@@ -91,7 +90,7 @@ class Generation:
 
 
 def window(as_of: AsOf, window_days: int) -> dict[str, int]:
-    return {"from_day": shift(as_of.day, -window_days), "to_day": as_of.day}
+    return {"from_day": shift_day(as_of.day, -window_days), "to_day": as_of.day}
 
 
 def generate(

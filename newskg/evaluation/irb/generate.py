@@ -37,7 +37,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from newskg.core.timeaxes import day_iso, day_words
+from newskg.core.timeaxes import day_iso, day_words, shift_day
 from newskg.evaluation.irb import rules
 from newskg.evaluation.irb.prompts import rewrite
 from newskg.evaluation.irb.records import IRBQuestion, Keypoint, MaskedNode, Paraphrase, Source
@@ -47,7 +47,6 @@ from newskg.graph.store.asof import LATEST_DAY, AsOf
 from newskg.graph.store.mentions import window_counts
 from newskg.graph.store.rows import rows_of
 from newskg.graph.store.store import GraphStore
-from newskg.qa.retrieve import shift
 
 if TYPE_CHECKING:
     from newskg.core.llm.client import LLMClient
@@ -597,7 +596,7 @@ def _aliases(entity: Entity) -> list[str]:
 
 
 def _shift_back(day: int, days: int) -> int:
-    return shift(day, -days)
+    return shift_day(day, -days)
 
 
 def leaks(question: str, answer: str, aliases: list[str]) -> bool:

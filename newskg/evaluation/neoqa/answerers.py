@@ -16,14 +16,14 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from newskg.core.llm.client import LLMClient
-from newskg.core.timeaxes import day_key
+from newskg.core.timeaxes import day_key, shift_day
 from newskg.evaluation.neoqa import reader
 from newskg.evaluation.neoqa.prompts import mcq_answer
 from newskg.evaluation.neoqa.records import UNANSWERABLE, Instance, NewsArticle
 from newskg.graph.mirror.qdrant import CHUNKS, VectorMirror
 from newskg.graph.store.store import GraphStore
 from newskg.qa.query import EntityResolver
-from newskg.qa.retrieve import Retriever, shift
+from newskg.qa.retrieve import Retriever
 
 QUESTION_WORDS = re.compile(r"^(What|How|According|When|Who|Which|Where|Why|The)\s+")
 MIN_NAME_SCORE = 85.0
@@ -75,7 +75,7 @@ class GraphAnswerer:
 
     def retrieve(self, question: str, date: str) -> list[str]:
         day = day_key(date)
-        start = shift(day, -self.horizon_days)
+        start = shift_day(day, -self.horizon_days)
         named = self.entities_in(question, day)
         linked: list[str] = []
         for entity_id in named:

@@ -6,14 +6,13 @@ shows only visible chunks of visible articles. Values are parameters."""
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from newskg.core.records import Variant
 from newskg.core.spikes import days_from
-from newskg.core.timeaxes import day_from_key, day_key
+from newskg.core.timeaxes import shift_day
 from newskg.graph.connection.base import ConsoleResult, Row
 from newskg.graph.store import mentions
 from newskg.graph.store.asof import AsOf
@@ -300,7 +299,7 @@ def _latest_edges(store: GraphStore, entity_id: str, window: Window, params: dic
 def _days_before(day: int, days: int) -> int:
     """The day `days` before `day` (0, no day, before the calendar's first)."""
     try:
-        return day_key(day_from_key(day) - dt.timedelta(days=days))
+        return shift_day(day, -days)
     except OverflowError:
         return 0
 
