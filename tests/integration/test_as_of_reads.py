@@ -612,12 +612,15 @@ def test_a_source_reported_in_a_later_batch_raises_the_bound_of_the_facts_it_car
 
 def test_a_busy_day_is_read_by_bounds_alone_and_a_small_one_by_the_whole_read_from_the_second_time(graph):
     """The reader (what retrieval calls): a busy day (Swift's 160 facts) costs the bounded read alone; a small one
-    (Choupette's) the bounded read once, then only the whole read; both give the whole read's rows."""
+    (Choupette's) the bounded read once, then only the whole read, and from the first time when the caller noted
+    the entity's few facts (QAService: the resolver's count); all give the whole read's rows."""
     store = GraphStore(graph[0].conn)  # a reader of its own: nothing remembered yet
+    store.note_facts(KELCE.id, 3)
     salient = FactScope(via_chunks=True, rings_for=5, salient=True)
     for entity, day, sent_each_time in (
         (SWIFT, SPIKE_BUSY_DAYS[-1], [[reads.TOP_OF_THE_DAY]] * 2),
         (CHOUPETTE, 20230305, [[reads.TOP_OF_THE_DAY, reads.TIMELINE_BY_DAYS], [reads.TIMELINE_BY_DAYS]]),
+        (KELCE, SPIKE_BUSY_DAYS[-1], [[reads.TIMELINE_BY_DAYS]]),
     ):
         window = (entity.id, shift_day(day, -7), shift_day(day, 7), day)
         whole = store.timeline(*window, focus_day=day, scope=replace(salient, salient=False))

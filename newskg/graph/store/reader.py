@@ -40,6 +40,11 @@ TOP_SLACK = 8
 # busy: a spike), and at most QUIET_MAX are remembered (~100 bytes each; the memory is emptied when full).
 QUIET_S = 600.0
 QUIET_MAX = 200_000
+# An entity known to have fewer facts than this (note_facts) has no day worth reading by bounds: its days hold a
+# handful, whose whole read costs what the bounded one does, and the try would add a round trip to most answers (at
+# 1 M most questions name an entity of the long tail; ~300 of the QA bench's 100k entities pass it). A day of
+# hundreds of facts is only ever an entity's with hundreds.
+BUSY_FACTS = 500
 
 
 @dataclass(frozen=True)
@@ -72,6 +77,7 @@ class AsOfReader:
     def __init__(self, conn: GraphConnection):
         self.conn = conn
         self._quiet: dict[str, float] = {}  # entity id → until when it is not read by bounds (monotonic s)
+        self._facts: dict[str, int] = {}  # entity id → its facts as last noted (note_facts)
 
     def counts(self) -> dict[str, int]:
         return {name: row_of(Count, self.conn.read(query)[0]).n for name, query in reads.COUNTS.items()}
@@ -145,13 +151,20 @@ class AsOfReader:
             return top
         return rows_of(TimelineRow, self.conn.read(reads.TIMELINE_BY_DAYS if by_days else reads.TIMELINE, params))
 
+    def note_facts(self, entity_id: str, facts: int) -> None:
+        """What the caller knows of an entity's facts (QA's resolver counts them as of the day): a timeline of an
+        entity with fewer than BUSY_FACTS is read whole at once, never by bounds first."""
+        if len(self._facts) >= QUIET_MAX:
+            self._facts.clear()
+        self._facts[entity_id] = facts
+
     def _top_of_the_day(self, entity_id: str, params: Params) -> list[TimelineRow] | None:
         """A bare name's k facts from its focus day by their bounds (reads.TOP_OF_THE_DAY), when the read proves
         them the k TIMELINE_BY_DAYS would give; else None. An entity whose day held fewer candidates than the read
         examines is left alone for QUIET_S: for it the full read costs as little, and the try is a round trip more.
         (A busy day that is not proven is tried again next time: the try costs a fraction of the full read.)"""
         now = time.monotonic()
-        if self._quiet.get(entity_id, 0.0) > now:
+        if self._quiet.get(entity_id, 0.0) > now or self._facts.get(entity_id, BUSY_FACTS) < BUSY_FACTS:
             return None
         examine = 2 * cast(int, params["top"]) + TOP_SLACK
         rows = self.conn.read(reads.TOP_OF_THE_DAY, {**params, "examine": examine})
