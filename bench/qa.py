@@ -660,6 +660,7 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
         f"graph: {rows:,} interactions in {graph_load_s:.1f} s ({rows / graph_load_s:,.0f}/s; the daily counts "
         f"{loaded.count_seconds:.1f} s of it); the busiest entity in {loaded.hub_facts:,} facts"
     )
+    console.print(f"FalkorDB's persistence settled in {settle_persistence(settings):.1f} s")
     settings = settings.model_copy(update={"qdrant_path": settings.data_dir / f"mirror-{rows}"})
     report = settings.data_dir / f"mirror-load-{rows}.txt"
     spec = ApiSpec(settings, plan.mirror_mode, rows, report, graph_pid=falkordb_pid)
@@ -679,6 +680,30 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
         rows, plan.graph.clients, graph_load_s, mirror_load_s, graph, scan, peak_rss_mb(falkordb_pid), profile,
         lexical, plan.mirror_engine,
     )  # fmt: skip
+
+
+def settle_persistence(settings: Settings) -> float:
+    """The bench's own FalkorDB, after a load: no RDB snapshots (its `save` rules would fork a snapshot of the whole
+    graph minutes into the measurement, a core busy for ~half a minute at 1 M), and the AOF rewritten now and waited
+    for, so that its growth from the load triggers no rewrite later. The measured runs only read. Returns the
+    seconds waited."""
+    import redis
+
+    address = urlsplit(settings.graph_uri or "")
+    server = redis.Redis(host=address.hostname or "127.0.0.1", port=address.port or 6379)
+    start = time.perf_counter()
+    server.config_set("save", "")
+    while _persisting(server):  # a snapshot or rewrite the load started: the new one must come after it
+        time.sleep(0.5)
+    server.bgrewriteaof()
+    while _persisting(server):
+        time.sleep(0.5)
+    return time.perf_counter() - start
+
+
+def _persisting(server: Any) -> bool:
+    info = server.info("persistence")
+    return any(info.get(key) for key in ("rdb_bgsave_in_progress", "aof_rewrite_in_progress", "aof_rewrite_scheduled"))
 
 
 def profiled(spec: ApiSpec, asked: list[tuple[str, str]], plan: Plan) -> dict[str, Any]:
