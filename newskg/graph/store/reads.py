@@ -240,6 +240,31 @@ def weight_of(lead: str) -> str:
     )
 
 
+def _sources_as_of(carry: str, chunk: str, article: str, source: str) -> str:
+    """A fact x's salience as of D: the sources and urls of its articles visible by D, its lead (the first sentence
+    its evidence starts at in them) and weight_of(lead), added to the variables `carry` (x among them). In one place
+    because TOP_OF_THE_DAY must rank as TIMELINE_BY_DAYS does (test_as_of_reads compares them row for row). The
+    caller names the chunk, article and source: TOP_OF_THE_DAY has bound `c` before, and FalkorDB fails with "Type
+    mismatch" when a clause binds a name an earlier one dropped."""
+    urls = f"collect(DISTINCT CASE WHEN shown THEN {article}.url END) AS urls"
+    lead = f"min(CASE WHEN shown THEN {chunk}.sentence_start END) AS lead"
+    return f"""OPTIONAL MATCH (x)-[:EVIDENCE]->({chunk}:Chunk)-[:IN]->({article}:Article)-[:FROM]->({source}:Source)
+WITH {carry}, {chunk}, {article}, {source}, {visible(article)} AS shown
+WITH {carry}, collect(DISTINCT CASE WHEN shown THEN {source}.name END) AS sources,
+     {urls}, {lead}
+WITH {carry}, sources, urls, lead, {weight_of("lead")} AS weight"""
+
+
+# What TIMELINE and TOP_OF_THE_DAY return of each fact x after RETURN (TOP_OF_THE_DAY puts `proven, candidates`
+# first): the columns of rows.TimelineRow, which the reader reads either into, by event day then id.
+_FACT_ROWS = """x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
+       x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
+       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
+       sources, size(sources) AS n_sources, urls, lead
+ORDER BY event_day, id
+"""
+
+
 _TIMELINE_REST = f"""
 WITH named + stated AS facts
 UNWIND facts AS x
@@ -255,19 +280,10 @@ WITH window, distances,
 UNWIND range(0, size(window) - 1) AS i
 WITH window[i] AS x, distances[i] AS distance, cut
 WHERE cut IS NULL OR distance <= cut
-OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
-WITH x, distance, c, a, s, {visible("a")} AS shown
-WITH x, distance, collect(DISTINCT CASE WHEN shown THEN s.name END) AS sources,
-     collect(DISTINCT CASE WHEN shown THEN a.url END) AS urls, min(CASE WHEN shown THEN c.sentence_start END) AS lead
-WITH x, distance, sources, urls, lead, {weight_of("lead")} AS weight
+{_sources_as_of("x, distance", "c", "a", "s")}
 ORDER BY distance, size(sources) DESC, weight DESC, x.published_day DESC, x.id
 LIMIT $top
-RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
-       x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
-       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
-       sources, size(sources) AS n_sources, urls, lead
-ORDER BY event_day, id
-"""
+RETURN {_FACT_ROWS}"""
 TIMELINE = _NAMED_BY_EDGES + _STATED_BY_EDGES + _TIMELINE_REST
 
 # A busy entity's bare name, its focus day read by bounds (reader.timeline tries it first; TIMELINE_BY_DAYS is the
@@ -316,12 +332,7 @@ WHERE kept AND (by_name OR shown)
 WITH e, candidates, out_id, out_sources, out_weight, out_day, x, by_name, c
 WHERE by_name OR (c)-[:MENTIONS]->(e)
 WITH DISTINCT candidates, out_id, out_sources, out_weight, out_day, x
-OPTIONAL MATCH (x)-[:EVIDENCE]->(ch:Chunk)-[:IN]->(ar:Article)-[:FROM]->(so:Source)
-WITH candidates, out_id, out_sources, out_weight, out_day, x, ch, ar, so, {visible("ar")} AS shown
-WITH candidates, out_id, out_sources, out_weight, out_day, x,
-     collect(DISTINCT CASE WHEN shown THEN so.name END) AS sources,
-     collect(DISTINCT CASE WHEN shown THEN ar.url END) AS urls, min(CASE WHEN shown THEN ch.sentence_start END) AS lead
-WITH candidates, out_id, out_sources, out_weight, out_day, x, sources, urls, lead, {weight_of("lead")} AS weight
+{_sources_as_of("candidates, out_id, out_sources, out_weight, out_day, x", "ch", "ar", "so")}
 ORDER BY size(sources) DESC, weight DESC, x.published_day DESC, x.id
 WITH candidates, out_id, out_sources, out_weight, out_day, collect(x) AS found, collect(sources) AS sourced,
      collect(urls) AS urled, collect(lead) AS led, collect([size(sources), weight, x.published_day, x.id]) AS keys
@@ -331,12 +342,7 @@ WITH candidates, found, sourced, urled, led, candidates <= $limit AND kth IS NOT
        kth[2] > out_day OR (kth[2] = out_day AND kth[3] < out_id)))))) AS proven
 UNWIND CASE WHEN proven THEN range(0, $top - 1) ELSE [null] END AS i
 WITH proven, candidates, found[i] AS x, sourced[i] AS sources, urled[i] AS urls, led[i] AS lead
-RETURN proven, candidates, x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
-       x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
-       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
-       sources, size(sources) AS n_sources, urls, lead
-ORDER BY event_day, id
-"""
+RETURN proven, candidates, {_FACT_ROWS}"""
 TIMELINE_BY_DAYS = _NAMED_BY_DAYS + _STATED_BY_DAYS + _TIMELINE_REST
 DAY_KEYS_MAX = 62  # the longest window TIMELINE_BY_DAYS reads: one key lookup per day and role
 
