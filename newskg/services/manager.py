@@ -122,7 +122,7 @@ class ServiceManager:
 
     def _start(self, spec: ServerSpec) -> ServiceRecord:
         remembered = self.state.remembered_ports()
-        port = process.free_port(remembered.get(f"{spec.name}.{spec.engine}"))
+        port = _stable_port(f"{spec.name}.{spec.engine}", remembered.get(f"{spec.name}.{spec.engine}"))
         extra = {
             n: process.free_port(remembered.get(f"{spec.name}.{spec.engine}.{n}"), below=spec.port_bound(n))
             for n in spec.extra_port_names()
@@ -227,3 +227,28 @@ def _spec_of(rec: ServiceRecord) -> ServerSpec | None:
 def _plaintext(settings: Settings) -> bool:
     # The quick probe speaks plaintext only; secured clusters are checked by the real clients.
     return settings.kafka_security_protocol == "PLAINTEXT"
+
+
+# How long a server's port of last time is waited for before another is taken.
+PORT_WAIT_S = 10.0
+
+
+def _stable_port(key: str, wanted: int | None) -> int:
+    """The port used last time, waited for while something holds it: a server killed a moment ago, or a client's
+    outgoing connection, which takes its local port from the same ephemeral range. Clients that know the old
+    address cannot follow a server that moved (a broker restarted on another port left every consumer polling a
+    closed port for ever: tests/integration/test_producer_restart.py), so a move is logged."""
+    if wanted is None:
+        return process.free_port()
+    if process.wait_until(lambda: process.free_port(wanted) == wanted, PORT_WAIT_S, interval_s=0.2):
+        return wanted
+    port = process.free_port(wanted)
+    log.warning(
+        "%s: port %d still in use after %.0f s; starting on %d (clients that know port %d will not reach it)",
+        key,
+        wanted,
+        PORT_WAIT_S,
+        port,
+        wanted,
+    )
+    return port

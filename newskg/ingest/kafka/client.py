@@ -9,7 +9,7 @@ Protocols naming only the methods called here, with the types kafka-python docum
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast, overload
 
 __all__ = [
     "Admin",
@@ -21,6 +21,7 @@ __all__ = [
     "GroupMember",
     "InvalidProducerEpochError",
     "InvalidProducerIdMappingError",
+    "IoLoop",
     "KafkaConnectionError",
     "KafkaError",
     "KafkaTimeoutError",
@@ -38,6 +39,7 @@ __all__ = [
     "admin",
     "consumer",
     "error_code",
+    "io_loop",
     "log_reader",
     "partitions_of",
     "producer",
@@ -123,7 +125,17 @@ class Consumer(Protocol):
     def seek(self, partition: TopicPartition, offset: int) -> None: ...
     def partitions_for_topic(self, topic: str) -> set[int] | None: ...
     def poll(self, timeout_ms: int = 0) -> dict[TopicPartition, list[ConsumerRecord]]: ...
-    def position(self, partition: TopicPartition) -> int: ...
+    @overload
+    def position(self, partition: TopicPartition) -> int:
+        """Without a timeout, a group member whose partition has no position yet waits for the group coordinator
+        with no bound (kafka-python 3.0.12: _refresh_committed_offsets(timeout_ms=None)): only for log readers."""
+        ...
+
+    @overload
+    def position(self, partition: TopicPartition, timeout_ms: int) -> int | None:
+        """None when the position could not be found in `timeout_ms`."""
+        ...
+
     def beginning_offsets(self, partitions: list[TopicPartition]) -> dict[TopicPartition, int]: ...
     def end_offsets(self, partitions: list[TopicPartition]) -> dict[TopicPartition, int]: ...
     def commit(self, offsets: Mapping[TopicPartition, OffsetAndMetadata]) -> None: ...
@@ -173,6 +185,33 @@ class Admin(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+class IoLoop:
+    """kafka-python 3's event loop of one client (kafka.net.selector.NetworkSelector), seen through the two things
+    the call watchdog (ingest/kafka/watchdog.py) needs. The client's calls (poll, commit, end_offsets...) run as
+    tasks on the loop's IO thread while the calling thread waits for them with no timeout of its own
+    (NetworkSelector.run: `event.wait()`); the call's timeout is kept by the task alone."""
+
+    def __init__(self, net: Any):
+        self._net = net
+
+    def wakeup(self) -> None:
+        """Make the IO thread leave select() and run its ready tasks (a task the loop was not woken for)."""
+        self._net.wakeup()
+
+    def fail_waiting_calls(self, error: BaseException) -> None:
+        """Every call waiting on the loop raises `error` (their tasks go on; kafka-python's own way of giving up a
+        wait, used when the loop stops)."""
+        self._net._fail_pending_waiters(error)
+
+
+def io_loop(kafka_client: object) -> IoLoop | None:
+    """The event loop a kafka-python client runs its calls on; None for a version without one (or another shape)."""
+    net = getattr(kafka_client, "_net", None)
+    if net is None or not all(callable(getattr(net, name, None)) for name in ("wakeup", "_fail_pending_waiters")):
+        return None
+    return IoLoop(net)
 
 
 def consumer(options: Mapping[str, Any], **config: Any) -> Consumer:

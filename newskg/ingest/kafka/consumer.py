@@ -14,6 +14,7 @@ from newskg.ingest.kafka.client import (
     ConsumerRecord,
     FencedInstanceIdError,
     KafkaError,
+    KafkaTimeoutError,
     OffsetAndMetadata,
     RebalanceListener,
     TopicPartition,
@@ -21,6 +22,7 @@ from newskg.ingest.kafka.client import (
     error_code,
 )
 from newskg.ingest.kafka.membership import GroupMembershipError, StaticMember
+from newskg.ingest.kafka.watchdog import CallWatchdog
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,10 @@ log = logging.getLogger(__name__)
 # go to the group again). kafka-python also sends it as the rebalance timeout: how long a rebalance waits for
 # members to rejoin. Sized to a batch, not to the 10 minutes that used to hold a group after a crash.
 DEFAULT_MAX_POLL_INTERVAL_MS = 180_000
+# How long one look-up of a log end or a position may take (a member's position may need the group coordinator).
+OFFSETS_TIMEOUT_MS = 10_000
+# How long kafka-python's commit may take by itself: its request_timeout_ms (the default, 30 s, kept here).
+COMMIT_TIMEOUT_S = 30.0
 
 
 class _LogAssignment(RebalanceListener):
@@ -71,6 +77,8 @@ class GroupConsumer:
             max_poll_interval_ms=max_poll_interval_ms,
             fetch_max_bytes=16 * 1024 * 1024,
         )
+        # poll(timeout_ms) and commit can wait forever on kafka-python's IO thread (ingest/kafka/watchdog.py).
+        self._watchdog = CallWatchdog(client.io_loop(self._consumer), self.describe())
         self._consumer.subscribe(topics=topics, listener=_LogAssignment(self.describe()))
         log.info("joining %s", self.describe())
 
@@ -81,7 +89,8 @@ class GroupConsumer:
 
     def poll(self, timeout_ms: int = 1000) -> list[ConsumerRecord]:
         try:
-            batches = self._consumer.poll(timeout_ms=timeout_ms)
+            with self._watchdog.bounding(f"poll({timeout_ms} ms)", timeout_ms / 1000):
+                batches = self._consumer.poll(timeout_ms=timeout_ms)
         except FencedInstanceIdError as exc:
             raise self._fenced() from exc
         return [record for tp in sorted(batches, key=lambda t: (t.topic, t.partition)) for record in batches[tp]]
@@ -97,7 +106,8 @@ class GroupConsumer:
             tp = TopicPartition(record.topic, record.partition)
             offsets[tp] = OffsetAndMetadata(max(record.offset + 1, offsets[tp].offset if tp in offsets else 0), "", -1)
         try:
-            self._consumer.commit(offsets)
+            with self._watchdog.bounding("commit", COMMIT_TIMEOUT_S):
+                self._consumer.commit(offsets)
             return True
         except FencedInstanceIdError as exc:
             raise self._fenced() from exc
@@ -116,8 +126,9 @@ class GroupConsumer:
         assigned = list(self._consumer.assignment())
         if not assigned:
             return 0
-        ends = self._consumer.end_offsets(assigned)
-        return sum(max(0, ends[tp] - self._consumer.position(tp)) for tp in assigned)
+        with self._watchdog.bounding("lag", OFFSETS_TIMEOUT_MS / 1000 * (1 + len(assigned))):
+            ends = self._consumer.end_offsets(assigned)
+            return sum(max(0, ends[tp] - self._position(tp)) for tp in assigned)
 
     def assignment(self) -> set[TopicPartition]:
         return set(self._consumer.assignment())
@@ -126,9 +137,20 @@ class GroupConsumer:
         """partition → this member's position on it, for those of `partitions` it has records left to read on."""
         if not partitions:
             return {}
-        ends = self._consumer.end_offsets(list(partitions))
-        positions = {tp: self._consumer.position(tp) for tp in partitions}
+        with self._watchdog.bounding("unread", OFFSETS_TIMEOUT_MS / 1000 * (1 + len(partitions))):
+            ends = self._consumer.end_offsets(list(partitions))
+            positions = {tp: self._position(tp) for tp in partitions}
         return {tp: at for tp, at in positions.items() if at < ends[tp]}
+
+    def _position(self, tp: TopicPartition) -> int:
+        """The member's position on `tp`; KafkaTimeoutError (an outage) when the broker did not tell it in time.
+        kafka-python's position() without a timeout would wait for the group coordinator for ever."""
+        at = self._consumer.position(tp, timeout_ms=OFFSETS_TIMEOUT_MS)
+        if at is None:
+            raise KafkaTimeoutError(
+                f"{self.describe()}: no position on {tp.topic}[{tp.partition}] in {OFFSETS_TIMEOUT_MS} ms"
+            )
+        return at
 
     def rewind(self, partition: TopicPartition, offset: int) -> None:
         """Read `partition` again from `offset`: the records from there were polled but not handled (nor committed:
@@ -139,6 +161,7 @@ class GroupConsumer:
         """A static member does not leave the group on close (Kafka's rule): its restart takes the partitions
         back at once. An extra local slot does leave (ingest/kafka/membership.py). The local lease is released."""
         try:
+            self._watchdog.close()
             self._consumer.close(autocommit=False)
             if self.member and self.member.leave_on_close:
                 outcome = remove_static_members(self._options, self.group, [self.member.instance_id])
