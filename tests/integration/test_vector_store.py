@@ -295,8 +295,9 @@ def test_edge_keeps_its_payload_indexes_on_disk_and_moves_older_ones_there(tmp_p
         for field, params in schema.items():
             assert params.memory == Memory.Cold, field
             assert getattr(params, "lookup", False) is False, field  # integers: the range index only
-            searched = field in ("published_day", "ingested_ms", "entity_ids", "variant")  # as_of_filter's fields
-            assert params.enable_hnsw is searched, field  # links of its own: only what a search filters by
+            tenant = field == "entity_ids"  # the field every QA search filters by: links of its own, and only it
+            assert params.enable_hnsw is tenant, field
+            assert getattr(params, "is_tenant", None) is (True if tenant else None), field
         assert [(h.graph_id, h.score) for h in mirror.search_vector(INTERACTIONS, query, where, limit=5)] == before
     finally:
         mirror.close()
@@ -306,3 +307,96 @@ def index_schema(mirror: EdgeMirror) -> dict[str, Any]:
     shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
     assert shard is not None
     return {field: info.params for field, info in shard.info().payload_schema.items()}
+
+
+def test_edge_searches_an_entity_through_its_own_subgraph_and_returns_the_exact_top_k(tmp_path: Path):
+    """Issue 30, what the 1 M step's speed relies on: the tenant layout (edge.py: no global HNSW graph, m=0; a
+    subgraph per entity past FULL_SCAN_POINTS, the entity field `is_tenant`), whose build is ~10x cheaper. A hub's
+    filtered search walks its subgraph and still finds the exact top k; a rare entity is scanned exactly; a search
+    without an entity (the warm-up's, IRB's) scans exactly too: m=0 leaves it no graph to walk."""
+    from newskg.graph.mirror.edge import FULL_SCAN_POINTS, hnsw_json
+
+    hub_points = FULL_SCAN_POINTS + 500
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
+    mirror.ensure()
+    try:
+        with mirror.bulk():
+            mirror.upsert_vectors(INTERACTIONS, [hub_fact(n, hub_points) for n in range(hub_points + 300)])
+        assert unindexed(mirror) == 0
+        assert segment_indexes(mirror) == [hnsw_json(DIM)]  # one built segment, of the tenant config
+        rng = np.random.default_rng(3)
+        for entity in ("e_hub", "e_rare_7", None):
+            where = AsOfFilter(day=DAYS[9], ingested_ms=10**9, entity_id=entity)
+            for query in rng.standard_normal((20, DIM)):
+                unit = (query / np.linalg.norm(query)).tolist()
+                found = [h.graph_id for h in mirror.search_vector(INTERACTIONS, unit, where, limit=10)]
+                assert found == exact_top(mirror, unit, where, 10), entity
+    finally:
+        mirror.close()
+
+
+def test_edge_rebuilds_a_shard_indexed_with_the_global_graph_on_load(tmp_path: Path):
+    """A shard built before the tenant layout (the engine's default HNSW, m=16) is loaded with the tenant config and
+    re-indexed by the next ensure(): its segments then hold the tenant graph, and its searches answer the same."""
+    from qdrant_edge import HnswIndexConfig
+
+    from newskg.graph.mirror import edge
+
+    folder = tmp_path / "edge"
+    tenant = edge.hnsw_config
+    edge.hnsw_config = lambda dim: HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000)
+    try:
+        old = EdgeMirror(folder, HashEmbedder(), index_after=100)
+        old.ensure()
+        with old.bulk():
+            old.upsert(INTERACTIONS, [fact(n) for n in range(600)])
+        old.close()
+    finally:
+        edge.hnsw_config = tenant
+    assert [i["m"] for i in segment_indexes(EdgeMirror(folder, HashEmbedder()))] == [16]
+    mirror = EdgeMirror(folder, HashEmbedder(), index_after=100)  # the segment is past the threshold: re-indexed
+    mirror.ensure()
+    try:
+        assert segment_indexes(mirror) == [edge.hnsw_json(DIM)]
+        where = AsOfFilter(day=DAYS[9], ingested_ms=10_000, entity_id="e_doja")
+        query = vector_of("fact number 3").tolist()
+        found = [h.graph_id for h in mirror.search_vector(INTERACTIONS, query, where, limit=10)]
+        assert found == exact_top(mirror, query, where, 10) and found[0] == "i3"
+    finally:
+        mirror.close()
+
+
+def hub_fact(n: int, hub_points: int) -> tuple[Payload, list[float]]:
+    """Point n of a shard with one hub entity (the first hub_points) and rare ones of 3 points each, random vectors."""
+    payload = fact(n) | {"entity_ids": ["e_hub" if n < hub_points else f"e_rare_{n // 3}"]}
+    return payload, vector_of(f"point {n}").tolist()
+
+
+def exact_top(mirror: EdgeMirror, query: list[float], where: AsOfFilter, k: int) -> list[str]:
+    """The engine's exact search (no index) under the same filter: the answer an approximate search is held to."""
+    from qdrant_edge import Query, QueryRequest, SearchParams
+
+    from newskg.graph.mirror.edge import as_of_filter
+
+    shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
+    assert shard is not None
+    request = QueryRequest(
+        limit=k,
+        query=Query.Nearest(query),
+        filter=as_of_filter(INTERACTIONS, where),
+        with_payload=["graph_id"],
+        params=SearchParams(exact=True),
+    )
+    return [p.payload["graph_id"] for p in shard.query(request) if p.payload]
+
+
+def segment_indexes(mirror: EdgeMirror) -> list[dict[str, Any]]:
+    """The vector index options of each indexed segment of the shard, as the engine wrote them (segment.json)."""
+    import json
+
+    found = []
+    for config in sorted((mirror.path(INTERACTIONS) / "segments").glob("*/segment.json")):
+        index = json.loads(config.read_text())["config"]["vector_data"][""]["index"]
+        if index["type"] == "hnsw":
+            found.append(index["options"])
+    return found

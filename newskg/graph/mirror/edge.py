@@ -1,6 +1,7 @@
 """The mirror on Qdrant Edge (PyPI qdrant-edge-py, pinned: beta): the Qdrant engine in process, one `EdgeShard`
-per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, HNSW and payload indexes
-on the fields the as-of filters and reconcile use (integer times, keyword ids).
+per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, payload indexes on the
+fields the as-of filters and reconcile use (integer times, keyword ids) and HNSW laid out per entity (Qdrant's
+multitenancy layout: TENANT_FIELD).
 
 What this adapter relies on, each pinned by tests/integration/test_vector_store.py and test_edge_kill.py:
 - One process opens a shard at a time: a second `EdgeShard.load` fails on the WAL's lock ("Can't init WAL:
@@ -17,6 +18,7 @@ What this adapter relies on, each pinned by tests/integration/test_vector_store.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Generator, Iterator, Sequence
@@ -34,6 +36,7 @@ from qdrant_edge import (
     FieldCondition,
     Filter,
     HasIdCondition,
+    HnswIndexConfig,
     IntegerIndexParams,
     IsEmptyCondition,
     KeywordIndexParams,
@@ -45,6 +48,7 @@ from qdrant_edge import (
     RangeFloat,
     Record,
     ScrollRequest,
+    SearchParams,
     UpdateOperation,
 )
 
@@ -84,12 +88,29 @@ CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence m
 # (load 208 → 140 MB, bench/qa.py's shard) for the same search CPU (0.25-0.29 ms, 2,000 filtered searches): RSS
 # the API's issue-30 budget (512 MB at 20k) did not have. Growing with the points, it would weigh more at 1 M.
 INDEX_MEMORY = Memory.Cold
-# The payload fields that get HNSW links of their own: those a vector search filters by (as_of_filter: the day,
-# the ingestion instant, the entity, the variant), so every filtered search walks the graph it walked before. The
-# engine's default links every indexed field; the others (event_day, mirrored_ms, graph_id, source_ids) are only
-# looked up or deleted by, and their extra per-value subgraphs were build time for nothing (with only entity_ids
-# linked, the build at 100k points took 157 CPU-s instead of 350, a helper's measurement).
-LINKED_FIELDS = frozenset({*DAY_FIELD.values(), "ingested_ms", "entity_ids", "variant"})
+# Qdrant's multitenancy layout, the entity as the tenant: every QA vector search is filtered by one entity
+# (qa/retrieve.py), so no global graph (m=0) but a subgraph per entity (payload_m links), built only for an entity
+# with more than FULL_SCAN_POINTS points; a smaller one is scanned exactly through its payload index. The global
+# graph made the build the slow part at scale (1.2 M points: over an hour on these 2 cores). bench/edge_hnsw.py at
+# 100k points, same run: the build 220 → 25 CPU-s; a hub's search (2,000-7,000 facts) p50 3.0 → 2.6 ms, recall@10
+# against the exact search 0.94 → 0.98; an entity of 700-1,500 facts 1.3 → 1.1 ms, of 3-10 facts ~0.1 ms, both
+# exact. payload_m=16 and ef_construct=100 (the engine's defaults) gave a hub recall@10 of 0.84-0.90.
+TENANT_FIELD = "entity_ids"
+PAYLOAD_M = 32
+EF_CONSTRUCT = 200
+HNSW_EF = 128  # the candidates an entity's subgraph search keeps
+# The engine's own threshold is in KB of vectors: hnsw_config() converts it for the dimension.
+FULL_SCAN_POINTS = 2_000
+# The payload fields that get HNSW links of their own: only the tenant. The time fields and the variant are range
+# or match conditions checked on the entity's subgraph walk; links of their own (per value block, over all points)
+# were the global-scale build the tenant layout avoids. event_day, mirrored_ms, graph_id and source_ids are only
+# looked up or deleted by.
+LINKED_FIELDS = frozenset({TENANT_FIELD})
+ENTITY_SEARCH = SearchParams(hnsw_ef=HNSW_EF)
+# A search without an entity (the warm-up's is given one; IRB's dense retrieval, reconcile's text search) has no
+# graph to walk with m=0: the engine's approximate search found next to nothing (recall@10 0.02 at 20k points). It
+# scans the points its filter passes, exactly: ~5 ms unfiltered, ~30 ms with an as-of filter at 100k points.
+EXACT = SearchParams(exact=True)
 
 
 class EdgeMirror(VectorMirror):
@@ -100,6 +121,7 @@ class EdgeMirror(VectorMirror):
         self._shards: dict[str, EdgeShard] = {}
         self._flushed: dict[str, float] = {}  # collection → when its shard was last flushed (monotonic)
         self._bulk = False  # inside bulk(): the index is built when the block ends
+        self._stale_hnsw: set[str] = set()  # collections whose shard was built with another HNSW config
 
     def path(self, collection: str) -> Path:
         return self.root / self.name(collection)
@@ -116,6 +138,11 @@ class EdgeMirror(VectorMirror):
                     log.info("Qdrant Edge shard %s: payload index %s rebuilt", self.path(collection), field)
                     shard.update(UpdateOperation.delete_field_index(field))
                 shard.update(UpdateOperation.create_field_index(field, params))
+            if collection in self._stale_hnsw:  # its segments' graphs are of an older config: rebuilt once, here
+                log.info("Qdrant Edge shard %s: HNSW rebuilt with the tenant config", self.path(collection))
+                shard.optimize()
+                shard.flush()
+                self._stale_hnsw.discard(collection)
 
     def upsert_vectors(self, collection: str, items: Sequence[VectorItem]) -> int:
         shard = self._shard(collection) or self._create(collection)
@@ -191,6 +218,7 @@ class EdgeMirror(VectorMirror):
             filter=as_of_filter(collection, where) if where else None,
             with_payload=with_graph_id(fields),
             with_vector=with_vectors,
+            params=ENTITY_SEARCH if where and where.entity_id else EXACT,
         )
         found = shard.query(request)
         return [hit(p.payload, p.score, _dense(p.vector, p.id) if with_vectors else None) for p in found]
@@ -213,8 +241,21 @@ class EdgeMirror(VectorMirror):
         """The collection's open shard, loaded on first use; None while it was never created."""
         shard = self._shards.get(collection)
         if shard is None and (self.path(collection) / CONFIG_FILE).exists():
-            shard = self._shards[collection] = _load(self.path(collection))
+            # Loaded with this adapter's config (the engine checks it fits and writes it over the shard's): a shard
+            # built with another HNSW config is rebuilt by its next optimize() (ensure() runs one).
+            if self._hnsw_on_disk(collection) != hnsw_json(self.embedder.dim):
+                self._stale_hnsw.add(collection)
+            shard = self._shards[collection] = _load(self.path(collection), self._config())
         return shard
+
+    def _hnsw_on_disk(self, collection: str) -> dict[str, object] | None:
+        """The HNSW config the shard was last opened with (its edge_config.json), None while there is no shard."""
+        try:
+            return json.loads((self.path(collection) / CONFIG_FILE).read_text()).get("hnsw_config")
+        except FileNotFoundError:
+            return None
+        except ValueError:  # an unreadable config: the load says what is wrong with the shard
+            return None
 
     def _load_or_set_aside(self, collection: str) -> EdgeShard | None:
         """The shard, or None when there is none or it does not load: then it is moved aside (kept for a look, next
@@ -234,17 +275,19 @@ class EdgeMirror(VectorMirror):
             )
             return None
 
-    def _create(self, collection: str) -> EdgeShard:
+    def _config(self) -> EdgeConfig:
         # The engine's own indexing threshold (KB of vectors) set to `index_after` points, so optimize() indexes
         # exactly when _after_write asks it to.
-        threshold_kb = max(1, self.index_after * self.embedder.dim * 4 // 1024)
-        config = EdgeConfig(
+        return EdgeConfig(
             vectors=EdgeVectorParams(size=self.embedder.dim, distance=Distance.Cosine),
-            optimizers=EdgeOptimizersConfig(indexing_threshold=threshold_kb),
+            hnsw_config=hnsw_config(self.embedder.dim),
+            optimizers=EdgeOptimizersConfig(indexing_threshold=_kb(self.index_after, self.embedder.dim)),
             max_search_threads=SEARCH_THREADS,  # kept in the shard's edge_config.json: every later load has it
         )
+
+    def _create(self, collection: str) -> EdgeShard:
         self.path(collection).mkdir(parents=True, exist_ok=True)
-        shard = self._shards[collection] = EdgeShard.create(str(self.path(collection)), config)
+        shard = self._shards[collection] = EdgeShard.create(str(self.path(collection)), self._config())
         return shard
 
     @contextmanager
@@ -267,6 +310,29 @@ class EdgeMirror(VectorMirror):
         self._flushed[collection] = time.monotonic()
 
 
+def hnsw_config(dim: int) -> HnswIndexConfig:
+    """The tenant layout (TENANT_FIELD's comment): no global graph, a subgraph per entity past FULL_SCAN_POINTS."""
+    return HnswIndexConfig(
+        m=0, ef_construct=EF_CONSTRUCT, full_scan_threshold=_kb(FULL_SCAN_POINTS, dim), payload_m=PAYLOAD_M
+    )
+
+
+def hnsw_json(dim: int) -> dict[str, object]:
+    """hnsw_config(dim) as the engine writes it in edge_config.json: what a shard built with it reads back."""
+    return {
+        "m": 0,
+        "ef_construct": EF_CONSTRUCT,
+        "full_scan_threshold": _kb(FULL_SCAN_POINTS, dim),
+        "max_indexing_threads": 0,
+        "payload_m": PAYLOAD_M,
+    }
+
+
+def _kb(points: int, dim: int) -> int:
+    """The engine's thresholds are KB of float32 vectors."""
+    return max(1, points * dim * 4 // 1024)
+
+
 def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndexParams]:
     """The payload index of each field the filters and reconcile use, as this adapter creates it (INDEX_MEMORY)."""
     params: dict[str, IntegerIndexParams | KeywordIndexParams] = {
@@ -274,7 +340,9 @@ def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndex
         for field in INTEGER_FIELDS[collection]
     }
     return params | {
-        field: KeywordIndexParams(memory=INDEX_MEMORY, enable_hnsw=field in LINKED_FIELDS)
+        field: KeywordIndexParams(
+            memory=INDEX_MEMORY, enable_hnsw=field in LINKED_FIELDS, is_tenant=True if field == TENANT_FIELD else None
+        )
         for field in KEYWORD_FIELDS[collection]
     }
 
@@ -285,12 +353,14 @@ def _same_index(current: object, wanted: IntegerIndexParams | KeywordIndexParams
     linked = getattr(current, "enable_hnsw", None)  # None: the engine's default, linked
     if (linked is None or bool(linked)) != bool(wanted.enable_hnsw):
         return False
-    return not isinstance(wanted, IntegerIndexParams) or getattr(current, "lookup", None) == wanted.lookup
+    if isinstance(wanted, KeywordIndexParams):
+        return bool(getattr(current, "is_tenant", None)) == bool(wanted.is_tenant)
+    return getattr(current, "lookup", None) == wanted.lookup
 
 
-def _load(path: Path) -> EdgeShard:
+def _load(path: Path, config: EdgeConfig) -> EdgeShard:
     try:
-        return EdgeShard.load(str(path))
+        return EdgeShard.load(str(path), config)
     except Exception as exc:  # the binding raises a bare Exception; the WAL lock is the one case callers handle
         if "WouldBlock" in str(exc):
             raise MirrorInUse(f"the Qdrant Edge shard {path} is open in another process ({exc})") from exc
