@@ -10,7 +10,7 @@ What this adapter relies on, each pinned by tests/integration/test_vector_store.
 - Every `update` is in the WAL before it returns, so a kill -9 loses nothing acknowledged: the next load replays
   the WAL. A shard that does not load is rebuilt from the graph (`graph reconcile`): it is derived data.
 - Edge runs no background optimizer: points land in an appendable segment searched exactly (payload indexes
-  first), and `optimize()` builds HNSW. It holds the GIL for its whole run (~0.5 ms a point on these cores), so it
+  first), and `optimize()` builds HNSW. It holds the GIL for its whole run (~0.25 ms a point at 100k), so it
   runs only after a write leaves `index_after` points unindexed (not inside `bulk()`, which builds it once at its
   end), after bulk loads and in reconcile, never per query.
 - `flush()` costs 50–120 ms (it syncs the segment files); the WAL already makes a write durable against a crash,
@@ -91,10 +91,11 @@ INDEX_MEMORY = Memory.Cold
 # Qdrant's multitenancy layout, the entity as the tenant: every QA vector search is filtered by one entity
 # (qa/retrieve.py), so no global graph (m=0) but a subgraph per entity (payload_m links), built only for an entity
 # with more than FULL_SCAN_POINTS points; a smaller one is scanned exactly through its payload index. The global
-# graph made the build the slow part at scale (1.2 M points: over an hour on these 2 cores). bench/edge_hnsw.py at
-# 100k points, same run: the build 220 → 25 CPU-s; a hub's search (2,000-7,000 facts) p50 3.0 → 2.6 ms, recall@10
-# against the exact search 0.94 → 0.98; an entity of 700-1,500 facts 1.3 → 1.1 ms, of 3-10 facts ~0.1 ms, both
-# exact. payload_m=16 and ef_construct=100 (the engine's defaults) gave a hub recall@10 of 0.84-0.90.
+# graph made the build the slow part at scale: the QA bench's 1.2 M points (1 M facts, 200k chunks) took over an
+# hour to load and index on these 2 cores, 835 s now. bench/edge_hnsw.py at 100k points, both in one run: the
+# build 249 → 27 CPU-s; a hub's search (2,000-7,000 facts) p50 3.2 → 3.2 ms, p95 6.9 → 4.8 ms, recall@10 against
+# the exact search 0.955 → 0.977; an entity of 700-1,500 facts ~1.3 ms, of 3-10 facts ~0.1 ms, both exact.
+# payload_m=16 and ef_construct=100 (the engine's defaults) gave a hub recall@10 of 0.84-0.90.
 TENANT_FIELD = "entity_ids"
 PAYLOAD_M = 32
 EF_CONSTRUCT = 200
