@@ -13,6 +13,7 @@ Run: `.venv/bin/python -m bench.edge_hnsw [--rows 100000] [--queries 100] [--lay
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -127,9 +128,8 @@ def measure(rows: int, n: int, layouts: list[str], console: Console) -> dict[str
     found: dict[str, Figure] = {}
     for name in layouts:
         with layout(name):
-            mirror = edge.EdgeMirror(
-                Path(tempfile.mkdtemp(prefix=f"bench-edge-{name}-")), NoEmbedder(), index_after=rows
-            )
+            folder = Path(tempfile.mkdtemp(prefix=f"bench-edge-{name}-"))
+            mirror = edge.EdgeMirror(folder, NoEmbedder(), index_after=rows)
             cpu, wall = build(mirror, rows)
             console.print(f"{name}: {rows:,} points built in {cpu:.1f} CPU-s, {wall:.1f} s")
             found[f"edge_build_cpu_s_{name}"] = figure(round(cpu, 1), f"CPU s, {rows:,} points loaded and indexed")
@@ -141,6 +141,7 @@ def measure(rows: int, n: int, layouts: list[str], console: Console) -> dict[str
                     unit = "of the exact top k" if key == "recall" else f"ms a search, {n} queries"
                     found[f"edge_{kind}_{key}_{name}"] = figure(value, unit)
             mirror.close()
+            shutil.rmtree(folder, ignore_errors=True)  # GBs at 1 M points
     return found
 
 
