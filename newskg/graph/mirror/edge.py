@@ -95,7 +95,10 @@ INDEX_MEMORY = Memory.Cold
 # hour to load and index on these 2 cores, 835 s now. bench/edge_hnsw.py at 100k points, both in one run: the
 # build 249 → 27 CPU-s; a hub's search (2,000-7,000 facts) p50 3.2 → 3.2 ms, p95 6.9 → 4.8 ms, recall@10 against
 # the exact search 0.955 → 0.977; an entity of 700-1,500 facts ~1.3 ms, of 3-10 facts ~0.1 ms, both exact.
-# payload_m=16 and ef_construct=100 (the engine's defaults) gave a hub recall@10 of 0.84-0.90.
+# payload_m=16 and ef_construct=100 (the engine's defaults) gave a hub recall@10 of 0.84-0.90. Open (issue 30): at
+# 1 M points the 5 busiest hubs (~10k-43k facts) get recall@10 0.72 at HNSW_EF 128 (p50 6.4 ms warm), 0.905 at 256,
+# 0.98 at 512 (15.5 ms), while their exact scan takes 13.1 ms (p95 25 ms): on these random vectors a hub's exact
+# scan is the better trade at that size (FULL_SCAN_POINTS past the busiest entity), not yet re-measured in QA.
 TENANT_FIELD = "entity_ids"
 PAYLOAD_M = 32
 EF_CONSTRUCT = 200
