@@ -407,6 +407,12 @@ def asking(asked: list[tuple[str, str]], strategy: str) -> MakeRequest:
     return make
 
 
+def asking_nothing(rng: random.Random) -> Request:
+    """The API's floor: a request that reads no graph and ranks nothing (/healthz) through the same server, gate
+    and driver, so its rate is the most any answer path of this API process could reach on these cores."""
+    return "/healthz", {}, ""
+
+
 def exploring(asked: list[tuple[str, str]]) -> dict[str, MakeRequest]:
     """The explorer's reads as its page makes them, for the entities of the bench's questions as of their days (an
     entity's page is there as of a day once something names it; before, it is a 404, as for a user who asks for an
@@ -519,7 +525,8 @@ class Api:
 class Load:
     """What one API process is driven with: per strategy one client alone for `single_seconds` (0: skip),
     `clients` closed-loop clients for `seconds`, and with `half_load` an open loop at half the capacity they
-    measured; then each explorer endpoint for `explore_seconds` (0: skip)."""
+    measured; then each explorer endpoint for `explore_seconds` (0: skip); then the API's floor: `clients` clients
+    asking GET /healthz for `floor_seconds` (0: skip)."""
 
     strategies: tuple[str, ...]
     clients: int
@@ -527,6 +534,7 @@ class Load:
     single_seconds: float = 0
     explore_seconds: float = 0
     half_load: bool = False
+    floor_seconds: float = 0
 
 
 @dataclass
@@ -538,6 +546,7 @@ class Measured:
     single: dict[str, dict[str, float]] = field(default_factory=dict[str, dict[str, float]])
     half: dict[str, dict[str, float]] = field(default_factory=dict[str, dict[str, float]])
     explore: dict[str, dict[str, float]] = field(default_factory=dict[str, dict[str, float]])
+    floor: dict[str, float] = field(default_factory=dict[str, float])
     distinct: dict[str, float] = field(default_factory=dict[str, float])
     ready_s: float = 0.0
     api_mb: float = 0.0
@@ -554,6 +563,9 @@ def measure(spec: ApiSpec, loaded: Loaded, load: Load, console: Console) -> Meas
         for endpoint, make in exploring(loaded.asked).items() if load.explore_seconds > 0 else ():
             measured.explore[endpoint] = api.run(closed_loop(api.base, make, 1, load.explore_seconds), endpoint)
             console.print(f"explore {endpoint}, one client: p95 {measured.explore[endpoint]['p95']:.1f} ms")
+        if load.floor_seconds > 0:
+            measured.floor = api.run(closed_loop(api.base, asking_nothing, load.clients, load.floor_seconds), "floor")
+            console.print(f"floor (GET /healthz): {measured.floor['rps']:.1f} requests/s")
     finally:
         measured.api_mb = api.stop()
     return measured
@@ -648,6 +660,7 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
         f"graph: {rows:,} interactions in {graph_load_s:.1f} s ({rows / graph_load_s:,.0f}/s; the daily counts "
         f"{loaded.count_seconds:.1f} s of it); the busiest entity in {loaded.hub_facts:,} facts"
     )
+    console.print(f"FalkorDB's persistence settled in {settle_persistence(settings):.1f} s")
     settings = settings.model_copy(update={"qdrant_path": settings.data_dir / f"mirror-{rows}"})
     report = settings.data_dir / f"mirror-load-{rows}.txt"
     spec = ApiSpec(settings, plan.mirror_mode, rows, report, graph_pid=falkordb_pid)
@@ -667,6 +680,30 @@ def measure_size(settings: Settings, plan: Plan, rows: int, console: Console, fa
         rows, plan.graph.clients, graph_load_s, mirror_load_s, graph, scan, peak_rss_mb(falkordb_pid), profile,
         lexical, plan.mirror_engine,
     )  # fmt: skip
+
+
+def settle_persistence(settings: Settings) -> float:
+    """The bench's own FalkorDB, after a load: no RDB snapshots (its `save` rules would fork a snapshot of the whole
+    graph minutes into the measurement, a core busy for ~half a minute at 1 M), and the AOF rewritten now and waited
+    for, so that its growth from the load triggers no rewrite later. The measured runs only read. Returns the
+    seconds waited."""
+    import redis
+
+    address = urlsplit(settings.graph_uri or "")
+    server = redis.Redis(host=address.hostname or "127.0.0.1", port=address.port or 6379)
+    start = time.perf_counter()
+    server.config_set("save", "")
+    while _persisting(server):  # a snapshot or rewrite the load started: the new one must come after it
+        time.sleep(0.5)
+    server.bgrewriteaof()
+    while _persisting(server):
+        time.sleep(0.5)
+    return time.perf_counter() - start
+
+
+def _persisting(server: Any) -> bool:
+    info = server.info("persistence")
+    return any(info.get(key) for key in ("rdb_bgsave_in_progress", "aof_rewrite_in_progress", "aof_rewrite_scheduled"))
 
 
 def profiled(spec: ApiSpec, asked: list[tuple[str, str]], plan: Plan) -> dict[str, Any]:
@@ -740,7 +777,28 @@ def latency_figures(run: SizeRun) -> dict[str, Figure]:
             f"x: temporal answers/s ({loaded['temporal']['rps']:.1f}) over the brute-force scan's "
             f"({scan['rps']:.1f}, {run.scan.loaded['temporal']['requests']:.0f} answered), {run.rows:,} interactions",
         )
-    return found
+    return found | floor_figures(run)
+
+
+def floor_figures(run: SizeRun) -> dict[str, Figure]:
+    """The API's floor (GET /healthz under the same clients) and what it leaves qa_capacity_vs_scan: an answer path
+    that cost nothing would reach floor / scan, no more."""
+    floor, scan = run.graph.floor, run.scan.loaded["temporal"]
+    if not floor or not scan["rps"]:
+        return {}
+    return {
+        "qa_api_floor_requests_per_s": figure(
+            round(floor["rps"], 1),
+            f"requests/s, GET /healthz (no graph read, no ranking) through the same API process, gate and driver, "
+            f"{run.clients} clients (API CPU {floor['cpu_ms']:.2f} ms, driver {floor.get('driver_cpu_ms', 0):.2f} "
+            "ms a request): the most answers/s any answer path could reach here",
+        ),
+        "qa_capacity_ceiling_vs_scan": figure(
+            round(floor["rps"] / scan["rps"], 2),
+            f"x: that floor over the scan's answers/s ({scan['rps']:.1f}), {run.rows:,} interactions: the most "
+            "qa_capacity_vs_scan could be on these cores",
+        ),
+    }
 
 
 def _baseline(base: dict[str, float] | None, key: str, digits: int) -> float | None:
@@ -920,6 +978,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--explore-seconds", type=float, default=5, help="one client per explorer endpoint, per size (0: skip)"
     )
+    parser.add_argument(
+        "--floor-seconds", type=float, default=10, help="clients asking /healthz: the API's floor, per size (0: skip)"
+    )
     parser.add_argument("--profile", type=int, default=200, help="answers per strategy profiled in process (0: skip)")
     parser.add_argument(
         "--lexical-scan", action="store_true", help="the scan baseline without the mirror (lexical, no embedding)"
@@ -933,7 +994,9 @@ def parse_args() -> argparse.Namespace:
 def plan_of(args: argparse.Namespace) -> Plan:
     strategies = tuple(s for s in args.strategies.split(",") if s)
     sizes = sorted({int(s) for s in args.sizes.split(",") if s}) if args.sizes else [args.rows]
-    graph = Load(strategies, args.clients, args.seconds, args.single_seconds, args.explore_seconds, half_load=True)
+    graph = Load(
+        strategies, args.clients, args.seconds, args.single_seconds, args.explore_seconds, True, args.floor_seconds
+    )
     scan = Load(("temporal",), args.scan_clients or args.clients, args.scan_seconds or args.seconds)
     return Plan(tuple(sizes), strategies, graph, scan, args.profile, args.lexical_scan, args.mirror_engine)
 
@@ -988,6 +1051,7 @@ def report(run: SizeRun, plan: Plan, console: Console) -> None:
     rows += [(f"explore {e}, one client", r) for e, r in measured.explore.items()] + [
         (scan_name, run.scan.loaded["temporal"])
     ]
+    rows += [("floor: GET /healthz", measured.floor)] if measured.floor else []
     for name, r in rows:
         cells = (r["p50"], r["p95"], r["p99"], r["rps"], r["cpu_ms"])
         table.add_row(name, *(f"{x:.1f}" for x in cells), str(int(r["errors"])))

@@ -35,7 +35,7 @@ from newskg.core.records import Chunk, Entity, Interaction
 from newskg.core.settings import Settings
 from newskg.core.timeaxes import day_iso
 from newskg.graph.connection import GraphConnection
-from newskg.graph.store import factdays, mentions, writes
+from newskg.graph.store import factbounds, factdays, mentions, writes
 from newskg.graph.store.writer import interaction_first_key
 from newskg.wiring import open_graph
 
@@ -166,6 +166,13 @@ def interactions(rows: int) -> Iterator[Interaction]:
         yield from batch.facts
 
 
+def write_bulk(conn: GraphConnection, facts: list[Interaction]) -> None:
+    """The facts by BULK_INTERACTIONS, then their salience bounds, as the store's batches set them."""
+    conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(i) for i in facts]})
+    for statement, params in factbounds.recount_statements([i.id for i in facts], []):
+        conn.run(statement, params)
+
+
 def bulk_row(i: Interaction) -> dict[str, Any]:
     """The row BULK_INTERACTIONS writes: what the store's write path stores of an interaction, and its chunk."""
     return {
@@ -261,7 +268,7 @@ def load_graph(settings: Settings, rows: int, console: Console) -> Loaded:
             store.write_batch(chunks=batch.chunks)
             mention_rows = [{"chunk_id": c, "entity_ids": ids} for c, ids in batch.mentions.items()]
             store.conn.run(writes.MENTIONS, {"rows": mention_rows})
-            store.conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(i) for i in batch.facts]})
+            write_bulk(store.conn, batch.facts)
             asked += asked_of(batch)
             for i in batch.facts:
                 for e in (i.subject_id, i.object_id):

@@ -96,6 +96,8 @@ class QAService:
         start = time.perf_counter()
         parsed = parse_query(query, date, self.resolver, knowledge)
         entity_id = parsed.entity.id if parsed.entity else None
+        if parsed.entity:  # how busy the entity is: the graph reads a busy one's day by bounds (reader.note_facts)
+            self.store.note_facts(parsed.entity.id, parsed.entity.interactions)
         evidence = self.retriever.retrieve(strategy, entity_id, parsed.texts, AsOf(parsed.day, knowledge), k)
         answer = generate(self.llm, parsed.texts, evidence, self.mirror.embedder if self.mirror else None)
         late = self._not_yet_ingested(parsed) if not evidence and knowledge == "ingested" else None

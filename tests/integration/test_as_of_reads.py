@@ -45,6 +45,7 @@ from tests.support.articles import STORIES as HISTORICAL  # the same three dated
 from tests.support.articles import ingest_stories
 from tests.support.cli import newskg, newskg_json
 from tests.support.isolation import Isolation
+from tests.support.recording import recording
 
 pytestmark = pytest.mark.integration
 
@@ -528,6 +529,139 @@ def test_a_bare_names_answer_gets_the_k_most_salient_facts_from_the_graph(graph,
             reordered += expected != [r.id for r in nearest[:k]]
             compared += bool(expected)
     assert compared > 50 and reordered > 5  # salience, not the window's own order, chose them
+
+
+def test_a_days_k_facts_read_by_their_bounds_are_those_of_the_whole_read_when_proven(graph, stated, salient):
+    """reads.TOP_OF_THE_DAY, on every world, entity, day, view, k, variant and scope, and examining as few as one
+    candidate: whenever it says `proven`, its rows are TIMELINE_BY_DAYS' row for row. It proves past candidates it
+    never examined (their bounds below the k-th found), and declines where it cannot: late sources that bound a
+    fact above its salience as of D (the salient world), a day short of k."""
+    proven = pruned = declined = 0
+    worlds = [
+        (graph[0], [SWIFT, KELCE, CHOUPETTE], [SPIKE_DAY, shift_day(SPIKE_DAY, -1), 20230228, 20230305]),
+        (stated[0], [WINTOUR, HADID, VOGUE, GUCCI], [20230410, 20230412, 20230416]),
+        (salient, [ASSANGE], [SALIENT_DAY, shift_day(SALIENT_DAY, 2)]),
+    ]
+    for store, entities, days in worlds:
+        for entity, day, view, k, examine, variant, via_chunks in product(
+            entities, days, ("ingested", "published"), (1, 2, 3, 5), (1, 2, 4, 12), (None, "M0"), (True, False)
+        ):
+            first, last = shift_day(day, -7), shift_day(day, 7)
+            params = timeline_params(entity, first, last, day, rings_for=k, top=k, variant=variant)
+            params |= {"via_chunks": via_chunks, "examine": examine, **AsOf(day, view).params()}
+            top = store.conn.read(reads.TOP_OF_THE_DAY, params)
+            if not top or not top[0]["proven"]:
+                declined += 1
+                continue
+            whole = store.conn.read(reads.TIMELINE_BY_DAYS, params)
+            assert [{c: v for c, v in r.items() if c not in ("proven", "candidates")} for r in top] == whole, params
+            proven += 1
+            pruned += cast(int, top[0]["candidates"]) > examine
+    assert proven > 200 and pruned > 100 and declined > 200, (proven, pruned, declined)
+
+
+def test_a_fact_without_bounds_is_examined_first_and_init_bounds_it(salient):
+    """A fact written before the bounds (none stored) ranks as unbounded: the read examines it first and stays
+    exact; `graph init` then gives every fact its bounds, the ones the write path gave."""
+    bounds = "MATCH (x:Interaction) RETURN x.id AS id, x.sources_bound AS s, x.weight_bound AS w ORDER BY id"
+    written = salient.conn.read(bounds)
+    assert all(r["s"] is not None for r in written) and {r["s"] for r in written} == {1, 2, 4}
+    salient.conn.run("MATCH (x:Interaction) WHERE x.text ENDS WITH 'fact 0' REMOVE x.sources_bound, x.weight_bound")
+    try:
+        for view, k in product(("ingested", "published"), (1, 2, 3)):
+            params = timeline_params(ASSANGE, shift_day(SALIENT_DAY, -7), shift_day(SALIENT_DAY, 7), SALIENT_DAY)
+            params |= {
+                "rings_for": k,
+                "top": k,
+                "via_chunks": True,
+                "examine": k + 1,
+                **AsOf(SALIENT_DAY, view).params(),
+            }
+            top = salient.conn.read(reads.TOP_OF_THE_DAY, params)
+            if top and top[0]["proven"]:
+                whole = salient.conn.read(reads.TIMELINE_BY_DAYS, params)
+                assert [{c: v for c, v in r.items() if c not in ("proven", "candidates")} for r in top] == whole
+    finally:
+        salient.init()
+    assert salient.conn.read(bounds) == written
+
+
+def test_a_source_reported_in_a_later_batch_raises_the_bound_of_the_facts_it_carries(stack, tmp_path_factory):
+    """The write path keeps a bound high: a later batch that only sights a fact's chunk in another source's article
+    (no fact written) recounts that fact's sources; a later, nearer lead raises its weight bound."""
+    with fresh(stack, tmp_path_factory, "as-of-bounds") as store:
+        world = World(store)
+        chunk = world.report("Julian Assange left the embassy.", SALIENT_DAY, [ASSANGE])
+        world.chunks[-1] = chunk = chunk.model_copy(update={"sentence_start": 6})
+        world.fact(chunk, ASSANGE, None, "Julian Assange left the embassy")
+        world.write([ASSANGE])
+        bound = "MATCH (x:Interaction) RETURN x.sources_bound AS s, x.weight_bound AS w"
+        assert store.conn.read(bound) == [{"s": 1, "w": pytest.approx(1.0 / (1.0 + 6 / 3.0))}]  # no confidence
+        later = shift_day(SALIENT_DAY, 3)
+        wire = chunk.model_copy(
+            update={"article_id": "a_wire", "article_ids": ["a_wire"], "source": "wire", "source_id": source_id("wire")}
+        )
+        store.write_batch(chunks=[wire.model_copy(update={"day": later, "published": f"{day_iso(later)}T09:00:00Z"})])
+        assert store.conn.read(bound)[0]["s"] == 2
+        lead = world.report("Julian Assange left the embassy, lead.", later, [ASSANGE])
+        world.chunks[-1] = lead.model_copy(update={"sentence_start": 0})
+        world.fact(world.chunks[-1], ASSANGE, None, "Julian Assange left the embassy", SALIENT_DAY)  # the same fact
+        world.write([ASSANGE])
+        assert store.conn.read(bound) == [{"s": 3, "w": pytest.approx(1.0)}]
+
+
+def test_a_busy_day_is_read_by_bounds_alone_and_a_small_one_by_the_whole_read_from_the_second_time(graph):
+    """The reader (what retrieval calls): a busy day (Swift's 160 facts) costs the bounded read alone; a small one
+    (Choupette's) the bounded read once, then only the whole read, and from the first time when the caller noted
+    the entity's few facts (QAService: the resolver's count); all give the whole read's rows."""
+    store = GraphStore(graph[0].conn)  # a reader of its own: nothing remembered yet
+    store.note_facts(KELCE.id, 3)
+    salient = FactScope(via_chunks=True, rings_for=5, salient=True)
+    for entity, day, sent_each_time in (
+        (SWIFT, SPIKE_BUSY_DAYS[-1], [[reads.TOP_OF_THE_DAY]] * 2),
+        (CHOUPETTE, 20230305, [[reads.TOP_OF_THE_DAY, reads.TIMELINE_BY_DAYS], [reads.TIMELINE_BY_DAYS]]),
+        (KELCE, SPIKE_BUSY_DAYS[-1], [[reads.TIMELINE_BY_DAYS]]),
+    ):
+        window = (entity.id, shift_day(day, -7), shift_day(day, 7), day)
+        whole = store.timeline(*window, focus_day=day, scope=replace(salient, salient=False))
+        expected = [r.id for r in Retriever(WholeRings(store), None).temporal(entity.id, entity.name, AsOf(day), 5)]  # type: ignore[arg-type]
+        assert {r.id for r in whole} >= set(expected)
+        for statements in sent_each_time:
+            with recording(store.conn) as sent:
+                rows = store.timeline(*window, focus_day=day, scope=salient)
+            assert [s.query for s in sent] == statements, entity
+            assert sorted(r.id for r in rows) == sorted(expected), entity
+
+
+def test_a_fact_bounded_above_its_salience_as_of_d_does_not_prove_it_ahead(stack, tmp_path_factory):
+    """Its bound puts a fact first (it was stated at the lead two days later, by the same source), but as of D it
+    ranks below another: by confidence and lead, or by the id alone when the two tie. Examining it alone proves
+    nothing, and the read gives the other fact."""
+    heard, thanked = "Julian Assange was heard", "Julian Assange thanked his lawyers"
+    tied, tie_day = [f"Julian Assange tie {n}" for n in (1, 2)], shift_day(SALIENT_DAY, -3)
+    # the tie's later lead goes to the fact whose id is the greater: as of D the id alone puts the other first
+    later = {heard, max(tied, key=lambda t: interaction_id(ASSANGE.id, None, t, tie_day, "M0"))}
+    with fresh(stack, tmp_path_factory, "as-of-bound-ahead") as store:
+        world = World(store)
+        for day, texts in (
+            (SALIENT_DAY, [(heard, 9), (thanked, 3)]),
+            (shift_day(SALIENT_DAY, -3), [(t, 3) for t in tied]),
+        ):
+            for text, lead in texts:
+                for chunk_day, at in [(day, lead)] + ([(shift_day(day, 2), 0)] if text in later else []):
+                    chunk = world.report(f"{text} ({chunk_day}).", chunk_day, [ASSANGE])
+                    update = {"sentence_start": at, "source": "wire", "source_id": source_id("wire")}
+                    world.chunks[-1] = chunk = chunk.model_copy(update=update)
+                    world.fact(chunk, ASSANGE, None, text, day)
+        world.write([ASSANGE])
+        for day, expected in ((SALIENT_DAY, thanked), (tie_day, min(set(tied) - later))):
+            params = timeline_params(ASSANGE, shift_day(day, -7), shift_day(day, 7), day)
+            params |= {"rings_for": 1, "top": 1, "via_chunks": True}
+            whole = store.conn.read(reads.TIMELINE_BY_DAYS, params)
+            assert [r["text"] for r in whole] == [expected]
+            assert not store.conn.read(reads.TOP_OF_THE_DAY, params | {"examine": 1})[0]["proven"], day
+            top = store.conn.read(reads.TOP_OF_THE_DAY, params | {"examine": 2})
+            assert top[0]["proven"] and [r["id"] for r in top] == [r["id"] for r in whole]
 
 
 def _profile(store: GraphStore, statement: str, params: dict[str, object]) -> list[str]:

@@ -57,7 +57,7 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
             piped.write_batch(mentions=mentions, interactions=facts)
             mention_rows = [{"chunk_id": c, "entity_ids": ids} for c, ids in batch.mentions.items()]
             bulk.conn.run(writes.MENTIONS, {"rows": mention_rows})
-            bulk.conn.run(qa_graph.BULK_INTERACTIONS, {"rows": [qa_graph.bulk_row(i) for i in facts]})
+            qa_graph.write_bulk(bulk.conn, facts)
             assert qa_graph.build_counts(bulk.conn) > 0
             # as plain dicts: the order a statement sets properties in is not what the graph states
             written, loaded = ([{**r, "fact": dict(r["fact"])} for r in c.read(SHAPE)] for c in (piped.conn, bulk.conn))
@@ -67,7 +67,9 @@ def test_the_bench_loads_interactions_as_the_pipeline_writes_them(stack, tmp_pat
             assert all(len(r["about"]) == qa_graph.ENTITIES_PER_CHUNK - 2 for r in written)
             assert loaded == written
             assert {"event_day", "published_day", "ingested_ms", "first_key"} <= set(written[0]["fact"])
-            assert {"subject_cell", "object_cell", "counted"} <= set(written[0]["fact"])
+            assert {"subject_cell", "object_cell", "counted", "sources_bound", "weight_bound"} <= set(
+                written[0]["fact"]
+            )
             # the daily counts the resolver's profiles read, and the marks of what they counted
             for query in (COUNTS, COUNTED):
                 piped_rows, bulk_rows = (

@@ -37,6 +37,7 @@ from newskg.graph.connection.base import DELETE_ALL
 from newskg.graph.store import explore, journals, mentions, questions, reads
 from newskg.graph.store.asof import AsOf
 from newskg.graph.store.export import export_jsonl
+from newskg.graph.store.factbounds import FACT_WITHOUT_BOUNDS
 from newskg.graph.store.reader import COUNTS_LABELS, FactScope
 from newskg.graph.store.schema import (
     ABOUT_BACKFILL,
@@ -114,6 +115,7 @@ def test_the_neo4j_ddl_passes_and_is_what_init_runs_on_neo4j():
         NEO4J_INDEXES,
         *fact_days_backfill("neo4j"),
         ENTITY_WITHOUT_FACTS,  # every entity has its total: nothing to sum
+        FACT_WITHOUT_BOUNDS,  # every fact has its salience bounds: nothing to bound
     ]
     assert driver.autocommitted == [(s, {}) for s in [*first, *ddl]]
 
@@ -126,7 +128,7 @@ def test_every_statement_run_many_sends_passes_with_the_parameters_it_passes():
     store.m2_give_up(PAIR, [DRESSED.id], "schema", 3, "2023-05-04T00:00:00Z")
     store.m2_set_open([(DOJA, CHOUPETTE)], True)
     sent = [statement for tx in driver.committed for statement in tx]
-    assert len(sent) == 14  # the write_batch of a full batch: 12 statements; M2 bookkeeping: 2
+    assert len(sent) == 15  # the write_batch of a full batch: 13 statements; M2 bookkeeping: 2
     registered = {s.query: s.name for s in statements()}
     assert all(query in registered for query, _ in sent), "run_many sends registered statements only"
     results = lint([ToLint(f"{i} {registered[q]}", q, p) for i, (q, p) in enumerate(sent)])
@@ -149,6 +151,9 @@ def workload(store: GraphStore) -> None:
     store.entity_profiles([DOJA])
     store.top_entities(5, AS_OF)
     assert len(store.timeline(DOJA, 20230501, AS_OF, as_of=AS_OF, scope=FactScope("M0", via_chunks=True))) == 2
+    # a bare name's answer tries its focus day by the facts' salience bounds first (reads.TOP_OF_THE_DAY)
+    salient = FactScope("M0", via_chunks=True, rings_for=1, salient=True)
+    assert len(store.timeline(DOJA, 20230501, AS_OF, as_of=AS_OF, focus_day=20230501, scope=salient)) == 1
     # a window longer than reads.DAY_KEYS_MAX walks the entity's edges (reads.TIMELINE) and finds the same
     assert len(store.timeline(DOJA, 20220101, AS_OF, as_of=AS_OF, scope=FactScope("M0", via_chunks=True))) == 2
     assert store.init() == []  # a restart's init on a written graph: the keys' index is there, nothing to fill
@@ -242,6 +247,7 @@ def browser_and_bench_reads(store: GraphStore, interaction_id: str) -> None:
     fact = interaction_between(doja, choupette, "Doja Cat met Choupette for the QA bench", 20230501, chunk_ids=[chunk])
     store.conn.run(BULK_INTERACTIONS, {"rows": [bulk_row(fact)]})  # the QA bench's loader, last: it adds a fact
     build_counts(store.conn)  # and its daily counts of the whole graph
+    assert store.init() == []  # the fact it added has no salience bounds yet: init bounds it (no DDL to make)
 
 
 def vocabulary(store: GraphStore) -> dict[str, list[str]]:

@@ -25,6 +25,7 @@ CYPHER_MODULES = (
     "newskg.graph.store.m2",
     "newskg.graph.store.mentions",
     "newskg.graph.store.factdays",
+    "newskg.graph.store.factbounds",
     "newskg.graph.store.journals",
     "newskg.graph.store.reads",
     "newskg.graph.store.explore",

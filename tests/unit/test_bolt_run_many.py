@@ -13,6 +13,7 @@ import pytest
 from neo4j.exceptions import TransientError
 
 from newskg.graph.store import m2, writes
+from newskg.graph.store.factbounds import RECOUNT_FACT_BOUNDS
 from newskg.graph.store.factdays import RECOUNT_ENTITY_FACTS, RECOUNT_FACT_DAYS
 from newskg.graph.store.mentions import MARK_COUNTED, RECOUNT_ENTITY_DAYS
 from newskg.graph.store.store import GraphStore
@@ -61,6 +62,7 @@ def test_a_consumer_batch_is_one_transaction_of_its_statements_in_dependency_ord
         MARK_COUNTED,
         RECOUNT_FACT_DAYS,  # after INTERACTIONS: the cells its facts are in now or leave
         RECOUNT_ENTITY_FACTS,  # after the cells: the totals of the batch's entities
+        RECOUNT_FACT_BOUNDS,  # after every write that can raise a fact's salience bound
         writes.LINKING_JOURNALS,  # last: a chunk's journal in the graph means the chunk was written whole
     ]
 
@@ -105,9 +107,10 @@ def test_every_parameter_is_bolt_native_and_every_row_has_the_fields_its_stateme
         assert json.loads(json.dumps(params)) == params
         fields = row_fields(query)
         if fields is None:
-            # the recounts: the chunk ids (mention counts) or interaction ids (fact counts) of the batch
-            (key,) = set(params)
-            assert key in ("chunk_ids", "ids") and params[key] == sorted(set(params[key]))  # pyright: ignore[reportArgumentType]
+            # the recounts: the chunk ids (mention counts), interaction ids (fact counts) or interaction and article
+            # ids (salience bounds) of the batch, each sorted and distinct
+            assert set(params) in ({"chunk_ids"}, {"ids"}, {"ids", "articles"}), (query, params)
+            assert all(params[key] == sorted(set(params[key])) for key in params)  # pyright: ignore[reportArgumentType]
             continue
         variable, read = fields
         rows = cast(list[dict[str, object]], params["rows"])

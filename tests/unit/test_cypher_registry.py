@@ -8,6 +8,7 @@ import importlib
 import os
 import re
 
+from newskg.graph.store.factbounds import BOUND_ALL_FACTS
 from newskg.graph.store.factdays import COUNT_ALL_ENTITY_FACTS
 from newskg.graph.store.schema import (
     ABOUT_BACKFILL,
@@ -135,11 +136,12 @@ def test_graph_init_prints_the_ddl_of_the_dialect_asked_without_a_server():
     env["PYTHONPATH"] = str(REPO)
     out = newskg("graph", "init", "--print-ddl", "--dialect", "neo4j", env=env).stdout
     derived = (*DAY_KEYS_BACKFILL, *ABOUT_BACKFILL, *ENTITY_LOWER_BACKFILL, *NAMES_STAMP_BACKFILL)
-    backfills = [one_line(s) for s in (*derived, *fact_days_backfill("neo4j"), *COUNT_ALL_ENTITY_FACTS)]
+    counted = (*COUNT_ALL_ENTITY_FACTS, BOUND_ALL_FACTS)
+    backfills = [one_line(s) for s in (*derived, *fact_days_backfill("neo4j"), *counted)]
     assert out == ddl_script("neo4j") and out.splitlines() == [f"{s};" for s in (*backfills, *neo4j_ddl())]
     assert newskg("graph", "init", "--print-ddl", env=env).stdout == out, "the default: the configured URI's dialect"
     falkor = newskg("graph", "init", "--print-ddl", "--dialect", "falkordb", env=env).stdout
-    falkor_backfills = (*derived, *fact_days_backfill("falkordb"), *COUNT_ALL_ENTITY_FACTS)
+    falkor_backfills = (*derived, *fact_days_backfill("falkordb"), *counted)
     statements = [*(one_line(s) for s in falkor_backfills), *falkordb_ddl()]
     assert falkor.splitlines()[: len(statements)] == [f"{s};" for s in statements]
     assert "// redis-cli GRAPH.CONSTRAINT CREATE newskg UNIQUE NODE M2Pair PROPERTIES 1 pair" in falkor

@@ -4,11 +4,14 @@ of the graph store (graph/store/store.py); the Cypher is in graph/store/reads.py
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from typing import cast
 
 from newskg.core.records import Chunk, Interaction, Variant
 from newskg.core.spikes import days_from
 from newskg.graph.connection import GraphConnection
+from newskg.graph.connection.base import Params
 from newskg.graph.store import reads
 from newskg.graph.store.asof import AsOf, days_between
 from newskg.graph.store.rows import (
@@ -30,6 +33,18 @@ from newskg.graph.store.rows import (
 )
 
 COUNTS_LABELS = ("Source", "Article", "Chunk", "Entity", "Interaction")
+# reads.TOP_OF_THE_DAY examines 2k + TOP_SLACK candidates: enough for the k-th to be proven past a few that are not
+# visible, not of the variant or bounded above their salience as of D (a source that reported the fact later).
+TOP_SLACK = 8
+# An entity whose focus day was too small to read by bounds is not tried again for QUIET_S seconds (it may become
+# busy: a spike), and at most QUIET_MAX are remembered (~100 bytes each; the memory is emptied when full).
+QUIET_S = 600.0
+QUIET_MAX = 200_000
+# An entity known to have fewer facts than this (note_facts) has no day worth reading by bounds: its days hold a
+# handful, whose whole read costs what the bounded one does, and the try would add a round trip to most answers (at
+# 1 M most questions name an entity of the long tail; ~300 of the QA bench's 100k entities pass it). A day of
+# hundreds of facts is only ever an entity's with hundreds.
+BUSY_FACTS = 500
 
 
 @dataclass(frozen=True)
@@ -61,6 +76,8 @@ class AsOfReader:
 
     def __init__(self, conn: GraphConnection):
         self.conn = conn
+        self._quiet: dict[str, float] = {}  # entity id → until when it is not read by bounds (monotonic s)
+        self._facts: dict[str, int] = {}  # entity id → its facts as last noted (note_facts)
 
     def counts(self) -> dict[str, int]:
         return {name: row_of(Count, self.conn.read(query)[0]).n for name, query in reads.COUNTS.items()}
@@ -117,23 +134,47 @@ class AsOfReader:
         # the day list only for a short window: the API takes any range, and a century is 36,500 days
         by_days = days_between(from_day, to_day) < reads.DAY_KEYS_MAX
         days = days_from(from_day, to_day) if by_days else []
-        rows = self.conn.read(
-            reads.TIMELINE_BY_DAYS if by_days else reads.TIMELINE,
-            {
-                "entity": entity_id,
-                **reads.window_keys(entity_id, days, focus),
-                "from_day": from_day,
-                "to_day": to_day,
-                "focus_day": focus,
-                "limit": limit,
-                "variant": scope.variant,
-                "via_chunks": scope.via_chunks,
-                "rings_for": scope.rings_for,
-                "top": scope.top(limit),
-                **as_of.params(),
-            },
-        )
-        return rows_of(TimelineRow, rows)
+        params = {
+            "entity": entity_id,
+            **reads.window_keys(entity_id, days, focus),
+            "from_day": from_day,
+            "to_day": to_day,
+            "focus_day": focus,
+            "limit": limit,
+            "variant": scope.variant,
+            "via_chunks": scope.via_chunks,
+            "rings_for": scope.rings_for,
+            "top": scope.top(limit),
+            **as_of.params(),
+        }
+        if by_days and scope.salient and (top := self._top_of_the_day(entity_id, params)) is not None:
+            return top
+        return rows_of(TimelineRow, self.conn.read(reads.TIMELINE_BY_DAYS if by_days else reads.TIMELINE, params))
+
+    def note_facts(self, entity_id: str, facts: int) -> None:
+        """What the caller knows of an entity's facts (QA's resolver counts them as of the day): a timeline of an
+        entity with fewer than BUSY_FACTS is read whole at once, never by bounds first."""
+        if len(self._facts) >= QUIET_MAX:
+            self._facts.clear()
+        self._facts[entity_id] = facts
+
+    def _top_of_the_day(self, entity_id: str, params: Params) -> list[TimelineRow] | None:
+        """A bare name's k facts from its focus day by their bounds (reads.TOP_OF_THE_DAY), when the read proves
+        them the k TIMELINE_BY_DAYS would give; else None. An entity whose day held fewer candidates than the read
+        examines is left alone for QUIET_S: for it the full read costs as little, and the try is a round trip more.
+        (A busy day that is not proven is tried again next time: the try costs a fraction of the full read.)"""
+        now = time.monotonic()
+        if self._quiet.get(entity_id, 0.0) > now or self._facts.get(entity_id, BUSY_FACTS) < BUSY_FACTS:
+            return None
+        examine = 2 * cast(int, params["top"]) + TOP_SLACK
+        rows = self.conn.read(reads.TOP_OF_THE_DAY, {**params, "examine": examine})
+        if rows and rows[0]["proven"]:
+            return rows_of(TimelineRow, rows)
+        if not rows or cast(int, rows[0]["candidates"]) < examine:
+            if len(self._quiet) >= QUIET_MAX:
+                self._quiet.clear()
+            self._quiet[entity_id] = now + QUIET_S
+        return None
 
     def evidence_sources(
         self,

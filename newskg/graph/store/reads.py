@@ -202,14 +202,18 @@ _STATED = "collect(DISTINCT CASE WHEN c IS NOT NULL THEN s END) AS stated"
 # chunks for nothing (bench/qa_graph.py). The day's facts ("ring") are counted as the rest of the read filters
 # them, each once (a fact whose object was linked after its chunk's edges were written is named and stated). The
 # rest is read on rows of their own (`part` 1 and 2) with the guard first, which FalkorDB tests before each lookup;
-# the day's list rides on row 0, the only row it is a grouping key of (see `naming` above).
+# the day's list rides on row 0, the only row it is a grouping key of (see `naming` above). The named list is
+# likewise emptied on the stated row before its lookups: carried by each of a hub's ~430 stated candidates, it cost
+# ~4 ms of FalkorDB's ~21 to project and group (at 1 M; the hub's read 21.4 → 17.5 ms, bench/qa_graph.py).
+_STATED_ON_THE_DAY = _stated_by_days("NOT naming", "$focus_keys", "naming", "e, naming, named")
 _NAMED_BY_DAYS = f"""
 MATCH (e:Entity {{id: $entity}})
 OPTIONAL MATCH (n:Interaction)
 WHERE n.subject_day IN $focus_keys OR n.object_day IN $focus_keys
 WITH e, collect(DISTINCT n) AS named
-UNWIND [true, false] AS naming{_stated_by_days("NOT naming", "$focus_keys", "naming", "e, naming, named")}
-WITH e, CASE WHEN naming THEN named ELSE [] END AS named, {_STATED}
+UNWIND [true, false] AS naming
+WITH e, naming, CASE WHEN naming THEN named ELSE [] END AS named{_STATED_ON_THE_DAY}
+WITH e, named, {_STATED}
 WITH e, collect(
   [x IN named WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
      AND ($variant IS NULL OR x.variant = $variant)]
@@ -226,6 +230,16 @@ WHERE part = 1 AND NOT enough AND (n.subject_day IN $rest_keys OR n.object_day I
 WITH e, part, enough, ring, collect(DISTINCT n) AS named"""
 _STATED_BY_DAYS = f"""{_stated_by_days("part = 2 AND NOT enough", "$rest_keys", "part <> 2", "e, part, ring, named")}
 WITH ring + named AS named, {_STATED}"""
+
+
+def weight_of(lead: str) -> str:
+    """Salience's second key (qa/retrieve._salience): the fact's confidence plus how near its article's lead it is
+    stated, for the sentence index `lead` (a variable or property of this module)."""
+    return (
+        f"coalesce(x.confidence, 0.0) + CASE WHEN {lead} IS NULL THEN 0.0 ELSE 1.0 / (1.0 + toFloat({lead}) / 3.0) END"
+    )
+
+
 _TIMELINE_REST = f"""
 WITH named + stated AS facts
 UNWIND facts AS x
@@ -245,8 +259,7 @@ OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)-[:IN]->(a:Article)-[:FROM]->(s:Source)
 WITH x, distance, c, a, s, {visible("a")} AS shown
 WITH x, distance, collect(DISTINCT CASE WHEN shown THEN s.name END) AS sources,
      collect(DISTINCT CASE WHEN shown THEN a.url END) AS urls, min(CASE WHEN shown THEN c.sentence_start END) AS lead
-WITH x, distance, sources, urls, lead,
-     coalesce(x.confidence, 0.0) + CASE WHEN lead IS NULL THEN 0.0 ELSE 1.0 / (1.0 + toFloat(lead) / 3.0) END AS weight
+WITH x, distance, sources, urls, lead, {weight_of("lead")} AS weight
 ORDER BY distance, size(sources) DESC, weight DESC, x.published_day DESC, x.id
 LIMIT $top
 RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
@@ -256,6 +269,74 @@ RETURN x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS even
 ORDER BY event_day, id
 """
 TIMELINE = _NAMED_BY_EDGES + _STATED_BY_EDGES + _TIMELINE_REST
+
+# A busy entity's bare name, its focus day read by bounds (reader.timeline tries it first; TIMELINE_BY_DAYS is the
+# truth it must equal). A hub's day holds ~860 facts at 1 M, and salience needs each one's sources as of D: 3 hops
+# and a grouping per fact, half of TIMELINE_BY_DAYS' 17 ms. Each fact carries an upper bound of its salience that
+# holds in every view (graph/store/factbounds.py: its sources and its best lead over all its evidence, kept by the
+# write path), so the day's candidates (keyed facts, unchecked) are ordered by the bound from properties alone, and
+# only the first $examine are checked (visible, of the variant, stated by a visible chunk that mentions the entity)
+# and ranked exactly. No candidate left out can outrank the k-th found when the k-th's exact key is ahead of the
+# first left out's bound: a fact's exact key is never ahead of its bound (fewer sources visible, a later lead), and
+# the published day and id are the same in both. `proven` says so, with: at least $top members found (the day
+# holds k, so TIMELINE_BY_DAYS reads no other day and cuts at this one), and no more candidates than $limit (its
+# window's recency cut takes none). A fact without bounds (written before them) counts as unbounded: examined
+# first. Not proven, one row without a fact, carrying `candidates` (the reader then reads TIMELINE_BY_DAYS).
+# Variables are not reused once dropped (`t`, `k`, `ch`, `ar`, `so`): FalkorDB failed with "Type mismatch" when a
+# later clause bound a name an earlier one had used, and on `shown AND (c)-[:MENTIONS]->(e)` in one WHERE, hence
+# the two WHEREs (the same filter: by name, or shown and mentioning).
+_BOUND_SOURCES = "coalesce({x}.sources_bound, 1000000000)"  # none yet: unbounded (factbounds.py)
+_BOUND_WEIGHT = "coalesce({x}.weight_bound, 1000000000.0)"
+TOP_OF_THE_DAY = f"""
+MATCH (e:Entity {{id: $entity}})
+OPTIONAL MATCH (n:Interaction)
+WHERE n.subject_day IN $focus_keys OR n.object_day IN $focus_keys
+WITH e, collect(n) AS named
+UNWIND [true, false] AS naming
+WITH e, naming, CASE WHEN naming THEN named ELSE [] END AS named
+OPTIONAL MATCH (t)-[k:ABOUT]->()
+WHERE NOT naming AND $via_chunks AND k.key IN $focus_keys
+WITH e, named, collect(t) AS about
+UNWIND named + about AS x
+WITH DISTINCT e, x
+WITH e, x, {_BOUND_SOURCES.format(x="x")} AS bound_sources, {_BOUND_WEIGHT.format(x="x")} AS bound_weight
+ORDER BY bound_sources DESC, bound_weight DESC, coalesce(x.published_day, 0) DESC, x.id
+WITH e, collect(x) AS ranked
+WITH e, ranked[0..$examine] AS head, size(ranked) AS candidates, ranked[$examine] AS out
+WITH e, head, candidates, out.id AS out_id, {_BOUND_SOURCES.format(x="out")} AS out_sources,
+     {_BOUND_WEIGHT.format(x="out")} AS out_weight, coalesce(out.published_day, 0) AS out_day
+UNWIND head AS x
+WITH e, candidates, out_id, out_sources, out_weight, out_day, x,
+     x.subject_day IN $focus_keys OR x.object_day IN $focus_keys AS by_name,
+     {visible("x")} AND ($variant IS NULL OR x.variant = $variant) AND x.event_day >= $from_day
+     AND x.event_day <= $to_day AS kept
+OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)
+WITH e, candidates, out_id, out_sources, out_weight, out_day, x, by_name, kept, c, {visible("c", "day")} AS shown
+WHERE kept AND (by_name OR shown)
+WITH e, candidates, out_id, out_sources, out_weight, out_day, x, by_name, c
+WHERE by_name OR (c)-[:MENTIONS]->(e)
+WITH DISTINCT candidates, out_id, out_sources, out_weight, out_day, x
+OPTIONAL MATCH (x)-[:EVIDENCE]->(ch:Chunk)-[:IN]->(ar:Article)-[:FROM]->(so:Source)
+WITH candidates, out_id, out_sources, out_weight, out_day, x, ch, ar, so, {visible("ar")} AS shown
+WITH candidates, out_id, out_sources, out_weight, out_day, x,
+     collect(DISTINCT CASE WHEN shown THEN so.name END) AS sources,
+     collect(DISTINCT CASE WHEN shown THEN ar.url END) AS urls, min(CASE WHEN shown THEN ch.sentence_start END) AS lead
+WITH candidates, out_id, out_sources, out_weight, out_day, x, sources, urls, lead, {weight_of("lead")} AS weight
+ORDER BY size(sources) DESC, weight DESC, x.published_day DESC, x.id
+WITH candidates, out_id, out_sources, out_weight, out_day, collect(x) AS found, collect(sources) AS sourced,
+     collect(urls) AS urled, collect(lead) AS led, collect([size(sources), weight, x.published_day, x.id]) AS keys
+WITH candidates, found, sourced, urled, led, keys[$top - 1] AS kth, out_id, out_sources, out_weight, out_day
+WITH candidates, found, sourced, urled, led, candidates <= $limit AND kth IS NOT NULL AND (out_id IS NULL
+       OR kth[0] > out_sources OR (kth[0] = out_sources AND (kth[1] > out_weight OR (kth[1] = out_weight AND (
+       kth[2] > out_day OR (kth[2] = out_day AND kth[3] < out_id)))))) AS proven
+UNWIND CASE WHEN proven THEN range(0, $top - 1) ELSE [null] END AS i
+WITH proven, candidates, found[i] AS x, sourced[i] AS sources, urled[i] AS urls, led[i] AS lead
+RETURN proven, candidates, x.id AS id, x.text AS text, x.event_day AS event_day, x.event_iso AS event_iso,
+       x.published_day AS published_day, x.ingested_at AS ingested_at, x.ingested_ms AS ingested_ms,
+       x.variant AS variant, x.confidence AS confidence, x.subject_id AS subject_id, x.object_id AS object_id,
+       sources, size(sources) AS n_sources, urls, lead
+ORDER BY event_day, id
+"""
 TIMELINE_BY_DAYS = _NAMED_BY_DAYS + _STATED_BY_DAYS + _TIMELINE_REST
 DAY_KEYS_MAX = 62  # the longest window TIMELINE_BY_DAYS reads: one key lookup per day and role
 

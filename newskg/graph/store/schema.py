@@ -14,7 +14,7 @@ from typing import cast
 
 from newskg.graph.connection import FalkorConnection, GraphConnection
 from newskg.graph.connection.base import Dialect
-from newskg.graph.store import factdays
+from newskg.graph.store import factbounds, factdays
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
     """The schema as a script to read or pipe: Neo4j's statements for `cypher-shell`; FalkorDB's index statements,
     with its constraint commands as comments (they go through redis-cli, not Cypher)."""
     # what an older graph lacks comes first, as init fills it before it makes its index (the keys, edges, names and
-    # stamps: a no-op after; the fact counts and totals are counted again, the same numbers)
+    # stamps, the facts' salience bounds: a no-op after; the fact counts and totals are counted again, the same numbers)
     backfilled = (
         *DAY_KEYS_BACKFILL,
         *ABOUT_BACKFILL,
@@ -130,6 +130,7 @@ def ddl_script(dialect: Dialect, graph: str = "newskg") -> str:
         *NAMES_STAMP_BACKFILL,
         *fact_days_backfill(dialect),
         *factdays.COUNT_ALL_ENTITY_FACTS,
+        factbounds.BOUND_ALL_FACTS,
     )
     backfill = "".join(f"{one_line(statement)};\n" for statement in backfilled)
     if dialect == "neo4j":
@@ -229,6 +230,8 @@ def _backfill(conn: GraphConnection) -> None:
     if conn.read(ENTITY_WITHOUT_FACTS):
         for statement in factdays.COUNT_ALL_ENTITY_FACTS:
             conn.run(statement)
+    if conn.read(factbounds.FACT_WITHOUT_BOUNDS):
+        conn.run(factbounds.BOUND_ALL_FACTS)
 
 
 def init_schema(conn: GraphConnection) -> list[str]:

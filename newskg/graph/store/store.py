@@ -16,4 +16,4 @@ from newskg.graph.store.writer import GraphWriter
 
 class GraphStore(GraphWriter, M2Ledger, AsOfReader):
     def __init__(self, conn: GraphConnection):
-        self.conn = conn
+        AsOfReader.__init__(self, conn)  # the connection, and the reader's own memory (the writer and ledger hold none)

@@ -12,7 +12,7 @@ from newskg.core.ids import digest
 from newskg.core.records import Chunk, ChunkSighting, Entity, Interaction
 from newskg.core.timeaxes import day_iso
 from newskg.graph.connection import GraphConnection
-from newskg.graph.store import factdays, writes
+from newskg.graph.store import factbounds, factdays, writes
 from newskg.graph.store.journals import JournalRow
 from newskg.graph.store.mentions import ingested_day, recount_statements
 from newskg.graph.store.schema import init_schema
@@ -279,6 +279,8 @@ class GraphWriter:
             + factdays.recount_statements(
                 [row["id"] for row in interaction_rows], _entity_ids(entity_rows, interactions)
             )
+            # the salience bounds of the facts it writes and of those its articles carry (a new source, chunk or lead)
+            + factbounds.recount_statements([row["id"] for row in interaction_rows], [row["id"] for row in articles])
             + ([(writes.LINKING_JOURNALS, {"rows": journal_rows})] if journal_rows else [])
         )
 
