@@ -1,6 +1,7 @@
-"""The Qdrant Edge shard's HNSW layout, the tenant one (graph/mirror/edge.py: m=0, a subgraph per entity) against
-the one before it (m=16 global graph, links per value block of the day, ingestion instant, entity and variant), in
-one run on the same points.
+"""The Qdrant Edge shard's layouts in one run on the same points: `exact`, the adapter's (graph/mirror/edge.py: no
+HNSW graph, vectors on disk, every search exact), against the two before it: `graph` (m=16 global graph, links per
+value block of the day, ingestion instant, entity and variant) and `tenant` (Qdrant's multitenancy layout: m=0, a
+subgraph per entity, payload_m=32, entity_ids `is_tenant`, hnsw_ef 128).
 
 Per layout: N interactions (bench/qa_graph.py's facts, the pipeline's payload, seeded random 384-d unit vectors)
 loaded by the mirror's bulk path into a fresh shard; the build's CPU seconds (this process: the engine indexes in
@@ -8,11 +9,12 @@ it) and wall seconds. Then Q query vectors with the as-of filter QA sends (as of
 passes every point of the entity) for three kinds of entity: hubs (the N_HUBS busiest), mid (~1,000 facts) and
 rare (3 to 10 facts), and without an entity (`as_of`, IRB's shape; `none`, the warm-up's limit-1 search): p50/p95
 ms per search and recall@10 against the engine's exact search (`SearchParams(exact=True)`, same filter).
-Run: `.venv/bin/python -m bench.edge_hnsw [--rows 100000] [--queries 100] [--layouts legacy,tenant] [--json]`."""
+Run: `.venv/bin/python -m bench.edge_hnsw [--rows 100000] [--queries 100] [--layouts graph,tenant,exact] [--json]`."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -22,9 +24,18 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
-from qdrant_edge import HnswIndexConfig, Query, QueryRequest, SearchParams
+from qdrant_edge import (
+    HnswIndexConfig,
+    IntegerIndexParams,
+    KeywordIndexParams,
+    Memory,
+    Query,
+    QueryRequest,
+    SearchParams,
+)
 from rich.console import Console
 from rich.table import Table
 
@@ -38,22 +49,62 @@ from newskg.graph.mirror.base import INTERACTIONS, AsOfFilter, interaction_paylo
 
 K = 10
 N_HUBS = 5
-LEGACY_LINKED = frozenset({"published_day", "day", "ingested_ms", "entity_ids", "variant"})
+GRAPH_LINKED = frozenset({"published_day", "day", "ingested_ms", "entity_ids", "variant"})
+TENANT = "entity_ids"
+APPROXIMATE, EXACT = SearchParams(), SearchParams(exact=True)
+
+
+class Layout(NamedTuple):
+    hnsw: HnswIndexConfig
+    linked: frozenset[str]  # the payload fields with HNSW links of their own
+    tenant: bool  # the entity field is_tenant
+    entity_search: SearchParams  # a search filtered by an entity
+    other_search: SearchParams  # a search without one
+    vectors: Memory | None  # None: the engine's default, in RAM
+
+
+LAYOUTS = {
+    "graph": Layout(
+        HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000),
+        GRAPH_LINKED,
+        False,
+        APPROXIMATE,
+        APPROXIMATE,
+        None,
+    ),
+    "tenant": Layout(
+        HnswIndexConfig(m=0, ef_construct=200, full_scan_threshold=750, payload_m=32),
+        frozenset({TENANT}),
+        True,
+        SearchParams(hnsw_ef=128),
+        EXACT,
+        None,
+    ),
+    "exact": Layout(edge.HNSW, frozenset(), False, edge.SEARCH, edge.SEARCH, edge.VECTOR_MEMORY),
+}
 
 
 @contextmanager
-def layout(name: str) -> Iterator[None]:
-    """The adapter as it is (tenant), or with the config before it (legacy: the engine's default HNSW)."""
-    if name == "tenant":
-        yield
-        return
-    saved = edge.hnsw_config, edge.LINKED_FIELDS, edge.TENANT_FIELD
-    edge.hnsw_config = lambda dim: HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000)
-    edge.LINKED_FIELDS, edge.TENANT_FIELD = LEGACY_LINKED, ""
+def layout(name: str) -> Iterator[Layout]:
+    """The adapter with one layout's shard config and payload indexes."""
+    chosen = LAYOUTS[name]
+    saved = edge.HNSW, edge.VECTOR_MEMORY, edge.index_params
+    edge.HNSW, edge.VECTOR_MEMORY = chosen.hnsw, chosen.vectors
+
+    def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndexParams]:
+        def linked(field: str, p: IntegerIndexParams | KeywordIndexParams) -> IntegerIndexParams | KeywordIndexParams:
+            if isinstance(p, IntegerIndexParams):
+                return IntegerIndexParams(lookup=False, range=True, memory=p.memory, enable_hnsw=field in chosen.linked)
+            tenant = True if chosen.tenant and field == TENANT else None
+            return KeywordIndexParams(memory=p.memory, enable_hnsw=field in chosen.linked, is_tenant=tenant)
+
+        return {field: linked(field, p) for field, p in saved[2](collection).items()}
+
+    edge.index_params = index_params
     try:
-        yield
+        yield chosen
     finally:
-        edge.hnsw_config, edge.LINKED_FIELDS, edge.TENANT_FIELD = saved
+        edge.HNSW, edge.VECTOR_MEMORY, edge.index_params = saved
 
 
 def build(mirror: edge.EdgeMirror, rows: int) -> tuple[float, float]:
@@ -85,7 +136,7 @@ def entity_kinds(rows: int) -> dict[str, list[str]]:
 
 
 def search(
-    mirror: edge.EdgeMirror, vector: list[float], where: AsOfFilter | None, exact: bool, limit: int
+    mirror: edge.EdgeMirror, vector: list[float], where: AsOfFilter | None, params: SearchParams, limit: int
 ) -> list[str]:
     shard = mirror._shard(INTERACTIONS)
     assert shard is not None
@@ -94,7 +145,7 @@ def search(
         query=Query.Nearest(vector),
         filter=edge.as_of_filter(INTERACTIONS, where) if where else None,
         with_payload=["graph_id"],
-        params=edge.EXACT if exact or where is None or not where.entity_id else edge.ENTITY_SEARCH,
+        params=params,
     )
     return [p.payload["graph_id"] for p in shard.query(request) if p.payload]
 
@@ -105,7 +156,9 @@ def timed(call: Callable[[], list[str]]) -> tuple[float, list[str]]:
     return (time.perf_counter() - start) * 1000, ids
 
 
-def measure_kind(mirror: edge.EdgeMirror, kind: str, ids: list[str], day: int, n: int) -> dict[str, float]:
+def measure_kind(
+    mirror: edge.EdgeMirror, chosen: Layout, kind: str, ids: list[str], day: int, n: int
+) -> dict[str, float]:
     rng = np.random.default_rng(11)
     limit = 1 if kind == "none" else K
     asked = [(v.tolist(), ids[q % len(ids)]) for q, v in enumerate(unit_vectors(rng, n))]
@@ -113,9 +166,10 @@ def measure_kind(mirror: edge.EdgeMirror, kind: str, ids: list[str], day: int, n
         e: None if kind == "none" else AsOfFilter(day=day, ingested_ms=end_of_day_ms(day), entity_id=e or None)
         for e in ids
     }
-    search(mirror, asked[0][0], where[asked[0][1]], False, limit)  # warm
-    found = [timed(lambda v=v, e=e: search(mirror, v, where[e], False, limit)) for v, e in asked]
-    exact = [search(mirror, v, where[e], True, limit) for v, e in asked]
+    params = chosen.entity_search if kind in ("hub", "mid", "rare") else chosen.other_search
+    search(mirror, asked[0][0], where[asked[0][1]], params, limit)  # warm
+    found = [timed(lambda v=v, e=e: search(mirror, v, where[e], params, limit)) for v, e in asked]
+    exact = [search(mirror, v, where[e], EXACT, limit) for v, e in asked]
     hits = sum(len(set(f) & set(x)) for (_, f), x in zip(found, exact, strict=True))
     ms = [m for m, _ in found]
     q = statistics.quantiles(ms, n=100)
@@ -127,15 +181,15 @@ def measure(rows: int, n: int, layouts: list[str], console: Console) -> dict[str
     day = max(i.published_day for i in interactions(rows))
     found: dict[str, Figure] = {}
     for name in layouts:
-        with layout(name):
-            folder = Path(tempfile.mkdtemp(prefix=f"bench-edge-{name}-"))
+        with layout(name) as chosen:
+            folder = Path(tempfile.mkdtemp(prefix=f"bench-edge-{name}-", dir=os.environ.get("NEWSKG_BENCH_TMP")))
             mirror = edge.EdgeMirror(folder, NoEmbedder(), index_after=rows)
             cpu, wall = build(mirror, rows)
             console.print(f"{name}: {rows:,} points built in {cpu:.1f} CPU-s, {wall:.1f} s")
             found[f"edge_build_cpu_s_{name}"] = figure(round(cpu, 1), f"CPU s, {rows:,} points loaded and indexed")
             found[f"edge_build_wall_s_{name}"] = figure(round(wall, 1), "s, same")
             for kind, ids in kinds.items():
-                got = measure_kind(mirror, kind, ids, day, n)
+                got = measure_kind(mirror, chosen, kind, ids, day, n)
                 console.print(f"  {kind}: {got}")
                 for key, value in got.items():
                     unit = "of the exact top k" if key == "recall" else f"ms a search, {n} queries"
@@ -149,22 +203,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--layouts", default="legacy,tenant")
-    parser.add_argument("--full-scan", type=int, help="FULL_SCAN_POINTS for the tenant layout (default: edge.py's)")
-    parser.add_argument("--payload-m", type=int, help="PAYLOAD_M for the tenant layout (default: edge.py's)")
-    parser.add_argument("--ef-construct", type=int, help="EF_CONSTRUCT for the tenant layout (default: edge.py's)")
-    parser.add_argument("--ef", type=int, help="hnsw_ef of an entity's search (default: edge.py's)")
+    parser.add_argument("--layouts", default="graph,tenant,exact")
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
     args = parser.parse_args()
     console = Console(width=120, stderr=args.json)
-    if args.full_scan:
-        edge.FULL_SCAN_POINTS = args.full_scan
-    if args.payload_m:
-        edge.PAYLOAD_M = args.payload_m
-    if args.ef_construct:
-        edge.EF_CONSTRUCT = args.ef_construct
-    if args.ef:
-        edge.ENTITY_SEARCH = SearchParams(hnsw_ef=args.ef)
     found = measure(args.rows, args.queries, args.layouts.split(","), console)
     if args.json:
         emit(found, " ".join(["python -m bench.edge_hnsw", *sys.argv[1:]]))

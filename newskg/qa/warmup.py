@@ -170,7 +170,7 @@ def _retrieve_once(service: QAService) -> None:
 
 def _search_each(mirror: VectorMirror) -> None:
     """One search of each collection filtered by an entity, as QA's are: a search without one is an exact scan of
-    every point on Qdrant Edge (no global graph, graph/mirror/edge.py), which would page every vector into the API
+    every point on Qdrant Edge (no HNSW graph, graph/mirror/edge.py), which would page every vector into the API
     (1.8 GB at 1.2 M points) to warm nothing QA reads."""
     from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter
 

@@ -295,9 +295,7 @@ def test_edge_keeps_its_payload_indexes_on_disk_and_moves_older_ones_there(tmp_p
         for field, params in schema.items():
             assert params.memory == Memory.Cold, field
             assert getattr(params, "lookup", False) is False, field  # integers: the range index only
-            tenant = field == "entity_ids"  # the field every QA search filters by: links of its own, and only it
-            assert params.enable_hnsw is tenant, field
-            assert getattr(params, "is_tenant", None) is (True if tenant else None), field
+            assert params.enable_hnsw is False, field  # no graph (edge.HNSW): no links of its own
         assert [(h.graph_id, h.score) for h in mirror.search_vector(INTERACTIONS, query, where, limit=5)] == before
     finally:
         mirror.close()
@@ -309,42 +307,41 @@ def index_schema(mirror: EdgeMirror) -> dict[str, Any]:
     return {field: info.params for field, info in shard.info().payload_schema.items()}
 
 
-def test_edge_searches_an_entity_through_its_own_subgraph_and_returns_the_exact_top_k(tmp_path: Path):
-    """Issue 30, what the 1 M step's speed relies on: the tenant layout (edge.py: no global HNSW graph, m=0; a
-    subgraph per entity past FULL_SCAN_POINTS, the entity field `is_tenant`), whose build is ~10x cheaper. A hub's
-    filtered search walks its subgraph and still finds the exact top k; a rare entity is scanned exactly; a search
-    without an entity (the warm-up's, IRB's) scans exactly too: m=0 leaves it no graph to walk."""
-    from newskg.graph.mirror.edge import FULL_SCAN_POINTS, hnsw_json
-
-    hub_points = FULL_SCAN_POINTS + 500
+def test_edge_builds_no_graph_and_returns_the_exact_top_k_with_or_without_an_entity(tmp_path: Path):
+    """Issue 30, what the 1 M step relies on (edge.py, HNSW): a shard with no HNSW graph and its vectors on disk,
+    whose every search is exact. A hub's, a rare entity's and an unfiltered search find the top k of the cosines
+    computed here from the vectors written."""
+    hub_points = 2_500
     mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
     mirror.ensure()
+    points = [hub_fact(n, hub_points) for n in range(hub_points + 300)]
     try:
         with mirror.bulk():
-            mirror.upsert_vectors(INTERACTIONS, [hub_fact(n, hub_points) for n in range(hub_points + 300)])
-        assert unindexed(mirror) == 0
-        assert segment_indexes(mirror) == [hnsw_json(DIM)]  # one built segment, of the tenant config
+            mirror.upsert_vectors(INTERACTIONS, points)
+        assert unindexed(mirror) == 0  # optimized: no graph links (m and payload_m 0), the vectors on disk
+        assert [(i["m"], i["payload_m"]) for i in segment_indexes(mirror)] == [(0, 0)]
+        assert vector_storage(mirror) == {"Mmap"}
         rng = np.random.default_rng(3)
-        for entity in ("e_hub", "e_rare_7", None):
+        for entity in ("e_hub", "e_rare_900", None):
             where = AsOfFilter(day=DAYS[9], ingested_ms=10**9, entity_id=entity)
             for query in rng.standard_normal((20, DIM)):
-                unit = (query / np.linalg.norm(query)).tolist()
-                found = [h.graph_id for h in mirror.search_vector(INTERACTIONS, unit, where, limit=10)]
-                assert found == exact_top(mirror, unit, where, 10), entity
+                unit = query / np.linalg.norm(query)
+                hits = mirror.search_vector(INTERACTIONS, unit.tolist(), where, limit=10)
+                assert_exact_top(hits, unit, [(p, v) for p, v in points if entity in (None, *p["entity_ids"])])
     finally:
         mirror.close()
 
 
-def test_edge_rebuilds_a_shard_indexed_with_the_global_graph_on_load(tmp_path: Path):
-    """A shard built before the tenant layout (the engine's default HNSW, m=16) is loaded with the tenant config and
-    re-indexed by the next ensure(): its segments then hold the tenant graph, and its searches answer the same."""
-    from qdrant_edge import HnswIndexConfig
+def test_edge_answers_from_a_shard_of_the_older_layout_as_it_is(tmp_path: Path):
+    """A shard made before this layout (a global HNSW graph, float32 vectors) loads with its own config, as the
+    engine requires, and its searches are exact too."""
+    from qdrant_edge import HnswIndexConfig, Memory
 
     from newskg.graph.mirror import edge
 
     folder = tmp_path / "edge"
-    tenant = edge.hnsw_config
-    edge.hnsw_config = lambda dim: HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000)
+    layout = edge.HNSW, edge.VECTOR_MEMORY
+    edge.HNSW, edge.VECTOR_MEMORY = HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10), Memory.Pinned
     try:
         old = EdgeMirror(folder, HashEmbedder(), index_after=100)
         old.ensure()
@@ -352,16 +349,17 @@ def test_edge_rebuilds_a_shard_indexed_with_the_global_graph_on_load(tmp_path: P
             old.upsert(INTERACTIONS, [fact(n) for n in range(600)])
         old.close()
     finally:
-        edge.hnsw_config = tenant
-    assert [i["m"] for i in segment_indexes(EdgeMirror(folder, HashEmbedder()))] == [16]
-    mirror = EdgeMirror(folder, HashEmbedder(), index_after=100)  # the segment is past the threshold: re-indexed
+        edge.HNSW, edge.VECTOR_MEMORY = layout
+    mirror = EdgeMirror(folder, HashEmbedder(), index_after=100)
     mirror.ensure()
     try:
-        assert segment_indexes(mirror) == [edge.hnsw_json(DIM)]
+        assert [i["m"] for i in segment_indexes(mirror)] == [16] and vector_storage(mirror) != {"Mmap"}
         where = AsOfFilter(day=DAYS[9], ingested_ms=10_000, entity_id="e_doja")
-        query = vector_of("fact number 3").tolist()
-        found = [h.graph_id for h in mirror.search_vector(INTERACTIONS, query, where, limit=10)]
-        assert found == exact_top(mirror, query, where, 10) and found[0] == "i3"
+        query = vector_of("fact number 3")
+        hits = mirror.search_vector(INTERACTIONS, query.tolist(), where, limit=10)
+        doja = [(fact(n), vector_of(f"fact number {n}").tolist()) for n in range(600) if n % len(ENTITIES) == 0]
+        assert hits[0].graph_id == "i3"
+        assert_exact_top(hits, query, doja)
     finally:
         mirror.close()
 
@@ -372,26 +370,30 @@ def hub_fact(n: int, hub_points: int) -> tuple[Payload, list[float]]:
     return payload, vector_of(f"point {n}").tolist()
 
 
-def exact_top(mirror: EdgeMirror, query: list[float], where: AsOfFilter, k: int) -> list[str]:
-    """The engine's exact search (no index) under the same filter: the answer an approximate search is held to."""
-    from qdrant_edge import Query, QueryRequest, SearchParams
+def assert_exact_top(hits: list[Any], query: np.ndarray, candidates: list[tuple[Payload, list[float]]]) -> None:
+    """The hits are the top len(hits) of the candidates by cosine to the query (scores within float32's rounding)."""
+    cosine = {str(p["graph_id"]): float(np.dot(query, v)) for p, v in candidates}
+    assert len(hits) == min(10, len(cosine)) > 0
+    for h in hits:
+        assert abs(h.score - cosine[h.graph_id]) < 1e-5, h.graph_id
+    left_out = max((c for i, c in cosine.items() if i not in {h.graph_id for h in hits}), default=-1.0)
+    assert min(cosine[h.graph_id] for h in hits) >= left_out - 1e-6
 
-    from newskg.graph.mirror.edge import as_of_filter
 
-    shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
-    assert shard is not None
-    request = QueryRequest(
-        limit=k,
-        query=Query.Nearest(query),
-        filter=as_of_filter(INTERACTIONS, where),
-        with_payload=["graph_id"],
-        params=SearchParams(exact=True),
-    )
-    return [p.payload["graph_id"] for p in shard.query(request) if p.payload]
+def vector_storage(mirror: EdgeMirror) -> set[str]:
+    """The vector storage type of the shard's optimized segments, as the engine wrote it (segment.json)."""
+    import json
+
+    configs = [json.loads(c.read_text()) for c in (mirror.path(INTERACTIONS) / "segments").glob("*/segment.json")]
+    return {
+        str(c["config"]["vector_data"][""]["storage_type"])
+        for c in configs
+        if c["config"]["vector_data"][""]["index"]["type"] == "hnsw"
+    }
 
 
 def segment_indexes(mirror: EdgeMirror) -> list[dict[str, Any]]:
-    """The vector index options of each indexed segment of the shard, as the engine wrote them (segment.json)."""
+    """The vector index options of each segment of the shard with a graph, as the engine wrote them (segment.json)."""
     import json
 
     found = []

@@ -1,7 +1,7 @@
 """The mirror on Qdrant Edge (PyPI qdrant-edge-py, pinned: beta): the Qdrant engine in process, one `EdgeShard`
-per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, payload indexes on the
-fields the as-of filters and reconcile use (integer times, keyword ids) and HNSW laid out per entity (Qdrant's
-multitenancy layout: TENANT_FIELD).
+per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, vectors on disk searched
+exactly (no HNSW graph: HNSW's comment says why) and payload indexes on the fields the as-of filters and reconcile
+use (integer times, keyword ids).
 
 What this adapter relies on, each pinned by tests/integration/test_vector_store.py and test_edge_kill.py:
 - One process opens a shard at a time: a second `EdgeShard.load` fails on the WAL's lock ("Can't init WAL:
@@ -9,16 +9,15 @@ What this adapter relies on, each pinned by tests/integration/test_vector_store.
   another process's writes: not a way to share it.)
 - Every `update` is in the WAL before it returns, so a kill -9 loses nothing acknowledged: the next load replays
   the WAL. A shard that does not load is rebuilt from the graph (`graph reconcile`): it is derived data.
-- Edge runs no background optimizer: points land in an appendable segment searched exactly (payload indexes
-  first), and `optimize()` builds HNSW. It holds the GIL for its whole run (~0.25 ms a point at 100k), so it
-  runs only after a write leaves `index_after` points unindexed (not inside `bulk()`, which builds it once at its
-  end), after bulk loads and in reconcile, never per query.
+- Edge runs no background optimizer: points land in an appendable segment, and `optimize()` turns it into an
+  immutable one (and would build a graph, if a shard of an older config has one). It holds the GIL for its whole
+  run, so it runs only after a write leaves `index_after` points unoptimized (not inside `bulk()`, which runs it
+  once at its end), after bulk loads and in reconcile, never per query.
 - `flush()` costs 50–120 ms (it syncs the segment files); the WAL already makes a write durable against a crash,
   so flushes are spaced (FLUSH_EVERY_S) to keep the WAL replay at the next load short."""
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Generator, Iterator, Sequence
@@ -88,33 +87,26 @@ CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence m
 # (load 208 → 140 MB, bench/qa.py's shard) for the same search CPU (0.25-0.29 ms, 2,000 filtered searches): RSS
 # the API's issue-30 budget (512 MB at 20k) did not have. Growing with the points, it would weigh more at 1 M.
 INDEX_MEMORY = Memory.Cold
-# Qdrant's multitenancy layout, the entity as the tenant: every QA vector search is filtered by one entity
-# (qa/retrieve.py), so no global graph (m=0) but a subgraph per entity (payload_m links), built only for an entity
-# with more than FULL_SCAN_POINTS points; a smaller one is scanned exactly through its payload index. The global
-# graph made the build the slow part at scale: the QA bench's 1.2 M points (1 M facts, 200k chunks) took over an
-# hour to load and index on these 2 cores, 835 s now. bench/edge_hnsw.py at 100k points, both in one run: the
-# build 249 → 27 CPU-s; a hub's search (2,000-7,000 facts) p50 3.2 → 3.2 ms, p95 6.9 → 4.8 ms, recall@10 against
-# the exact search 0.955 → 0.977; an entity of 700-1,500 facts ~1.3 ms, of 3-10 facts ~0.1 ms, both exact.
-# payload_m=16 and ef_construct=100 (the engine's defaults) gave a hub recall@10 of 0.84-0.90. Open (issue 30): at
-# 1 M points the 5 busiest hubs (~10k-43k facts) get recall@10 0.72 at HNSW_EF 128 (p50 6.4 ms warm), 0.905 at 256,
-# 0.98 at 512 (15.5 ms), while their exact scan takes 13.1 ms (p95 25 ms): on these random vectors a hub's exact
-# scan is the better trade at that size (FULL_SCAN_POINTS past the busiest entity), not yet re-measured in QA.
-TENANT_FIELD = "entity_ids"
-PAYLOAD_M = 32
-EF_CONSTRUCT = 200
-HNSW_EF = 128  # the candidates an entity's subgraph search keeps
-# The engine's own threshold is in KB of vectors: hnsw_config() converts it for the dimension.
-FULL_SCAN_POINTS = 2_000
-# The payload fields that get HNSW links of their own: only the tenant. The time fields and the variant are range
-# or match conditions checked on the entity's subgraph walk; links of their own (per value block, over all points)
-# were the global-scale build the tenant layout avoids. event_day, mirrored_ms, graph_id and source_ids are only
-# looked up or deleted by.
-LINKED_FIELDS = frozenset({TENANT_FIELD})
-ENTITY_SEARCH = SearchParams(hnsw_ef=HNSW_EF)
-# A search without an entity (the warm-up's is given one; IRB's dense retrieval, reconcile's text search) has no
-# graph to walk with m=0: the engine's approximate search found next to nothing (recall@10 0.02 at 20k points). It
-# scans the points its filter passes, exactly: ~5 ms unfiltered, ~30 ms with an as-of filter at 100k points.
-EXACT = SearchParams(exact=True)
+# No HNSW graph (m=0, and no field gets links of its own): every search is exact over the points its filter passes,
+# which the payload indexes find. Every QA vector search is filtered by one entity (qa/retrieve.py), and an
+# entity's exact scan beats the graph a shard at scale needs (bench/edge_hnsw.py, both at 100k points of random
+# 384-d vectors, and at 1 M). The global graph with links per filtered field took ~250 CPU-s to build at 100k, and
+# Qdrant's multitenancy layout (a subgraph per entity) ~27 CPU-s but a hub's recall@10 of 0.72 at 1 M (hnsw_ef
+# 128); no graph builds in ~12 CPU-s with recall 1.0, a hub's search (2,000-7,000 facts) p50 ~2.7 ms at 100k and
+# 13 ms for the busiest (43k facts) at 1 M. Edge runs no background optimizer, so a graph would be built inside the
+# process that writes (the API's sync, reconcile), holding the GIL: over an hour for the QA bench's 1.2 M points.
+# The cost moves to searches without an entity (IRB's dense retrieval, the `generic` strategy, reconcile's text
+# search): a scan, ~5 ms unfiltered and ~40 ms with an as-of filter at 100k points, ten times that at 1 M. A Qdrant
+# server (graph/mirror/qdrant.py) keeps its graph, built by its own optimizer: the production choice when those
+# searches matter at scale. A shard made before this layout keeps its own config (its graph, vectors in RAM) and answers
+# the same, searched exactly too; deleting its folder and `graph reconcile` rebuild it in this one.
+HNSW = HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
+SEARCH = SearchParams(exact=True)
+# The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages
+# of the entities searched are resident, not all 1.8 GB of the QA bench's 1.2 M points (its API's peak RSS was
+# 2.9 GB with them in RAM). Float16 would halve them but moves cosines by ~1e-4, which the mirror contract (the
+# same scores from both adapters) does not allow.
+VECTOR_MEMORY = Memory.Cold
 
 
 class EdgeMirror(VectorMirror):
@@ -125,7 +117,6 @@ class EdgeMirror(VectorMirror):
         self._shards: dict[str, EdgeShard] = {}
         self._flushed: dict[str, float] = {}  # collection → when its shard was last flushed (monotonic)
         self._bulk = False  # inside bulk(): the index is built when the block ends
-        self._stale_hnsw: set[str] = set()  # collections whose shard was built with another HNSW config
 
     def path(self, collection: str) -> Path:
         return self.root / self.name(collection)
@@ -138,15 +129,10 @@ class EdgeMirror(VectorMirror):
                 current = indexed[field].params if field in indexed else None
                 if current is not None and _same_index(current, params):
                     continue
-                if field in indexed:  # a shard from before INDEX_MEMORY or LINKED_FIELDS: its index rebuilt once
+                if field in indexed:  # a shard from before INDEX_MEMORY or HNSW: its index rebuilt once
                     log.info("Qdrant Edge shard %s: payload index %s rebuilt", self.path(collection), field)
                     shard.update(UpdateOperation.delete_field_index(field))
                 shard.update(UpdateOperation.create_field_index(field, params))
-            if collection in self._stale_hnsw:  # its segments' graphs are of an older config: rebuilt once, here
-                log.info("Qdrant Edge shard %s: HNSW rebuilt with the tenant config", self.path(collection))
-                shard.optimize()
-                shard.flush()
-                self._stale_hnsw.discard(collection)
 
     def upsert_vectors(self, collection: str, items: Sequence[VectorItem]) -> int:
         shard = self._shard(collection) or self._create(collection)
@@ -222,7 +208,7 @@ class EdgeMirror(VectorMirror):
             filter=as_of_filter(collection, where) if where else None,
             with_payload=with_graph_id(fields),
             with_vector=with_vectors,
-            params=ENTITY_SEARCH if where and where.entity_id else EXACT,
+            params=SEARCH,
         )
         found = shard.query(request)
         return [hit(p.payload, p.score, _dense(p.vector, p.id) if with_vectors else None) for p in found]
@@ -245,21 +231,8 @@ class EdgeMirror(VectorMirror):
         """The collection's open shard, loaded on first use; None while it was never created."""
         shard = self._shards.get(collection)
         if shard is None and (self.path(collection) / CONFIG_FILE).exists():
-            # Loaded with this adapter's config (the engine checks it fits and writes it over the shard's): a shard
-            # built with another HNSW config is rebuilt by its next optimize() (ensure() runs one).
-            if self._hnsw_on_disk(collection) != hnsw_json(self.embedder.dim):
-                self._stale_hnsw.add(collection)
-            shard = self._shards[collection] = _load(self.path(collection), self._config())
+            shard = self._shards[collection] = _load(self.path(collection))
         return shard
-
-    def _hnsw_on_disk(self, collection: str) -> dict[str, object] | None:
-        """The HNSW config the shard was last opened with (its edge_config.json), None while there is no shard."""
-        try:
-            return json.loads((self.path(collection) / CONFIG_FILE).read_text()).get("hnsw_config")
-        except FileNotFoundError:
-            return None
-        except ValueError:  # an unreadable config: the load says what is wrong with the shard
-            return None
 
     def _load_or_set_aside(self, collection: str) -> EdgeShard | None:
         """The shard, or None when there is none or it does not load: then it is moved aside (kept for a look, next
@@ -279,19 +252,18 @@ class EdgeMirror(VectorMirror):
             )
             return None
 
-    def _config(self) -> EdgeConfig:
+    def _create(self, collection: str) -> EdgeShard:
         # The engine's own indexing threshold (KB of vectors) set to `index_after` points, so optimize() indexes
         # exactly when _after_write asks it to.
-        return EdgeConfig(
-            vectors=EdgeVectorParams(size=self.embedder.dim, distance=Distance.Cosine),
-            hnsw_config=hnsw_config(self.embedder.dim),
-            optimizers=EdgeOptimizersConfig(indexing_threshold=_kb(self.index_after, self.embedder.dim)),
+        threshold_kb = max(1, self.index_after * self.embedder.dim * 4 // 1024)
+        config = EdgeConfig(
+            vectors=EdgeVectorParams(size=self.embedder.dim, distance=Distance.Cosine, memory=VECTOR_MEMORY),
+            hnsw_config=HNSW,
+            optimizers=EdgeOptimizersConfig(indexing_threshold=threshold_kb),
             max_search_threads=SEARCH_THREADS,  # kept in the shard's edge_config.json: every later load has it
         )
-
-    def _create(self, collection: str) -> EdgeShard:
         self.path(collection).mkdir(parents=True, exist_ok=True)
-        shard = self._shards[collection] = EdgeShard.create(str(self.path(collection)), self._config())
+        shard = self._shards[collection] = EdgeShard.create(str(self.path(collection)), config)
         return shard
 
     @contextmanager
@@ -314,39 +286,14 @@ class EdgeMirror(VectorMirror):
         self._flushed[collection] = time.monotonic()
 
 
-def hnsw_config(dim: int) -> HnswIndexConfig:
-    """The tenant layout (TENANT_FIELD's comment): no global graph, a subgraph per entity past FULL_SCAN_POINTS."""
-    return HnswIndexConfig(
-        m=0, ef_construct=EF_CONSTRUCT, full_scan_threshold=_kb(FULL_SCAN_POINTS, dim), payload_m=PAYLOAD_M
-    )
-
-
-def hnsw_json(dim: int) -> dict[str, object]:
-    """hnsw_config(dim) as the engine writes it in edge_config.json: what a shard built with it reads back."""
-    return {
-        "m": 0,
-        "ef_construct": EF_CONSTRUCT,
-        "full_scan_threshold": _kb(FULL_SCAN_POINTS, dim),
-        "max_indexing_threads": 0,
-        "payload_m": PAYLOAD_M,
-    }
-
-
-def _kb(points: int, dim: int) -> int:
-    """The engine's thresholds are KB of float32 vectors."""
-    return max(1, points * dim * 4 // 1024)
-
-
 def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndexParams]:
     """The payload index of each field the filters and reconcile use, as this adapter creates it (INDEX_MEMORY)."""
     params: dict[str, IntegerIndexParams | KeywordIndexParams] = {
-        field: IntegerIndexParams(lookup=False, range=True, memory=INDEX_MEMORY, enable_hnsw=field in LINKED_FIELDS)
+        field: IntegerIndexParams(lookup=False, range=True, memory=INDEX_MEMORY, enable_hnsw=False)
         for field in INTEGER_FIELDS[collection]
     }
     return params | {
-        field: KeywordIndexParams(
-            memory=INDEX_MEMORY, enable_hnsw=field in LINKED_FIELDS, is_tenant=True if field == TENANT_FIELD else None
-        )
+        field: KeywordIndexParams(memory=INDEX_MEMORY, enable_hnsw=False)
         for field in KEYWORD_FIELDS[collection]
     }
 
@@ -357,14 +304,12 @@ def _same_index(current: object, wanted: IntegerIndexParams | KeywordIndexParams
     linked = getattr(current, "enable_hnsw", None)  # None: the engine's default, linked
     if (linked is None or bool(linked)) != bool(wanted.enable_hnsw):
         return False
-    if isinstance(wanted, KeywordIndexParams):
-        return bool(getattr(current, "is_tenant", None)) == bool(wanted.is_tenant)
-    return getattr(current, "lookup", None) == wanted.lookup
+    return not isinstance(wanted, IntegerIndexParams) or getattr(current, "lookup", None) == wanted.lookup
 
 
-def _load(path: Path, config: EdgeConfig) -> EdgeShard:
+def _load(path: Path) -> EdgeShard:
     try:
-        return EdgeShard.load(str(path), config)
+        return EdgeShard.load(str(path))
     except Exception as exc:  # the binding raises a bare Exception; the WAL lock is the one case callers handle
         if "WouldBlock" in str(exc):
             raise MirrorInUse(f"the Qdrant Edge shard {path} is open in another process ({exc})") from exc
