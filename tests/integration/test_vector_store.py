@@ -9,11 +9,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from qdrant_edge import Query, QueryRequest, SearchParams
 
 from newskg.core.settings import Settings
 from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, Payload, VectorMirror
@@ -402,3 +405,53 @@ def segment_indexes(mirror: EdgeMirror) -> list[dict[str, Any]]:
         if index["type"] == "hnsw":
             found.append(index["options"])
     return found
+
+
+def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """edge.OVERSAMPLE: an entity's search reads its nearest by the entity (and variant) alone and checks the time
+    ranges on their payloads; the engine's whole filter runs only when too few pass. Either way the hits (ids,
+    scores, payloads) equal the whole filter's, as of every day and ingestion bound, the bounds met exactly too:
+    for a hub as of a late day (checked here), as of an early one (the whole filter again) and a rare entity (all
+    its points read at once)."""
+    from newskg.graph.mirror import edge
+
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
+    mirror.ensure()
+    points = [hub_fact(n, 900) for n in range(960)]
+    sent: list[int] = []
+    nearest = edge._nearest  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(edge, "_nearest", lambda *a: sent.append(a[2]) or nearest(*a))  # pyright: ignore[reportUnknownLambdaType]
+    try:
+        with mirror.bulk():
+            mirror.upsert_vectors(INTERACTIONS, points)
+        shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
+        assert shard is not None
+        rng = np.random.default_rng(9)
+        paths: Counter[str] = Counter()
+
+        def whole_filter(query: list[float], where: AsOfFilter) -> list[tuple[Any, float]]:
+            request = QueryRequest(
+                limit=10,
+                query=Query.Nearest(query),
+                filter=edge.as_of_filter(INTERACTIONS, where),
+                with_payload=["graph_id", "ingested_ms", "published_day", "text"],
+                params=SearchParams(exact=True),
+            )
+            return [(p.payload, p.score) for p in shard.query(request)]
+
+        for entity, day, variant in product(("e_hub", "e_rare_310"), DAYS, (None, "M0")):
+            unit = rng.standard_normal(DIM)
+            query = (unit / np.linalg.norm(unit)).tolist()
+            unbounded = whole_filter(query, AsOfFilter(day=day, ingested_ms=10**9, entity_id=entity, variant=variant))
+            at_hits = [int(p["ingested_ms"]) for p, _ in unbounded[:3]]  # bounds a hit is exactly at
+            for ingested in (1_000 + 17, 10**9, *at_hits):
+                where = AsOfFilter(day=day, ingested_ms=ingested, entity_id=entity, variant=variant)
+                sent.clear()
+                hits = mirror.search_vector(INTERACTIONS, query, where, 10, ["text", "published_day", "ingested_ms"])
+                assert [(h.payload, h.score) for h in hits] == whole_filter(query, where), (entity, day, ingested)
+                paths["rare" if entity == "e_rare_310" else ("here" if sent == [40] else "whole filter")] += 1
+        assert paths["here"] > 20 and paths["whole filter"] > 5 and paths["rare"] > 60, paths
+    finally:
+        mirror.close()

@@ -22,8 +22,9 @@ import logging
 import time
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from qdrant_edge import (
     CountRequest,
@@ -46,6 +47,7 @@ from qdrant_edge import (
     QueryRequest,
     RangeFloat,
     Record,
+    ScoredPoint,
     ScrollRequest,
     SearchParams,
     UpdateOperation,
@@ -102,6 +104,14 @@ INDEX_MEMORY = Memory.Cold
 # the same, searched exactly too; deleting its folder and `graph reconcile` rebuild it in this one.
 HNSW = HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
 SEARCH = SearchParams(exact=True)
+# An entity's exact scan checks each of its points against the as-of time ranges, ~0.25 us a range a point: the
+# busiest hub of the QA bench's 1 M facts (43k of them) took 28-30 ms with the whole filter, 9 ms by the entity
+# alone with 4x the limit (2026-11-28, one-off, Qdrant Edge 0.9.0). Questions are mostly asked as of a recent day,
+# when most of an entity's points pass: so its nearest are first read by the entity (and variant) alone,
+# OVERSAMPLE x limit of them, and the time ranges checked on their payloads (in_time). The first `limit` that pass
+# are exactly the whole filter's top (one exact scan, in one order), and so are all that pass when the entity has
+# no more points than were read; only otherwise does the engine scan again with the whole filter.
+OVERSAMPLE = 4
 # The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages
 # of the entities searched are resident, not all 1.8 GB of the QA bench's 1.2 M points (its API's peak RSS was
 # 2.9 GB with them in RAM). Float16 would halve them but moves cosines by ~1e-4, which the mirror contract (the
@@ -202,16 +212,18 @@ class EdgeMirror(VectorMirror):
         shard = self._shard(collection)
         if shard is None:
             return []
-        request = QueryRequest(
-            limit=limit,
-            query=Query.Nearest(list(vector)),
-            filter=as_of_filter(collection, where) if where else None,
-            with_payload=with_graph_id(fields),
-            with_vector=with_vectors,
-            params=SEARCH,
-        )
-        found = shard.query(request)
-        return [hit(p.payload, p.score, _dense(p.vector, p.id) if with_vectors else None) for p in found]
+        wanted = with_graph_id(fields)
+        if where is not None and where.entity_id:
+            found = _entity_nearest(shard, collection, list(vector), where, limit, wanted)
+        else:
+            found = shard.query(
+                _nearest(list(vector), as_of_filter(collection, where) if where else None, limit, wanted)
+            )
+        hits = [hit(p.payload, p.score) for p in found]
+        if not with_vectors:
+            return hits
+        stored = self.vectors(collection, [h.graph_id for h in hits])  # the hits' alone: the binding converts each
+        return [replace(h, vector=stored[h.graph_id]) for h in hits]
 
     def optimize(self) -> None:
         for collection, shard in self._shards.items():
@@ -293,8 +305,7 @@ def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndex
         for field in INTEGER_FIELDS[collection]
     }
     return params | {
-        field: KeywordIndexParams(memory=INDEX_MEMORY, enable_hnsw=False)
-        for field in KEYWORD_FIELDS[collection]
+        field: KeywordIndexParams(memory=INDEX_MEMORY, enable_hnsw=False) for field in KEYWORD_FIELDS[collection]
     }
 
 
@@ -316,13 +327,13 @@ def _load(path: Path) -> EdgeShard:
         raise
 
 
-def as_of_filter(collection: str, where: AsOfFilter) -> Filter:
+def as_of_filter(collection: str, where: AsOfFilter, times: bool = True) -> Filter:
     """The as-of view in Qdrant Edge's filter model (integer payloads compare with float bounds: days and epoch
-    milliseconds are exact in a double)."""
-    must: list[FieldCondition] = [
-        FieldCondition(key=DAY_FIELD[collection], range=RangeFloat(lte=where.day)),
-        FieldCondition(key="ingested_ms", range=RangeFloat(lte=where.ingested_ms)),
-    ]
+    milliseconds are exact in a double); `times=False`: its entity and variant alone (_entity_nearest)."""
+    must: list[FieldCondition] = []
+    if times:
+        must.append(FieldCondition(key=DAY_FIELD[collection], range=RangeFloat(lte=where.day)))
+        must.append(FieldCondition(key="ingested_ms", range=RangeFloat(lte=where.ingested_ms)))
     if where.entity_id:
         must.append(FieldCondition(key="entity_ids", match=MatchValue(where.entity_id)))
     if where.variant and collection == INTERACTIONS:
@@ -330,7 +341,48 @@ def as_of_filter(collection: str, where: AsOfFilter) -> Filter:
     return Filter(must=list(must))
 
 
-def _payload(record: Record) -> Payload:
+def in_time(collection: str, where: AsOfFilter, payload: Payload) -> bool:
+    """as_of_filter's time ranges, checked on a payload that carries the two fields."""
+    day, ingested = payload.get(DAY_FIELD[collection]), payload.get("ingested_ms")
+    return day is not None and ingested is not None and day <= where.day and ingested <= where.ingested_ms
+
+
+def _nearest(vector: list[float], where: Filter | None, limit: int, payload: list[str] | bool) -> QueryRequest:
+    return QueryRequest(limit=limit, query=Query.Nearest(vector), filter=where, with_payload=payload, params=SEARCH)
+
+
+def _entity_nearest(
+    shard: EdgeShard, collection: str, vector: list[float], where: AsOfFilter, limit: int, wanted: list[str] | bool
+) -> Sequence[_Found | ScoredPoint]:
+    """The entity's `limit` nearest as of the filter's time (OVERSAMPLE's comment): first by the entity alone, the
+    time ranges checked here; by the whole filter only when too few of the first OVERSAMPLE x limit pass."""
+    times = [DAY_FIELD[collection], "ingested_ms"]
+    head = shard.query(
+        _nearest(vector, as_of_filter(collection, where, times=False), limit * OVERSAMPLE, _with(wanted, times))
+    )
+    passed = [(payload, p.score) for p in head if in_time(collection, where, payload := _payload(p))]
+    if len(passed) >= limit or len(head) < limit * OVERSAMPLE:  # the k first that pass, or all the entity has
+        return [_Found(_selected(payload, wanted), score) for payload, score in passed[:limit]]
+    return shard.query(_nearest(vector, as_of_filter(collection, where), limit, wanted))
+
+
+def _with(wanted: list[str] | bool, fields: list[str]) -> list[str] | bool:
+    return wanted if isinstance(wanted, bool) else sorted({*wanted, *fields})
+
+
+def _selected(payload: Payload, wanted: list[str] | bool) -> Payload:
+    """The payload's fields asked for (the time fields were read for in_time)."""
+    return payload if isinstance(wanted, bool) else {k: v for k, v in payload.items() if k in wanted}
+
+
+class _Found(NamedTuple):
+    """A nearest point checked here: what search_vector reads of the engine's ScoredPoint."""
+
+    payload: Payload
+    score: float
+
+
+def _payload(record: Record | ScoredPoint) -> Payload:
     payload = record.payload  # converted on every access: read once
     if payload is None:
         raise ValueError(f"point {record.id} came back without its payload")
