@@ -410,19 +410,26 @@ def segment_indexes(mirror: EdgeMirror) -> list[dict[str, Any]]:
 def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    """edge.OVERSAMPLE: an entity's search reads its nearest by the entity (and variant) alone and checks the time
-    ranges on their payloads; the engine's whole filter runs only when too few pass. Either way the hits (ids,
-    scores, payloads) equal the whole filter's, as of every day and ingestion bound, the bounds met exactly too:
-    for a hub as of a late day (checked here), as of an early one (the whole filter again) and a rare entity (all
-    its points read at once)."""
+    """edge.OVERSAMPLE: the search of an entity of CHECKED_FROM points or more reads its nearest by the entity (and
+    variant) alone and checks the time ranges on their payloads; the engine's whole filter runs only when too few
+    pass, or for a smaller entity. Either way the hits (ids, scores, payloads) equal the whole filter's, as of every
+    day and ingestion bound, the bounds met exactly too: for a hub as of a late day (checked here), as of an early
+    one (the whole filter again) and a rare entity (the whole filter at once)."""
     from newskg.graph.mirror import edge
 
     mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
     mirror.ensure()
     points = [hub_fact(n, 900) for n in range(960)]
-    sent: list[int] = []
-    nearest = edge._nearest  # pyright: ignore[reportPrivateUsage]
-    monkeypatch.setattr(edge, "_nearest", lambda *a: sent.append(a[2]) or nearest(*a))  # pyright: ignore[reportUnknownLambdaType]
+    checked: list[bool] = []  # per entity search: were the time ranges checked here (or the whole filter run)
+    entity_nearest = edge._entity_nearest  # pyright: ignore[reportPrivateUsage]
+
+    def recorded(*args: Any) -> Any:
+        found = entity_nearest(*args)
+        checked.append(found is not None)
+        return found
+
+    monkeypatch.setattr(edge, "_entity_nearest", recorded)
+    monkeypatch.setattr(edge, "CHECKED_FROM", 100)  # the hub's 900 points: checked here; the rare one's 3: not
     try:
         with mirror.bulk():
             mirror.upsert_vectors(INTERACTIONS, points)
@@ -448,10 +455,11 @@ def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
             at_hits = [int(p["ingested_ms"]) for p, _ in unbounded[:3]]  # bounds a hit is exactly at
             for ingested in (1_000 + 17, 10**9, *at_hits):
                 where = AsOfFilter(day=day, ingested_ms=ingested, entity_id=entity, variant=variant)
-                sent.clear()
+                checked.clear()
                 hits = mirror.search_vector(INTERACTIONS, query, where, 10, ["text", "published_day", "ingested_ms"])
                 assert [(h.payload, h.score) for h in hits] == whole_filter(query, where), (entity, day, ingested)
-                paths["rare" if entity == "e_rare_310" else ("here" if sent == [40] else "whole filter")] += 1
-        assert paths["here"] > 20 and paths["whole filter"] > 5 and paths["rare"] > 60, paths
+                paths[f"{entity} {'here' if checked == [True] else 'whole filter'}"] += 1
+        assert paths["e_hub here"] > 20 and paths["e_hub whole filter"] > 5, paths
+        assert paths["e_rare_310 whole filter"] > 60 and paths["e_rare_310 here"] == 0, paths
     finally:
         mirror.close()

@@ -22,9 +22,8 @@ import logging
 import time
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, cast
 
 from qdrant_edge import (
     CountRequest,
@@ -110,8 +109,11 @@ SEARCH = SearchParams(exact=True)
 # when most of an entity's points pass: so its nearest are first read by the entity (and variant) alone,
 # OVERSAMPLE x limit of them, and the time ranges checked on their payloads (in_time). The first `limit` that pass
 # are exactly the whole filter's top (one exact scan, in one order), and so are all that pass when the entity has
-# no more points than were read; only otherwise does the engine scan again with the whole filter.
+# no more points than were read; only otherwise does the engine scan again with the whole filter. The first read
+# carries the two time fields alone, and the kept points' payloads and vectors are read by id: a payload or vector
+# the binding converts costs the same whether the point is kept or not.
 OVERSAMPLE = 4
+CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
 # The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages
 # of the entities searched are resident, not all 1.8 GB of the QA bench's 1.2 M points (its API's peak RSS was
 # 2.9 GB with them in RAM). Float16 would halve them but moves cosines by ~1e-4, which the mirror contract (the
@@ -214,16 +216,19 @@ class EdgeMirror(VectorMirror):
             return []
         wanted = with_graph_id(fields)
         if where is not None and where.entity_id:
-            found = _entity_nearest(shard, collection, list(vector), where, limit, wanted)
-        else:
-            found = shard.query(
-                _nearest(list(vector), as_of_filter(collection, where) if where else None, limit, wanted)
-            )
-        hits = [hit(p.payload, p.score) for p in found]
-        if not with_vectors:
-            return hits
-        stored = self.vectors(collection, [h.graph_id for h in hits])  # the hits' alone: the binding converts each
-        return [replace(h, vector=stored[h.graph_id]) for h in hits]
+            checked = _entity_nearest(shard, collection, list(vector), where, limit)
+            if checked is not None:
+                return _hits_by_id(shard, checked, wanted, with_vectors)
+        request = QueryRequest(
+            limit=limit,
+            query=Query.Nearest(list(vector)),
+            filter=as_of_filter(collection, where) if where else None,
+            with_payload=wanted,
+            with_vector=with_vectors,
+            params=SEARCH,
+        )
+        found = shard.query(request)
+        return [hit(p.payload, p.score, _dense(p.vector, p.id) if with_vectors else None) for p in found]
 
     def optimize(self) -> None:
         for collection, shard in self._shards.items():
@@ -347,39 +352,35 @@ def in_time(collection: str, where: AsOfFilter, payload: Payload) -> bool:
     return day is not None and ingested is not None and day <= where.day and ingested <= where.ingested_ms
 
 
-def _nearest(vector: list[float], where: Filter | None, limit: int, payload: list[str] | bool) -> QueryRequest:
-    return QueryRequest(limit=limit, query=Query.Nearest(vector), filter=where, with_payload=payload, params=SEARCH)
-
-
 def _entity_nearest(
-    shard: EdgeShard, collection: str, vector: list[float], where: AsOfFilter, limit: int, wanted: list[str] | bool
-) -> Sequence[_Found | ScoredPoint]:
-    """The entity's `limit` nearest as of the filter's time (OVERSAMPLE's comment): first by the entity alone, the
-    time ranges checked here; by the whole filter only when too few of the first OVERSAMPLE x limit pass."""
+    shard: EdgeShard, collection: str, vector: list[float], where: AsOfFilter, limit: int
+) -> list[ScoredPoint] | None:
+    """The entity's `limit` nearest as of the filter's time (OVERSAMPLE's comment), read by the entity alone with
+    their time fields only, the ranges checked here; None when too few of the first OVERSAMPLE x limit pass."""
+    by_entity = as_of_filter(collection, where, times=False)
+    if shard.count(CountRequest(filter=by_entity, exact=False)) < CHECKED_FROM:  # the index's count: ~0.1 ms
+        return None
     times = [DAY_FIELD[collection], "ingested_ms"]
-    head = shard.query(
-        _nearest(vector, as_of_filter(collection, where, times=False), limit * OVERSAMPLE, _with(wanted, times))
+    request = QueryRequest(
+        limit=limit * OVERSAMPLE,
+        query=Query.Nearest(vector),
+        filter=by_entity,
+        with_payload=times,
+        params=SEARCH,
     )
-    passed = [(payload, p.score) for p in head if in_time(collection, where, payload := _payload(p))]
+    head = shard.query(request)
+    passed = [p for p in head if in_time(collection, where, _payload(p))]
     if len(passed) >= limit or len(head) < limit * OVERSAMPLE:  # the k first that pass, or all the entity has
-        return [_Found(_selected(payload, wanted), score) for payload, score in passed[:limit]]
-    return shard.query(_nearest(vector, as_of_filter(collection, where), limit, wanted))
+        return passed[:limit]
+    return None
 
 
-def _with(wanted: list[str] | bool, fields: list[str]) -> list[str] | bool:
-    return wanted if isinstance(wanted, bool) else sorted({*wanted, *fields})
-
-
-def _selected(payload: Payload, wanted: list[str] | bool) -> Payload:
-    """The payload's fields asked for (the time fields were read for in_time)."""
-    return payload if isinstance(wanted, bool) else {k: v for k, v in payload.items() if k in wanted}
-
-
-class _Found(NamedTuple):
-    """A nearest point checked here: what search_vector reads of the engine's ScoredPoint."""
-
-    payload: Payload
-    score: float
+def _hits_by_id(shard: EdgeShard, found: list[ScoredPoint], wanted: list[str] | bool, vectors: bool) -> list[MirrorHit]:
+    """The hits of points found by a search that read no payload of theirs: payloads (and vectors) by id, in one
+    call for the few kept rather than for every point the search read."""
+    records = {str(r.id): r for r in shard.retrieve([p.id for p in found], with_payload=wanted, with_vector=vectors)}
+    kept = [(records[str(p.id)], p.score) for p in found if str(p.id) in records]  # gone since: a delete between
+    return [hit(r.payload, score, _dense(r.vector, r.id) if vectors else None) for r, score in kept]
 
 
 def _payload(record: Record | ScoredPoint) -> Payload:
