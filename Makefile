@@ -91,7 +91,7 @@ test-unit: setup-dev
 
 # Every bench script with --json at modest sizes (a loaded 2-core machine: about half an hour), then bench/RESULTS.md
 # from their figures. `make bench BENCH_FLAGS=--full` runs the full-size flags; BENCH_FLAGS="--only graph qa" a few,
-# keeping the other sections (bench/RESULTS.json); BENCH_FLAGS="--only qa_1m" adds the QA bench at 1 M interactions (temporal and the explorer).
+# keeping the other sections (bench/RESULTS.json); BENCH_FLAGS="--only qa_1m" adds the QA bench at 1 M interactions (temporal, hybrid and the explorer).
 BENCH_FLAGS ?=
 bench: setup-demo
 	PYTHONPATH=$(CURDIR) $(BIN)/python -m bench.results $(BENCH_FLAGS)

@@ -169,7 +169,11 @@ def _retrieve_once(service: QAService) -> None:
 
 
 def _search_each(mirror: VectorMirror) -> None:
-    from newskg.graph.mirror.base import CHUNKS, INTERACTIONS
+    """One search of each collection filtered by an entity, as QA's are: a search without one is an exact scan of
+    every point on Qdrant Edge (no HNSW graph, graph/mirror/edge.py), which would page every vector into the API
+    (1.8 GB at 1.2 M points) to warm nothing QA reads."""
+    from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter
 
+    where = AsOfFilter(day=99991231, ingested_ms=2**62, entity_id=WARM_TEXT)  # no such entity: nothing comes back
     for collection in (INTERACTIONS, CHUNKS):
-        mirror.search(collection, WARM_TEXT, limit=1)
+        mirror.search(collection, WARM_TEXT, where, limit=1)

@@ -9,11 +9,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from qdrant_edge import Query, QueryRequest, SearchParams
 
 from newskg.core.settings import Settings
 from newskg.graph.mirror.base import CHUNKS, INTERACTIONS, AsOfFilter, Payload, VectorMirror
@@ -295,8 +298,7 @@ def test_edge_keeps_its_payload_indexes_on_disk_and_moves_older_ones_there(tmp_p
         for field, params in schema.items():
             assert params.memory == Memory.Cold, field
             assert getattr(params, "lookup", False) is False, field  # integers: the range index only
-            searched = field in ("published_day", "ingested_ms", "entity_ids", "variant")  # as_of_filter's fields
-            assert params.enable_hnsw is searched, field  # links of its own: only what a search filters by
+            assert params.enable_hnsw is False, field  # no graph (edge.HNSW): no links of its own
         assert [(h.graph_id, h.score) for h in mirror.search_vector(INTERACTIONS, query, where, limit=5)] == before
     finally:
         mirror.close()
@@ -306,3 +308,158 @@ def index_schema(mirror: EdgeMirror) -> dict[str, Any]:
     shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
     assert shard is not None
     return {field: info.params for field, info in shard.info().payload_schema.items()}
+
+
+def test_edge_builds_no_graph_and_returns_the_exact_top_k_with_or_without_an_entity(tmp_path: Path):
+    """Issue 30, what the 1 M step relies on (edge.py, HNSW): a shard with no HNSW graph and its vectors on disk,
+    whose every search is exact. A hub's, a rare entity's and an unfiltered search find the top k of the cosines
+    computed here from the vectors written."""
+    hub_points = 2_500
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
+    mirror.ensure()
+    points = [hub_fact(n, hub_points) for n in range(hub_points + 300)]
+    try:
+        with mirror.bulk():
+            mirror.upsert_vectors(INTERACTIONS, points)
+        assert unindexed(mirror) == 0  # optimized: no graph links (m and payload_m 0), the vectors on disk
+        assert [(i["m"], i["payload_m"]) for i in segment_indexes(mirror)] == [(0, 0)]
+        assert vector_storage(mirror) == {"Mmap"}
+        rng = np.random.default_rng(3)
+        for entity in ("e_hub", "e_rare_900", None):
+            where = AsOfFilter(day=DAYS[9], ingested_ms=10**9, entity_id=entity)
+            for query in rng.standard_normal((20, DIM)):
+                unit = query / np.linalg.norm(query)
+                hits = mirror.search_vector(INTERACTIONS, unit.tolist(), where, limit=10)
+                assert_exact_top(hits, unit, [(p, v) for p, v in points if entity in (None, *p["entity_ids"])])
+    finally:
+        mirror.close()
+
+
+def test_edge_answers_from_a_shard_of_the_older_layout_as_it_is(tmp_path: Path):
+    """A shard made before this layout (a global HNSW graph, float32 vectors) loads with its own config, as the
+    engine requires, and its searches are exact too."""
+    from qdrant_edge import HnswIndexConfig, Memory
+
+    from newskg.graph.mirror import edge
+
+    folder = tmp_path / "edge"
+    layout = edge.HNSW, edge.VECTOR_MEMORY
+    edge.HNSW, edge.VECTOR_MEMORY = HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10), Memory.Pinned
+    try:
+        old = EdgeMirror(folder, HashEmbedder(), index_after=100)
+        old.ensure()
+        with old.bulk():
+            old.upsert(INTERACTIONS, [fact(n) for n in range(600)])
+        old.close()
+    finally:
+        edge.HNSW, edge.VECTOR_MEMORY = layout
+    mirror = EdgeMirror(folder, HashEmbedder(), index_after=100)
+    mirror.ensure()
+    try:
+        assert [i["m"] for i in segment_indexes(mirror)] == [16] and vector_storage(mirror) != {"Mmap"}
+        where = AsOfFilter(day=DAYS[9], ingested_ms=10_000, entity_id="e_doja")
+        query = vector_of("fact number 3")
+        hits = mirror.search_vector(INTERACTIONS, query.tolist(), where, limit=10)
+        doja = [(fact(n), vector_of(f"fact number {n}").tolist()) for n in range(600) if n % len(ENTITIES) == 0]
+        assert hits[0].graph_id == "i3"
+        assert_exact_top(hits, query, doja)
+    finally:
+        mirror.close()
+
+
+def hub_fact(n: int, hub_points: int) -> tuple[Payload, list[float]]:
+    """Point n of a shard with one hub entity (the first hub_points) and rare ones of 3 points each, random vectors."""
+    payload = fact(n) | {"entity_ids": ["e_hub" if n < hub_points else f"e_rare_{n // 3}"]}
+    return payload, vector_of(f"point {n}").tolist()
+
+
+def assert_exact_top(hits: list[Any], query: np.ndarray, candidates: list[tuple[Payload, list[float]]]) -> None:
+    """The hits are the top len(hits) of the candidates by cosine to the query (scores within float32's rounding)."""
+    cosine = {str(p["graph_id"]): float(np.dot(query, v)) for p, v in candidates}
+    assert len(hits) == min(10, len(cosine)) > 0
+    for h in hits:
+        assert abs(h.score - cosine[h.graph_id]) < 1e-5, h.graph_id
+    left_out = max((c for i, c in cosine.items() if i not in {h.graph_id for h in hits}), default=-1.0)
+    assert min(cosine[h.graph_id] for h in hits) >= left_out - 1e-6
+
+
+def vector_storage(mirror: EdgeMirror) -> set[str]:
+    """The vector storage type of the shard's optimized segments, as the engine wrote it (segment.json)."""
+    import json
+
+    configs = [json.loads(c.read_text()) for c in (mirror.path(INTERACTIONS) / "segments").glob("*/segment.json")]
+    return {
+        str(c["config"]["vector_data"][""]["storage_type"])
+        for c in configs
+        if c["config"]["vector_data"][""]["index"]["type"] == "hnsw"
+    }
+
+
+def segment_indexes(mirror: EdgeMirror) -> list[dict[str, Any]]:
+    """The vector index options of each segment of the shard with a graph, as the engine wrote them (segment.json)."""
+    import json
+
+    found = []
+    for config in sorted((mirror.path(INTERACTIONS) / "segments").glob("*/segment.json")):
+        index = json.loads(config.read_text())["config"]["vector_data"][""]["index"]
+        if index["type"] == "hnsw":
+            found.append(index["options"])
+    return found
+
+
+def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """edge.OVERSAMPLE: the search of an entity of CHECKED_FROM points or more reads its nearest by the entity (and
+    variant) alone and checks the time ranges on their payloads; the engine's whole filter runs only when too few
+    pass, or for a smaller entity. Either way the hits (ids, scores, payloads) equal the whole filter's, as of every
+    day and ingestion bound, the bounds met exactly too: for a hub as of a late day (checked here), as of an early
+    one (the whole filter again) and a rare entity (the whole filter at once)."""
+    from newskg.graph.mirror import edge
+
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
+    mirror.ensure()
+    points = [hub_fact(n, 900) for n in range(960)]
+    checked: list[bool] = []  # per entity search: were the time ranges checked here (or the whole filter run)
+    entity_nearest = edge._entity_nearest  # pyright: ignore[reportPrivateUsage]
+
+    def recorded(*args: Any) -> Any:
+        found = entity_nearest(*args)
+        checked.append(found is not None)
+        return found
+
+    monkeypatch.setattr(edge, "_entity_nearest", recorded)
+    monkeypatch.setattr(edge, "CHECKED_FROM", 100)  # the hub's 900 points: checked here; the rare one's 3: not
+    try:
+        with mirror.bulk():
+            mirror.upsert_vectors(INTERACTIONS, points)
+        shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
+        assert shard is not None
+        rng = np.random.default_rng(9)
+        paths: Counter[str] = Counter()
+
+        def whole_filter(query: list[float], where: AsOfFilter) -> list[tuple[Any, float]]:
+            request = QueryRequest(
+                limit=10,
+                query=Query.Nearest(query),
+                filter=edge.as_of_filter(INTERACTIONS, where),
+                with_payload=["graph_id", "ingested_ms", "published_day", "text"],
+                params=SearchParams(exact=True),
+            )
+            return [(p.payload, p.score) for p in shard.query(request)]
+
+        for entity, day, variant in product(("e_hub", "e_rare_310"), DAYS, (None, "M0")):
+            unit = rng.standard_normal(DIM)
+            query = (unit / np.linalg.norm(unit)).tolist()
+            unbounded = whole_filter(query, AsOfFilter(day=day, ingested_ms=10**9, entity_id=entity, variant=variant))
+            at_hits = [int(p["ingested_ms"]) for p, _ in unbounded[:3]]  # bounds a hit is exactly at
+            for ingested in (1_000 + 17, 10**9, *at_hits):
+                where = AsOfFilter(day=day, ingested_ms=ingested, entity_id=entity, variant=variant)
+                checked.clear()
+                hits = mirror.search_vector(INTERACTIONS, query, where, 10, ["text", "published_day", "ingested_ms"])
+                assert [(h.payload, h.score) for h in hits] == whole_filter(query, where), (entity, day, ingested)
+                paths[f"{entity} {'here' if checked == [True] else 'whole filter'}"] += 1
+        assert paths["e_hub here"] > 20 and paths["e_hub whole filter"] > 5, paths
+        assert paths["e_rare_310 whole filter"] > 60 and paths["e_rare_310 here"] == 0, paths
+    finally:
+        mirror.close()

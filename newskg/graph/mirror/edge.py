@@ -1,6 +1,7 @@
 """The mirror on Qdrant Edge (PyPI qdrant-edge-py, pinned: beta): the Qdrant engine in process, one `EdgeShard`
-per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, HNSW and payload indexes
-on the fields the as-of filters and reconcile use (integer times, keyword ids).
+per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, vectors on disk searched
+exactly (no HNSW graph: HNSW's comment says why) and payload indexes on the fields the as-of filters and reconcile
+use (integer times, keyword ids).
 
 What this adapter relies on, each pinned by tests/integration/test_vector_store.py and test_edge_kill.py:
 - One process opens a shard at a time: a second `EdgeShard.load` fails on the WAL's lock ("Can't init WAL:
@@ -8,10 +9,10 @@ What this adapter relies on, each pinned by tests/integration/test_vector_store.
   another process's writes: not a way to share it.)
 - Every `update` is in the WAL before it returns, so a kill -9 loses nothing acknowledged: the next load replays
   the WAL. A shard that does not load is rebuilt from the graph (`graph reconcile`): it is derived data.
-- Edge runs no background optimizer: points land in an appendable segment searched exactly (payload indexes
-  first), and `optimize()` builds HNSW. It holds the GIL for its whole run (~0.5 ms a point on these cores), so it
-  runs only after a write leaves `index_after` points unindexed (not inside `bulk()`, which builds it once at its
-  end), after bulk loads and in reconcile, never per query.
+- Edge runs no background optimizer: points land in an appendable segment, and `optimize()` turns it into an
+  immutable one (and would build a graph, if a shard of an older config has one). It holds the GIL for its whole
+  run, so it runs only after a write leaves `index_after` points unoptimized (not inside `bulk()`, which runs it
+  once at its end), after bulk loads and in reconcile, never per query.
 - `flush()` costs 50–120 ms (it syncs the segment files); the WAL already makes a write durable against a crash,
   so flushes are spaced (FLUSH_EVERY_S) to keep the WAL replay at the next load short."""
 
@@ -34,6 +35,7 @@ from qdrant_edge import (
     FieldCondition,
     Filter,
     HasIdCondition,
+    HnswIndexConfig,
     IntegerIndexParams,
     IsEmptyCondition,
     KeywordIndexParams,
@@ -44,7 +46,9 @@ from qdrant_edge import (
     QueryRequest,
     RangeFloat,
     Record,
+    ScoredPoint,
     ScrollRequest,
+    SearchParams,
     UpdateOperation,
 )
 
@@ -84,12 +88,37 @@ CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence m
 # (load 208 → 140 MB, bench/qa.py's shard) for the same search CPU (0.25-0.29 ms, 2,000 filtered searches): RSS
 # the API's issue-30 budget (512 MB at 20k) did not have. Growing with the points, it would weigh more at 1 M.
 INDEX_MEMORY = Memory.Cold
-# The payload fields that get HNSW links of their own: those a vector search filters by (as_of_filter: the day,
-# the ingestion instant, the entity, the variant), so every filtered search walks the graph it walked before. The
-# engine's default links every indexed field; the others (event_day, mirrored_ms, graph_id, source_ids) are only
-# looked up or deleted by, and their extra per-value subgraphs were build time for nothing (with only entity_ids
-# linked, the build at 100k points took 157 CPU-s instead of 350, a helper's measurement).
-LINKED_FIELDS = frozenset({*DAY_FIELD.values(), "ingested_ms", "entity_ids", "variant"})
+# No HNSW graph (m=0, and no field gets links of its own): every search is exact over the points its filter passes,
+# which the payload indexes find. Every QA vector search is filtered by one entity (qa/retrieve.py), and an
+# entity's exact scan beats the graph a shard at scale needs (bench/edge_hnsw.py, both at 100k points of random
+# 384-d vectors, and at 1 M). The global graph with links per filtered field took ~250 CPU-s to build at 100k, and
+# Qdrant's multitenancy layout (a subgraph per entity) ~27 CPU-s but a hub's recall@10 of 0.72 at 1 M (hnsw_ef
+# 128); no graph builds in ~12 CPU-s with recall 1.0, a hub's search (2,000-7,000 facts) p50 ~2.7 ms at 100k and
+# 13 ms for the busiest (43k facts) at 1 M. Edge runs no background optimizer, so a graph would be built inside the
+# process that writes (the API's sync, reconcile), holding the GIL: over an hour for the QA bench's 1.2 M points.
+# The cost moves to searches without an entity (IRB's dense retrieval, the `generic` strategy, reconcile's text
+# search): a scan, ~5 ms unfiltered and ~40 ms with an as-of filter at 100k points, ten times that at 1 M. A Qdrant
+# server (graph/mirror/qdrant.py) keeps its graph, built by its own optimizer: the production choice when those
+# searches matter at scale. A shard made before this layout keeps its own config (its graph, vectors in RAM) and answers
+# the same, searched exactly too; deleting its folder and `graph reconcile` rebuild it in this one.
+HNSW = HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
+SEARCH = SearchParams(exact=True)
+# An entity's exact scan checks each of its points against the as-of time ranges, ~0.25 us a range a point: the
+# busiest hub of the QA bench's 1 M facts (43k of them) took 28-30 ms with the whole filter, 9 ms by the entity
+# alone with 4x the limit (2026-11-28, one-off, Qdrant Edge 0.9.0). Questions are mostly asked as of a recent day,
+# when most of an entity's points pass: so its nearest are first read by the entity (and variant) alone,
+# OVERSAMPLE x limit of them, and the time ranges checked on their payloads (in_time). The first `limit` that pass
+# are exactly the whole filter's top (one exact scan, in one order), and so are all that pass when the entity has
+# no more points than were read; only otherwise does the engine scan again with the whole filter. The first read
+# carries the two time fields alone, and the kept points' payloads and vectors are read by id: a payload or vector
+# the binding converts costs the same whether the point is kept or not.
+OVERSAMPLE = 4
+CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
+# The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages
+# of the entities searched are resident, not all 1.8 GB of the QA bench's 1.2 M points (its API's peak RSS was
+# 2.9 GB with them in RAM). Float16 would halve them but moves cosines by ~1e-4, which the mirror contract (the
+# same scores from both adapters) does not allow.
+VECTOR_MEMORY = Memory.Cold
 
 
 class EdgeMirror(VectorMirror):
@@ -112,7 +141,7 @@ class EdgeMirror(VectorMirror):
                 current = indexed[field].params if field in indexed else None
                 if current is not None and _same_index(current, params):
                     continue
-                if field in indexed:  # a shard from before INDEX_MEMORY or LINKED_FIELDS: its index rebuilt once
+                if field in indexed:  # a shard from before INDEX_MEMORY or HNSW: its index rebuilt once
                     log.info("Qdrant Edge shard %s: payload index %s rebuilt", self.path(collection), field)
                     shard.update(UpdateOperation.delete_field_index(field))
                 shard.update(UpdateOperation.create_field_index(field, params))
@@ -185,12 +214,18 @@ class EdgeMirror(VectorMirror):
         shard = self._shard(collection)
         if shard is None:
             return []
+        wanted = with_graph_id(fields)
+        if where is not None and where.entity_id:
+            checked = _entity_nearest(shard, collection, list(vector), where, limit)
+            if checked is not None:
+                return _hits_by_id(shard, checked, wanted, with_vectors)
         request = QueryRequest(
             limit=limit,
             query=Query.Nearest(list(vector)),
             filter=as_of_filter(collection, where) if where else None,
-            with_payload=with_graph_id(fields),
+            with_payload=wanted,
             with_vector=with_vectors,
+            params=SEARCH,
         )
         found = shard.query(request)
         return [hit(p.payload, p.score, _dense(p.vector, p.id) if with_vectors else None) for p in found]
@@ -239,7 +274,8 @@ class EdgeMirror(VectorMirror):
         # exactly when _after_write asks it to.
         threshold_kb = max(1, self.index_after * self.embedder.dim * 4 // 1024)
         config = EdgeConfig(
-            vectors=EdgeVectorParams(size=self.embedder.dim, distance=Distance.Cosine),
+            vectors=EdgeVectorParams(size=self.embedder.dim, distance=Distance.Cosine, memory=VECTOR_MEMORY),
+            hnsw_config=HNSW,
             optimizers=EdgeOptimizersConfig(indexing_threshold=threshold_kb),
             max_search_threads=SEARCH_THREADS,  # kept in the shard's edge_config.json: every later load has it
         )
@@ -270,12 +306,11 @@ class EdgeMirror(VectorMirror):
 def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndexParams]:
     """The payload index of each field the filters and reconcile use, as this adapter creates it (INDEX_MEMORY)."""
     params: dict[str, IntegerIndexParams | KeywordIndexParams] = {
-        field: IntegerIndexParams(lookup=False, range=True, memory=INDEX_MEMORY, enable_hnsw=field in LINKED_FIELDS)
+        field: IntegerIndexParams(lookup=False, range=True, memory=INDEX_MEMORY, enable_hnsw=False)
         for field in INTEGER_FIELDS[collection]
     }
     return params | {
-        field: KeywordIndexParams(memory=INDEX_MEMORY, enable_hnsw=field in LINKED_FIELDS)
-        for field in KEYWORD_FIELDS[collection]
+        field: KeywordIndexParams(memory=INDEX_MEMORY, enable_hnsw=False) for field in KEYWORD_FIELDS[collection]
     }
 
 
@@ -297,13 +332,13 @@ def _load(path: Path) -> EdgeShard:
         raise
 
 
-def as_of_filter(collection: str, where: AsOfFilter) -> Filter:
+def as_of_filter(collection: str, where: AsOfFilter, times: bool = True) -> Filter:
     """The as-of view in Qdrant Edge's filter model (integer payloads compare with float bounds: days and epoch
-    milliseconds are exact in a double)."""
-    must: list[FieldCondition] = [
-        FieldCondition(key=DAY_FIELD[collection], range=RangeFloat(lte=where.day)),
-        FieldCondition(key="ingested_ms", range=RangeFloat(lte=where.ingested_ms)),
-    ]
+    milliseconds are exact in a double); `times=False`: its entity and variant alone (_entity_nearest)."""
+    must: list[FieldCondition] = []
+    if times:
+        must.append(FieldCondition(key=DAY_FIELD[collection], range=RangeFloat(lte=where.day)))
+        must.append(FieldCondition(key="ingested_ms", range=RangeFloat(lte=where.ingested_ms)))
     if where.entity_id:
         must.append(FieldCondition(key="entity_ids", match=MatchValue(where.entity_id)))
     if where.variant and collection == INTERACTIONS:
@@ -311,7 +346,44 @@ def as_of_filter(collection: str, where: AsOfFilter) -> Filter:
     return Filter(must=list(must))
 
 
-def _payload(record: Record) -> Payload:
+def in_time(collection: str, where: AsOfFilter, payload: Payload) -> bool:
+    """as_of_filter's time ranges, checked on a payload that carries the two fields."""
+    day, ingested = payload.get(DAY_FIELD[collection]), payload.get("ingested_ms")
+    return day is not None and ingested is not None and day <= where.day and ingested <= where.ingested_ms
+
+
+def _entity_nearest(
+    shard: EdgeShard, collection: str, vector: list[float], where: AsOfFilter, limit: int
+) -> list[ScoredPoint] | None:
+    """The entity's `limit` nearest as of the filter's time (OVERSAMPLE's comment), read by the entity alone with
+    their time fields only, the ranges checked here; None when too few of the first OVERSAMPLE x limit pass."""
+    by_entity = as_of_filter(collection, where, times=False)
+    if shard.count(CountRequest(filter=by_entity, exact=False)) < CHECKED_FROM:  # the index's count: ~0.1 ms
+        return None
+    times = [DAY_FIELD[collection], "ingested_ms"]
+    request = QueryRequest(
+        limit=limit * OVERSAMPLE,
+        query=Query.Nearest(vector),
+        filter=by_entity,
+        with_payload=times,
+        params=SEARCH,
+    )
+    head = shard.query(request)
+    passed = [p for p in head if in_time(collection, where, _payload(p))]
+    if len(passed) >= limit or len(head) < limit * OVERSAMPLE:  # the k first that pass, or all the entity has
+        return passed[:limit]
+    return None
+
+
+def _hits_by_id(shard: EdgeShard, found: list[ScoredPoint], wanted: list[str] | bool, vectors: bool) -> list[MirrorHit]:
+    """The hits of points found by a search that read no payload of theirs: payloads (and vectors) by id, in one
+    call for the few kept rather than for every point the search read."""
+    records = {str(r.id): r for r in shard.retrieve([p.id for p in found], with_payload=wanted, with_vector=vectors)}
+    kept = [(records[str(p.id)], p.score) for p in found if str(p.id) in records]  # gone since: a delete between
+    return [hit(r.payload, score, _dense(r.vector, r.id) if vectors else None) for r, score in kept]
+
+
+def _payload(record: Record | ScoredPoint) -> Payload:
     payload = record.payload  # converted on every access: read once
     if payload is None:
         raise ValueError(f"point {record.id} came back without its payload")
