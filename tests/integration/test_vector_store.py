@@ -463,3 +463,33 @@ def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
         assert paths["e_rare_310 whole filter"] > 60 and paths["e_rare_310 here"] == 0, paths
     finally:
         mirror.close()
+
+
+def test_edge_an_entitys_point_with_a_time_that_is_no_integer_passes_no_range_either_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The engine's integer index holds no float or string time, so its whole filter never passes such a point;
+    edge.in_time, checking the ranges here, must not either (a reviewer's finding)."""
+    from newskg.graph.mirror import edge
+
+    monkeypatch.setattr(edge, "CHECKED_FROM", 1)
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
+    mirror.ensure()
+    odd: list[Any] = [float(DAYS[0]), str(DAYS[0]), True]
+    points = [
+        (
+            fact(n) | {"entity_ids": ["e_hub"], "published_day": odd[n % 3] if n % 4 == 0 else DAYS[0]},
+            vector_of(f"p{n}").tolist(),
+        )
+        for n in range(120)
+    ]
+    try:
+        with mirror.bulk():
+            mirror.upsert_vectors(INTERACTIONS, points)
+        where = AsOfFilter(day=DAYS[9], ingested_ms=10**9, entity_id="e_hub")
+        query = vector_of("p8").tolist()  # p8's published_day is a float: the nearest point, yet never a hit
+        hits = mirror.search_vector(INTERACTIONS, query, where, limit=10)
+        assert len(hits) == 10 and all(isinstance(h.payload["published_day"], int) for h in hits)
+        assert not any(isinstance(h.payload["published_day"], bool) for h in hits)
+    finally:
+        mirror.close()

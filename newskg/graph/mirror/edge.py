@@ -23,7 +23,7 @@ import time
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeGuard, cast
 
 from qdrant_edge import (
     CountRequest,
@@ -108,7 +108,8 @@ SEARCH = SearchParams(exact=True)
 # alone with 4x the limit (2026-11-28, one-off, Qdrant Edge 0.9.0). Questions are mostly asked as of a recent day,
 # when most of an entity's points pass: so its nearest are first read by the entity (and variant) alone,
 # OVERSAMPLE x limit of them, and the time ranges checked on their payloads (in_time). The first `limit` that pass
-# are exactly the whole filter's top (one exact scan, in one order), and so are all that pass when the entity has
+# are the whole filter's top (one exact scan; the order among equal scores, e.g. of two facts of one text, is the
+# engine's, as in any of its searches), and so are all that pass when the entity has
 # no more points than were read; only otherwise does the engine scan again with the whole filter. The first read
 # carries the two time fields alone, and the kept points' payloads and vectors are read by id: a payload or vector
 # the binding converts costs the same whether the point is kept or not.
@@ -217,8 +218,9 @@ class EdgeMirror(VectorMirror):
         wanted = with_graph_id(fields)
         if where is not None and where.entity_id:
             checked = _entity_nearest(shard, collection, list(vector), where, limit)
-            if checked is not None:
-                return _hits_by_id(shard, checked, wanted, with_vectors)
+            hits = _hits_by_id(shard, checked, wanted, with_vectors) if checked is not None else None
+            if hits is not None and len(hits) == len(checked or ()):  # a point deleted in between: search again
+                return hits
         request = QueryRequest(
             limit=limit,
             query=Query.Nearest(list(vector)),
@@ -347,9 +349,14 @@ def as_of_filter(collection: str, where: AsOfFilter, times: bool = True) -> Filt
 
 
 def in_time(collection: str, where: AsOfFilter, payload: Payload) -> bool:
-    """as_of_filter's time ranges, checked on a payload that carries the two fields."""
+    """as_of_filter's time ranges, checked on a payload that carries the two fields: as the engine's integer index
+    does, a value that is not an integer (a float, a string) passes no range."""
     day, ingested = payload.get(DAY_FIELD[collection]), payload.get("ingested_ms")
-    return day is not None and ingested is not None and day <= where.day and ingested <= where.ingested_ms
+    return _integer(day) and _integer(ingested) and day <= where.day and ingested <= where.ingested_ms
+
+
+def _integer(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _entity_nearest(

@@ -127,7 +127,7 @@ class GroupConsumer:
         if not assigned:
             return 0
         with self._watchdog.bounding("lag", OFFSETS_TIMEOUT_MS / 1000 * (1 + len(assigned))):
-            ends = self._consumer.end_offsets(assigned)
+            ends = self._consumer.end_offsets(assigned, timeout_ms=OFFSETS_TIMEOUT_MS)
             return sum(max(0, ends[tp] - self._position(tp)) for tp in assigned)
 
     def assignment(self) -> set[TopicPartition]:
@@ -138,7 +138,7 @@ class GroupConsumer:
         if not partitions:
             return {}
         with self._watchdog.bounding("unread", OFFSETS_TIMEOUT_MS / 1000 * (1 + len(partitions))):
-            ends = self._consumer.end_offsets(list(partitions))
+            ends = self._consumer.end_offsets(list(partitions), timeout_ms=OFFSETS_TIMEOUT_MS)
             positions = {tp: self._position(tp) for tp in partitions}
         return {tp: at for tp, at in positions.items() if at < ends[tp]}
 
