@@ -6,7 +6,7 @@ A server whose `NEWSKG_*` setting points elsewhere is external: it is health-che
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -122,11 +122,9 @@ class ServiceManager:
 
     def _start(self, spec: ServerSpec) -> ServiceRecord:
         remembered = self.state.remembered_ports()
-        port = _stable_port(f"{spec.name}.{spec.engine}", remembered.get(f"{spec.name}.{spec.engine}"))
-        extra = {
-            n: process.free_port(remembered.get(f"{spec.name}.{spec.engine}.{n}"), below=spec.port_bound(n))
-            for n in spec.extra_port_names()
-        }
+        key = f"{spec.name}.{spec.engine}"
+        port = _stable_port(key, remembered)
+        extra = {n: _stable_port(f"{key}.{n}", remembered, spec.port_bound(n)) for n in spec.extra_port_names()}
         data_dir = (self.settings.services_dir / spec.name / spec.engine).resolve()
         data_dir.mkdir(parents=True, exist_ok=True)
         log = data_dir / "server.log"
@@ -233,16 +231,18 @@ def _plaintext(settings: Settings) -> bool:
 PORT_WAIT_S = 10.0
 
 
-def _stable_port(key: str, wanted: int | None) -> int:
-    """The port used last time, waited for while something holds it: a server killed a moment ago, or a client's
-    outgoing connection, which takes its local port from the same ephemeral range. Clients that know the old
-    address cannot follow a server that moved (a broker restarted on another port left every consumer polling a
-    closed port for ever: tests/integration/test_producer_restart.py), so a move is logged."""
-    if wanted is None:
-        return process.free_port()
-    if process.wait_until(lambda: process.free_port(wanted) == wanted, PORT_WAIT_S, interval_s=0.2):
+def _stable_port(key: str, remembered: Mapping[str, int], below: int | None = None) -> int:
+    """The port used last time (a server's own or an extra one, e.g. FalkorDB's bolt), waited for while something
+    holds it: a server killed a moment ago, or a client's outgoing connection, which takes its local port from the
+    same ephemeral range. Clients that know the old address cannot follow a server that moved (a broker restarted
+    on another port left every consumer polling a closed port for ever: tests/integration/test_producer_restart.py),
+    so a move is logged. `below`: process.free_port's bound, which a remembered port over it gives way to."""
+    wanted = remembered.get(key)
+    if wanted is None or (below is not None and wanted > below):
+        return process.free_port(below=below)
+    if process.wait_until(lambda: process.free_port(wanted, below) == wanted, PORT_WAIT_S, interval_s=0.2):
         return wanted
-    port = process.free_port(wanted)
+    port = process.free_port(wanted, below)
     log.warning(
         "%s: port %d still in use after %.0f s; starting on %d (clients that know port %d will not reach it)",
         key,
