@@ -90,29 +90,29 @@ CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence m
 INDEX_MEMORY = Memory.Cold
 # No HNSW graph (m=0, and no field gets links of its own): every search is exact over the points its filter passes,
 # which the payload indexes find. Every QA vector search is filtered by one entity (qa/retrieve.py), and an
-# entity's exact scan beats the graph a shard at scale needs (bench/edge_hnsw.py, both at 100k points of random
-# 384-d vectors, and at 1 M). The global graph with links per filtered field took ~250 CPU-s to build at 100k, and
-# Qdrant's multitenancy layout (a subgraph per entity) ~27 CPU-s but a hub's recall@10 of 0.72 at 1 M (hnsw_ef
-# 128); no graph builds in ~12 CPU-s with recall 1.0, a hub's search (2,000-7,000 facts) p50 ~2.7 ms at 100k and
-# 13 ms for the busiest (43k facts) at 1 M. Edge runs no background optimizer, so a graph would be built inside the
-# process that writes (the API's sync, reconcile), holding the GIL: over an hour for the QA bench's 1.2 M points.
-# The cost moves to searches without an entity (IRB's dense retrieval, the `generic` strategy, reconcile's text
-# search): a scan, ~5 ms unfiltered and ~40 ms with an as-of filter at 100k points, ten times that at 1 M. A Qdrant
-# server (graph/mirror/qdrant.py) keeps its graph, built by its own optimizer: the production choice when those
-# searches matter at scale. A shard made before this layout keeps its own config (its graph, vectors in RAM) and answers
-# the same, searched exactly too; deleting its folder and `graph reconcile` rebuild it in this one.
+# entity's exact scan beats the graph a shard at scale needs (bench/edge_hnsw.py, three layouts at 100k points of
+# random 384-d vectors in one run, 2026-11-28): the global graph with links per filtered field took 228 CPU-s to
+# build and found a hub's top 10 at recall 0.94; Qdrant's multitenancy layout (a subgraph per entity) 30 CPU-s at
+# 0.98, but 0.72 at 1 M points (hnsw_ef 128); no graph 18 CPU-s at recall 1.0, a hub's search (2,000-7,000 facts)
+# at p50 3.4 ms (13 ms for the busiest, 43k facts, at 1 M). Edge runs no background optimizer, so a graph would be
+# built inside the process that writes (the API's sync, reconcile), holding the GIL: over an hour for the QA
+# bench's 1.2 M points. The cost moves to searches without an entity (IRB's dense retrieval, the `generic`
+# strategy, reconcile's text search): a scan, ~7 ms unfiltered and ~40 ms with an as-of filter at 100k points, ten
+# times that at 1 M. A Qdrant server (graph/mirror/qdrant.py) keeps its graph, built by its own optimizer: the
+# production choice when those searches matter at scale. A shard made before this layout keeps its own config (its
+# graph, its vectors in RAM) and answers the same, searched exactly too; deleting its folder and `graph reconcile`
+# rebuild it in this one.
 HNSW = HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
 SEARCH = SearchParams(exact=True)
 # An entity's exact scan checks each of its points against the as-of time ranges, ~0.25 us a range a point: the
 # busiest hub of the QA bench's 1 M facts (43k of them) took 28-30 ms with the whole filter, 9 ms by the entity
 # alone with 4x the limit (2026-11-28, one-off, Qdrant Edge 0.9.0). Questions are mostly asked as of a recent day,
 # when most of an entity's points pass: so its nearest are first read by the entity (and variant) alone,
-# OVERSAMPLE x limit of them, and the time ranges checked on their payloads (in_time). The first `limit` that pass
-# are the whole filter's top (one exact scan; the order among equal scores, e.g. of two facts of one text, is the
-# engine's, as in any of its searches), and so are all that pass when the entity has
-# no more points than were read; only otherwise does the engine scan again with the whole filter. The first read
-# carries the two time fields alone, and the kept points' payloads and vectors are read by id: a payload or vector
-# the binding converts costs the same whether the point is kept or not.
+# OVERSAMPLE x limit of them with their two time fields only, and the ranges checked here (in_time). The first
+# `limit` that pass are the whole filter's top (one exact scan; the order among equal scores, e.g. of two facts of
+# one text, is the engine's, as in any of its searches), and so are all that pass when the entity has no more
+# points than were read; only otherwise does the engine scan again with the whole filter. The kept points'
+# payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
 OVERSAMPLE = 4
 CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
 # The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages
@@ -219,7 +219,7 @@ class EdgeMirror(VectorMirror):
         if where is not None and where.entity_id:
             checked = _entity_nearest(shard, collection, list(vector), where, limit)
             hits = _hits_by_id(shard, checked, wanted, with_vectors) if checked is not None else None
-            if hits is not None and len(hits) == len(checked or ()):  # a point deleted in between: search again
+            if hits is not None:
                 return hits
         request = QueryRequest(
             limit=limit,
@@ -382,11 +382,16 @@ def _entity_nearest(
     return None
 
 
-def _hits_by_id(shard: EdgeShard, found: list[ScoredPoint], wanted: list[str] | bool, vectors: bool) -> list[MirrorHit]:
+def _hits_by_id(
+    shard: EdgeShard, found: list[ScoredPoint], wanted: list[str] | bool, vectors: bool
+) -> list[MirrorHit] | None:
     """The hits of points found by a search that read no payload of theirs: payloads (and vectors) by id, in one
-    call for the few kept rather than for every point the search read."""
+    call for the few kept rather than for every point the search read. None when one was deleted in between: the
+    caller searches again."""
     records = {str(r.id): r for r in shard.retrieve([p.id for p in found], with_payload=wanted, with_vector=vectors)}
-    kept = [(records[str(p.id)], p.score) for p in found if str(p.id) in records]  # gone since: a delete between
+    if len(records) < len(found):
+        return None
+    kept = [(records[str(p.id)], p.score) for p in found]
     return [hit(r.payload, score, _dense(r.vector, r.id) if vectors else None) for r, score in kept]
 
 
