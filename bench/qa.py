@@ -77,7 +77,7 @@ from newskg.core.timeaxes import end_of_day_ms
 from newskg.graph.mirror.base import VectorMirror
 from newskg.services.manager import ServiceManager
 from newskg.services.process import free_port, wait_until
-from newskg.wiring import Wiring
+from newskg.wiring import Wiring, api_settings
 
 DIM = 384  # the shipped MiniLM's dimension: the query vectors the API embeds must match the loaded ones
 STRATEGIES = ("temporal", "hybrid")
@@ -224,7 +224,7 @@ def serve(spec: ApiSpec, port: int) -> None:
     from newskg.qa.warmup import Warmup, service_steps
 
     logging.disable(logging.WARNING)
-    settings = spec.settings
+    settings = api_settings(spec.settings)
     with Wiring(settings) as wiring:
         service = api_service(spec, wiring)
         warmup = Warmup(service_steps(service))
@@ -244,7 +244,7 @@ def profile_api(
     from bench.qa_profile import profile
 
     logging.disable(logging.WARNING)
-    with Wiring(spec.settings) as wiring:
+    with Wiring(api_settings(spec.settings)) as wiring:
         service = api_service(spec, wiring)
         out.write_text(json.dumps({s: profile(service, list(asked), s, n) for s in strategies}))
 
@@ -969,7 +969,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--strategies", default=",".join(STRATEGIES), help="comma-separated: temporal,hybrid")
     parser.add_argument("--threads", type=int, default=None, help="the API's request threads (NEWSKG_API_THREADS)")
     parser.add_argument(
-        "--embed-threads", type=int, default=None, help="the API's ONNX Runtime threads (NEWSKG_EMBED_THREADS)"
+        "--embed-threads", type=int, default=None, help="the API's ONNX Runtime threads (NEWSKG_API_EMBED_THREADS)"
     )
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
     parser.add_argument(
@@ -1011,7 +1011,7 @@ def bench_settings(args: argparse.Namespace) -> Settings:
     if args.threads:
         settings = settings.model_copy(update={"api_threads": args.threads})
     if args.embed_threads:
-        settings = settings.model_copy(update={"embed_threads": args.embed_threads})
+        settings = settings.model_copy(update={"api_embed_threads": args.embed_threads})
     return settings
 
 

@@ -121,6 +121,11 @@ def open_embedder(settings: Settings) -> Embedder:
     return OnnxMiniLMEmbedder(settings.data_dir, threads=settings.embed_threads)
 
 
+def api_settings(settings: Settings) -> Settings:
+    """The settings a QA API process runs with: its embedder's intra-op threads are NEWSKG_API_EMBED_THREADS."""
+    return settings.model_copy(update={"embed_threads": settings.api_embed_threads})
+
+
 def open_cached_embedder(settings: Settings) -> CachingEmbedder:
     """The embedder every process of the product uses: `open_embedder`'s, remembering the vectors of the last
     NEWSKG_EMBED_CACHE_SIZE texts (a query asked again, a text mirrored again, embeds nothing)."""

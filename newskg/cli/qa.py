@@ -14,7 +14,7 @@ from rich.table import Table
 
 from newskg.cli.output import JsonOption, console, emit, err_console, fail
 from newskg.core.settings import get_settings
-from newskg.wiring import NotConfigured, Wiring
+from newskg.wiring import NotConfigured, Wiring, api_settings
 
 if TYPE_CHECKING:
     from newskg.pipeline import PipelineThread
@@ -147,7 +147,7 @@ def serve(
 ) -> None:
     """The always-current QA HTTP API (/v1/ask, /v1/entities, /healthz, /readyz, /metrics, /docs). With
     --pipeline, if the stages stop /readyz turns 503 and the process exits with code 1."""
-    settings = get_settings()
+    settings = api_settings(get_settings())
     with Wiring(settings) as wiring:  # the stages and the QA service share its one mirror
         stages = _serve(wiring, pipeline, host, port)
     if stages and stages.failure:

@@ -269,10 +269,11 @@ def unindexed(mirror: EdgeMirror) -> int:
 
 
 def test_edge_keeps_its_payload_indexes_on_disk_and_moves_older_ones_there(tmp_path: Path):
-    """Issue 30: the payload indexes are on disk (Cold), the integer ones range-only (every filter on them is a range):
-    in RAM they held ~64 MB of the QA API at 20k interactions. Only the fields a search filters by get HNSW links of
-    their own. A shard whose indexes were made in RAM with every field linked (before this) has them rebuilt by the
-    next ensure(), and its filtered searches answer the same."""
+    """Issue 30: the payload indexes are on disk, the integer ones range-only (every filter on them is a range): in
+    RAM they held ~64 MB of the QA API at 20k interactions. Those a QA search checks on every point it scans are read
+    into the page cache at load (edge.FILTERED_MEMORY: Cached), the others are read as used (Cold); no field has
+    HNSW links of its own (edge.HNSW). A shard whose indexes were made in RAM with every field linked (before this)
+    has them rebuilt by the next ensure(), and its filtered searches answer the same."""
     from qdrant_edge import EdgeShard, Memory, PayloadSchemaType, UpdateOperation
 
     from newskg.graph.mirror.edge import index_params
@@ -296,7 +297,9 @@ def test_edge_keeps_its_payload_indexes_on_disk_and_moves_older_ones_there(tmp_p
         schema = index_schema(mirror)
         assert set(schema) == set(index_params(INTERACTIONS))
         for field, params in schema.items():
-            assert params.memory == Memory.Cold, field
+            checked = field in ("entity_ids", "variant", "ingested_ms", "published_day")
+            wanted = Memory.Cached if checked else Memory.Cold
+            assert params.memory == wanted, field  # on disk; the ones every QA search checks read in at load
             assert getattr(params, "lookup", False) is False, field  # integers: the range index only
             assert params.enable_hnsw is False, field  # no graph (edge.HNSW): no links of its own
         assert [(h.graph_id, h.score) for h in mirror.search_vector(INTERACTIONS, query, where, limit=5)] == before
@@ -311,9 +314,11 @@ def index_schema(mirror: EdgeMirror) -> dict[str, Any]:
 
 
 def test_edge_builds_no_graph_and_returns_the_exact_top_k_with_or_without_an_entity(tmp_path: Path):
-    """Issue 30, what the 1 M step relies on (edge.py, HNSW): a shard with no HNSW graph and its vectors on disk,
-    whose every search is exact. A hub's, a rare entity's and an unfiltered search find the top k of the cosines
-    computed here from the vectors written."""
+    """Issue 30, what the 1 M step relies on (edge.py, HNSW and QUANTIZATION): a shard with no HNSW graph, its
+    vectors on disk and an int8 copy of them in RAM, searched over the copy and rescored. A hub's, a rare entity's and
+    an unfiltered search find the top k of the cosines computed here from the vectors written."""
+    from newskg.graph.mirror import edge
+
     hub_points = 2_500
     mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
     mirror.ensure()
@@ -324,6 +329,8 @@ def test_edge_builds_no_graph_and_returns_the_exact_top_k_with_or_without_an_ent
         assert unindexed(mirror) == 0  # optimized: no graph links (m and payload_m 0), the vectors on disk
         assert [(i["m"], i["payload_m"]) for i in segment_indexes(mirror)] == [(0, 0)]
         assert vector_storage(mirror) == {"Mmap"}
+        assert int8_copies(mirror) == [{"type": "int8", "quantile": 0.99, "memory": "pinned"}]
+        assert edge.search_params(mirror.path(INTERACTIONS)) is edge.QUANTIZED_SEARCH
         rng = np.random.default_rng(3)
         for entity in ("e_hub", "e_rare_900", None):
             where = AsOfFilter(day=DAYS[9], ingested_ms=10**9, entity_id=entity)
@@ -335,16 +342,82 @@ def test_edge_builds_no_graph_and_returns_the_exact_top_k_with_or_without_an_ent
         mirror.close()
 
 
-def test_edge_answers_from_a_shard_of_the_older_layout_as_it_is(tmp_path: Path):
-    """A shard made before this layout (a global HNSW graph, float32 vectors) loads with its own config, as the
-    engine requires, and its searches are exact too."""
+def test_edge_scans_its_int8_copy_and_reads_only_the_rescored_vectors_from_disk(tmp_path: Path):
+    """Issue 30, edge.QUANTIZATION: a hub's search scans the int8 copy in RAM and rescores the best few by their
+    float32 vectors, so a question about an entity not asked before maps few pages of the vector file (the API's RSS
+    and a cold question's cost grew with every page the exact scan touched). The same search forced exact
+    (edge.SEARCH) maps most of the file: the measure sees the difference. The hits are the exact top k either
+    way, with the float32 cosines as scores. 384-d, as MiniLM's: the int8 rounding is that of the real vectors'."""
+    from newskg.graph.mirror import edge
+
+    hub_points, dim = 20_000, 384
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((hub_points, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    points = [(hub_fact(n, hub_points)[0], vectors[n].tolist()) for n in range(hub_points)]
+    folder = tmp_path / "edge"
+    built = EdgeMirror(folder, Wide(dim), index_after=hub_points)
+    built.ensure()
+    with built.bulk():
+        built.upsert_vectors(INTERACTIONS, points)
+    built.close()
+    where = AsOfFilter(day=DAYS[9], ingested_ms=10**9, entity_id="e_hub")
+    queries = [q / np.linalg.norm(q) for q in rng.standard_normal((5, dim)).astype(np.float32)]
+    mapped = {}
+    for way in ("int8", "exact"):
+        mirror = EdgeMirror(folder, Wide(dim), index_after=hub_points)  # a fresh load: nothing of the file mapped yet
+        mirror.ensure()
+        if way == "exact":
+            mirror._search[INTERACTIONS] = edge.SEARCH  # pyright: ignore[reportPrivateUsage]
+        try:
+            assert vector_files_mapped_kb(folder) < 1_000
+            for query in queries:
+                assert_exact_top(mirror.search_vector(INTERACTIONS, query.tolist(), where, limit=10), query, points)
+            mapped[way] = vector_files_mapped_kb(folder)
+        finally:
+            mirror.close()
+    file_kb = hub_points * dim * 4 / 1024  # 30,000 KB
+    assert mapped["int8"] < 0.3 * file_kb < 0.8 * file_kb < mapped["exact"], mapped
+
+
+class Wide(HashEmbedder):
+    """HashEmbedder's kind for vectors the test writes itself, of another size."""
+
+    def __init__(self, dim: int):
+        self.dim = dim
+
+
+def vector_files_mapped_kb(folder: Path) -> int:
+    """KB of this process's resident pages of the shards' float32 vector files (matrix.dat), from /proc/self/smaps."""
+    resident, in_file = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and fields[0].endswith(":") is False and len(fields) >= 5:  # a mapping's header line
+            in_file = fields[-1].startswith(str(folder)) and fields[-1].endswith("matrix.dat")
+        elif fields[:1] == ["Rss:"] and in_file:
+            resident += int(fields[1])
+    return resident
+
+
+OLDER_LAYOUTS = {
+    "global graph": ({"m": 16, "ef_construct": 100, "full_scan_threshold": 10}, "Pinned"),
+    "no int8 copy": ({"m": 0, "ef_construct": 100, "full_scan_threshold": 10_000, "payload_m": 0}, "Cold"),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(OLDER_LAYOUTS))
+def test_edge_answers_from_a_shard_of_an_older_layout_as_it_is(tmp_path: Path, layout: str):
+    """A shard made before this layout loads with its own config, as the engine requires, and is searched exactly:
+    one with a global HNSW graph and its vectors in RAM (before the graph was dropped), and one without the int8
+    copy (before edge.QUANTIZATION), which edge.search_params reads from its config file."""
     from qdrant_edge import HnswIndexConfig, Memory
 
     from newskg.graph.mirror import edge
 
     folder = tmp_path / "edge"
-    layout = edge.HNSW, edge.VECTOR_MEMORY
-    edge.HNSW, edge.VECTOR_MEMORY = HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10), Memory.Pinned
+    hnsw, memory = OLDER_LAYOUTS[layout]
+    saved = edge.HNSW, edge.VECTOR_MEMORY, edge.QUANTIZATION
+    edge.HNSW, edge.VECTOR_MEMORY, edge.QUANTIZATION = HnswIndexConfig(**hnsw), getattr(Memory, memory), None
     try:
         old = EdgeMirror(folder, HashEmbedder(), index_after=100)
         old.ensure()
@@ -352,11 +425,13 @@ def test_edge_answers_from_a_shard_of_the_older_layout_as_it_is(tmp_path: Path):
             old.upsert(INTERACTIONS, [fact(n) for n in range(600)])
         old.close()
     finally:
-        edge.HNSW, edge.VECTOR_MEMORY = layout
+        edge.HNSW, edge.VECTOR_MEMORY, edge.QUANTIZATION = saved
     mirror = EdgeMirror(folder, HashEmbedder(), index_after=100)
     mirror.ensure()
     try:
-        assert [i["m"] for i in segment_indexes(mirror)] == [16] and vector_storage(mirror) != {"Mmap"}
+        assert [i["m"] for i in segment_indexes(mirror)] == [hnsw["m"]]
+        assert (vector_storage(mirror) == {"Mmap"}) is (memory == "Cold")
+        assert edge.search_params(mirror.path(INTERACTIONS)) is edge.SEARCH  # exact: its graph is never used
         where = AsOfFilter(day=DAYS[9], ingested_ms=10_000, entity_id="e_doja")
         query = vector_of("fact number 3")
         hits = mirror.search_vector(INTERACTIONS, query.tolist(), where, limit=10)
@@ -393,6 +468,18 @@ def vector_storage(mirror: EdgeMirror) -> set[str]:
         for c in configs
         if c["config"]["vector_data"][""]["index"]["type"] == "hnsw"
     }
+
+
+def int8_copies(mirror: EdgeMirror) -> list[dict[str, Any]]:
+    """The scalar quantization of each optimized segment of the shard, as the engine wrote it (segment.json)."""
+    import json
+
+    found = []
+    for config in sorted((mirror.path(INTERACTIONS) / "segments").glob("*/segment.json")):
+        vectors = json.loads(config.read_text())["config"]["vector_data"][""]
+        if vectors["index"]["type"] == "hnsw":
+            found.append((vectors.get("quantization_config") or {}).get("scalar"))
+    return found
 
 
 def segment_indexes(mirror: EdgeMirror) -> list[dict[str, Any]]:

@@ -67,3 +67,14 @@ def test_neo4j_ddl_is_idempotent_and_covers_every_key():
         assert f"FOR (n:{label}) REQUIRE n.id IS UNIQUE" in " ".join(ddl)
     assert "CREATE RANGE INDEX interaction_event_day IF NOT EXISTS FOR (n:Interaction) ON (n.event_day)" in ddl
     assert not any("IF NOT EXISTS" in s or "CONSTRAINT" in s for s in falkordb_ddl())
+
+
+def test_the_api_process_embeds_with_its_own_intra_op_threads():
+    """Issue 30: `newskg serve` (and the QA bench's API) runs its embedder with NEWSKG_API_EMBED_THREADS (1 by
+    default: each request thread embeds its one query), whatever NEWSKG_EMBED_THREADS gives the other processes."""
+    from newskg.wiring import api_settings
+
+    settings = Settings(embed_threads=2, _env_file=None)  # pyright: ignore[reportCallIssue]
+    assert api_settings(settings).embed_threads == 1
+    assert api_settings(settings.model_copy(update={"api_embed_threads": 3})).embed_threads == 3
+    assert settings.embed_threads == 2  # the other processes' setting is left as it was

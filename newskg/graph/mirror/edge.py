@@ -18,6 +18,7 @@ What this adapter relies on, each pinned by tests/integration/test_vector_store.
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Generator, Iterator, Sequence
@@ -42,10 +43,13 @@ from qdrant_edge import (
     MatchValue,
     Memory,
     Point,
+    QuantizationSearchParams,
     Query,
     QueryRequest,
     RangeFloat,
     Record,
+    ScalarQuantizationConfig,
+    ScalarType,
     ScoredPoint,
     ScrollRequest,
     SearchParams,
@@ -82,12 +86,19 @@ PAGE = 1000  # points per scroll page and per bulk upsert call
 # against 1.7 ms a search on the 2 cores here (QA's hybrid path, measured).
 SEARCH_THREADS = 1
 CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence means the shard exists
-# The payload indexes live on disk (Cold: mapped, read through the page cache), not in RAM (the engine's default),
-# and the integer fields have only their range index: every filter on them is a range (as_of_filter,
-# delete_if_older). In RAM, the two collections' indexes held ~64 MB of the QA API's 20k-interaction process
-# (load 208 → 140 MB, bench/qa.py's shard) for the same search CPU (0.25-0.29 ms, 2,000 filtered searches): RSS
-# the API's issue-30 budget (512 MB at 20k) did not have. Growing with the points, it would weigh more at 1 M.
+# The payload indexes live on disk, not in RAM (the engine's default), and the integer fields have only their range
+# index: every filter on them is a range (as_of_filter, delete_if_older). In RAM, the two collections' indexes held
+# ~64 MB of the QA API's 20k-interaction process (load 208 → 140 MB, bench/qa.py's shard) for the same search CPU
+# (0.25-0.29 ms, 2,000 filtered searches): RSS the API's issue-30 budget (512 MB at 20k) did not have. The indexes a
+# QA search checks on every point it scans (the entity, the two as-of times, the variant: FILTERED_ON) are Cached:
+# on disk, read into the page cache when the shard loads. Left Cold, a search for an entity not asked before faulted
+# their pages in one by one: ~370 page reads a question at 1 M facts, 24 ms wall (3.7 ms Cached), and the process's
+# first hundred questions cost 34 ms wall each against 11.5 (2026-11-28, bench/qa.py's 1 M shard, int8 copy on both
+# sides). Cached adds their files to the RSS at load: ~225 MB at 1 M facts (835 → 1,059 MB), ~5 MB at 20k. The
+# other indexes (ids, sources, event day, mirrored_ms: reconcile's and the deletes') stay Cold.
 INDEX_MEMORY = Memory.Cold
+FILTERED_MEMORY = Memory.Cached
+FILTERED_ON = frozenset({"entity_ids", "variant", "ingested_ms", *DAY_FIELD.values()})
 # No HNSW graph (m=0, and no field gets links of its own): every search is exact over the points its filter passes,
 # which the payload indexes find. Every QA vector search is filtered by one entity (qa/retrieve.py), and an
 # entity's exact scan beats the graph a shard at scale needs (bench/edge_hnsw.py, three layouts at 100k points of
@@ -120,6 +131,21 @@ CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a 
 # 2.9 GB with them in RAM). Float16 would halve them but moves cosines by ~1e-4, which the mirror contract (the
 # same scores from both adapters) does not allow.
 VECTOR_MEMORY = Memory.Cold
+# A copy of each vector in int8 (384 bytes) is held in RAM, and searches scan it, then rescore the best
+# RESCORE_OVERSAMPLING x limit of them by their float32 vectors: the scores returned are exact, and only those few
+# vectors are read from disk. Scanning the float32 vectors on disk faulted in every page of an entity's points the
+# first time it was asked about (a 1 M hub: 43k points on ~40k pages), which made a question about an entity not
+# asked before cost tens of ms and the API's RSS grow with every entity asked. The int8 scan can rank a true top-k
+# point below the cut where it and others are within its rounding (~1e-3 in cosine): with 4x oversampling, recall@10
+# against the exact search was 1.0 on 120 queries of random vectors (100k points; 0.955 with none, 1.0 with 2x),
+# random vectors being the worst case (their top scores are closest). Only a shard created with QUANTIZATION is
+# searched so (its config file says): an older one is searched exactly, as before (search_params).
+QUANTIZATION: ScalarQuantizationConfig | None = ScalarQuantizationConfig(
+    ScalarType.Int8, quantile=0.99, memory=Memory.Pinned
+)
+RESCORE_OVERSAMPLING = 4.0
+# exact=False on a shard without a graph is the scan that uses the int8 copy (exact=True ignores it).
+QUANTIZED_SEARCH = SearchParams(quantization=QuantizationSearchParams(rescore=True, oversampling=RESCORE_OVERSAMPLING))
 
 
 class EdgeMirror(VectorMirror):
@@ -128,6 +154,7 @@ class EdgeMirror(VectorMirror):
         self.root = root
         self.index_after = index_after
         self._shards: dict[str, EdgeShard] = {}
+        self._search: dict[str, SearchParams] = {}  # collection → how its shard is searched (search_params)
         self._flushed: dict[str, float] = {}  # collection → when its shard was last flushed (monotonic)
         self._bulk = False  # inside bulk(): the index is built when the block ends
 
@@ -142,7 +169,7 @@ class EdgeMirror(VectorMirror):
                 current = indexed[field].params if field in indexed else None
                 if current is not None and _same_index(current, params):
                     continue
-                if field in indexed:  # a shard from before INDEX_MEMORY or HNSW: its index rebuilt once
+                if field in indexed:  # a shard from before INDEX_MEMORY, FILTERED_MEMORY or HNSW: rebuilt once
                     log.info("Qdrant Edge shard %s: payload index %s rebuilt", self.path(collection), field)
                     shard.update(UpdateOperation.delete_field_index(field))
                 shard.update(UpdateOperation.create_field_index(field, params))
@@ -215,9 +242,9 @@ class EdgeMirror(VectorMirror):
         shard = self._shard(collection)
         if shard is None:
             return []
-        wanted = with_graph_id(fields)
+        wanted, params = with_graph_id(fields), self._search[collection]
         if where is not None and where.entity_id:
-            checked = _entity_nearest(shard, collection, list(vector), where, limit)
+            checked = _entity_nearest(shard, collection, list(vector), where, limit, params)
             hits = _hits_by_id(shard, checked, wanted, with_vectors) if checked is not None else None
             if hits is not None:
                 return hits
@@ -227,7 +254,7 @@ class EdgeMirror(VectorMirror):
             filter=as_of_filter(collection, where) if where else None,
             with_payload=wanted,
             with_vector=with_vectors,
-            params=SEARCH,
+            params=params,
         )
         found = shard.query(request)
         return [hit(p.payload, p.score, _dense(p.vector, p.id) if with_vectors else None) for p in found]
@@ -251,6 +278,7 @@ class EdgeMirror(VectorMirror):
         shard = self._shards.get(collection)
         if shard is None and (self.path(collection) / CONFIG_FILE).exists():
             shard = self._shards[collection] = _load(self.path(collection))
+            self._search[collection] = search_params(self.path(collection))
         return shard
 
     def _load_or_set_aside(self, collection: str) -> EdgeShard | None:
@@ -276,13 +304,16 @@ class EdgeMirror(VectorMirror):
         # exactly when _after_write asks it to.
         threshold_kb = max(1, self.index_after * self.embedder.dim * 4 // 1024)
         config = EdgeConfig(
-            vectors=EdgeVectorParams(size=self.embedder.dim, distance=Distance.Cosine, memory=VECTOR_MEMORY),
+            vectors=EdgeVectorParams(
+                size=self.embedder.dim, distance=Distance.Cosine, memory=VECTOR_MEMORY, quantization_config=QUANTIZATION
+            ),
             hnsw_config=HNSW,
             optimizers=EdgeOptimizersConfig(indexing_threshold=threshold_kb),
             max_search_threads=SEARCH_THREADS,  # kept in the shard's edge_config.json: every later load has it
         )
         self.path(collection).mkdir(parents=True, exist_ok=True)
         shard = self._shards[collection] = EdgeShard.create(str(self.path(collection)), config)
+        self._search[collection] = search_params(self.path(collection))
         return shard
 
     @contextmanager
@@ -306,14 +337,19 @@ class EdgeMirror(VectorMirror):
 
 
 def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndexParams]:
-    """The payload index of each field the filters and reconcile use, as this adapter creates it (INDEX_MEMORY)."""
+    """The payload index of each field the filters and reconcile use, as this adapter creates it (INDEX_MEMORY,
+    FILTERED_MEMORY)."""
     params: dict[str, IntegerIndexParams | KeywordIndexParams] = {
-        field: IntegerIndexParams(lookup=False, range=True, memory=INDEX_MEMORY, enable_hnsw=False)
+        field: IntegerIndexParams(lookup=False, range=True, memory=index_memory(field), enable_hnsw=False)
         for field in INTEGER_FIELDS[collection]
     }
     return params | {
-        field: KeywordIndexParams(memory=INDEX_MEMORY, enable_hnsw=False) for field in KEYWORD_FIELDS[collection]
+        field: KeywordIndexParams(memory=index_memory(field), enable_hnsw=False) for field in KEYWORD_FIELDS[collection]
     }
+
+
+def index_memory(field: str) -> Memory:
+    return FILTERED_MEMORY if field in FILTERED_ON else INDEX_MEMORY
 
 
 def _same_index(current: object, wanted: IntegerIndexParams | KeywordIndexParams) -> bool:
@@ -332,6 +368,14 @@ def _load(path: Path) -> EdgeShard:
         if "WouldBlock" in str(exc):
             raise MirrorInUse(f"the Qdrant Edge shard {path} is open in another process ({exc})") from exc
         raise
+
+
+def search_params(path: Path) -> SearchParams:
+    """How a shard is searched, from the config it was created with (CONFIG_FILE): over its int8 copy, rescored,
+    when it has one (QUANTIZATION); otherwise exactly over its vectors (an older shard's graph is never used)."""
+    config = json.loads((path / CONFIG_FILE).read_text())
+    quantized = any(v.get("quantization_config") for v in config.get("vectors", {}).values())
+    return QUANTIZED_SEARCH if quantized else SEARCH
 
 
 def as_of_filter(collection: str, where: AsOfFilter, times: bool = True) -> Filter:
@@ -360,7 +404,7 @@ def _integer(value: object) -> TypeGuard[int]:
 
 
 def _entity_nearest(
-    shard: EdgeShard, collection: str, vector: list[float], where: AsOfFilter, limit: int
+    shard: EdgeShard, collection: str, vector: list[float], where: AsOfFilter, limit: int, params: SearchParams
 ) -> list[ScoredPoint] | None:
     """The entity's `limit` nearest as of the filter's time (OVERSAMPLE's comment), read by the entity alone with
     their time fields only, the ranges checked here; None when too few of the first OVERSAMPLE x limit pass."""
@@ -373,7 +417,7 @@ def _entity_nearest(
         query=Query.Nearest(vector),
         filter=by_entity,
         with_payload=times,
-        params=SEARCH,
+        params=params,
     )
     head = shard.query(request)
     passed = [p for p in head if in_time(collection, where, _payload(p))]
