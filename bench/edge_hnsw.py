@@ -1,7 +1,8 @@
-"""The Qdrant Edge shard's layouts in one run on the same points: `exact`, the adapter's (graph/mirror/edge.py: no
-HNSW graph, vectors on disk, every search exact), against the two before it: `graph` (m=16 global graph, links per
-value block of the day, ingestion instant, entity and variant) and `tenant` (Qdrant's multitenancy layout: m=0, a
-subgraph per entity, payload_m=32, entity_ids `is_tenant`, hnsw_ef 128).
+"""The Qdrant Edge shard's layouts in one run on the same points: `int8`, the adapter's (graph/mirror/edge.py: no
+HNSW graph, vectors on disk, an int8 copy of them in RAM scanned and the best rescored by the float32 ones), against
+the three before it: `exact` (the same without the int8 copy: every search an exact scan of the vectors on disk),
+`graph` (m=16 global graph, links per value block of the day, ingestion instant, entity and variant) and `tenant`
+(Qdrant's multitenancy layout: m=0, a subgraph per entity, payload_m=32, entity_ids `is_tenant`, hnsw_ef 128).
 
 Per layout: N interactions (bench/qa_graph.py's facts, the pipeline's payload, seeded random 384-d unit vectors)
 loaded by the mirror's bulk path into a fresh shard; the build's CPU seconds (this process: the engine indexes in
@@ -9,7 +10,8 @@ it) and wall seconds. Then Q query vectors with the as-of filter QA sends (as of
 passes every point of the entity) for three kinds of entity: hubs (the N_HUBS busiest), mid (~1,000 facts) and
 rare (3 to 10 facts), and without an entity (`as_of`, IRB's shape; `none`, the warm-up's limit-1 search): p50/p95
 ms per search and recall@10 against the engine's exact search (`SearchParams(exact=True)`, same filter).
-Run: `.venv/bin/python -m bench.edge_hnsw [--rows 100000] [--queries 100] [--layouts graph,tenant,exact] [--json]`."""
+Run: `.venv/bin/python -m bench.edge_hnsw [--rows 100000] [--queries 100] [--layouts graph,tenant,exact,int8]
+[--json]`."""
 
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ class Layout(NamedTuple):
     entity_search: SearchParams  # a search filtered by an entity
     other_search: SearchParams  # a search without one
     vectors: Memory | None  # None: the engine's default, in RAM
+    int8: bool = False  # an int8 copy of the vectors (edge.QUANTIZATION)
 
 
 LAYOUTS = {
@@ -81,6 +84,9 @@ LAYOUTS = {
         None,
     ),
     "exact": Layout(edge.HNSW, frozenset(), False, edge.SEARCH, edge.SEARCH, edge.VECTOR_MEMORY),
+    "int8": Layout(
+        edge.HNSW, frozenset(), False, edge.QUANTIZED_SEARCH, edge.QUANTIZED_SEARCH, edge.VECTOR_MEMORY, True
+    ),
 }
 
 
@@ -88,8 +94,9 @@ LAYOUTS = {
 def layout(name: str) -> Iterator[Layout]:
     """The adapter with one layout's shard config and payload indexes."""
     chosen = LAYOUTS[name]
-    saved = edge.HNSW, edge.VECTOR_MEMORY, edge.index_params
+    saved = edge.HNSW, edge.VECTOR_MEMORY, edge.QUANTIZATION, edge.index_params
     edge.HNSW, edge.VECTOR_MEMORY = chosen.hnsw, chosen.vectors
+    edge.QUANTIZATION = saved[2] if chosen.int8 else None
 
     def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndexParams]:
         def linked(field: str, p: IntegerIndexParams | KeywordIndexParams) -> IntegerIndexParams | KeywordIndexParams:
@@ -98,13 +105,13 @@ def layout(name: str) -> Iterator[Layout]:
             tenant = True if chosen.tenant and field == TENANT else None
             return KeywordIndexParams(memory=p.memory, enable_hnsw=field in chosen.linked, is_tenant=tenant)
 
-        return {field: linked(field, p) for field, p in saved[2](collection).items()}
+        return {field: linked(field, p) for field, p in saved[3](collection).items()}
 
     edge.index_params = index_params
     try:
         yield chosen
     finally:
-        edge.HNSW, edge.VECTOR_MEMORY, edge.index_params = saved
+        edge.HNSW, edge.VECTOR_MEMORY, edge.QUANTIZATION, edge.index_params = saved
 
 
 def build(mirror: edge.EdgeMirror, rows: int) -> tuple[float, float]:
@@ -203,7 +210,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--queries", type=int, default=100)
-    parser.add_argument("--layouts", default="graph,tenant,exact")
+    parser.add_argument("--layouts", default="graph,tenant,exact,int8")
     parser.add_argument("--json", action="store_true", help="one JSON object with every figure (table on stderr)")
     args = parser.parse_args()
     console = Console(width=120, stderr=args.json)

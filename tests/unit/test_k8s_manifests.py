@@ -50,17 +50,13 @@ KAFKA = {
 GRAPH = {"graph_uri", "graph_user", "graph_password"}
 VECTORS = {"qdrant_url", "qdrant_api_key"}
 LLM = {"llm_base_url", "llm_model"}
-# The components that open the mirror embed text with the local MiniLM: its threads follow the pod's CPU limit.
+# The components that open the mirror embed text with the local MiniLM: its threads follow the pod's CPU limit (the
+# API's are NEWSKG_API_EMBED_THREADS, 1 by default: DEFAULT_ON_A_CLUSTER).
 EMBEDS = {"embed_threads"}
 REQUIRED = {
     ("run", "process"): KAFKA | {"instance_id"},
     ("run", "extract"): KAFKA | GRAPH | VECTORS | LLM | EMBEDS | {"instance_id", "data_dir", "extract_variant"},
-    ("serve",): KAFKA
-    | GRAPH
-    | VECTORS
-    | LLM
-    | EMBEDS
-    | {"data_dir", "api_host", "api_port", "api_metrics_port", "api_keys"},
+    ("serve",): KAFKA | GRAPH | VECTORS | LLM | {"data_dir", "api_host", "api_port", "api_metrics_port", "api_keys"},
     ("ingest", "feeds"): KAFKA | {"data_dir"},
     ("graph", "init"): GRAPH,
     ("graph", "reconcile"): GRAPH | VECTORS | EMBEDS | {"data_dir"},
@@ -125,6 +121,8 @@ DEFAULT_ON_A_CLUSTER = {
     "neon_min_users": "NEON evaluation only (`newskg eval spikes`, `eval replay`), which no pod runs",
     "api_max_query_chars": "300 characters bound a query, as the API documents",
     "api_threads": "4 threads per API pod for graph/LLM calls; the HPA adds pods for more",
+    "api_embed_threads": "1: the API embeds one query per request thread (cheaper per query than two, measured), "
+    "so it stays within any pod's CPU limit; NEWSKG_EMBED_THREADS is not read by `serve`",
 }
 # Created outside the overlay in prod (from a secret store, k8s/README.md); `optional` ones may be absent.
 EXTERNAL_SECRETS = {"newskg-neo4j", "newskg-qdrant", "newskg-api", "newskg-llm"}

@@ -1,7 +1,8 @@
 """The mirror on Qdrant Edge (PyPI qdrant-edge-py, pinned: beta): the Qdrant engine in process, one `EdgeShard`
-per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, vectors on disk searched
-exactly (no HNSW graph: HNSW's comment says why) and payload indexes on the fields the as-of filters and reconcile
-use (integer times, keyword ids).
+per collection in its own folder (`<root>/<prefix><collection>`), with a write-ahead log, vectors on disk and an
+int8 copy of them in RAM, searched by a scan of that copy rescored by the vectors (no HNSW graph: HNSW's and
+QUANTIZATION's comments say why), and payload indexes on the fields the as-of filters and reconcile use (integer
+times, keyword ids).
 
 What this adapter relies on, each pinned by tests/integration/test_vector_store.py and test_edge_kill.py:
 - One process opens a shard at a time: a second `EdgeShard.load` fails on the WAL's lock ("Can't init WAL:
@@ -99,29 +100,29 @@ CONFIG_FILE = "edge_config.json"  # what EdgeShard.create writes: its presence m
 INDEX_MEMORY = Memory.Cold
 FILTERED_MEMORY = Memory.Cached
 FILTERED_ON = frozenset({"entity_ids", "variant", "ingested_ms", *DAY_FIELD.values()})
-# No HNSW graph (m=0, and no field gets links of its own): every search is exact over the points its filter passes,
-# which the payload indexes find. Every QA vector search is filtered by one entity (qa/retrieve.py), and an
-# entity's exact scan beats the graph a shard at scale needs (bench/edge_hnsw.py, three layouts at 100k points of
-# random 384-d vectors in one run, 2026-11-28): the global graph with links per filtered field took 228 CPU-s to
-# build and found a hub's top 10 at recall 0.94; Qdrant's multitenancy layout (a subgraph per entity) 30 CPU-s at
-# 0.98, but 0.72 at 1 M points (hnsw_ef 128); no graph 18 CPU-s at recall 1.0, a hub's search (2,000-7,000 facts)
-# at p50 3.4 ms (13 ms for the busiest, 43k facts, at 1 M). Edge runs no background optimizer, so a graph would be
-# built inside the process that writes (the API's sync, reconcile), holding the GIL: over an hour for the QA
-# bench's 1.2 M points. The cost moves to searches without an entity (IRB's dense retrieval, the `generic`
-# strategy, reconcile's text search): a scan, ~7 ms unfiltered and ~40 ms with an as-of filter at 100k points, ten
-# times that at 1 M. A Qdrant server (graph/mirror/qdrant.py) keeps its graph, built by its own optimizer: the
-# production choice when those searches matter at scale. A shard made before this layout keeps its own config (its
-# graph, its vectors in RAM) and answers the same, searched exactly too; deleting its folder and `graph reconcile`
-# rebuild it in this one.
+# No HNSW graph (m=0, and no field gets links of its own): every search scans the points its filter passes, which the
+# payload indexes find (over the int8 copy, rescored: QUANTIZATION). Every QA vector search is filtered by one entity
+# (qa/retrieve.py), and an entity's exact scan beats the graph a shard at scale needs (bench/edge_hnsw.py, three layouts
+# at 100k points of random 384-d vectors in one run, 2026-11-28): the global graph with links per filtered field took
+# 228 CPU-s to build and found a hub's top 10 at recall 0.94; Qdrant's multitenancy layout (a subgraph per entity) 30
+# CPU-s at 0.98, but 0.72 at 1 M points (hnsw_ef 128); no graph 18 CPU-s at recall 1.0, a hub's search (2,000-7,000
+# facts) at p50 3.4 ms (13 ms for the busiest, 43k facts, at 1 M). Edge runs no background optimizer, so a graph would
+# be built inside the process that writes (the API's sync, reconcile), holding the GIL: over an hour for the QA bench's
+# 1.2 M points. The cost moves to searches without an entity (IRB's dense retrieval, the `generic` strategy, reconcile's
+# text search): a scan, ~7 ms unfiltered and ~40 ms with an as-of filter at 100k points, ten times that at 1 M. A Qdrant
+# server (graph/mirror/qdrant.py) keeps its graph, built by its own optimizer: the production choice when those searches
+# matter at scale. A shard made before this layout keeps its own config (its graph, its vectors in RAM) and answers the
+# same, searched exactly (SEARCH); deleting its folder and `graph reconcile` rebuild it in this one.
 HNSW = HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
-SEARCH = SearchParams(exact=True)
+SEARCH = SearchParams(exact=True)  # a shard without the int8 copy: a scan of its float32 vectors
 # An entity's exact scan checks each of its points against the as-of time ranges, ~0.25 us a range a point: the
 # busiest hub of the QA bench's 1 M facts (43k of them) took 28-30 ms with the whole filter, 9 ms by the entity
 # alone with 4x the limit (2026-11-28, one-off, Qdrant Edge 0.9.0). Questions are mostly asked as of a recent day,
 # when most of an entity's points pass: so its nearest are first read by the entity (and variant) alone,
 # OVERSAMPLE x limit of them with their two time fields only, and the ranges checked here (in_time). The first
-# `limit` that pass are the whole filter's top (one exact scan; the order among equal scores, e.g. of two facts of
-# one text, is the engine's, as in any of its searches), and so are all that pass when the entity has no more
+# `limit` that pass are the whole filter's top (one scan, rescored by the same vectors, up to the int8 scan's
+# recall, 1.0 measured; the order among equal scores, e.g. of two facts of one text, is the engine's, as in any of
+# its searches), and so are all that pass when the entity has no more
 # points than were read; only otherwise does the engine scan again with the whole filter. The kept points'
 # payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
 OVERSAMPLE = 4
@@ -137,9 +138,12 @@ VECTOR_MEMORY = Memory.Cold
 # first time it was asked about (a 1 M hub: 43k points on ~40k pages), which made a question about an entity not
 # asked before cost tens of ms and the API's RSS grow with every entity asked. The int8 scan can rank a true top-k
 # point below the cut where it and others are within its rounding (~1e-3 in cosine): with 4x oversampling, recall@10
-# against the exact search was 1.0 on 120 queries of random vectors (100k points; 0.955 with none, 1.0 with 2x),
-# random vectors being the worst case (their top scores are closest). Only a shard created with QUANTIZATION is
-# searched so (its config file says): an older one is searched exactly, as before (search_params).
+# against the exact search was 1.0 on 100 queries each for hubs, ~1,000-fact and rare entities and the as-of filter
+# alone, on the QA bench's 1 M random vectors (0.95-0.96 with none, 1.0 with 2x), random vectors being the worst
+# case (their top scores are the closest). At 1 M a hybrid answer's mirror reads took 30 ms of CPU in a fresh
+# process before the copy, 3.5 ms with it; the copy holds ~450 MB of RAM for 1.2 M points. Only a shard created
+# with QUANTIZATION is searched so (its config file says): an older one is searched exactly, as before
+# (search_params).
 QUANTIZATION: ScalarQuantizationConfig | None = ScalarQuantizationConfig(
     ScalarType.Int8, quantile=0.99, memory=Memory.Pinned
 )
