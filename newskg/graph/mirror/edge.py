@@ -109,10 +109,11 @@ FILTERED_ON = frozenset({"entity_ids", "variant", "ingested_ms", *DAY_FIELD.valu
 # facts) at p50 3.4 ms (13 ms for the busiest, 43k facts, at 1 M). Edge runs no background optimizer, so a graph would
 # be built inside the process that writes (the API's sync, reconcile), holding the GIL: over an hour for the QA bench's
 # 1.2 M points. The cost moves to searches without an entity (IRB's dense retrieval, the `generic` strategy, reconcile's
-# text search): a scan, ~7 ms unfiltered and ~40 ms with an as-of filter at 100k points, ten times that at 1 M. A Qdrant
-# server (graph/mirror/qdrant.py) keeps its graph, built by its own optimizer: the production choice when those searches
-# matter at scale. A shard made before this layout keeps its own config (its graph, its vectors in RAM) and answers the
-# same, searched exactly (SEARCH); deleting its folder and `graph reconcile` rebuild it in this one.
+# text search): a scan, ~2 ms unfiltered and ~12 ms with an as-of filter at 100k points over the int8 copy (~7 and ~40
+# over the float32 vectors), ~0.46 s as of a day at 1 M. A Qdrant server (graph/mirror/qdrant.py) keeps its graph, built
+# by its own optimizer: the production choice when those searches matter at scale. A shard made before this layout keeps
+# its own config (its graph, its vectors in RAM) and answers the same, searched exactly (SEARCH); deleting its folder
+# and `graph reconcile` rebuild it in this one.
 HNSW = HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
 SEARCH = SearchParams(exact=True)  # a shard without the int8 copy: a scan of its float32 vectors
 # An entity's exact scan checks each of its points against the as-of time ranges, ~0.25 us a range a point: the
