@@ -2,14 +2,14 @@
 
 Loads N interactions (default 20,000, the QA bench's facts, bench/qa_graph.py) with the payload the pipeline
 writes and seeded random 384-d unit vectors into both embedded engines through the mirror interface's bulk path
-(`upsert_vectors`): a Qdrant Edge shard in a temporary folder (the write that leaves N points unindexed builds
-HNSW, so Edge's load includes its index), and qdrant-client local mode in memory (its on-disk form commits each
-point to SQLite: ~45 points/s here; queries search the same in-memory arrays either way). Then the same Q query
-vectors through `search_vector` with the two as-of filters QA sends:
+(`upsert_vectors`): a Qdrant Edge shard in a temporary folder (the write that leaves N points unoptimized builds
+its int8 copy and payload indexes, so Edge's load includes them), and qdrant-client local mode in memory (its
+on-disk form commits each point to SQLite: ~45 points/s here; queries search the same in-memory arrays either way).
+Then the same Q query vectors through `search_vector` with the two as-of filters QA sends:
 - entity: as of a day, one entity's facts (hybrid retrieval's semantic list; selective: ~10 of 20k points);
 - as_of: as of a day only (generic retrieval; about half the points pass).
 Prints p50/p95 per engine and filter, the ratio local mode / Edge, the load seconds, and Edge's recall@10 against
-local mode's exact answers (HNSW is approximate).
+local mode's exact answers (Edge scans an int8 copy and rescores the best: close to exact).
 Run: `.venv/bin/python -m bench.mirror [--rows 20000] [--queries 200] [--json]`."""
 
 from __future__ import annotations

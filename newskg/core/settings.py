@@ -135,14 +135,15 @@ class Settings(BaseSettings):
     qdrant_api_key: SecretStr | None = Field(default=None, description="Qdrant server API key.")
     mirror_engine: Literal["edge", "qdrant-local"] = Field(
         default="edge",
-        description="The embedded mirror when qdrant_url is empty: edge: Qdrant Edge in process (HNSW, payload "
-        "indexes); qdrant-local: qdrant-client local mode (filters in Python, for comparison).",
+        description="The embedded mirror when qdrant_url is empty: edge: Qdrant Edge in process (payload indexes, an "
+        "int8 copy of the vectors scanned and rescored); qdrant-local: qdrant-client local mode (filters in Python, "
+        "for comparison).",
     )
     mirror_index_after: int = Field(
         default=20_000,
         ge=1,
-        description="Qdrant Edge: unindexed points after which a write builds the HNSW index (blocks the process, "
-        "~0.5 ms a point); fewer are searched exactly.",
+        description="Qdrant Edge: unoptimized points after which a write optimizes the shard (its int8 copy of the "
+        "vectors and payload indexes; blocks the process); fewer are scanned by their float32 vectors.",
     )
 
     # --- LLM (any OpenAI-compatible endpoint)

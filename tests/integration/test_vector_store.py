@@ -343,11 +343,13 @@ def test_edge_builds_no_graph_and_returns_the_exact_top_k_with_or_without_an_ent
 
 
 def test_edge_scans_its_int8_copy_and_reads_only_the_rescored_vectors_from_disk(tmp_path: Path):
-    """Issue 30, edge.QUANTIZATION: a hub's search scans the int8 copy in RAM and rescores the best few by their
-    float32 vectors, so a question about an entity not asked before maps few pages of the vector file (the API's RSS
-    and a cold question's cost grew with every page the exact scan touched). The same search forced exact
-    (edge.SEARCH) maps most of the file: the measure sees the difference. The hits are the exact top k either
-    way, with the float32 cosines as scores. 384-d, as MiniLM's: the int8 rounding is that of the real vectors'."""
+    """Issue 30, edge.QUANTIZATION: every kind of search scans the int8 copy in RAM and rescores the best few by
+    their float32 vectors, so a question about an entity not asked before maps few pages of the vector file (the
+    API's RSS and a cold question's cost grew with every page the exact scan touched): a hub as of its last day (the
+    time ranges checked here), as of its first (read again), before almost all of it was ingested (the whole filter)
+    and an as-of filter without an entity. The same searches forced exact (edge.SEARCH) map most of the file: the
+    measure sees the difference. The hits are the exact top k either way, with the float32 cosines as scores. 384-d,
+    as MiniLM's: the int8 rounding is that of the real vectors'."""
     from newskg.graph.mirror import edge
 
     hub_points, dim = 20_000, 384
@@ -361,23 +363,38 @@ def test_edge_scans_its_int8_copy_and_reads_only_the_rescored_vectors_from_disk(
     with built.bulk():
         built.upsert_vectors(INTERACTIONS, points)
     built.close()
-    where = AsOfFilter(day=DAYS[9], ingested_ms=10**9, entity_id="e_hub")
+    searches = {
+        "last day": AsOfFilter(day=DAYS[9], ingested_ms=10**9, entity_id="e_hub"),
+        "first day": AsOfFilter(day=DAYS[0], ingested_ms=10**9, entity_id="e_hub"),
+        "barely ingested": AsOfFilter(day=DAYS[9], ingested_ms=1_000 + 300, entity_id="e_hub"),
+        "no entity": AsOfFilter(day=DAYS[4], ingested_ms=10**9),
+    }
     queries = [q / np.linalg.norm(q) for q in rng.standard_normal((5, dim)).astype(np.float32)]
-    mapped = {}
-    for way in ("int8", "exact"):
-        mirror = EdgeMirror(folder, Wide(dim), index_after=hub_points)  # a fresh load: nothing of the file mapped yet
-        mirror.ensure()
-        if way == "exact":
-            mirror._search[INTERACTIONS] = edge.SEARCH  # pyright: ignore[reportPrivateUsage]
-        try:
-            assert vector_files_mapped_kb(folder) < 1_000
-            for query in queries:
-                assert_exact_top(mirror.search_vector(INTERACTIONS, query.tolist(), where, limit=10), query, points)
-            mapped[way] = vector_files_mapped_kb(folder)
-        finally:
-            mirror.close()
     file_kb = hub_points * dim * 4 / 1024  # 30,000 KB
-    assert mapped["int8"] < 0.3 * file_kb < 0.8 * file_kb < mapped["exact"], mapped
+    for name, where in searches.items():
+        visible = [(p, v) for p, v in points if in_view(p, where)]
+        mapped = {}
+        for way in ("int8", "exact"):
+            mirror = EdgeMirror(folder, Wide(dim), index_after=hub_points)  # a fresh load: nothing mapped yet
+            mirror.ensure()
+            if way == "exact":
+                mirror._search[INTERACTIONS] = edge.SEARCH  # pyright: ignore[reportPrivateUsage]
+            try:
+                assert vector_files_mapped_kb(folder) < 1_000
+                for query in queries:
+                    hits = mirror.search_vector(INTERACTIONS, query.tolist(), where, limit=10)
+                    assert_exact_top(hits, query, visible)
+                mapped[way] = vector_files_mapped_kb(folder)
+            finally:
+                mirror.close()
+        assert mapped["int8"] < 0.3 * file_kb, (name, mapped)
+        assert mapped["exact"] > 0.8 * file_kb * len(visible) / hub_points, (name, mapped)
+
+
+def in_view(payload: Payload, where: AsOfFilter) -> bool:
+    """The as-of filter, on a payload the test wrote."""
+    entity = where.entity_id is None or where.entity_id in payload["entity_ids"]
+    return entity and payload["published_day"] <= where.day and payload["ingested_ms"] <= where.ingested_ms
 
 
 class Wide(HashEmbedder):
@@ -432,6 +449,7 @@ def test_edge_answers_from_a_shard_of_an_older_layout_as_it_is(tmp_path: Path, l
         assert [i["m"] for i in segment_indexes(mirror)] == [hnsw["m"]]
         assert (vector_storage(mirror) == {"Mmap"}) is (memory == "Cold")
         assert edge.search_params(mirror.path(INTERACTIONS)) is edge.SEARCH  # exact: its graph is never used
+        assert mirror._search[INTERACTIONS] is edge.SEARCH  # pyright: ignore[reportPrivateUsage]  # what searches use
         where = AsOfFilter(day=DAYS[9], ingested_ms=10_000, entity_id="e_doja")
         query = vector_of("fact number 3")
         hits = mirror.search_vector(INTERACTIONS, query.tolist(), where, limit=10)

@@ -128,23 +128,22 @@ SEARCH = SearchParams(exact=True)  # a shard without the int8 copy: a scan of it
 # payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
 OVERSAMPLE = 4
 CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
-# The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages
-# of the entities searched are resident, not all 1.8 GB of the QA bench's 1.2 M points (its API's peak RSS was
-# 2.9 GB with them in RAM). Float16 would halve them but moves cosines by ~1e-4, which the mirror contract (the
-# same scores from both adapters) does not allow.
+# The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages of the
+# vectors rescored (QUANTIZATION) are resident, not all 1.8 GB of the QA bench's 1.2 M points (its API's peak RSS was
+# 2.9 GB with them in RAM). Float16 would halve them but moves cosines by ~1e-4, which the mirror contract (the same
+# scores from both adapters) does not allow.
 VECTOR_MEMORY = Memory.Cold
 # A copy of each vector in int8 (384 bytes) is held in RAM, and searches scan it, then rescore the best
 # RESCORE_OVERSAMPLING x limit of them by their float32 vectors: the scores returned are exact, and only those few
-# vectors are read from disk. Scanning the float32 vectors on disk faulted in every page of an entity's points the
-# first time it was asked about (a 1 M hub: 43k points on ~40k pages), which made a question about an entity not
-# asked before cost tens of ms and the API's RSS grow with every entity asked. The int8 scan can rank a true top-k
-# point below the cut where it and others are within its rounding (~1e-3 in cosine): with 4x oversampling, recall@10
+# vectors are read from disk. Scanning the float32 vectors on disk faulted in every page of an entity's points the first
+# time it was asked about (a 1 M hub: 43k points on ~40k pages), which made a question about an entity not asked before
+# cost tens of ms and the API's RSS grow with every entity asked. The int8 scan can rank a true top-k point below the
+# cut where it and others are within its rounding (up to ~4e-3 in cosine, measured): with 4x oversampling, recall@10
 # against the exact search was 1.0 on 100 queries each for hubs, ~1,000-fact and rare entities and the as-of filter
-# alone, on the QA bench's 1 M random vectors (0.95-0.96 with none, 1.0 with 2x), random vectors being the worst
-# case (their top scores are the closest). At 1 M a hybrid answer's mirror reads took 30 ms of CPU in a fresh
-# process before the copy, 3.5 ms with it; the copy holds ~450 MB of RAM for 1.2 M points. Only a shard created
-# with QUANTIZATION is searched so (its config file says): an older one is searched exactly, as before
-# (search_params).
+# alone, on the QA bench's 1 M random vectors (0.95-0.96 with none, 1.0 with 2x), random vectors being the worst case
+# (their top scores are the closest). At 1 M a hybrid answer's mirror reads took 30 ms of CPU in a fresh process before
+# the copy, 3.5 ms with it; the copy holds ~450 MB of RAM for 1.2 M points. Only a shard created with QUANTIZATION is
+# searched so (its config file says): an older one is searched exactly, as before (search_params).
 QUANTIZATION: ScalarQuantizationConfig | None = ScalarQuantizationConfig(
     ScalarType.Int8, quantile=0.99, memory=Memory.Pinned
 )
@@ -282,8 +281,9 @@ class EdgeMirror(VectorMirror):
         """The collection's open shard, loaded on first use; None while it was never created."""
         shard = self._shards.get(collection)
         if shard is None and (self.path(collection) / CONFIG_FILE).exists():
-            shard = self._shards[collection] = _load(self.path(collection))
-            self._search[collection] = search_params(self.path(collection))
+            shard = _load(self.path(collection))
+            self._search[collection] = search_params(self.path(collection))  # before the shard is seen as open
+            self._shards[collection] = shard
         return shard
 
     def _load_or_set_aside(self, collection: str) -> EdgeShard | None:
@@ -317,8 +317,9 @@ class EdgeMirror(VectorMirror):
             max_search_threads=SEARCH_THREADS,  # kept in the shard's edge_config.json: every later load has it
         )
         self.path(collection).mkdir(parents=True, exist_ok=True)
-        shard = self._shards[collection] = EdgeShard.create(str(self.path(collection)), config)
+        shard = EdgeShard.create(str(self.path(collection)), config)
         self._search[collection] = search_params(self.path(collection))
+        self._shards[collection] = shard
         return shard
 
     @contextmanager
