@@ -116,15 +116,14 @@ FILTERED_ON = frozenset({"entity_ids", "variant", "ingested_ms", *DAY_FIELD.valu
 # and `graph reconcile` rebuild it in this one.
 HNSW = HnswIndexConfig(m=0, ef_construct=100, full_scan_threshold=10_000, payload_m=0)
 SEARCH = SearchParams(exact=True)  # a shard without the int8 copy: a scan of its float32 vectors
-# An entity's exact scan checks each of its points against the as-of time ranges, ~0.25 us a range a point: the
-# busiest hub of the QA bench's 1 M facts (43k of them) took 28-30 ms with the whole filter, 9 ms by the entity
-# alone with 4x the limit (2026-11-28, one-off, Qdrant Edge 0.9.0). Questions are mostly asked as of a recent day,
-# when most of an entity's points pass: so its nearest are first read by the entity (and variant) alone,
-# OVERSAMPLE x limit of them with their two time fields only, and the ranges checked here (in_time). The first
-# `limit` that pass are the whole filter's top (one scan, rescored by the same vectors, up to the int8 scan's
-# recall, 1.0 measured; the order among equal scores, e.g. of two facts of one text, is the engine's, as in any of
-# its searches), and so are all that pass when the entity has no more
-# points than were read; only otherwise does the engine scan again with the whole filter. The kept points'
+# An entity's exact scan checks each of its points against the as-of time ranges, ~0.25 us a range a point: the busiest
+# hub of the QA bench's 1 M facts (43k of them) took 28-30 ms with the whole filter, 9 ms by the entity alone with 4x
+# the limit (2026-11-28, one-off, Qdrant Edge 0.9.0). Questions are mostly asked as of a recent day, when most of an
+# entity's points pass: so its nearest are first read by the entity (and variant) alone, OVERSAMPLE x limit of them with
+# their two time fields only, and the ranges checked here (in_time). The first `limit` that pass are the whole filter's
+# top (one scan, rescored by the same vectors, up to the int8 scan's recall, 1.0 measured; the order among equal scores,
+# e.g. of two facts of one text, is the engine's, as in any of its searches), and so are all that pass when the entity
+# has no more points than were read; only otherwise does the engine scan again with the whole filter. The kept points'
 # payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
 OVERSAMPLE = 4
 CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
