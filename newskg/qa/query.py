@@ -18,11 +18,12 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz import fuzz, process, utils
 
-from newskg.core.timeaxes import day_from_key, day_key, day_words
+from newskg.core.timeaxes import day_from_key, day_key, day_words, end_of_day_ms
 from newskg.extract.entities.evidence import LEGAL_FORMS, first_names
 from newskg.extract.entities.names import CALENDAR_WORDS, name_key
 from newskg.graph.store.asof import AsOf, Knowledge
 from newskg.graph.store.rows import AliasSeen, EntityCounts, EntityName, EntityProfileRow
+from newskg.graph.store.rows import Cell as DayCell
 from newskg.graph.store.store import GraphStore
 from newskg.qa.dates import find_date
 from newskg.qa.similarity import QueryTexts
@@ -116,7 +117,7 @@ class EntityProfile:
 
     @classmethod
     def of_row(cls, row: EntityProfileRow) -> EntityProfile:
-        return cls(row.id, row.name, row.type, tuple(row.chunk_cells), tuple(row.interaction_cells))
+        return cls(row.id, row.name, row.type, _ending_days(row.chunk_cells), _ending_days(row.interaction_cells))
 
     def as_of(self, as_of: AsOf) -> EntityCounts | None:
         """The entity as ENTITIES_AS_OF returns it for that day and view, or None when nothing visible names it."""
@@ -124,6 +125,11 @@ class EntityProfile:
         if not mentions and not interactions:
             return None
         return EntityCounts(self.id, self.name, self.type, mentions, interactions)
+
+
+def _ending_days(cells: list[DayCell]) -> tuple[Cell, ...]:
+    """The graph's cells with each ingestion day as its last millisecond, the bound AsOf.ms compares with."""
+    return tuple((day, end_of_day_ms(ingested_day), n) for day, ingested_day, n in cells)
 
 
 def _visible_count(cells: tuple[Cell, ...], as_of: AsOf) -> int:

@@ -126,9 +126,15 @@ def one_batch(batches: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def profiles(store: GraphStore, query: str) -> dict[str, EntityProfile]:
-    rows = rows_of(EntityProfileRow, store.conn.read(query, {"ids": [e.id for e in PEOPLE]}))
+def profiles(store: GraphStore) -> dict[str, EntityProfile]:
+    rows = rows_of(EntityProfileRow, store.conn.read(reads.ENTITY_PROFILES, {"ids": [e.id for e in PEOPLE]}))
     return {r.id: EntityProfile.of_row(r) for r in rows}
+
+
+def walked_profiles(store: GraphStore) -> dict[str, EntityProfile]:
+    """The oracle's profiles: its cells carry each item's ingestion instant itself, not its ingestion day."""
+    rows = rows_of(EntityProfileRow, store.conn.read(WALKED_PROFILES, {"ids": [e.id for e in PEOPLE]}))
+    return {r.id: EntityProfile(r.id, r.name, r.type, tuple(r.chunk_cells), tuple(r.interaction_cells)) for r in rows}
 
 
 def as_of_counts(store: GraphStore, as_of: AsOf) -> dict[str, EntityCounts]:
@@ -142,7 +148,7 @@ def as_of_counts(store: GraphStore, as_of: AsOf) -> dict[str, EntityCounts]:
 
 
 def assert_profiles_exact(store: GraphStore) -> None:
-    kept, walked = profiles(store, reads.ENTITY_PROFILES), profiles(store, WALKED_PROFILES)
+    kept, walked = profiles(store), walked_profiles(store)
     assert set(kept) == set(walked) == {e.id for e in PEOPLE}
     for (day, knowledge), entity in product(product(DAYS, KNOWLEDGE), PEOPLE):
         as_of = AsOf(day, knowledge)

@@ -38,7 +38,7 @@ class IndexStore:
         for id, name, type, chunks, *on in self.entities:
             day = on[0] if on else DAY - 1
             if id in ids:
-                rows.append(EntityProfileRow(id, name, type, [(day, end_of_day_ms(day), chunks)], []))
+                rows.append(EntityProfileRow(id, name, type, [(day, day, chunks)], []))  # ingested the day published
         return rows
 
     def find_entities(self, query: str, limit: int = 10, as_of: object = None) -> list[EntityCounts]:

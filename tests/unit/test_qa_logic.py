@@ -90,8 +90,9 @@ def test_entity_profile_counts_what_is_visible_as_of_the_day_in_both_views():
     from newskg.graph.store.rows import EntityCounts, EntityProfileRow, row_of
     from newskg.qa.query import EntityProfile
 
-    # Two chunks published and ingested on May 1; one published May 1 but ingested June 3 (late); interactions:
-    # one on May 2, two published May 1 but ingested at the last millisecond of May 2.
+    # The graph's cells are (publication day, ingestion day, count): two chunks published and ingested on May 1;
+    # one published May 1 but ingested June 3 (late); interactions: one on May 2, two published May 1 but ingested
+    # on May 2. The profile bounds each by the last millisecond of its ingestion day.
     profile = EntityProfile.of_row(
         row_of(
             EntityProfileRow,
@@ -99,14 +100,12 @@ def test_entity_profile_counts_what_is_visible_as_of_the_day_in_both_views():
                 "id": "e1",
                 "name": "Mercury",
                 "type": "ORG",
-                "chunk_cells": [[20230501, end_of_day_ms(20230501) - 5, 2], [20230501, end_of_day_ms(20230603), 1]],
-                "interaction_cells": [
-                    [20230502, end_of_day_ms(20230502) - 1, 1],
-                    [20230501, end_of_day_ms(20230502), 2],
-                ],
+                "chunk_cells": [[20230501, 20230501, 2], [20230501, 20230603, 1]],
+                "interaction_cells": [[20230502, 20230502, 1], [20230501, 20230502, 2]],
             },
         )
     )
+    assert profile.interaction_cells[1] == (20230501, end_of_day_ms(20230502), 2)
 
     def counts(day: int, view: str = "ingested") -> tuple[int, int] | None:
         row = profile.as_of(AsOf(day, view))

@@ -12,9 +12,9 @@ def test_rows_become_typed_rows_and_a_wrong_column_fails_at_the_seam():
     assert (late.facts, late.chunks, late.first_ingested_ms) == (2, 1, None)
     profile = rows_of(
         EntityProfileRow,
-        [{"id": "e1", "name": "A", "type": "ORG", "chunk_cells": [[20230501, 5, 2]], "interaction_cells": []}],
+        [{"id": "e1", "name": "A", "type": "ORG", "chunk_cells": [[20230501, 20230501, 2]], "interaction_cells": []}],
     )[0]
-    assert profile.chunk_cells == [(20230501, 5, 2)]
+    assert profile.chunk_cells == [(20230501, 20230501, 2)]
     with pytest.raises(ValidationError):
         row_of(LateCounts, {"facts": "many", "chunks": 1, "first_ingested_ms": None})
     with pytest.raises(ValidationError):

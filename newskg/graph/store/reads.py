@@ -63,22 +63,23 @@ ORDER BY mentions DESC, interactions DESC, id
 _ENTITY_AS_OF = ENTITY_VISIBLE + _ALIASES_AS_OF
 
 # Each entity's visibility profile, for every day at once: its mentioning chunks and its interactions grouped by
-# (publication day, end of the ingestion day), read from the daily counts the writer keeps (EntityDay:
+# (publication day, ingestion day), read from the daily counts the writer keeps (EntityDay:
 # graph/store/mentions.py; FactDay: graph/store/factdays.py), one cell per day pair by the entity index. `visible`
 # applied to the cells in Python (qa/query.EntityProfile) gives exactly ENTITY_VISIBLE's existence and counts for
 # any day and view, so one read serves every day a resolver asks about: AsOf.ms is always the end of a day (or no
 # bound), so an item's ingestion instant matters only through its day. Walking every mention and fact instead
 # cost a hub's whole degree (355-420 ms for 43k facts at 1 M, bench/qa.py; 1.6 ms by its 180 cells). Items lacking
-# either time are counted in no cell, as ENTITY_VISIBLE never sees them; a cell counted down to 0 is left out.
-ENTITY_PROFILES = f"""
+# either time are counted in no cell, as ENTITY_VISIBLE never sees them; a cell counted down to 0 is left out. The
+# end of each ingestion day is computed by the reader (EntityProfile.of_row), once per day: in Cypher it was date
+# arithmetic on every cell, ~0.1 ms of the graph server's CPU a read at 1 M facts.
+ENTITY_PROFILES = """
 UNWIND $ids AS wanted
-MATCH (e:Entity {{id: wanted}})
-OPTIONAL MATCH (d:EntityDay {{entity_id: wanted}})
-WITH e, wanted, collect(CASE WHEN d.chunks > 0 THEN [d.day, {end_of_day_ms("d.ingested_day")}, d.chunks] END)
-     AS chunk_cells
-OPTIONAL MATCH (f:FactDay {{entity_id: wanted}})
+MATCH (e:Entity {id: wanted})
+OPTIONAL MATCH (d:EntityDay {entity_id: wanted})
+WITH e, wanted, collect(CASE WHEN d.chunks > 0 THEN [d.day, d.ingested_day, d.chunks] END) AS chunk_cells
+OPTIONAL MATCH (f:FactDay {entity_id: wanted})
 WITH e, chunk_cells,
-     collect(CASE WHEN f.facts > 0 THEN [f.day, {end_of_day_ms("f.ingested_day")}, f.facts] END) AS interaction_cells
+     collect(CASE WHEN f.facts > 0 THEN [f.day, f.ingested_day, f.facts] END) AS interaction_cells
 RETURN e.id AS id, e.name AS name, e.type AS type, chunk_cells, interaction_cells
 """
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 R = TypeVar("R")
 
-Cell = tuple[int, int, int]  # (publication day, ingestion instant in ms, how many items share them)
+Cell = tuple[int, int, int]  # (publication day, ingestion day, how many items share them): yyyymmdd days
 
 
 @dataclass(frozen=True)
@@ -67,8 +67,7 @@ class EntityName:
 
 @dataclass(frozen=True)
 class EntityProfileRow:
-    """reads.ENTITY_PROFILES: (day, end of the ingestion day in ms, count) cells of an entity's chunks and
-    interactions."""
+    """reads.ENTITY_PROFILES: (day, ingestion day, count) cells of an entity's chunks and interactions."""
 
     id: str
     name: str
