@@ -560,6 +560,70 @@ def test_a_days_k_facts_read_by_their_bounds_are_those_of_the_whole_read_when_pr
     assert proven > 200 and pruned > 100 and declined > 200, (proven, pruned, declined)
 
 
+CROWDED = person("Ada Crowd")
+CROWD_OTHER = person("Bo Other")
+CROWDED_DAY = 20220610
+
+
+def build_crowded(world: World) -> None:
+    """Ada Crowd's facts of CROWDED_DAY, more than a small window holds: reported over three days at different
+    hours (some ingested after the day), by one to three sources, with leads and confidences that differ, so the
+    window's recency cut, salience and id order all disagree; every third is stated by a chunk that mentions her
+    about someone else, stamped half a day before its chunk: visible on its own while the chunk that makes it a
+    member is not yet (candidates that pass the window's property checks but are not members)."""
+    for n in range(14):
+        published = shift_day(CROWDED_DAY, -(n % 3))
+        hour = (7 * n) % 30  # some past the end of the day: ingested after it
+        ms = end_of_day_ms(published) - 86_399_999 + hour * 3_600_000
+        chunk = world.report(f"Ada Crowd report {n}.", published, [CROWDED], ingested_ms=ms)
+        chunk = world.chunks[-1] = chunk.model_copy(update={"sentence_start": (5 * n) % 4})
+        subject = CROWD_OTHER if n % 3 == 0 else CROWDED
+        world.fact(chunk, subject, None, f"{subject.name} crowd fact {n}", event_day=CROWDED_DAY)
+        early = {"ingested_ms": ms - 43_200_000, "ingested_at": f"{ms - 43_200_000}"} if subject is CROWD_OTHER else {}
+        world.facts[-1] = world.facts[-1].model_copy(update={"confidence": ((3 * n) % 7) / 10} | early)
+        for sighting in range(1, 1 + n % 3 * (n % 2)):
+            article, source = f"c_{n}_{sighting}", f"crowdwire{sighting}"
+            update = {"article_id": article, "article_ids": [article], "source": source, "url": f"https://x/{article}"}
+            world.chunks.append(chunk.model_copy(update=update | {"source_id": source_id(source)}))
+    world.write([CROWDED, CROWD_OTHER])
+
+
+def test_a_day_of_more_facts_than_the_window_holds_is_cut_by_recency_before_its_k_are_proven(
+    graph, stated, salient, stack, tmp_path_factory
+):
+    """reads.TOP_OF_THE_DAY when the day holds more candidates than the window's $limit: TIMELINE_BY_DAYS keeps only
+    the $limit latest reported of its members, and TOP_OF_THE_DAY takes the same cut from properties alone. Whenever
+    it says `proven`, its rows are TIMELINE_BY_DAYS' row for row: on every world, and on a crowded day where recency,
+    salience and id order disagree and facts stated by a chunk (members only via that chunk) sit near the cut."""
+    proven = declined = cut_mattered = 0
+    with built(stack, tmp_path_factory, "as-of-crowded", build_crowded) as (crowded, _):
+        worlds = [
+            (graph[0], [SWIFT, KELCE, CHOUPETTE], [SPIKE_DAY, shift_day(SPIKE_DAY, -1), 20230228, 20230305]),
+            (stated[0], [WINTOUR, HADID, VOGUE, GUCCI], [20230410, 20230412, 20230416]),
+            (salient, [ASSANGE], [SALIENT_DAY, shift_day(SALIENT_DAY, 2)]),
+            (crowded, [CROWDED], [CROWDED_DAY, shift_day(CROWDED_DAY, 1)]),
+        ]
+        for store, entities, days in worlds:
+            for entity, day, view, k, limit, examine, via_chunks in product(
+                entities, days, ("ingested", "published"), (1, 2, 3), (1, 2, 3, 5, 8), (2, 12), (True, False)
+            ):
+                first, last = shift_day(day, -7), shift_day(day, 7)
+                params = timeline_params(entity, first, last, day, rings_for=k, top=min(k, limit))
+                params |= {"limit": limit, "via_chunks": via_chunks, "examine": examine, **AsOf(day, view).params()}
+                top = store.conn.read(reads.TOP_OF_THE_DAY, params)
+                if not top or cast(int, top[0]["candidates"]) <= limit:
+                    continue
+                if not top[0]["proven"]:
+                    declined += 1
+                    continue
+                whole = store.conn.read(reads.TIMELINE_BY_DAYS, params)
+                assert [{c: v for c, v in r.items() if c not in ("proven", "candidates")} for r in top] == whole, params
+                proven += 1
+                uncut = store.conn.read(reads.TIMELINE_BY_DAYS, params | {"limit": 1000, "top": min(k, limit)})
+                cut_mattered += [r["id"] for r in uncut] != [r["id"] for r in whole]
+    assert proven > 100 and declined > 20 and cut_mattered > 40, (proven, declined, cut_mattered)
+
+
 def test_a_fact_without_bounds_is_examined_first_and_init_bounds_it(salient):
     """A fact written before the bounds (none stored) ranks as unbounded: the read examines it first and stays
     exact; `graph init` then gives every fact its bounds, the ones the write path gave."""
