@@ -137,16 +137,20 @@ VECTOR_MEMORY = Memory.Cold
 # vectors are read from disk. Scanning the float32 vectors on disk faulted in every page of an entity's points the first
 # time it was asked about (a 1 M hub: 43k points on ~40k pages), which made a question about an entity not asked before
 # cost tens of ms and the API's RSS grow with every entity asked. The int8 scan can rank a true top-k point below the
-# cut where it and others are within its rounding (up to ~4e-3 in cosine, measured): with 4x oversampling, recall@10
-# against the exact search was 1.0 on 100 queries each for hubs, ~1,000-fact and rare entities and the as-of filter
-# alone, on the QA bench's 1 M random vectors (0.95-0.96 with none, 1.0 with 2x), random vectors being the worst case
-# (their top scores are the closest). At 1 M a hybrid answer's mirror reads took 30 ms of CPU in a fresh process before
-# the copy, 3.5 ms with it; the copy holds ~450 MB of RAM for 1.2 M points. Only a shard created with QUANTIZATION is
-# searched so (its config file says): an older one is searched exactly, as before (search_params).
+# cut where it and others are within its rounding (up to ~4e-3 in cosine, measured): with 2x oversampling, recall@10
+# against the exact search was 1.0 on 200 queries each for hubs, ~1,000-fact and rare entities and the as-of filter
+# alone, on the QA bench's 1 M random vectors (0.94-0.96 with none; 1.0 with 4x too), random vectors being the worst
+# case (their top scores are the closest), and recall@20 1.0 through this adapter on 400 hub questions as of days
+# across the timeline. 2x, not 4x: each vector rescored is a page read from the file, and a page the API keeps
+# mapped. Over 3,000 answers at 1 M (half hybrid, in process, 2026-11-28) 4x left 297 MB of the file resident and
+# cost 5.5 ms of CPU an answer, 2x 223 MB and 4.9 ms. At 1 M a hybrid answer's mirror reads took 30 ms of CPU in a
+# fresh process before the copy, 3.5 ms with it (4x); the copy holds ~450 MB of RAM for 1.2 M points. Only a shard
+# created with QUANTIZATION is searched so (its config file says): an older one is searched exactly, as before
+# (search_params).
 QUANTIZATION: ScalarQuantizationConfig | None = ScalarQuantizationConfig(
     ScalarType.Int8, quantile=0.99, memory=Memory.Pinned
 )
-RESCORE_OVERSAMPLING = 4.0
+RESCORE_OVERSAMPLING = 2.0
 # exact=False on a shard without a graph is the scan that uses the int8 copy (exact=True ignores it).
 QUANTIZED_SEARCH = SearchParams(quantization=QuantizationSearchParams(rescore=True, oversampling=RESCORE_OVERSAMPLING))
 
