@@ -105,7 +105,7 @@ def _add_form(table: dict[str, Forms], key: str, entity_id: str, seen: tuple[int
 
 @dataclass(frozen=True)
 class EntityProfile:
-    """An entity's chunks and interactions grouped by (publication day, ingestion instant), from one graph read
+    """An entity's chunks and interactions grouped by (publication day, end of the ingestion day), from one graph read
     (graph/store/reads.ENTITY_PROFILES): its existence and popularity as of any day and view follow from the cells
     by the one as-of rule (graph/store/reads.visible), exactly as ENTITY_VISIBLE counts them."""
 

@@ -570,58 +570,137 @@ def build_crowded(world: World) -> None:
     hours (some ingested after the day), by one to three sources, with leads and confidences that differ, so the
     window's recency cut, salience and id order all disagree; every third is stated by a chunk that mentions her
     about someone else, stamped half a day before its chunk: visible on its own while the chunk that makes it a
-    member is not yet (candidates that pass the window's property checks but are not members)."""
+    member is not yet (candidates that pass the window's property checks but are not members), and the least salient
+    (one source, no confidence, a late lead): near the cut, such a fact is one the read must rank below the k-th."""
     for n in range(14):
-        published = shift_day(CROWDED_DAY, -(n % 3))
+        published = shift_day(CROWDED_DAY, -(n // 3 % 3 if n % 3 == 0 else n % 3))  # the stated ones spread too
         hour = (7 * n) % 30  # some past the end of the day: ingested after it
         ms = end_of_day_ms(published) - 86_399_999 + hour * 3_600_000
         chunk = world.report(f"Ada Crowd report {n}.", published, [CROWDED], ingested_ms=ms)
-        chunk = world.chunks[-1] = chunk.model_copy(update={"sentence_start": (5 * n) % 4})
-        subject = CROWD_OTHER if n % 3 == 0 else CROWDED
+        stated = n % 3 == 0
+        chunk = world.chunks[-1] = chunk.model_copy(update={"sentence_start": 9 if stated else (5 * n) % 4})
+        subject = CROWD_OTHER if stated else CROWDED
         world.fact(chunk, subject, None, f"{subject.name} crowd fact {n}", event_day=CROWDED_DAY)
-        early = {"ingested_ms": ms - 43_200_000, "ingested_at": f"{ms - 43_200_000}"} if subject is CROWD_OTHER else {}
-        world.facts[-1] = world.facts[-1].model_copy(update={"confidence": ((3 * n) % 7) / 10} | early)
-        for sighting in range(1, 1 + n % 3 * (n % 2)):
+        early = {"ingested_ms": ms - 43_200_000, "ingested_at": f"{ms - 43_200_000}"} if stated else {}
+        world.facts[-1] = world.facts[-1].model_copy(
+            update={"confidence": 0.0 if stated else ((3 * n) % 7) / 10} | early
+        )
+        for sighting in range(1, 1 + (0 if stated else n % 3 * (n % 2))):
             article, source = f"c_{n}_{sighting}", f"crowdwire{sighting}"
             update = {"article_id": article, "article_ids": [article], "source": source, "url": f"https://x/{article}"}
             world.chunks.append(chunk.model_copy(update=update | {"source_id": source_id(source)}))
-    world.write([CROWDED, CROWD_OTHER])
+    for entity, day, facts in NEAR_THE_CUT:
+        for text, published, hour, confidence, variant, stated_at in facts:
+            chunk = world.report(f"{text}.", published, [entity], ingested_ms=_at(published, hour))
+            subject = CROWD_OTHER if stated_at is not None else entity
+            world.fact(chunk, subject, None, text, event_day=day, variant=variant)
+            early = {"ingested_ms": _at(published, stated_at), "ingested_at": "early"} if stated_at is not None else {}
+            world.facts[-1] = world.facts[-1].model_copy(update={"confidence": confidence} | early)
+    world.write([CROWDED, CROWD_OTHER, *(entity for entity, _, _ in NEAR_THE_CUT)])
+
+
+def _at(day: int, hour: float) -> int:
+    """The instant `hour` hours after the start of `day` (past 24: the next day)."""
+    return int(end_of_day_ms(day) - 86_399_999 + hour * 3_600_000)
+
+
+# Small days, each with one thing a cut by recency must get right, latest reported first: (entity, event day, facts of
+# (text, published, hour ingested, confidence, variant, stated by a chunk about her and stamped at this hour)).
+VARIED, UNSEEN, STATED_AHEAD = person("Va Riant"), person("Vi Sible"), person("Ma Ybe")
+NEAR_THE_CUT = [
+    # facts of another variant among the latest: no member of an M0 window
+    (
+        VARIED,
+        20220715,
+        [
+            ("Va A", 20220715, 10, 0.1, "M0", None),
+            ("Va X", 20220715, 9, 0.5, "M1", None),
+            ("Va Y", 20220715, 8, 0.5, "M1", None),
+            ("Va B", 20220714, 10, 0.9, "M0", None),
+        ],
+    ),
+    # named facts not yet visible as of the day (ingested after it, published after it) ahead of the visible ones
+    (
+        UNSEEN,
+        20220720,
+        [
+            ("Vi X", 20220720, 26, 0.5, "M0", None),
+            ("Vi X2", 20220721, 9, 0.5, "M0", None),
+            ("Vi A", 20220720, 10, 0.1, "M0", None),
+            ("Vi B", 20220719, 10, 0.9, "M0", None),
+        ],
+    ),
+    # a fact stated about her, visible before the chunk that makes it a member, ahead of the named ones
+    (
+        STATED_AHEAD,
+        20220725,
+        [
+            ("Ma S", 20220725, 24.5, 0.3, "M0", 12.5),
+            ("Ma A", 20220725, 10, 0.1, "M0", None),
+            ("Ma B", 20220724, 10, 0.9, "M0", None),
+            ("Ma C", 20220723, 10, 0.5, "M0", None),
+        ],
+    ),
+]
 
 
 def test_a_day_of_more_facts_than_the_window_holds_is_cut_by_recency_before_its_k_are_proven(
     graph, stated, salient, stack, tmp_path_factory
 ):
-    """reads.TOP_OF_THE_DAY when the day holds more candidates than the window's $limit: TIMELINE_BY_DAYS keeps only
-    the $limit latest reported of its members, and TOP_OF_THE_DAY takes the same cut from properties alone. Whenever
-    it says `proven`, its rows are TIMELINE_BY_DAYS' row for row: on every world, and on a crowded day where recency,
-    salience and id order disagree and facts stated by a chunk (members only via that chunk) sit near the cut."""
+    """reads.TOP_OF_THE_DAY_CUT when the day holds more candidates than the window's $limit: TIMELINE_BY_DAYS keeps
+    only the $limit latest reported of its members, and TOP_OF_THE_DAY_CUT takes the same cut from properties alone.
+    Whenever it says `proven`, its rows are TIMELINE_BY_DAYS' row for row: on every world, and on a crowded day where
+    recency, salience and id order disagree and facts stated by a chunk (members only via that chunk) sit near the
+    cut. The reader asks it for an entity of more facts than its window holds, TOP_OF_THE_DAY otherwise."""
     proven = declined = cut_mattered = 0
+    proven_on: Counter[str] = Counter()
     with built(stack, tmp_path_factory, "as-of-crowded", build_crowded) as (crowded, _):
         worlds = [
-            (graph[0], [SWIFT, KELCE, CHOUPETTE], [SPIKE_DAY, shift_day(SPIKE_DAY, -1), 20230228, 20230305]),
-            (stated[0], [WINTOUR, HADID, VOGUE, GUCCI], [20230410, 20230412, 20230416]),
-            (salient, [ASSANGE], [SALIENT_DAY, shift_day(SALIENT_DAY, 2)]),
-            (crowded, [CROWDED], [CROWDED_DAY, shift_day(CROWDED_DAY, 1)]),
+            (graph[0], product([SWIFT, KELCE, CHOUPETTE], [SPIKE_DAY, shift_day(SPIKE_DAY, -1), 20230228, 20230305])),
+            (stated[0], product([WINTOUR, HADID, VOGUE, GUCCI], [20230410, 20230412, 20230416])),
+            (salient, [(ASSANGE, SALIENT_DAY)]),
+            (crowded, [(CROWDED, CROWDED_DAY), *((entity, day) for entity, day, _ in NEAR_THE_CUT)]),
         ]
-        for store, entities, days in worlds:
-            for entity, day, view, k, limit, examine, via_chunks in product(
-                entities, days, ("ingested", "published"), (1, 2, 3), (1, 2, 3, 5, 8), (2, 12), (True, False)
+        for store, focus in worlds:
+            for (entity, day), later, view, k, limit, examine, variant, via_chunks in product(
+                focus,
+                (0, 1),
+                ("ingested", "published"),
+                (1, 2, 3),
+                (1, 2, 3, 5, 8),
+                (2, 12),
+                (None, "M0"),
+                (True, False),
             ):
                 first, last = shift_day(day, -7), shift_day(day, 7)
-                params = timeline_params(entity, first, last, day, rings_for=k, top=min(k, limit))
-                params |= {"limit": limit, "via_chunks": via_chunks, "examine": examine, **AsOf(day, view).params()}
-                top = store.conn.read(reads.TOP_OF_THE_DAY, params)
+                params = timeline_params(entity, first, last, day, rings_for=k, top=min(k, limit), variant=variant)
+                as_of = AsOf(shift_day(day, later), view)  # as of the focus day, or the day after it
+                params |= {"limit": limit, "via_chunks": via_chunks, "examine": examine, **as_of.params()}
+                top = store.conn.read(reads.TOP_OF_THE_DAY_CUT, params)
                 if not top or cast(int, top[0]["candidates"]) <= limit:
                     continue
+                assert not store.conn.read(reads.TOP_OF_THE_DAY, params)[0]["proven"]  # it proves no cut day
                 if not top[0]["proven"]:
                     declined += 1
                     continue
                 whole = store.conn.read(reads.TIMELINE_BY_DAYS, params)
                 assert [{c: v for c, v in r.items() if c not in ("proven", "candidates")} for r in top] == whole, params
                 proven += 1
+                proven_on[entity.name] += 1
                 uncut = store.conn.read(reads.TIMELINE_BY_DAYS, params | {"limit": 1000, "top": min(k, limit)})
                 cut_mattered += [r["id"] for r in uncut] != [r["id"] for r in whole]
+        reader = GraphStore(crowded.conn)  # a reader of its own: nothing remembered yet
+        reader.note_facts(CROWDED.id, 600)  # busy (BUSY_FACTS): more facts than a window of 5, fewer than 1,000
+        scope = FactScope(via_chunks=False, rings_for=2, salient=True)  # with facts stated by chunks, it declines
+        window = (CROWDED.id, shift_day(CROWDED_DAY, -7), shift_day(CROWDED_DAY, 7), CROWDED_DAY)
+        for limit, statement in ((5, reads.TOP_OF_THE_DAY_CUT), (1000, reads.TOP_OF_THE_DAY)):
+            whole = Retriever(WholeRings(reader), None, window_limit=limit, facts_via_chunks=False)  # type: ignore[arg-type]
+            expected = [e.id for e in whole.temporal(CROWDED.id, CROWDED.name, AsOf(CROWDED_DAY), 2)]
+            with recording(reader.conn) as sent:
+                rows = reader.timeline(*window, limit=limit, focus_day=CROWDED_DAY, scope=scope)
+            assert [s.query for s in sent] == [statement] and sorted(r.id for r in rows) == sorted(expected), limit
     assert proven > 100 and declined > 20 and cut_mattered > 40, (proven, declined, cut_mattered)
+    assert all(proven_on[entity.name] for entity, _, _ in NEAR_THE_CUT), proven_on
 
 
 def test_a_fact_without_bounds_is_examined_first_and_init_bounds_it(salient):

@@ -154,6 +154,8 @@ def workload(store: GraphStore) -> None:
     # a bare name's answer tries its focus day by the facts' salience bounds first (reads.TOP_OF_THE_DAY)
     salient = FactScope("M0", via_chunks=True, rings_for=1, salient=True)
     assert len(store.timeline(DOJA, 20230501, AS_OF, as_of=AS_OF, focus_day=20230501, scope=salient)) == 1
+    store.note_facts(DOJA, 600)  # more facts than a window of one holds: the cut's read (reads.TOP_OF_THE_DAY_CUT)
+    assert len(store.timeline(DOJA, 20230501, AS_OF, as_of=AS_OF, limit=1, focus_day=20230501, scope=salient)) == 1
     # a window longer than reads.DAY_KEYS_MAX walks the entity's edges (reads.TIMELINE) and finds the same
     assert len(store.timeline(DOJA, 20220101, AS_OF, as_of=AS_OF, scope=FactScope("M0", via_chunks=True))) == 2
     assert store.init() == []  # a restart's init on a written graph: the keys' index is there, nothing to fill

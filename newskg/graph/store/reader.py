@@ -107,7 +107,7 @@ class AsOfReader:
         return rows_of(EntityAsOf, self.conn.read(reads.ENTITIES_AS_OF, {"ids": list(ids), **AsOf.of(as_of).params()}))
 
     def entity_profiles(self, ids: list[str]) -> list[EntityProfileRow]:
-        """Per entity of `ids` in the graph: (day, end of the ingestion day in ms, count) cells of its mentioning
+        """Per entity of `ids` in the graph: (day, ingestion day, count) cells of its mentioning
         chunks and of its interactions, from which its existence and popularity as of any day follow
         (qa/query.EntityProfile)."""
         return rows_of(EntityProfileRow, self.conn.read(reads.ENTITY_PROFILES, {"ids": list(ids)})) if ids else []
@@ -159,18 +159,26 @@ class AsOfReader:
         self._facts[entity_id] = facts
 
     def _top_of_the_day(self, entity_id: str, params: Params) -> list[TimelineRow] | None:
-        """A bare name's k facts from its focus day by their bounds (reads.TOP_OF_THE_DAY), when the read proves
-        them the k TIMELINE_BY_DAYS would give; else None. An entity whose day held fewer candidates than the read
+        """A bare name's k facts from its focus day by their bounds (reads.TOP_OF_THE_DAY; for an entity of more
+        facts than the window's limit, reads.TOP_OF_THE_DAY_CUT), when the read proves them the k TIMELINE_BY_DAYS
+        would give; else None. An entity whose day held fewer candidates than the read
         examines is left alone for QUIET_S: for it the full read costs as little, and the try is a round trip more.
         (A busy day that is not proven is tried again next time: the try costs a fraction of the full read.)"""
         now = time.monotonic()
         if self._quiet.get(entity_id, 0.0) > now or self._facts.get(entity_id, BUSY_FACTS) < BUSY_FACTS:
             return None
         examine = 2 * cast(int, params["top"]) + TOP_SLACK
-        rows = self.conn.read(reads.TOP_OF_THE_DAY, {**params, "examine": examine})
+        read = (
+            reads.TOP_OF_THE_DAY_CUT
+            if self._facts.get(entity_id, 0) > cast(int, params["limit"])
+            else reads.TOP_OF_THE_DAY
+        )
+        rows = self.conn.read(read, {**params, "examine": examine})
         if rows and rows[0]["proven"]:
             return rows_of(TimelineRow, rows)
-        if not rows or cast(int, rows[0]["candidates"]) < examine:
+        # No row: every fact examined was left out (not visible, or surely past the window's cut): says nothing of the
+        # day's size, so the entity is tried again next time.
+        if rows and cast(int, rows[0]["candidates"]) < examine:
             if len(self._quiet) >= QUIET_MAX:
                 self._quiet.clear()
             self._quiet[entity_id] = now + QUIET_S

@@ -296,21 +296,24 @@ TIMELINE = _NAMED_BY_EDGES + _STATED_BY_EDGES + _TIMELINE_REST
 # and ranked exactly. No candidate left out can outrank the k-th found when the k-th's exact key is ahead of the
 # first left out's bound: a fact's exact key is never ahead of its bound (fewer sources visible, a later lead), and
 # the published day and id are the same in both. `proven` says so, with at least $top members found (the day holds
-# k, so TIMELINE_BY_DAYS reads no other day and cuts at this one). A fact without bounds (written before them) counts
-# as unbounded: examined first. Not proven, one row without a fact, carrying `candidates` (the reader then reads
-# TIMELINE_BY_DAYS). Variables are not reused once dropped (`t`, `k`, `ch`, `ar`, `so`): FalkorDB failed with "Type
-# mismatch" when a later clause bound a name an earlier one had used, and on `shown AND (c)-[:MENTIONS]->(e)` in one
-# WHERE, hence the two WHEREs (the same filter: by name, or shown and mentioning).
+# k, so TIMELINE_BY_DAYS reads no other day and cuts at this one) and no more candidates than $limit (its window's
+# recency cut takes none). A fact without bounds (written before them) counts as unbounded: examined first. Not
+# proven, one row without a fact, carrying `candidates` (the reader then reads TIMELINE_BY_DAYS). Variables are not
+# reused once dropped (`t`, `k`, `ch`, `ar`, `so`): FalkorDB failed with "Type mismatch" when a later clause bound a
+# name an earlier one had used, and on `shown AND (c)-[:MENTIONS]->(e)` in one WHERE, hence the two WHEREs (the same
+# filter: by name, or shown and mentioning).
 # A day of more than $limit candidates: TIMELINE_BY_DAYS keeps only the $limit latest reported of its members (its
 # window's recency cut), and half the days of the QA bench's 1 M hub hold more than its 1,000 (1,035-1,060): the try
-# failed and the whole read followed, 28 ms the two. So the cut is taken here from properties alone (13 ms, the same
-# rows; ~0.25 ms more on a day that needs no cut): the candidates that pass the window's property checks (_IN_WINDOW:
-# every member does, but a fact stated by a chunk is a member only if that chunk is visible and mentions the entity),
-# latest first. A member among the first $limit of them is surely in the cut (no more members than candidates are
-# ahead of it); a fact after the $limit-th *named* one (named facts that pass are all members) is surely out. The k
-# are ranked among the examined that are surely in; one that is neither (a fact stated by a chunk, near the cut) must
+# failed and the whole read followed, 28 ms the two. TOP_OF_THE_DAY_CUT takes the same cut from properties alone (13
+# ms, the same rows): it orders the candidates that pass the window's property checks (_IN_WINDOW: every member does,
+# but a fact stated by a chunk is a member only if that chunk is visible and mentions the entity) latest first. A
+# member among the first $limit of them is surely in the cut (no more members than candidates are ahead of it); a
+# fact after the $limit-th *named* one (named facts that pass are all members) is surely out. The k are ranked among
+# the examined that are surely in; one that is neither (near the cut, with facts stated by chunks ahead of it) must
 # rank below the k-th, or nothing is proven. The lists stay out of the cut's grouping keys: `head`, not `ranked`
-# (grouping 1,000 rows by a 1,000-node list took 70 ms).
+# (grouping 1,000 rows by a 1,000-node list took 70 ms). It costs ~0.25 ms more on a day that needs no cut, so the
+# reader asks it only for an entity of more facts than the window holds (a smaller one's day exceeds it only by facts
+# stated by chunks: then the whole read follows, as before).
 _BOUND_SOURCES = "coalesce({x}.sources_bound, 1000000000)"  # none yet: unbounded (factbounds.py)
 _BOUND_WEIGHT = "coalesce({x}.weight_bound, 1000000000.0)"
 _IN_WINDOW = (
@@ -338,7 +341,7 @@ def _ahead(key: str, other: tuple[str, str, str, str]) -> str:
     )
 
 
-TOP_OF_THE_DAY = f"""
+_DAYS_CANDIDATES = f"""
 MATCH (e:Entity {{id: $entity}})
 OPTIONAL MATCH (n:Interaction)
 WHERE n.subject_day IN $focus_keys OR n.object_day IN $focus_keys
@@ -352,7 +355,15 @@ UNWIND named + about AS x
 WITH DISTINCT e, x
 WITH e, x, {_BOUND_SOURCES.format(x="x")} AS bound_sources, {_BOUND_WEIGHT.format(x="x")} AS bound_weight
 ORDER BY bound_sources DESC, bound_weight DESC, coalesce(x.published_day, 0) DESC, x.id
-WITH e, collect(x) AS ranked
+WITH e, collect(x) AS ranked"""
+_OUT = f"""out.id AS out_id, {_BOUND_SOURCES.format(x="out")} AS out_sources,
+     {_BOUND_WEIGHT.format(x="out")} AS out_weight, coalesce(out.published_day, 0) AS out_day"""
+_UNCUT = f"""
+WITH e, ranked[0..$examine] AS head, size(ranked) AS candidates, ranked[$examine] AS out
+WITH e, head, candidates, {_OUT}
+UNWIND head AS x
+WITH e, candidates, out_id, out_sources, out_weight, out_day, x, true AS surely_in, false AS surely_out,"""
+_CUT = f"""
 WITH e, size(ranked) > $limit AS cut, ranked[0..$examine] AS head, size(ranked) AS candidates,
      ranked[$examine] AS out, CASE WHEN size(ranked) > $limit THEN ranked ELSE [null] END AS pool
 UNWIND pool AS p
@@ -361,13 +372,17 @@ ORDER BY p.published_day DESC, p.ingested_ms DESC, p.id
 WITH e, cut, head, candidates, out, collect(CASE WHEN passing THEN p END) AS latest,
      collect(CASE WHEN passing AND {_NAMED_ON_THE_DAY.format(x="p")} THEN p END) AS latest_named
 WITH e, cut, latest[$limit - 1] AS last_in, latest_named[$limit - 1] AS last_named, head, candidates, out
-WITH e, cut, last_in, last_named, head, candidates, out.id AS out_id,
-     {_BOUND_SOURCES.format(x="out")} AS out_sources, {_BOUND_WEIGHT.format(x="out")} AS out_weight,
-     coalesce(out.published_day, 0) AS out_day
+WITH e, cut, last_in, last_named, head, candidates, {_OUT}
 UNWIND head AS x
 WITH e, candidates, out_id, out_sources, out_weight, out_day, x,
      NOT cut OR last_in IS NULL OR NOT {_later("x", "last_in")} AS surely_in,
-     cut AND last_named IS NOT NULL AND {_later("x", "last_named")} AS surely_out,
+     cut AND last_named IS NOT NULL AND {_later("x", "last_named")} AS surely_out,"""
+
+
+def _top_of_the_day(cut: bool) -> str:
+    """TOP_OF_THE_DAY (`cut`: TOP_OF_THE_DAY_CUT): the day's candidates by their bounds, the head examined."""
+    within = "" if cut else "candidates <= $limit AND "  # uncut: the window's cut must take none of the day
+    return f"""{_DAYS_CANDIDATES}{_CUT if cut else _UNCUT}
      {_NAMED_ON_THE_DAY.format(x="x")} AS by_name, {_IN_WINDOW.format(x="x")} AS kept
 OPTIONAL MATCH (x)-[:EVIDENCE]->(c:Chunk)
 WITH e, candidates, out_id, out_sources, out_weight, out_day, x, surely_in, surely_out, by_name, kept, c,
@@ -383,12 +398,16 @@ WITH candidates, out_id, out_sources, out_weight, out_day,
 WITH candidates, out_id, out_sources, out_weight, out_day, [m IN examined WHERE m[0]] AS members,
      [u IN examined WHERE NOT u[0] | u[5]] AS maybe
 WITH candidates, members, maybe, members[$top - 1][5] AS kth, out_id, out_sources, out_weight, out_day
-WITH candidates, members, kth IS NOT NULL
+WITH candidates, members, {within}kth IS NOT NULL
        AND (out_id IS NULL OR {_ahead("kth", ("out_sources", "out_weight", "out_day", "out_id"))})
        AND all(v IN maybe WHERE {_ahead("kth", ("v[0]", "v[1]", "v[2]", "v[3]"))}) AS proven
 UNWIND CASE WHEN proven THEN members[0..$top] ELSE [null] END AS row
 WITH proven, candidates, row[1] AS x, row[2] AS sources, row[3] AS urls, row[4] AS lead
 RETURN proven, candidates, {_FACT_ROWS}"""
+
+
+TOP_OF_THE_DAY = _top_of_the_day(cut=False)
+TOP_OF_THE_DAY_CUT = _top_of_the_day(cut=True)
 TIMELINE_BY_DAYS = _NAMED_BY_DAYS + _STATED_BY_DAYS + _TIMELINE_REST
 DAY_KEYS_MAX = 62  # the longest window TIMELINE_BY_DAYS reads: one key lookup per day and role
 
