@@ -304,9 +304,9 @@ TIMELINE = _NAMED_BY_EDGES + _STATED_BY_EDGES + _TIMELINE_REST
 # filter: by name, or shown and mentioning).
 # A day of more than $limit candidates: TIMELINE_BY_DAYS keeps only the $limit latest reported of its members (its
 # window's recency cut), and half the days of the QA bench's 1 M hub hold more than its 1,000 (1,035-1,060): the try
-# failed and the whole read followed, 28 ms the two. TOP_OF_THE_DAY_CUT takes the same cut from properties alone (13
-# ms, the same rows): it orders the candidates that pass the window's property checks (_IN_WINDOW: every member does,
-# but a fact stated by a chunk is a member only if that chunk is visible and mentions the entity) latest first. A
+# failed and the whole read followed, 28 ms the two. TOP_OF_THE_DAY_CUT takes the same cut from properties alone
+# (13 ms, the same rows): it orders the candidates that pass the window's property checks (_IN_WINDOW: every member
+# does, but a fact stated by a chunk is a member only if that chunk is visible and mentions the entity) latest first. A
 # member among the first $limit of them is surely in the cut (no more members than candidates are ahead of it); a
 # fact after the $limit-th *named* one (named facts that pass are all members) is surely out. The k are ranked among
 # the examined that are surely in; one that is neither (near the cut, with facts stated by chunks ahead of it) must
