@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import product, takewhile
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from falkordb.helpers import stringify_param_value
@@ -531,6 +531,11 @@ def test_a_bare_names_answer_gets_the_k_most_salient_facts_from_the_graph(graph,
     assert compared > 50 and reordered > 5  # salience, not the window's own order, chose them
 
 
+def fact_rows(top: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A TOP_OF_THE_DAY read's rows without its proof's columns: what TIMELINE_BY_DAYS returns."""
+    return [{c: v for c, v in r.items() if c not in ("proven", "candidates")} for r in top]
+
+
 def test_a_days_k_facts_read_by_their_bounds_are_those_of_the_whole_read_when_proven(graph, stated, salient):
     """reads.TOP_OF_THE_DAY, on every world, entity, day, view, k, variant and scope, and examining as few as one
     candidate: whenever it says `proven`, its rows are TIMELINE_BY_DAYS' row for row. It proves past candidates it
@@ -554,7 +559,7 @@ def test_a_days_k_facts_read_by_their_bounds_are_those_of_the_whole_read_when_pr
                 declined += 1
                 continue
             whole = store.conn.read(reads.TIMELINE_BY_DAYS, params)
-            assert [{c: v for c, v in r.items() if c not in ("proven", "candidates")} for r in top] == whole, params
+            assert fact_rows(top) == whole, params
             proven += 1
             pruned += cast(int, top[0]["candidates"]) > examine
     assert proven > 200 and pruned > 100 and declined > 200, (proven, pruned, declined)
@@ -684,7 +689,7 @@ def test_a_day_of_more_facts_than_the_window_holds_is_cut_by_recency_before_its_
                     declined += 1
                     continue
                 whole = store.conn.read(reads.TIMELINE_BY_DAYS, params)
-                assert [{c: v for c, v in r.items() if c not in ("proven", "candidates")} for r in top] == whole, params
+                assert fact_rows(top) == whole, params
                 proven += 1
                 proven_on[entity.name] += 1
                 uncut = store.conn.read(reads.TIMELINE_BY_DAYS, params | {"limit": 1000, "top": min(k, limit)})
@@ -723,7 +728,7 @@ def test_a_fact_without_bounds_is_examined_first_and_init_bounds_it(salient):
             top = salient.conn.read(reads.TOP_OF_THE_DAY, params)
             if top and top[0]["proven"]:
                 whole = salient.conn.read(reads.TIMELINE_BY_DAYS, params)
-                assert [{c: v for c, v in r.items() if c not in ("proven", "candidates")} for r in top] == whole
+                assert fact_rows(top) == whole
     finally:
         salient.init()
     assert salient.conn.read(bounds) == written

@@ -195,6 +195,14 @@ WITH {carry}, s, c, {visible("s")} AND ($variant IS NULL OR s.variant = $variant
 WHERE {keep} OR (shown AND (c)-[:MENTIONS]->(e))"""
 
 
+# The window's filter of a fact {x} and its order within a day, latest reported first: TIMELINE's, and
+# TOP_OF_THE_DAY_CUT's, whose proof holds only while the two are the same.
+_IN_WINDOW = (
+    "{x}.event_day >= $from_day AND {x}.event_day <= $to_day AND "
+    + visible("{x}")
+    + " AND ($variant IS NULL OR {x}.variant = $variant)"
+)
+_LATEST_FIRST = "{x}.published_day DESC, {x}.ingested_ms DESC, {x}.id"
 _STATED = "collect(DISTINCT CASE WHEN c IS NOT NULL THEN s END) AS stated"
 # Ring first: the focus day's facts are looked up before the rest of the window ($focus_keys, then $rest_keys:
 # reads.window_keys), and the rest only when the day holds fewer than the rows the read keeps (`enough`: $rings_for,
@@ -216,8 +224,7 @@ UNWIND [true, false] AS naming
 WITH e, naming, CASE WHEN naming THEN named ELSE [] END AS named{_STATED_ON_THE_DAY}
 WITH e, named, {_STATED}
 WITH e, collect(
-  [x IN named WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
-     AND ($variant IS NULL OR x.variant = $variant)]
+  [x IN named WHERE {_IN_WINDOW.format(x="x")}]
   + [x IN stated WHERE x.event_day >= $from_day AND x.event_day <= $to_day]) AS found
 UNWIND reduce(ring = [], facts IN found | ring + facts) + [null] AS x
 WITH DISTINCT e, x
@@ -270,10 +277,9 @@ _TIMELINE_REST = f"""
 WITH named + stated AS facts
 UNWIND facts AS x
 WITH DISTINCT x
-WHERE x.event_day >= $from_day AND x.event_day <= $to_day AND {visible("x")}
-  AND ($variant IS NULL OR x.variant = $variant)
+WHERE {_IN_WINDOW.format(x="x")}
 WITH x, abs({day_ordinal("x.event_day")} - {day_ordinal("$focus_day")}) AS distance
-ORDER BY distance, x.published_day DESC, x.ingested_ms DESC, x.id
+ORDER BY distance, {_LATEST_FIRST.format(x="x")}
 LIMIT $limit
 WITH collect(x) AS window, collect(distance) AS distances
 WITH window, distances,
@@ -316,16 +322,11 @@ TIMELINE = _NAMED_BY_EDGES + _STATED_BY_EDGES + _TIMELINE_REST
 # stated by chunks: then the whole read follows, as before).
 _BOUND_SOURCES = "coalesce({x}.sources_bound, 1000000000)"  # none yet: unbounded (factbounds.py)
 _BOUND_WEIGHT = "coalesce({x}.weight_bound, 1000000000.0)"
-_IN_WINDOW = (
-    "{x}.event_day >= $from_day AND {x}.event_day <= $to_day AND "
-    + visible("{x}")
-    + " AND ($variant IS NULL OR {x}.variant = $variant)"
-)
 _NAMED_ON_THE_DAY = "({x}.subject_day IN $focus_keys OR {x}.object_day IN $focus_keys)"
 
 
 def _later(x: str, y: str) -> str:
-    """Cypher: fact x comes after fact y in the window's recency order (TIMELINE's ORDER BY within a day)."""
+    """Cypher: fact x comes after fact y in the window's order within a day (_LATEST_FIRST)."""
     return (
         f"({x}.published_day < {y}.published_day OR ({x}.published_day = {y}.published_day AND "
         f"({x}.ingested_ms < {y}.ingested_ms OR ({x}.ingested_ms = {y}.ingested_ms AND {x}.id > {y}.id))))"
@@ -368,7 +369,7 @@ WITH e, size(ranked) > $limit AS cut, ranked[0..$examine] AS head, size(ranked) 
      ranked[$examine] AS out, CASE WHEN size(ranked) > $limit THEN ranked ELSE [null] END AS pool
 UNWIND pool AS p
 WITH e, cut, head, candidates, out, p, cut AND {_IN_WINDOW.format(x="p")} AS passing
-ORDER BY p.published_day DESC, p.ingested_ms DESC, p.id
+ORDER BY {_LATEST_FIRST.format(x="p")}
 WITH e, cut, head, candidates, out, collect(CASE WHEN passing THEN p END) AS latest,
      collect(CASE WHEN passing AND {_NAMED_ON_THE_DAY.format(x="p")} THEN p END) AS latest_named
 WITH e, cut, latest[$limit - 1] AS last_in, latest_named[$limit - 1] AS last_named, head, candidates, out
