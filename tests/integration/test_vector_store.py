@@ -598,3 +598,99 @@ def test_edge_an_entitys_point_with_a_time_that_is_no_integer_passes_no_range_ei
         assert not any(isinstance(h.payload["published_day"], bool) for h in hits)
     finally:
         mirror.close()
+
+
+def exact_whole_filter(mirror: EdgeMirror, query: list[float], where: AsOfFilter) -> list[tuple[str, float]]:
+    """The engine's exact search under the as-of filter by the day's own range (edge.as_of_filter, not keyed)."""
+    from newskg.graph.mirror import edge
+
+    shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
+    assert shard is not None
+    request = QueryRequest(
+        limit=10,
+        query=Query.Nearest(query),
+        filter=edge.as_of_filter(INTERACTIONS, where),
+        with_payload=["graph_id"],
+        params=SearchParams(exact=True),
+    )
+    return [(str(p.payload["graph_id"]), p.score) for p in shard.query(request) if p.payload is not None]
+
+
+def test_edge_an_entitys_whole_filter_starts_from_its_entity_days_and_a_hash_collision_changes_no_hit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """edge.ENTITY_DAYS: each point carries one key per entity it names (the entity's hash, then the point's day),
+    and an entity's whole filter bounds the day by its range of them. With every entity hashed alike (the worst
+    collision), a hub's and a rare entity's hits still equal the day range's, as of every day, the day itself
+    included; the key is the adapter's own, in no payload it returns."""
+    from newskg.core.ids import point_uuid
+    from newskg.graph.mirror import edge
+
+    monkeypatch.setattr(edge, "_entity_bucket", lambda entity_id: 5)
+    keyed: list[bool] = []
+    as_of_filter = edge.as_of_filter
+
+    def recorded(collection: str, where: AsOfFilter, times: bool = True, keyed_days: bool = False) -> Any:
+        if times:  # not _entity_nearest's read by the entity alone
+            keyed.append(keyed_days)
+        return as_of_filter(collection, where, times, keyed_days)
+
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
+    mirror.ensure()
+    try:
+        with mirror.bulk():
+            mirror.upsert_vectors(INTERACTIONS, [hub_fact(n, 300) for n in range(600)])
+        shard = mirror._shard(INTERACTIONS)  # pyright: ignore[reportPrivateUsage]
+        assert shard is not None
+        stored = shard.retrieve([point_uuid("i7")], with_payload=[edge.ENTITY_DAYS], with_vector=False)
+        assert [r.payload for r in stored] == [{edge.ENTITY_DAYS: [5 << edge.DAY_BITS | DAYS[7]]}]
+        assert edge.ENTITY_DAYS not in mirror.payloads(INTERACTIONS, ["i7"])[0]
+        monkeypatch.setattr(edge, "as_of_filter", recorded)
+        rng = np.random.default_rng(5)
+        for entity, day, variant in product(("e_hub", "e_rare_110"), DAYS, (None, "M0")):
+            unit = rng.standard_normal(DIM)
+            query = (unit / np.linalg.norm(unit)).tolist()
+            where = AsOfFilter(day=day, ingested_ms=10**9, entity_id=entity, variant=variant)
+            expected = exact_whole_filter(mirror, query, where)
+            keyed.clear()
+            hits = mirror.search_vector(INTERACTIONS, query, where, 10)
+            assert [(h.graph_id, h.score) for h in hits] == expected, (entity, day)
+            assert all(edge.ENTITY_DAYS not in h.payload for h in hits)
+            assert keyed == [True], keyed  # one engine search, by the entity's days
+    finally:
+        mirror.close()
+
+
+def test_edge_a_shard_written_before_entity_days_keeps_the_days_range_and_answers_the_same(tmp_path: Path):
+    """A shard whose points were written without edge.ENTITY_DAYS (before it) is not given its index by ensure(),
+    which would let the entity's range pass none of them: its searches keep the day's own range."""
+    from qdrant_edge import EdgeShard, Point, UpdateOperation
+
+    from newskg.core.ids import point_uuid
+    from newskg.graph.mirror import edge
+
+    made = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
+    made.ensure()
+    made.close()
+    old = EdgeShard.load(str(made.path(INTERACTIONS)))
+    old.update(UpdateOperation.delete_field_index(edge.ENTITY_DAYS))
+    points = [hub_fact(n, 300) for n in range(600)]
+    old.update(
+        UpdateOperation.upsert_points([Point(id=point_uuid(p["graph_id"]), vector=v, payload=p) for p, v in points])
+    )
+    old.flush()
+    old.close()
+    mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
+    mirror.ensure()
+    try:
+        assert edge.ENTITY_DAYS not in index_schema(mirror)
+        for n, (entity, day) in enumerate(product(("e_hub", "e_rare_110"), DAYS)):
+            query = vector_of(f"point {n * 37}").tolist()
+            where = AsOfFilter(day=day, ingested_ms=10**9, entity_id=entity)
+            hits = mirror.search_vector(INTERACTIONS, query, where, 10)
+            assert [(h.graph_id, h.score) for h in hits] == exact_whole_filter(mirror, query, where), (entity, day)
+            assert len(hits) == min(
+                10, sum(1 for p, _ in points if entity in p["entity_ids"] and p["published_day"] <= day)
+            )
+    finally:
+        mirror.close()
