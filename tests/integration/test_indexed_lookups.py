@@ -6,7 +6,9 @@ exactly the rows of the walk over every edge it replaced on an entity with many 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
+from itertools import product
 from typing import cast
 
 import pytest
@@ -249,3 +251,35 @@ def test_the_search_counts_only_the_matches_that_can_rank_and_finds_what_countin
     for day in (20230603, None):
         every = rows_of(EntityAsOf, counting(explore.SEARCH_COUNTED, {"ids": ids, "limit": 5, **AsOf.of(day).params()}))
         assert explore.search(store, "star", AsOf.of(day), 5, None) == every
+
+
+def test_the_search_reads_the_first_matches_by_bound_and_all_only_when_a_round_needs_more(
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch
+):
+    """explore.SEARCH_READ: the search reads the matches with the highest bounds first (an entity without one
+    before them), and more only when a round of counting needs more than it read: whatever the first read and the
+    rounds' size, the rows counting every match gives, for every day and limit."""
+    people = stars(store)
+    store.conn.run("MATCH (e:Entity {name: 'Star 30'}) REMOVE e.facts")  # no bound: read and counted first
+    reads_of: list[int] = []
+    counting = store.conn.read
+
+    def read(query: str, params: dict[str, object] | None = None) -> list[dict[str, object]]:
+        if query == explore.SEARCH_FOUND:
+            reads_of.append(cast(int, (params or {})["read"]))
+        return counting(query, params)
+
+    store.conn.read = read  # pyright: ignore[reportAttributeAccessIssue] - records the reads of the matches
+    ids = [p.id for p in people]
+    monkeypatch.setattr(explore, "SEARCH_FEW", 2)
+    reads: Counter[int] = Counter()
+    for first, day, limit in product((1, 3, 11, 43), (20230601, 20230610, 20230625, None), (1, 2, 5, 39)):
+        monkeypatch.setattr(explore, "SEARCH_READ", first)
+        every = rows_of(
+            EntityAsOf, counting(explore.SEARCH_COUNTED, {"ids": ids, "limit": limit, **AsOf.of(day).params()})
+        )
+        reads_of.clear()
+        assert explore.search(store, "star", AsOf.of(day), limit, None) == every, (first, day, limit)
+        assert reads_of[0] == first and reads_of == sorted(set(reads_of)), reads_of  # more each time
+        reads[min(len(reads_of), 3)] += 1
+    assert reads[1] > 5 and reads[2] > 5 and reads[3] > 5, reads  # settled by the first read, by the next, by more

@@ -28,7 +28,10 @@ from newskg.graph.store.rows import EntityAsOf, rows_of, shown_aliases
 from newskg.graph.store.store import GraphStore
 
 # Entities whose name or an alias visible as of D contains the text (case-insensitive; $q is lower-cased), of the
-# type asked: their ids. No index serves CONTAINS: every entity's lower-case name (writes.ENTITIES) is read.
+# type asked: their ids, the $read with the highest bound first (search() counts them in that order; an entity
+# without one first). No index serves CONTAINS: every entity's lower-case name (writes.ENTITIES) is read (~25 ms at
+# 1 M facts, 100k entities, bench/qa_graph.py). Only the first are sent: "entity 2" is part of 11,111 names there,
+# and sending all of them took 51 ms against 38 for the first 336 (as of one day, in process, median of 5).
 SEARCH_FOUND = f"""
 MATCH (e:Entity)
 WHERE e.lower CONTAINS $q
@@ -41,6 +44,8 @@ UNWIND found AS e
 WITH DISTINCT e
 WHERE $type IS NULL OR e.type = $type
 RETURN e.id AS id, e.facts AS bound
+ORDER BY CASE WHEN bound IS NULL THEN 0 ELSE 1 END, bound DESC, id
+LIMIT $read
 """
 # Those found, as of D, the most interactions first: every one counted, only those kept with their aliases.
 # SEARCH_COUNTED walks each one's mentions and facts (a hub's 60k: 60 ms at 1 M, bench/qa_graph.py); a few are
@@ -63,6 +68,7 @@ SEARCH_COUNTED = _WANTED + ENTITY_VISIBLE + _RANKED
 SEARCH_COUNTED_BY_DAYS = _WANTED + ENTITY_VISIBLE_BY_DAYS + _RANKED
 # At 1 M, 11 entities found cost ~9 ms by their cells and up to that by their walk; the hub alone 1 ms against 60.
 SEARCH_FEW = 16
+SEARCH_READ = SEARCH_FEW * (1 + 4 + 16) + 1  # the found read at first: three rounds of counting, the next bound
 
 # The entity's visible interactions in the day window (one variant or all), the latest first before the limit
 # (their sources: SOURCES_OF). NEIGHBOURHOOD walks all its SUBJECT_OF/OBJECT edges: a hub's whole
@@ -244,20 +250,39 @@ def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: s
     counted in the order of their facts of all time (`Entity.facts`: factdays.RECOUNT_ENTITY_FACTS), a bound on
     their count as of D, SEARCH_FEW first and four times as many each round, until none left has a bound that
     could rank: a short text that is part of thousands of names counts the few that lead, not all (an entity
-    without a bound is counted first). The same rows as counting every match."""
+    without a bound is counted first). The matches themselves are read SEARCH_READ first, and more only when a
+    round needs more. The same rows as counting every match."""
     if limit < 1:
         return []
-    found = store.conn.read(SEARCH_FOUND, {"q": text.lower(), "type": entity_type, **as_of.params()})
-    queue = sorted(found, key=lambda row: (-_bound(row), row["id"]))
+    read = SEARCH_READ
+    queue: list[Row]
+    queue, complete = _found(store, text, as_of, entity_type, read)
     kept: list[EntityAsOf] = []
+    counted: set[str] = set()
     start, size = 0, max(SEARCH_FEW, 1)
-    while start < len(queue) and not (len(kept) == limit and _bound(queue[start]) < kept[-1].interactions):
-        ids = [row["id"] for row in queue[start : start + size]]
-        counted = SEARCH_COUNTED_BY_DAYS if len(ids) <= SEARCH_FEW else SEARCH_COUNTED
-        rows = rows_of(EntityAsOf, store.conn.read(counted, {"ids": ids, "limit": limit, **as_of.params()}))
+    while True:
+        if start < len(queue) and len(kept) == limit and _bound(queue[start]) < kept[-1].interactions:
+            return kept  # the matches not read have no higher bound than this one
+        if not complete and start + size >= len(queue):  # the round, and the next bound, need more than were read
+            read = max(read * 4, len(counted) + size + 1)
+            found, complete = _found(store, text, as_of, entity_type, read)
+            queue, start = [r for r in found if r["id"] not in counted], 0
+        if start >= len(queue):
+            return kept
+        ids = [str(row["id"]) for row in queue[start : start + size]]
+        query = SEARCH_COUNTED_BY_DAYS if len(ids) <= SEARCH_FEW else SEARCH_COUNTED
+        rows = rows_of(EntityAsOf, store.conn.read(query, {"ids": ids, "limit": limit, **as_of.params()}))
         kept = sorted([*kept, *rows], key=lambda e: (-e.interactions, -e.mentions, e.id))[:limit]
+        counted.update(ids)
         start, size = start + len(ids), size * 4
-    return kept
+
+
+def _found(store: GraphStore, text: str, as_of: AsOf, entity_type: str | None, read: int) -> tuple[list[Row], bool]:
+    """SEARCH_FOUND's first `read`, in the order they are counted (sorted here too: the rounds rely on it), and
+    whether they are all the matches."""
+    params = {"q": text.lower(), "type": entity_type, "read": read, **as_of.params()}
+    found = store.conn.read(SEARCH_FOUND, params)
+    return sorted(found, key=lambda row: (-_bound(row), row["id"])), len(found) < read
 
 
 def _bound(row: Row) -> float:
