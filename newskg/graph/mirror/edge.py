@@ -130,19 +130,16 @@ SEARCH = SearchParams(exact=True)  # a shard without the int8 copy: a scan of it
 # payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
 OVERSAMPLE = 4
 CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
-# When the engine does run the whole filter for a busy entity, it scans the points of its smallest indexed condition:
-# the entity's, all of them, though as of an early day few pass the day's range. The busiest hubs of the QA bench's
-# 1 M facts (18k-43k points) took 11-35 ms so for every day of their first quarter (2026-11-28, in process): the
-# slowest 5% of hybrid answers. So each point also carries ENTITY_DAYS, one integer per entity it names: the
-# entity's hash in the high bits, the point's day (a yyyymmdd DayKey, < 2^DAY_BITS) in the low ones. One range of
-# that index holds exactly an entity's points published on or before a day (up to a hash collision, which the
-# entity's own condition still rules out), so the engine starts from those instead: 0.3 ms against 29 ms for the
-# 43k hub as of its fourth day, the same hits. The range replaces the day's in a busy entity's whole filter only,
-# on a shard created with its index (an older shard's points lack the field, and keep the day's range). The index
-# is Cold (its file is read as used, not held in RAM), and a smaller entity's search, a few ms at most, does not
-# use it: with every entity search starting from it, each one faulted in pages of it, and the 1 M bench's mirror
-# reads went from 3.3 to 6.9 ms of CPU an answer (in process, 50 answers, one run). The key stays below 2^53, exact
-# in a double, as the binding's range bounds are.
+# When the engine does run the whole filter for an entity, it scans the points of its smallest indexed condition: the
+# entity's, all of them, though as of an early day few pass the day's range. The busiest hubs of the QA bench's 1 M
+# facts (18k-43k points) took 11-35 ms so for every day of their first quarter (2026-11-28, in process): the slowest
+# 5% of hybrid answers. So each point also carries ENTITY_DAYS, one integer per entity it names: the entity's hash in
+# the high bits, the point's day (a yyyymmdd DayKey, < 2^DAY_BITS) in the low ones. One range of that index holds
+# exactly an entity's points published on or before a day (up to a hash collision, which the entity's own condition
+# still rules out), so the engine starts from those instead: 0.3 ms against 29 ms for the 43k hub as of its fourth
+# day, the same hits. It replaces the day's range in the whole filter of an entity search (keyed_filter), on a shard
+# created with its index: an older shard's points lack the field, and keep the day's range. The key stays below 2^53,
+# exact in a double, as the binding's range bounds are. Its index is Cold: only an entity search's range is read.
 ENTITY_DAYS = "entity_days"
 DAY_BITS = 27
 ENTITY_BITS = 53 - DAY_BITS
@@ -182,7 +179,7 @@ class EdgeMirror(VectorMirror):
         self.index_after = index_after
         self._shards: dict[str, EdgeShard] = {}
         self._search: dict[str, SearchParams] = {}  # collection → how its shard is searched (search_params)
-        self._keyed: dict[str, bool] = {}  # collection → its shard has the ENTITY_DAYS index (as_of_filter)
+        self._keyed: dict[str, bool] = {}  # collection → its shard has the ENTITY_DAYS index (keyed_filter)
         self._flushed: dict[str, float] = {}  # collection → when its shard was last flushed (monotonic)
         self._bulk = False  # inside bulk(): the index is built when the block ends
 
@@ -275,8 +272,7 @@ class EdgeMirror(VectorMirror):
         if shard is None:
             return []
         wanted, params = _selection(with_graph_id(fields)), self._search[collection]
-        busy = where is not None and _busy(shard, collection, where)
-        if where is not None and busy:
+        if where is not None and where.entity_id:
             checked = _entity_nearest(shard, collection, list(vector), where, limit, params)
             hits = _hits_by_id(shard, checked, wanted, with_vectors) if checked is not None else None
             if hits is not None:
@@ -284,7 +280,7 @@ class EdgeMirror(VectorMirror):
         request = QueryRequest(
             limit=limit,
             query=Query.Nearest(list(vector)),
-            filter=as_of_filter(collection, where, keyed_days=busy and self._keyed[collection]) if where else None,
+            filter=as_of_filter(collection, where, keyed_days=self._keyed[collection]) if where else None,
             with_payload=wanted,
             with_vector=with_vectors,
             params=params,
@@ -474,23 +470,19 @@ def _integer(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _busy(shard: EdgeShard, collection: str, where: AsOfFilter) -> bool:
-    """An entity search for one of CHECKED_FROM points or more (the index's count: ~0.1 ms)."""
-    if not where.entity_id:
-        return False
-    return shard.count(CountRequest(filter=as_of_filter(collection, where, times=False), exact=False)) >= CHECKED_FROM
-
-
 def _entity_nearest(
     shard: EdgeShard, collection: str, vector: list[float], where: AsOfFilter, limit: int, params: SearchParams
 ) -> list[ScoredPoint] | None:
-    """The busy entity's `limit` nearest as of the filter's time (OVERSAMPLE's comment), read by the entity alone
-    with their time fields only, the ranges checked here; None when too few of the first OVERSAMPLE x limit pass."""
+    """The entity's `limit` nearest as of the filter's time (OVERSAMPLE's comment), read by the entity alone with
+    their time fields only, the ranges checked here; None when too few of the first OVERSAMPLE x limit pass."""
+    by_entity = as_of_filter(collection, where, times=False)
+    if shard.count(CountRequest(filter=by_entity, exact=False)) < CHECKED_FROM:  # the index's count: ~0.1 ms
+        return None
     times = [DAY_FIELD[collection], "ingested_ms"]
     request = QueryRequest(
         limit=limit * OVERSAMPLE,
         query=Query.Nearest(vector),
-        filter=as_of_filter(collection, where, times=False),
+        filter=by_entity,
         with_payload=times,
         params=params,
     )
