@@ -19,13 +19,11 @@ What this adapter relies on, each pinned by tests/integration/test_vector_store.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
 from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard, cast
 
@@ -45,7 +43,6 @@ from qdrant_edge import (
     KeywordIndexParams,
     MatchValue,
     Memory,
-    PayloadSelector,
     Point,
     QuantizationSearchParams,
     Query,
@@ -130,19 +127,6 @@ SEARCH = SearchParams(exact=True)  # a shard without the int8 copy: a scan of it
 # payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
 OVERSAMPLE = 4
 CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
-# When the engine does run the whole filter for an entity, it scans the points of its smallest indexed condition: the
-# entity's, all of them, though as of an early day few pass the day's range. The busiest hubs of the QA bench's 1 M
-# facts (18k-43k points) took 11-35 ms so for every day of their first quarter (2026-11-28, in process): the slowest
-# 5% of hybrid answers. So each point also carries ENTITY_DAYS, one integer per entity it names: the entity's hash in
-# the high bits, the point's day (a yyyymmdd DayKey, < 2^DAY_BITS) in the low ones. One range of that index holds
-# exactly an entity's points published on or before a day (up to a hash collision, which the entity's own condition
-# still rules out), so the engine starts from those instead: 0.3 ms against 29 ms for the 43k hub as of its fourth
-# day, the same hits. It replaces the day's range in the whole filter of an entity search (keyed_filter), on a shard
-# created with its index: an older shard's points lack the field, and keep the day's range. The key stays below 2^53,
-# exact in a double, as the binding's range bounds are. Its index is Cold: only an entity search's range is read.
-ENTITY_DAYS = "entity_days"
-DAY_BITS = 27
-ENTITY_BITS = 53 - DAY_BITS
 # The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages of the
 # vectors rescored (QUANTIZATION) are resident, not all 1.8 GB of the QA bench's 1.2 M points (its API's peak RSS was
 # 2.9 GB with them in RAM). Float16 would halve them but moves cosines by ~1e-4, which the mirror contract (the same
@@ -168,7 +152,6 @@ QUANTIZATION: ScalarQuantizationConfig | None = ScalarQuantizationConfig(
 )
 RESCORE_OVERSAMPLING = 2.0
 # exact=False on a shard without a graph is the scan that uses the int8 copy (exact=True ignores it).
-WHOLE_PAYLOAD = PayloadSelector.Exclude([ENTITY_DAYS])
 QUANTIZED_SEARCH = SearchParams(quantization=QuantizationSearchParams(rescore=True, oversampling=RESCORE_OVERSAMPLING))
 
 
@@ -179,7 +162,6 @@ class EdgeMirror(VectorMirror):
         self.index_after = index_after
         self._shards: dict[str, EdgeShard] = {}
         self._search: dict[str, SearchParams] = {}  # collection → how its shard is searched (search_params)
-        self._keyed: dict[str, bool] = {}  # collection → its shard has the ENTITY_DAYS index (keyed_filter)
         self._flushed: dict[str, float] = {}  # collection → when its shard was last flushed (monotonic)
         self._bulk = False  # inside bulk(): the index is built when the block ends
 
@@ -194,8 +176,6 @@ class EdgeMirror(VectorMirror):
                 current = indexed[field].params if field in indexed else None
                 if current is not None and _same_index(current, params):
                     continue
-                if field == ENTITY_DAYS and current is None:  # an older shard: its points lack the field
-                    continue
                 if field in indexed:  # a shard from before INDEX_MEMORY, FILTERED_MEMORY or HNSW: rebuilt once
                     log.info("Qdrant Edge shard %s: payload index %s rebuilt", self.path(collection), field)
                     shard.update(UpdateOperation.delete_field_index(field))
@@ -205,9 +185,7 @@ class EdgeMirror(VectorMirror):
         shard = self._shard(collection) or self._create(collection)
         for start in range(0, len(items), PAGE):
             page = items[start : start + PAGE]
-            points = [
-                Point(id=point_uuid(p["graph_id"]), vector=list(v), payload=keyed(collection, p)) for p, v in page
-            ]
+            points = [Point(id=point_uuid(p["graph_id"]), vector=list(v), payload=p) for p, v in page]
             shard.update(UpdateOperation.upsert_points(points))
         self._after_write(collection, shard)
         return len(items)
@@ -231,7 +209,7 @@ class EdgeMirror(VectorMirror):
         shard = self._shard(collection)
         if shard is None or not graph_ids:
             return []
-        records = shard.retrieve([point_uuid(g) for g in graph_ids], with_payload=WHOLE_PAYLOAD, with_vector=False)
+        records = shard.retrieve([point_uuid(g) for g in graph_ids], with_payload=True, with_vector=False)
         return [_payload(r) for r in records]
 
     def vectors(self, collection: str, graph_ids: list[str]) -> dict[str, list[float]]:
@@ -271,7 +249,7 @@ class EdgeMirror(VectorMirror):
         shard = self._shard(collection)
         if shard is None:
             return []
-        wanted, params = _selection(with_graph_id(fields)), self._search[collection]
+        wanted, params = with_graph_id(fields), self._search[collection]
         if where is not None and where.entity_id:
             checked = _entity_nearest(shard, collection, list(vector), where, limit, params)
             hits = _hits_by_id(shard, checked, wanted, with_vectors) if checked is not None else None
@@ -280,7 +258,7 @@ class EdgeMirror(VectorMirror):
         request = QueryRequest(
             limit=limit,
             query=Query.Nearest(list(vector)),
-            filter=as_of_filter(collection, where, keyed_days=self._keyed[collection]) if where else None,
+            filter=as_of_filter(collection, where) if where else None,
             with_payload=wanted,
             with_vector=with_vectors,
             params=params,
@@ -308,7 +286,6 @@ class EdgeMirror(VectorMirror):
         if shard is None and (self.path(collection) / CONFIG_FILE).exists():
             shard = _load(self.path(collection))
             self._search[collection] = search_params(self.path(collection))  # before the shard is seen as open
-            self._keyed[collection] = ENTITY_DAYS in shard.info().payload_schema
             self._shards[collection] = shard
         return shard
 
@@ -344,9 +321,7 @@ class EdgeMirror(VectorMirror):
         )
         self.path(collection).mkdir(parents=True, exist_ok=True)
         shard = EdgeShard.create(str(self.path(collection)), config)
-        shard.update(UpdateOperation.create_field_index(ENTITY_DAYS, index_params(collection)[ENTITY_DAYS]))
         self._search[collection] = search_params(self.path(collection))
-        self._keyed[collection] = True
         self._shards[collection] = shard
         return shard
 
@@ -375,7 +350,7 @@ def index_params(collection: str) -> dict[str, IntegerIndexParams | KeywordIndex
     FILTERED_MEMORY)."""
     params: dict[str, IntegerIndexParams | KeywordIndexParams] = {
         field: IntegerIndexParams(lookup=False, range=True, memory=index_memory(field), enable_hnsw=False)
-        for field in (*INTEGER_FIELDS[collection], ENTITY_DAYS)
+        for field in INTEGER_FIELDS[collection]
     }
     return params | {
         field: KeywordIndexParams(memory=index_memory(field), enable_hnsw=False) for field in KEYWORD_FIELDS[collection]
@@ -412,51 +387,18 @@ def search_params(path: Path) -> SearchParams:
     return QUANTIZED_SEARCH if quantized else SEARCH
 
 
-def as_of_filter(collection: str, where: AsOfFilter, times: bool = True, keyed_days: bool = False) -> Filter:
+def as_of_filter(collection: str, where: AsOfFilter, times: bool = True) -> Filter:
     """The as-of view in Qdrant Edge's filter model (integer payloads compare with float bounds: days and epoch
-    milliseconds are exact in a double); `times=False`: its entity and variant alone (_entity_nearest); `keyed_days`: an
-    entity's day bound as its range of ENTITY_DAYS, which holds the same points (the field's comment), for a shard
-    created with that index."""
+    milliseconds are exact in a double); `times=False`: its entity and variant alone (_entity_nearest)."""
     must: list[FieldCondition] = []
     if times:
-        must.append(_day_bound(collection, where, keyed_days))
+        must.append(FieldCondition(key=DAY_FIELD[collection], range=RangeFloat(lte=where.day)))
         must.append(FieldCondition(key="ingested_ms", range=RangeFloat(lte=where.ingested_ms)))
     if where.entity_id:
         must.append(FieldCondition(key="entity_ids", match=MatchValue(where.entity_id)))
     if where.variant and collection == INTERACTIONS:
         must.append(FieldCondition(key="variant", match=MatchValue(where.variant)))
     return Filter(must=list(must))
-
-
-def _day_bound(collection: str, where: AsOfFilter, keyed: bool) -> FieldCondition:
-    if keyed and where.entity_id and 0 <= where.day < 1 << DAY_BITS:
-        low = _entity_bucket(where.entity_id) << DAY_BITS
-        return FieldCondition(key=ENTITY_DAYS, range=RangeFloat(gte=low, lte=low | where.day))
-    return FieldCondition(key=DAY_FIELD[collection], range=RangeFloat(lte=where.day))
-
-
-def keyed(collection: str, payload: Payload) -> Payload:
-    """The payload as stored: with ENTITY_DAYS, one key per entity it names, when its day is a DayKey (an integer
-    time the integer index holds: in_time's rule)."""
-    day, named = payload.get(DAY_FIELD[collection]), payload.get("entity_ids")
-    entities = cast(list[object], named) if isinstance(named, list) else [named]  # a keyword field may be one value
-    keys = {_entity_bucket(e) for e in entities if isinstance(e, str)}
-    if not _integer(day) or not 0 <= day < 1 << DAY_BITS or not keys:
-        return {k: v for k, v in payload.items() if k != ENTITY_DAYS}
-    return payload | {ENTITY_DAYS: sorted(k << DAY_BITS | day for k in keys)}
-
-
-@lru_cache(maxsize=65_536)
-def _entity_bucket(entity_id: str) -> int:
-    """The entity's high bits of its ENTITY_DAYS keys: a stable hash (not Python's, which changes per process)."""
-    digest = hashlib.blake2b(entity_id.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> (64 - ENTITY_BITS)
-
-
-def _selection(wanted: list[str] | bool) -> list[str] | PayloadSelector:
-    """with_graph_id's selection for the engine: the whole payload is every field but ENTITY_DAYS, this adapter's
-    own."""
-    return wanted if isinstance(wanted, list) else WHOLE_PAYLOAD
 
 
 def in_time(collection: str, where: AsOfFilter, payload: Payload) -> bool:
@@ -494,7 +436,7 @@ def _entity_nearest(
 
 
 def _hits_by_id(
-    shard: EdgeShard, found: list[ScoredPoint], wanted: list[str] | PayloadSelector, vectors: bool
+    shard: EdgeShard, found: list[ScoredPoint], wanted: list[str] | bool, vectors: bool
 ) -> list[MirrorHit] | None:
     """The hits of points found by a search that read no payload of theirs: payloads (and vectors) by id, in one
     call for the few kept rather than for every point the search read. None when one was deleted in between: the
