@@ -31,7 +31,8 @@ from newskg.graph.store.store import GraphStore
 # type asked: their ids, the $read with the highest bound first (search() counts them in that order; an entity
 # without one first). No index serves CONTAINS: every entity's lower-case name (writes.ENTITIES) is read (~25 ms at
 # 1 M facts, 100k entities, bench/qa_graph.py). Only the first are sent: "entity 2" is part of 11,111 names there,
-# and sending all of them took 51 ms against 38 for the first 336 (as of one day, in process, median of 5).
+# and sending all of them took 51 ms against 38 for the first 336 (as of one day, in process, median of 5). An
+# entity's `facts` is an integer count or null (factdays.RECOUNT_ENTITY_FACTS), which _bound orders the same way.
 SEARCH_FOUND = f"""
 MATCH (e:Entity)
 WHERE e.lower CONTAINS $q
@@ -69,6 +70,7 @@ SEARCH_COUNTED_BY_DAYS = _WANTED + ENTITY_VISIBLE_BY_DAYS + _RANKED
 # At 1 M, 11 entities found cost ~9 ms by their cells and up to that by their walk; the hub alone 1 ms against 60.
 SEARCH_FEW = 16
 SEARCH_READ = SEARCH_FEW * (1 + 4 + 16) + 1  # the found read at first: three rounds of counting, the next bound
+SEARCH_READ_MOST = 2**31 - 1  # FalkorDB 4.16 takes a LIMIT from 2^32 up as 0
 
 # The entity's visible interactions in the day window (one variant or all), the latest first before the limit
 # (their sources: SOURCES_OF). NEIGHBOURHOOD walks all its SUBJECT_OF/OBJECT edges: a hub's whole
@@ -251,7 +253,8 @@ def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: s
     their count as of D, SEARCH_FEW first and four times as many each round, until none left has a bound that
     could rank: a short text that is part of thousands of names counts the few that lead, not all (an entity
     without a bound is counted first). The matches themselves are read SEARCH_READ first, and more only when a
-    round needs more. The same rows as counting every match."""
+    round needs more. The same rows as counting every match (with writes in between, the reads may see two states
+    of the graph, as any two reads of a request do)."""
     if limit < 1:
         return []
     read = SEARCH_READ
@@ -264,7 +267,7 @@ def search(store: GraphStore, text: str, as_of: AsOf, limit: int, entity_type: s
         if start < len(queue) and len(kept) == limit and _bound(queue[start]) < kept[-1].interactions:
             return kept  # the matches not read have no higher bound than this one
         if not complete and start + size >= len(queue):  # the round, and the next bound, need more than were read
-            read = max(read * 4, len(counted) + size + 1)
+            read = min(max(read * 4, len(counted) + size + 1), SEARCH_READ_MOST)
             found, complete = _found(store, text, as_of, entity_type, read)
             queue, start = [r for r in found if r["id"] not in counted], 0
         if start >= len(queue):
