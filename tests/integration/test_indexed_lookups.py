@@ -253,7 +253,7 @@ def test_the_search_counts_only_the_matches_that_can_rank_and_finds_what_countin
         assert explore.search(store, "star", AsOf.of(day), 5, None) == every
 
 
-def test_the_search_reads_the_first_matches_by_bound_and_all_only_when_a_round_needs_more(
+def test_the_search_reads_the_first_matches_by_bound_and_more_only_when_a_round_needs_them(
     store: GraphStore, monkeypatch: pytest.MonkeyPatch
 ):
     """explore.SEARCH_READ: the search reads the matches with the highest bounds first (an entity without one
