@@ -164,15 +164,12 @@ class AsOfReader:
         would give; else None. An entity whose day held fewer candidates than the read
         examines is left alone for QUIET_S: for it the full read costs as little, and the try is a round trip more.
         (A busy day that is not proven is tried again next time: the try costs a fraction of the full read.)"""
-        now = time.monotonic()
-        if self._quiet.get(entity_id, 0.0) > now or self._facts.get(entity_id, BUSY_FACTS) < BUSY_FACTS:
+        now, facts = time.monotonic(), self._facts.get(entity_id)  # facts: None while the entity's count is unknown
+        if self._quiet.get(entity_id, 0.0) > now or (facts is not None and facts < BUSY_FACTS):
             return None
         examine = 2 * cast(int, params["top"]) + TOP_SLACK
-        read = (
-            reads.TOP_OF_THE_DAY_CUT
-            if self._facts.get(entity_id, 0) > cast(int, params["limit"])
-            else reads.TOP_OF_THE_DAY
-        )
+        crowded = facts is not None and facts > cast(int, params["limit"])
+        read = reads.TOP_OF_THE_DAY_CUT if crowded else reads.TOP_OF_THE_DAY
         rows = self.conn.read(read, {**params, "examine": examine})
         if rows and rows[0]["proven"]:
             return rows_of(TimelineRow, rows)
