@@ -580,7 +580,7 @@ def build_crowded(world: World) -> None:
     for n in range(14):
         published = shift_day(CROWDED_DAY, -(n // 3 % 3 if n % 3 == 0 else n % 3))  # the stated ones spread too
         hour = (7 * n) % 30  # some past the end of the day: ingested after it
-        ms = end_of_day_ms(published) - 86_399_999 + hour * 3_600_000
+        ms = _at(published, hour)
         chunk = world.report(f"Ada Crowd report {n}.", published, [CROWDED], ingested_ms=ms)
         stated = n % 3 == 0
         chunk = world.chunks[-1] = chunk.model_copy(update={"sentence_start": 9 if stated else (5 * n) % 4})
