@@ -27,6 +27,8 @@ def parse_instant(value: str | dt.datetime | dt.date) -> pendulum.DateTime:
 
 def day_key(value: str | dt.datetime | dt.date) -> int:
     """`yyyymmdd` integer of the UTC day."""
+    if type(value) is dt.date:  # a calendar day is its own key: no instant to build (a window's every day asks)
+        return value.year * 10000 + value.month * 100 + value.day
     instant = parse_instant(value)
     return instant.year * 10000 + instant.month * 100 + instant.day
 
@@ -66,6 +68,7 @@ def end_of_day_ms(key: int) -> int:
     return int(start.add(days=1).timestamp() * 1000) - 1
 
 
+@cache  # an answer spells its evidence's days, the same few each time: a calendar format each otherwise
 def day_words(day: int) -> str:
     """A day key as prompts and answers spell it: "March 5, 2024"."""
     return pendulum.date(day // 10000, day // 100 % 100, day % 100).format("MMMM D, YYYY")

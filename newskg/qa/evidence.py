@@ -3,7 +3,7 @@ extraction variant (interactions) and retrieval score (and, for the answer, its 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 from newskg.core.records import Variant
@@ -33,6 +33,11 @@ class Evidence:
         return len(self.sources)
 
     def as_dict(self) -> dict[str, Any]:
-        found = asdict(self)
-        del found["similarity"]
+        """The API's evidence: every field but the similarity, plus n_sources. Built field by field, not by
+        dataclasses.asdict, which deep-copied each field and was a tenth of a temporal answer's CPU in the API."""
+        found: dict[str, Any] = {name: getattr(self, name) for name in _API_FIELDS}
+        found["sources"], found["urls"] = list(self.sources), list(self.urls)
         return found | {"n_sources": self.n_sources}
+
+
+_API_FIELDS = tuple(f.name for f in fields(Evidence) if f.name != "similarity")

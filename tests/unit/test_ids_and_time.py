@@ -3,7 +3,7 @@ import datetime as dt
 import pytest
 
 from newskg.core import ids
-from newskg.core.timeaxes import day_from_key, day_iso, day_key, epoch_ms, iso, parse_instant
+from newskg.core.timeaxes import day_from_key, day_iso, day_key, day_words, epoch_ms, iso, parse_instant
 
 
 def test_canonical_url_drops_tracking_fragment_and_case():
@@ -30,6 +30,9 @@ def test_day_keys_are_utc_days():
     assert day_key("2023-08-31") == 20230831
     assert day_key("2023-08-31T23:30:00-05:00") == 20230901  # 04:30 UTC next day
     assert day_key(dt.date(2024, 2, 29)) == 20240229
+    eastern = dt.timezone(dt.timedelta(hours=-5))
+    assert day_key(dt.datetime(2023, 8, 31, 23, 30, tzinfo=eastern)) == 20230901  # an instant, not a calendar day
+    assert day_words(20240305) == "March 5, 2024" and day_words(20231231) == "December 31, 2023"
     assert day_iso(20230831) == "2023-08-31"
     assert day_from_key(20230831) == dt.date(2023, 8, 31)
 

@@ -237,6 +237,23 @@ def test_the_answer_reuses_retrievals_similarity_of_a_one_sentence_evidence_and_
     assert "similarity" not in evidence[0].as_dict()  # not part of the API's evidence
 
 
+def test_the_apis_evidence_is_every_field_but_the_similarity_with_its_source_count_and_lists_of_its_own():
+    from dataclasses import asdict
+
+    from newskg.core.records import Variant
+    from newskg.qa.similarity import QueryTexts, Similarity
+
+    query = QueryTexts("doja cat", "(Date: August 31, 2023) Doja Cat", "")
+    similarity = Similarity(query, "minilm", 0.4)
+    item = Evidence("i1", "interaction", "Doja Cat toured", 20230831, 20230901, 0.7, ["AP", "BBC"], ["https://a/1"])
+    item.variant, item.confidence, item.similarity = Variant.M0, 0.8, similarity
+    shown = item.as_dict()
+    expected = {k: v for k, v in asdict(item).items() if k != "similarity"} | {"n_sources": 2}
+    assert shown == expected and list(shown) == list(expected)  # the same keys in the same order
+    shown["sources"].append("CNN")
+    assert item.sources == ["AP", "BBC"]  # the caller's copy, not the evidence's own list
+
+
 def test_the_answer_embeds_what_retrieval_did_not_score_for_this_query_and_model():
     from newskg.qa.answer import best_sentences
     from newskg.qa.similarity import QueryTexts, Similarity
