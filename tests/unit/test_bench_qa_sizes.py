@@ -5,6 +5,7 @@ the open loop's latency counted from the scheduled send (so queueing counts), wi
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 
 from bench import qa
@@ -55,6 +56,8 @@ def test_the_largest_size_keeps_the_plain_names_and_every_size_has_its_suffix_an
         assert f"{name}_1m" in found, name
     assert found["qa_p95_ms_half_load_server_temporal_10k"]["value"] == 5  # the server's share, beside the client's
     assert found["qa_capacity_vs_scan"]["value"] == 5.0  # 200 answers/s over the scan's 40
+    # were the graph free: every core on the API's 3.0 ms and the driver's 0.2 ms an answer, over the scan's 40/s
+    assert found["qa_capacity_bound_vs_scan"]["value"] == round((os.cpu_count() or 1) * 1000 / 3.2 / 40, 2)
     assert found["qa_p95_growth_temporal"]["value"] == 1.4 and found["qa_p95_growth_hybrid"]["rows"] == 1_000_000
 
 
