@@ -37,8 +37,8 @@ Figures (`--json`): the largest size's under the names without a size; every siz
 (`_10k`, `_100k`, `_1m`); each carries `rows`. Growth: `qa_p95_growth_<strategy>`, the half-load p95 at the largest
 size over the smallest; `qa_capacity_vs_scan`, temporal answers/s over the scan's, and two ceilings of it:
 `qa_capacity_ceiling_vs_scan` (GET /healthz's rate over the scan's) and `qa_capacity_bound_vs_scan` (every core on
-the API's and the driver's CPU per temporal answer, the graph's reads taken as free, over the scan's). Goal (issue 30): p95 < 150 ms,
-0 errors; flat from the smallest size to the largest.
+the API's and the driver's CPU per temporal answer, the graph's reads taken as free, over the scan's). Goal (issue
+30): p95 < 150 ms, 0 errors; flat from the smallest size to the largest.
 Run: `make bench` or `.venv/bin/python -m bench.qa [--rows N | --sizes N,M,...] [--seconds S] [--strategies
 temporal,hybrid]`.
 """
