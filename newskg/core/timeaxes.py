@@ -4,9 +4,11 @@ never as database temporal types (FalkorDB and Neo4j disagree on those)."""
 from __future__ import annotations
 
 import datetime as dt
-from functools import cache
+from functools import lru_cache
 
 import pendulum
+
+DAYS_CACHED = 4096  # days remembered by the day functions below: eleven years of them
 
 
 def parse_instant(value: str | dt.datetime | dt.date) -> pendulum.DateTime:
@@ -59,7 +61,9 @@ def iso(value: str | dt.datetime | dt.date) -> str:
     return parse_instant(value).format("YYYY-MM-DD[T]HH:mm:ss[Z]")
 
 
-@cache  # every as-of check asks it (the resolver once per name key): a calendar computation each time otherwise
+# Every as-of check asks it (the resolver once per name key): a calendar computation each time otherwise. Bounded:
+# a client's date reaches it, and there are millions of valid days.
+@lru_cache(maxsize=DAYS_CACHED)
 def end_of_day_ms(key: int) -> int:
     """The last millisecond of a yyyymmdd day (UTC): the "ingested by the end of D" bound of as-of reads."""
     if key >= 99991231:
@@ -68,7 +72,7 @@ def end_of_day_ms(key: int) -> int:
     return int(start.add(days=1).timestamp() * 1000) - 1
 
 
-@cache  # an answer spells its evidence's days, the same few each time: a calendar format each otherwise
+@lru_cache(maxsize=DAYS_CACHED)  # an answer spells its days, mostly the same few: a calendar format each otherwise
 def day_words(day: int) -> str:
     """A day key as prompts and answers spell it: "March 5, 2024"."""
     return pendulum.date(day // 10000, day // 100 % 100, day % 100).format("MMMM D, YYYY")

@@ -5,7 +5,6 @@ the open loop's latency counted from the scheduled send (so queueing counts), wi
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 
 from bench import qa
@@ -35,7 +34,8 @@ def test_a_size_names_its_figures():
     assert [qa.size_label(n) for n in (10_000, 100_000, 1_000_000, 2_500, 800)] == ["10k", "100k", "1m", "2_5k", "800"]
 
 
-def test_the_largest_size_keeps_the_plain_names_and_every_size_has_its_suffix_and_rows():
+def test_the_largest_size_keeps_the_plain_names_and_every_size_has_its_suffix_and_rows(monkeypatch):
+    monkeypatch.setattr(qa, "usable_cores", lambda: 2)
     found = qa.figures([_run(10_000, 10), _run(1_000_000, 14)])
     assert found["qa_p95_ms_temporal"]["rows"] == 1_000_000 and found["qa_p95_ms_temporal"]["value"] == 50
     for name in (
@@ -56,9 +56,18 @@ def test_the_largest_size_keeps_the_plain_names_and_every_size_has_its_suffix_an
         assert f"{name}_1m" in found, name
     assert found["qa_p95_ms_half_load_server_temporal_10k"]["value"] == 5  # the server's share, beside the client's
     assert found["qa_capacity_vs_scan"]["value"] == 5.0  # 200 answers/s over the scan's 40
-    # were the graph free: every core on the API's 3.0 ms and the driver's 0.2 ms an answer, over the scan's 40/s
-    assert found["qa_capacity_bound_vs_scan"]["value"] == round((os.cpu_count() or 1) * 1000 / 3.2 / 40, 2)
+    # were FalkorDB free: 2 cores on the API's 3.0 ms and the driver's 0.2 ms an answer (625/s) over the scan's 40/s
+    assert found["qa_capacity_bound_vs_scan"]["value"] == 15.62
     assert found["qa_p95_growth_temporal"]["value"] == 1.4 and found["qa_p95_growth_hybrid"]["rows"] == 1_000_000
+
+
+def test_no_bound_without_the_cpu_it_rests_on():
+    run = _run(10_000, 10)
+    unmeasured = qa.SizeRun(10_000, 4, 1.0, 2.0, run.graph, run.scan, 90)
+    unmeasured.graph.loaded["temporal"] |= {"cpu_ms": 0.0, "driver_cpu_ms": 0.0}  # a run shorter than /proc's tick
+    assert "qa_capacity_bound_vs_scan" not in qa.bound_figures(unmeasured)
+    del unmeasured.graph.loaded["temporal"]["driver_cpu_ms"]
+    assert "qa_capacity_bound_vs_scan" not in qa.bound_figures(unmeasured)
 
 
 def test_one_size_has_no_growth():

@@ -1,5 +1,6 @@
 import datetime as dt
 
+import pendulum
 import pytest
 
 from newskg.core import ids
@@ -29,7 +30,7 @@ def test_content_ids_are_stable_and_distinct():
 def test_day_keys_are_utc_days():
     assert day_key("2023-08-31") == 20230831
     assert day_key("2023-08-31T23:30:00-05:00") == 20230901  # 04:30 UTC next day
-    assert day_key(dt.date(2024, 2, 29)) == 20240229
+    assert day_key(dt.date(2024, 2, 29)) == 20240229 == day_key(pendulum.date(2024, 2, 29))
     eastern = dt.timezone(dt.timedelta(hours=-5))
     assert day_key(dt.datetime(2023, 8, 31, 23, 30, tzinfo=eastern)) == 20230901  # an instant, not a calendar day
     assert day_words(20240305) == "March 5, 2024" and day_words(20231231) == "December 31, 2023"

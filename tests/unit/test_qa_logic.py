@@ -251,7 +251,10 @@ def test_the_apis_evidence_is_every_field_but_the_similarity_with_its_source_cou
     expected = {k: v for k, v in asdict(item).items() if k != "similarity"} | {"n_sources": 2}
     assert shown == expected and list(shown) == list(expected)  # the same keys in the same order
     shown["sources"].append("CNN")
-    assert item.sources == ["AP", "BBC"]  # the caller's copy, not the evidence's own list
+    shown["urls"].append("https://b/2")
+    assert item.sources == ["AP", "BBC"] and item.urls == ["https://a/1"]  # the caller's copies, not the evidence's
+    bare = Evidence("i2", "interaction", "Doja Cat toured", 20230831)
+    assert bare.as_dict() == {k: v for k, v in asdict(bare).items() if k != "similarity"} | {"n_sources": 0}
 
 
 def test_the_answer_embeds_what_retrieval_did_not_score_for_this_query_and_model():
