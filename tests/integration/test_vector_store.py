@@ -516,10 +516,12 @@ def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     """edge.OVERSAMPLE: the search of an entity of CHECKED_FROM points or more reads its nearest by the entity (and
-    variant) alone and checks the time ranges on their payloads; the engine's whole filter runs only when too few
-    pass, or for a smaller entity. Either way the hits (ids, scores, payloads) equal the whole filter's, as of every
-    day and ingestion bound, the bounds met exactly too: for a hub as of a late day (checked here), as of an early
-    one (the whole filter again) and a rare entity (the whole filter at once)."""
+    variant) alone and checks the time ranges on their payloads; when too few pass, a second, larger read as the
+    share that passed asks (edge.second_read); the engine's whole filter runs only when that is none or too few pass
+    again, or for a smaller entity. Every way the hits (ids, scores, payloads) equal the whole filter's, as of every
+    day and ingestion bound, the bounds met exactly too: for a hub as of a late day (checked here), an earlier one
+    (a second read), a bound few of its points meet (the whole filter again) and a rare entity (the whole filter at
+    once)."""
     from newskg.graph.mirror import edge
 
     mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
@@ -533,7 +535,15 @@ def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
         checked.append(found is not None)
         return found
 
+    second_reads: list[int | None] = []  # per entity search: the second reads it asked for (None: the whole filter)
+    second_read = edge.second_read
+
+    def recorded_second(*args: Any) -> int | None:
+        second_reads.append(second_read(*args))
+        return second_reads[-1]
+
     monkeypatch.setattr(edge, "_entity_nearest", recorded)
+    monkeypatch.setattr(edge, "second_read", recorded_second)
     monkeypatch.setattr(edge, "CHECKED_FROM", 100)  # the hub's 900 points: checked here; the rare one's 3: not
     try:
         with mirror.bulk():
@@ -561,10 +571,13 @@ def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
             for ingested in (1_000 + 17, 10**9, *at_hits):
                 where = AsOfFilter(day=day, ingested_ms=ingested, entity_id=entity, variant=variant)
                 checked.clear()
+                second_reads.clear()
                 hits = mirror.search_vector(INTERACTIONS, query, where, 10, ["text", "published_day", "ingested_ms"])
                 assert [(h.payload, h.score) for h in hits] == whole_filter(query, where), (entity, day, ingested)
-                paths[f"{entity} {'here' if checked == [True] else 'whole filter'}"] += 1
-        assert paths["e_hub here"] > 20 and paths["e_hub whole filter"] > 5, paths
+                here = "here after a second read" if any(second_reads) else "here"
+                paths[f"{entity} {here if checked == [True] else 'whole filter'}"] += 1
+        assert paths["e_hub here"] > 20 and paths["e_hub here after a second read"] > 5, paths
+        assert paths["e_hub whole filter"] > 5, paths
         assert paths["e_rare_310 whole filter"] > 60 and paths["e_rare_310 here"] == 0, paths
     finally:
         mirror.close()
