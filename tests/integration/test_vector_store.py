@@ -512,8 +512,9 @@ def segment_indexes(mirror: EdgeMirror) -> list[dict[str, Any]]:
     return found
 
 
+@pytest.mark.parametrize("slack", [1.5, 0.3])  # as shipped; and too small, so that second reads fall short too
 def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, slack: float
 ):
     """edge.OVERSAMPLE: the search of an entity of CHECKED_FROM points or more reads its nearest by the entity (and
     variant) alone and checks the time ranges on their payloads; when too few pass, a second, larger read as the
@@ -521,8 +522,10 @@ def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
     again, or for a smaller entity. Every way the hits (ids, scores, payloads) equal the whole filter's, as of every
     day and ingestion bound, the bounds met exactly too: for a hub as of a late day (checked here), an earlier one
     (a second read), a bound few of its points meet (the whole filter again) and a rare entity (the whole filter at
-    once)."""
+    once), with a second read that falls short too when the slack is too small."""
     from newskg.graph.mirror import edge
+
+    monkeypatch.setattr(edge, "SECOND_READ_SLACK", slack)
 
     mirror = EdgeMirror(tmp_path / "edge", HashEmbedder(), index_after=100)
     mirror.ensure()
@@ -574,13 +577,24 @@ def test_edge_an_entitys_nearest_checked_by_time_here_are_the_whole_filters(
                 second_reads.clear()
                 hits = mirror.search_vector(INTERACTIONS, query, where, 10, ["text", "published_day", "ingested_ms"])
                 assert [(h.payload, h.score) for h in hits] == whole_filter(query, where), (entity, day, ingested)
-                here = "here after a second read" if any(second_reads) else "here"
-                paths[f"{entity} {here if checked == [True] else 'whole filter'}"] += 1
-        assert paths["e_hub here"] > 20 and paths["e_hub here after a second read"] > 5, paths
-        assert paths["e_hub whole filter"] > 5, paths
+                read_again = any(second_reads)
+                here = "here after a second read" if read_again else "here"
+                whole = "whole filter after a second read" if read_again else "whole filter"
+                paths[f"{entity} {here if checked == [True] else whole}"] += 1
+        assert paths["e_hub here"] > 20 and paths["e_hub whole filter"] > 5, paths
+        assert paths["e_hub here after a second read" if slack > 1 else "e_hub whole filter after a second read"] > 5
         assert paths["e_rare_310 whole filter"] > 60 and paths["e_rare_310 here"] == 0, paths
     finally:
         mirror.close()
+
+
+def test_edge_a_second_read_is_as_many_as_the_share_that_passed_asks_within_its_bounds():
+    from newskg.graph.mirror.edge import second_read
+
+    assert [second_read(40, passed, 10) for passed in (0, 1, 2)] == [None, None, None]  # too few to guess a share
+    assert second_read(40, 3, 10) == 200  # 3 of 40 passed: 10 in ~133, and half as many again
+    assert second_read(80, 4, 20) == 600 and second_read(80, 3, 20) is None  # 800: over 32 x 20
+    assert second_read(400, 60, 100) == 1_000 and second_read(400, 50, 100) is None  # 1,200: over 1,024 points
 
 
 def test_edge_an_entitys_point_with_a_time_that_is_no_integer_passes_no_range_either_way(

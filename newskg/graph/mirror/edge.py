@@ -121,20 +121,24 @@ SEARCH = SearchParams(exact=True)  # a shard without the int8 copy: a scan of it
 # hub of the QA bench's 1 M facts (43k of them) took 28-30 ms with the whole filter, 9 ms by the entity alone with 4x
 # the limit (2026-11-28, one-off, Qdrant Edge 0.9.0). Questions are mostly asked as of a recent day, when most of an
 # entity's points pass: so its nearest are first read by the entity (and variant) alone, OVERSAMPLE x limit of them with
-# their two time fields only, and the ranges checked here (in_time). The first `limit` that pass are the whole filter's
-# top (one scan, rescored by the same vectors, up to the int8 scan's recall, 1.0 measured; the order among equal scores,
-# e.g. of two facts of one text, is the engine's, as in any of its searches), and so are all that pass when the entity
-# has no more points than were read; otherwise a second read (below), then the whole filter. The kept points'
-# payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
+# their two time fields only, and the ranges checked here (in_time). The first `limit` that pass are the exact top, as
+# the whole filter's are, up to the int8 scan's recall (1.0 measured, rescored by the same vectors; the order among
+# equal scores, e.g. of two facts of one text, is the engine's, as in any of its searches), and so are all that pass
+# when the entity has no more points than were read; otherwise a second read (below), then the whole filter. The kept
+# points' payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
 OVERSAMPLE = 4
 # When few of those pass (a hub asked as of its first weeks: the 43k hub of the 1 M bench shard as of its 8th-20th day
 # took 23-24 ms p50, the first read then the whole filter), the share that passed says how many nearest hold `limit` in
 # time: a second read of SECOND_READ_SLACK x that many, if no more than SECOND_READ_MOST x limit (each point read is
-# converted by the binding and its float32 vector read to rescore), answered in 4.6-8.7 ms p50 with the same hits
-# (2026-11-28, 30 queries a day; a first touch of vectors not in the page cache 40-100 ms). The whole filter runs only
-# when none passed, more would be needed, or the second read falls short too.
+# converted by the binding, and twice as many float32 vectors read to rescore), answered in 4.6-8.7 ms p50 with the
+# same hits (2026-11-28, 30 queries a day; a first touch of vectors not in the page cache 40-100 ms). The bench's
+# vectors are random, so there a point's time says nothing of its nearness; in real news the nearest may be older or
+# newer than the rest, the share a rougher guess, and more second reads fall short. The whole filter runs only when
+# fewer than SECOND_READ_FROM passed, more would be needed, or the second read falls short too.
 SECOND_READ_SLACK = 1.5
-SECOND_READ_MOST = 32
+SECOND_READ_MOST = 32  # x limit
+SECOND_READ_POINTS = 1_024  # and never more points: the whole filter's cost grows with the entity, not with limit
+SECOND_READ_FROM = 3  # points passed: from fewer the share is too rough a guess (a read that falls short costs both)
 CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
 # The vectors stay on disk (Cold: mapped, read through the page cache) like the payload indexes: only the pages of the
 # vectors rescored (QUANTIZATION) are resident, not all 1.8 GB of the QA bench's 1.2 M points (its API's peak RSS was
@@ -452,12 +456,12 @@ def _entity_nearest(
 
 def second_read(read: int, passed: int, limit: int) -> int | None:
     """How many of the entity's nearest to read again when `passed` of the first `read` were in time, fewer than
-    `limit`: SECOND_READ_SLACK x what that share predicts `limit` needs; None (the whole filter instead) when none
-    passed or that is over SECOND_READ_MOST x limit."""
-    if passed == 0:
+    `limit`: SECOND_READ_SLACK x what that share predicts `limit` needs; None (the whole filter instead) when fewer
+    than SECOND_READ_FROM passed, or that is over SECOND_READ_MOST x limit or SECOND_READ_POINTS."""
+    if passed < SECOND_READ_FROM:
         return None
     wanted = math.ceil(read * limit / passed * SECOND_READ_SLACK)
-    return wanted if wanted <= SECOND_READ_MOST * limit else None
+    return wanted if wanted <= min(SECOND_READ_MOST * limit, SECOND_READ_POINTS) else None
 
 
 def _hits_by_id(
