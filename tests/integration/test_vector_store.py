@@ -592,8 +592,8 @@ def test_edge_a_second_read_is_as_many_as_the_share_that_passed_asks_within_its_
     from newskg.graph.mirror.edge import second_read
 
     assert [second_read(40, passed, 10) for passed in (0, 1, 2)] == [None, None, None]  # too few to guess a share
-    assert second_read(40, 3, 10) == 200  # 3 of 40 passed: 10 in ~133, and half as many again
-    assert second_read(80, 4, 20) == 600 and second_read(80, 3, 20) is None  # 800: over 32 x 20
+    assert second_read(40, 4, 10) == 150 and second_read(40, 3, 10) is None  # 10 in ~100, half again; 200 > 16 x 10
+    assert second_read(80, 8, 20) == 300 and second_read(80, 7, 20) is None  # 343: over 16 x 20
     assert second_read(400, 60, 100) == 1_000 and second_read(400, 50, 100) is None  # 1,200: over 1,024 points
 
 

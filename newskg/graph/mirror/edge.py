@@ -127,16 +127,17 @@ SEARCH = SearchParams(exact=True)  # a shard without the int8 copy: a scan of it
 # when the entity has no more points than were read; otherwise a second read (below), then the whole filter. The kept
 # points' payloads and vectors are then read by id: the binding converts each one it returns, kept or not.
 OVERSAMPLE = 4
-# When few of those pass (a hub asked as of its first weeks: the 43k hub of the 1 M bench shard as of its 8th-20th day
-# took 23-24 ms p50, the first read then the whole filter), the share that passed says how many nearest hold `limit` in
-# time: a second read of SECOND_READ_SLACK x that many, if no more than SECOND_READ_MOST x limit (each point read is
-# converted by the binding, and twice as many float32 vectors read to rescore), answered in 4.6-8.7 ms p50 with the
-# same hits (2026-11-28, 30 queries a day; a first touch of vectors not in the page cache 40-100 ms). The bench's
-# vectors are random, so there a point's time says nothing of its nearness; in real news the nearest may be older or
-# newer than the rest, the share a rougher guess, and more second reads fall short. The whole filter runs only when
+# When few of those pass (a hub asked as of its first weeks: the 43k hub of the 1 M bench shard as of its 10th-20th
+# day took ~21 ms p50, the first read then the whole filter), the share that passed says how many nearest hold `limit`
+# in time: a second read of SECOND_READ_SLACK x that many, if no more than SECOND_READ_MOST x limit (each point read is
+# converted by the binding, and twice as many float32 vectors read to rescore), answered in 4.7-5.6 ms p50 with the
+# same hits (2026-11-28, 30 queries a day). A larger cap (24, 32 x limit) also took its 8th day (~21 -> 7 ms) but
+# doubled its 5th (28 -> 43-54 ms): reads of 500-640 points that fall short, their vectors first read from disk. The
+# bench's vectors are random, so there a point's time says nothing of its nearness; in real news the nearest may be
+# older or newer than the rest, the share a rougher guess, and more second reads fall short. The whole filter runs when
 # fewer than SECOND_READ_FROM passed, more would be needed, or the second read falls short too.
 SECOND_READ_SLACK = 1.5
-SECOND_READ_MOST = 32  # x limit
+SECOND_READ_MOST = 16  # x limit
 SECOND_READ_POINTS = 1_024  # and never more points: the whole filter's cost grows with the entity, not with limit
 SECOND_READ_FROM = 3  # points passed: from fewer the share is too rough a guess (a read that falls short costs both)
 CHECKED_FROM = 5_000  # points of the entity: a smaller one's whole filter is a few ms at most, one call
