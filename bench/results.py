@@ -71,10 +71,10 @@ BENCHES = (
     ),
     Bench(
         "qa",
-        ("--sizes", "10000,100000", *QA_FLAGS),
-        ("--sizes", "10000,100000,1000000", *QA_FLAGS),
-        "/v1/ask per answer (API CPU, one client, half-capacity p95, capacity) for temporal and hybrid at 10k and "
-        "100k interactions vs a brute-force scan, readiness, RSS, explorer reads",
+        ("--sizes", "10000,20000,100000", *QA_FLAGS),
+        ("--sizes", "10000,20000,100000,1000000", *QA_FLAGS),
+        "/v1/ask per answer (API CPU, one client, half-capacity p95, capacity) for temporal and hybrid at 10k, 20k "
+        "(issue 30's capacity goal) and 100k interactions vs a brute-force scan, readiness, RSS, explorer reads",
     ),
     Bench(
         "embed",

@@ -35,7 +35,7 @@ def test_results_md_lists_every_figure_with_its_baseline_and_ratio_and_says_whic
     assert [cell.strip() for cell in row.split("|")[2:6]] == ["15,000", "interactions/s", "750", "20"]
     assert "No figures: exit 1: boom." in text
     assert "9.0 / 8.0 / 7.0" in text and "10.0 / 8.5 / 7.1" in text  # the load average around each bench
-    assert "python -m bench.qa --sizes 10000,100000,1000000 --clients 10" in text  # the full-size flags
+    assert "python -m bench.qa --sizes 10000,20000,100000,1000000 --clients 10" in text  # the full-size flags
 
 
 # A soak of 2 minutes ingesting (30 articles a minute: 3 every 6 s) and a 1-minute load-only tail; the stages
