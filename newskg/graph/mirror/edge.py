@@ -435,8 +435,10 @@ def _entity_nearest(
     by_entity = as_of_filter(collection, where, times=False)
     if shard.count(CountRequest(filter=by_entity, exact=False)) < CHECKED_FROM:  # the index's count: ~0.1 ms
         return None
-    read = limit * OVERSAMPLE
-    for second in (False, True):  # the first read, then at most one larger
+
+    def nearest_in_time(read: int) -> tuple[list[ScoredPoint], bool]:
+        """The entity's `read` nearest, those in time, and whether they settle the search: `limit` passed, or the
+        entity has no more points than were read."""
         request = QueryRequest(
             limit=read,
             query=Query.Nearest(vector),
@@ -446,13 +448,13 @@ def _entity_nearest(
         )
         head = shard.query(request)
         passed = [p for p in head if in_time(collection, where, _payload(p))]
-        if len(passed) >= limit or len(head) < read:  # the k first that pass, or all the entity has
-            return passed[:limit]
-        more = None if second else second_read(read, len(passed), limit)
-        if more is None:
-            return None
-        read = more
-    return None
+        return passed, len(passed) >= limit or len(head) < read
+
+    read = limit * OVERSAMPLE
+    passed, settled = nearest_in_time(read)
+    if not settled and (more := second_read(read, len(passed), limit)) is not None:  # at most one larger read
+        passed, settled = nearest_in_time(more)
+    return passed[:limit] if settled else None
 
 
 def second_read(read: int, passed: int, limit: int) -> int | None:
